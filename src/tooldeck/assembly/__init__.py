@@ -1,0 +1,1 @@
+"""Assembly: the gates that turn candidate tools into a Loadout."""

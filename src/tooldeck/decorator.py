@@ -1,0 +1,147 @@
+"""`@tool`: build a Tool from a typed Python function (spec R2).
+
+The schema comes from the type hints (through pydantic) and the parameter descriptions from
+the docstring (Google `Args:` sections and Sphinx `:param x:` lines). A parameter annotated
+with `ToolContext` is filled in at call time and never shown to the model.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any, overload
+
+from tooldeck.context import ToolContext
+from tooldeck.errors import ToolDefinitionError
+from tooldeck.tool import Tool, make_tool
+
+
+@overload
+def tool(func: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    func: None = None, /, *, name: str | None = None, description: str | None = None, **options: Any
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    func: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    **options: Any,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function into a Tool. Use bare (`@tool`) or with options (`@tool(toolset="web")`).
+
+    Options are those of `Tool` (toolset, group, requires_env, requires_bins, requires_modules,
+    check, interactive, read_only, destructive, timeout, max_result_chars, references, shell,
+    needs_vision, ...); an unknown option is an error naming it.
+    """
+
+    def build(fn: Callable[..., Any]) -> Tool:
+        return function_tool(fn, name=name, description=description, options=options)
+
+    return build(func) if func is not None else build
+
+
+def function_tool(
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    options: dict[str, Any] | None = None,
+) -> Tool:
+    """The non-decorator spelling of `@tool`."""
+    if not callable(fn):
+        raise ToolDefinitionError(f"@tool needs a function, got {type(fn).__name__}")
+    tool_name = name or fn.__name__
+    summary, param_docs = parse_docstring(inspect.getdoc(fn) or "")
+    schema, model, context_param = _schema_from_signature(tool_name, fn, param_docs)
+    opts = dict(options or {})
+    opts.setdefault("owner", f"{fn.__module__}:{fn.__qualname__}")
+    return make_tool(
+        name=tool_name,
+        description=description if description is not None else summary,
+        parameters=schema,
+        handler=fn,
+        options=opts,
+        call_style="kwargs",
+        context_param=context_param,
+        arg_model=model,
+    )
+
+
+def _schema_from_signature(
+    tool_name: str, fn: Callable[..., Any], param_docs: dict[str, str]
+) -> tuple[dict[str, Any], Any, str | None]:
+    from pydantic import ConfigDict, Field, create_model
+
+    try:
+        hints = inspect.get_annotations(fn, eval_str=True)
+    except Exception as exc:  # boundary: user annotations may fail to evaluate in any way
+        raise ToolDefinitionError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
+    fields: dict[str, Any] = {}
+    context_param: str | None = None
+    for pname, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        annotation = hints.get(pname, Any)
+        if annotation is ToolContext or annotation == ToolContext | None:
+            context_param = pname
+            continue
+        default = ... if param.default is param.empty else param.default
+        fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+    try:
+        model = create_model(  # type: ignore[call-overload]
+            f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        )
+        schema = model.model_json_schema()
+    except Exception as exc:  # boundary: pydantic raises several error types for bad hints
+        raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    schema.setdefault("properties", {})
+    return schema, model, context_param
+
+
+_GOOGLE_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$")
+_GOOGLE_ITEM = re.compile(r"^\s+(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
+_SPHINX_ITEM = re.compile(r"^:param\s+(?:[\w\[\], |.]+\s+)?(\w+):\s*(.*)$")
+_OTHER_SECTION = re.compile(r"^(Returns?|Raises|Yields|Examples?|Notes?):\s*$")
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a docstring into the description and per-parameter descriptions."""
+    lines = doc.splitlines()
+    summary: list[str] = []
+    params: dict[str, str] = {}
+    section = "summary"
+    current: str | None = None
+    for line in lines:
+        if _GOOGLE_SECTION.match(line.strip()):
+            section, current = "args", None
+            continue
+        if _OTHER_SECTION.match(line.strip()):
+            section, current = "other", None
+            continue
+        sphinx = _SPHINX_ITEM.match(line.strip())
+        if sphinx:
+            current = sphinx.group(1)
+            params[current] = sphinx.group(2).strip()
+            section = "sphinx"
+            continue
+        if section == "summary":
+            summary.append(line)
+        elif section == "args":
+            item = _GOOGLE_ITEM.match(line)
+            if item and (len(line) - len(line.lstrip())) <= 8:
+                current = item.group(1).lstrip("*")
+                params[current] = item.group(3).strip()
+            elif current and line.strip():
+                params[current] = f"{params[current]} {line.strip()}".strip()
+        elif section == "sphinx" and current and line.strip() and not line.strip().startswith(":"):
+            params[current] = f"{params[current]} {line.strip()}".strip()
+    return "\n".join(summary).strip(), params

@@ -1,0 +1,83 @@
+"""The records that flow through execution: a call as the model made it, and its result.
+
+These are the contract between the execution engine (X), the agent loop (L) and the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ErrorType = Literal[
+    "invalid_arguments",
+    "unknown_tool",
+    "timeout",
+    "tool_error",
+    "denied",
+    "not_promoted",
+    "unavailable",
+    "cancelled",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call as the model emitted it. `arguments` is raw: a JSON string, a dict or None."""
+
+    id: str
+    name: str
+    arguments: str | Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolError:
+    """The one error envelope every failure kind is reported in (spec X6)."""
+
+    type: ErrorType
+    message: str
+    tool: str
+    retryable: bool = False
+
+    def envelope(self) -> dict[str, Any]:
+        return {
+            "error": {"type": self.type, "message": self.message, "tool": self.tool, "retryable": self.retryable}
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.envelope(), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """Exactly one per call id. `content` is the text the model reads."""
+
+    call_id: str
+    name: str
+    content: str
+    error: ToolError | None = None
+    # State-update tools (X7) return changes to the run state, e.g. {"artifacts": [...]}.
+    update: Mapping[str, Any] | None = None
+    # Control-flow tools (X7): set when the run must stop and wait (e.g. clarify's question).
+    interrupt: Mapping[str, Any] | None = None
+    duration_s: float = 0.0
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a handler may return instead of a plain value, for the other forms of tools (X7).
+
+    `update` is merged into the run state (state-update tools such as `present_files`);
+    `interrupt` stops the run and hands a question to the user (control-flow tools such
+    as `clarify`); `content` is what the model reads either way.
+    """
+
+    content: str
+    update: Mapping[str, Any] | None = None
+    interrupt: Mapping[str, Any] | None = None

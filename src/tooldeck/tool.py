@@ -1,0 +1,225 @@
+"""The Tool: one callable capability the model may be shown (spec R1).
+
+`Tool(...)` is the explicit form: a JSON-schema `parameters` object and a handler that takes
+the arguments as one dict. `@tool` (see `decorator.py`) builds the same Tool from a typed
+function. Everything here is checked at construction: a bad name, a schema that is not a
+JSON-schema object or an unknown option is a `ToolDefinitionError` saying what is wrong.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+from tooldeck.availability_types import Availability
+from tooldeck.errors import ToolDefinitionError
+
+if TYPE_CHECKING:
+    from tooldeck.context import ToolContext
+
+NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+
+Check = Callable[[], "bool | Availability"]
+Description = "str | Callable[[DescriptionContext], str]"
+SourceKind = Literal["config", "user", "builtin", "mcp", "plugin"]
+# Lower wins when two sources offer the same name (spec R4).
+SOURCE_PRIORITY: Mapping[str, int] = {"config": 0, "user": 1, "builtin": 2, "mcp": 3, "plugin": 4}
+
+
+@dataclass(frozen=True, slots=True)
+class DescriptionContext:
+    """What a live description (S2) may look at: the loadout being assembled."""
+
+    exposed: frozenset[str]
+    deferred: frozenset[str]
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Tool:
+    """A tool definition. Immutable; use `tool.with_options(...)` for a changed copy."""
+
+    name: str
+    description: str | Callable[[DescriptionContext], str]
+    parameters: Mapping[str, Any]
+    handler: Callable[..., Any] | None = None
+    toolset: str = "default"
+    group: str | None = None
+    requires_env: tuple[str, ...] = ()
+    requires_bins: tuple[str, ...] = ()
+    requires_modules: tuple[str, ...] = ()
+    check: Callable[[], bool | Availability] | None = None
+    interactive: bool = False
+    sequential: bool = False
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+    requires_approval: bool = False
+    timeout: float | None = None
+    max_result_chars: int | None = None
+    references: tuple[str, ...] = ()
+    shell: bool = False
+    needs_vision: bool = False
+    defer: bool | None = None
+    # Who defined it, for conflict errors and `explain`: "module.path:attr", "config tools[2]", ...
+    owner: str = ""
+    source: SourceKind = "user"
+    # How the handler takes its arguments: one dict ("dict") or keyword arguments ("kwargs").
+    call_style: Literal["dict", "kwargs"] = "dict"
+    # Name of the handler parameter that receives the ToolContext, if any.
+    context_param: str | None = None
+    # For decorated tools: a pydantic model that turns JSON arguments into Python values.
+    arg_model: Any = None
+    # Extra data for integrations (MCP server name, original tool name, ...).
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_name(self.name)
+        if not (isinstance(self.description, str) or callable(self.description)):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: description must be a string or a function of the loadout, "
+                f"got {type(self.description).__name__}"
+            )
+        object.__setattr__(self, "parameters", _check_parameters(self.name, self.parameters))
+        for opt in ("requires_env", "requires_bins", "requires_modules", "references"):
+            object.__setattr__(self, opt, _as_str_tuple(self.name, opt, getattr(self, opt)))
+        if self.handler is not None and not callable(self.handler):
+            raise ToolDefinitionError(f"tool {self.name!r}: handler must be callable")
+        if self.check is not None and not callable(self.check):
+            raise ToolDefinitionError(f"tool {self.name!r}: check must be a callable returning bool")
+        if self.timeout is not None and not self.timeout > 0:
+            raise ToolDefinitionError(f"tool {self.name!r}: timeout must be > 0 seconds, got {self.timeout}")
+        if self.max_result_chars is not None and self.max_result_chars < 1:
+            raise ToolDefinitionError(f"tool {self.name!r}: max_result_chars must be >= 1")
+        if not self.toolset or not isinstance(self.toolset, str):
+            raise ToolDefinitionError(f"tool {self.name!r}: toolset must be a non-empty string")
+        if self.source not in SOURCE_PRIORITY:
+            raise ToolDefinitionError(f"tool {self.name!r}: unknown source {self.source!r}")
+        if self.name in self.references:
+            raise ToolDefinitionError(f"tool {self.name!r}: references must name other tools")
+        if isinstance(self.description, str):
+            from tooldeck.assembly.rewrite import check_template
+
+            check_template(self.name, self.description, self.references)
+
+    # -- behaviour -------------------------------------------------------------------------
+
+    @property
+    def is_async(self) -> bool:
+        return self.handler is not None and inspect.iscoroutinefunction(self.handler)
+
+    @property
+    def runs_shell(self) -> bool:
+        """Shell-executing tools pass the host-shell gate (DeerFlow's `group: bash` counts)."""
+        return self.shell or self.group == "bash" or (self.group or "").startswith("bash:")
+
+    def call(self, arguments: Mapping[str, Any], context: ToolContext | None = None) -> Any:
+        """Call the handler with validated arguments; may return an awaitable."""
+        if self.handler is None:
+            raise ToolDefinitionError(f"tool {self.name!r} has no handler")
+        if self.call_style == "dict":
+            if self.context_param is not None:
+                return self.handler(dict(arguments), **{self.context_param: context})
+            return self.handler(dict(arguments))
+        kwargs = dict(arguments)
+        if self.arg_model is not None:
+            model = self.arg_model.model_validate(kwargs)
+            kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+        if self.context_param is not None:
+            kwargs[self.context_param] = context
+        return self.handler(**kwargs)
+
+    def with_options(self, **changes: Any) -> Tool:
+        """A copy with some options changed; unknown option names are an error."""
+        unknown = sorted(set(changes) - TOOL_OPTIONS - {"name", "description", "parameters", "handler"})
+        if unknown:
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: unknown option(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(TOOL_OPTIONS))}"
+            )
+        return replace(self, **changes)
+
+    def __repr__(self) -> str:
+        return f"Tool(name={self.name!r}, toolset={self.toolset!r}, source={self.source!r})"
+
+
+# Options a user may set with `@tool(...)`, `Tool(...)` or a config `tools:` entry.
+TOOL_OPTIONS: frozenset[str] = frozenset(
+    f.name
+    for f in fields(Tool)
+    if f.name not in {"name", "description", "parameters", "handler", "call_style", "context_param", "arg_model"}
+)
+
+
+def make_tool(
+    *,
+    name: str,
+    description: str | Callable[[DescriptionContext], str],
+    parameters: Mapping[str, Any] | None,
+    handler: Callable[..., Any] | None,
+    options: Mapping[str, Any],
+    **internal: Any,
+) -> Tool:
+    """Build a Tool, turning unknown options into a clear error (used by every front end)."""
+    unknown = sorted(set(options) - TOOL_OPTIONS)
+    if unknown:
+        raise ToolDefinitionError(
+            f"tool {name!r}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(TOOL_OPTIONS))}"
+        )
+    return Tool(
+        name=name,
+        description=description,
+        parameters=parameters if parameters is not None else {"type": "object", "properties": {}},
+        handler=handler,
+        **options,
+        **internal,
+    )
+
+
+def _check_name(name: object) -> None:
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        raise ToolDefinitionError(
+            f"invalid tool name {name!r}: must match {NAME_PATTERN.pattern} "
+            "(letters, digits, '_' and '-', starting with a letter or '_', at most 64 characters)"
+        )
+
+
+def _check_parameters(name: str, schema: object) -> dict[str, Any]:
+    """Accept a JSON-schema object; return a (shallow) copy with `type: object` made explicit."""
+    if not isinstance(schema, Mapping):
+        raise ToolDefinitionError(
+            f"tool {name!r}: parameters must be a JSON-schema object (a dict), got {type(schema).__name__}"
+        )
+    out = dict(schema)
+    kind = out.get("type", "object")
+    if kind != "object":
+        raise ToolDefinitionError(
+            f"tool {name!r}: parameters must be a JSON schema of type 'object', got type {kind!r}"
+        )
+    out["type"] = "object"
+    props = out.get("properties", {})
+    if not isinstance(props, Mapping):
+        raise ToolDefinitionError(f"tool {name!r}: parameters.properties must be an object")
+    for key, sub in props.items():
+        if not isinstance(sub, Mapping | bool):
+            raise ToolDefinitionError(
+                f"tool {name!r}: parameters.properties.{key} must be a schema object, got {type(sub).__name__}"
+            )
+    required = out.get("required", [])
+    if not isinstance(required, Sequence) or isinstance(required, str) or not all(
+        isinstance(r, str) for r in required
+    ):
+        raise ToolDefinitionError(f"tool {name!r}: parameters.required must be a list of property names")
+    return out
+
+
+def _as_str_tuple(name: str, option: str, value: object) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
+        raise ToolDefinitionError(f"tool {name!r}: {option} must be a list of strings")
+    return tuple(value)
