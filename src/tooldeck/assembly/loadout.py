@@ -21,7 +21,7 @@ Status = Literal["exposed", "deferred", "hidden"]
 class Diagnostic:
     """A problem found while assembling (unknown toolset, include cycle, ...)."""
 
-    level: Literal["warning", "error"]
+    level: Literal["info", "warning", "error"]
     message: str
     path: str | None = None  # config key path, when there is one
 

@@ -1,0 +1,1 @@
+"""A package of tools found by `discover:` (source "user")."""

@@ -1,0 +1,264 @@
+"""The gates, in the order they apply (spec G). Each is a small named unit.
+
+A gate takes the tools still in the running and returns the ones it keeps plus a `Fate` for
+each one it hides (with its own name and a human reason). Gates are pure: everything they
+look at (config, platform, availability, whether bwrap is installed) is in `GateInput`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tooldeck.assembly.loadout import Diagnostic, Fate
+from tooldeck.availability_types import Availability
+from tooldeck.config import Config
+from tooldeck.tool import SOURCE_PRIORITY, Tool
+from tooldeck.toolsets import ToolsetIndex
+
+# Tools no skill list can take away: the model needs them to find tools and talk to the user.
+ALWAYS_ALLOWED: frozenset[str] = frozenset({"tool_search", "clarify", "todo", "read_result"})
+
+
+@dataclass(slots=True)
+class GateInput:
+    config: Config
+    platform: str
+    toolsets: ToolsetIndex
+    bwrap_installed: bool = False
+    availability: Mapping[str, Availability] = field(default_factory=dict)
+    # Filled by gates for later ones and for the Loadout: why each tool made it.
+    reasons: dict[str, str] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+Kept = list[Tool]
+Hidden = list[Fate]
+
+
+class Gate(Protocol):
+    name: str
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]: ...
+
+
+def _hide(tool: Tool, gate: str, reason: str) -> Fate:
+    return Fate(tool, "hidden", gate, reason)
+
+
+class DedupGate:
+    """Same name from several sources: config > user > built-in > MCP > plugin."""
+
+    name = "dedup"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        winners: dict[str, Tool] = {}
+        for t in tools:
+            best = winners.get(t.name)
+            if best is None or SOURCE_PRIORITY[t.source] < SOURCE_PRIORITY[best.source]:
+                winners[t.name] = t
+        hidden = [
+            _hide(
+                t,
+                self.name,
+                f"shadowed by the {w.source} tool of the same name ({w.owner or w.toolset}); "
+                "priority: config > user > builtin > mcp > plugin",
+            )
+            for t in tools
+            if (w := winners[t.name]) is not t
+        ]
+        return [t for t in tools if winners[t.name] is t], hidden
+
+
+class ToolsetGate:
+    """Keep the tools of the platform's toolsets (all toolsets when none are configured)."""
+
+    name = "toolset"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        selected = gi.config.platform_toolsets.get(gi.platform)
+        if selected is None:
+            if gi.config.platform_toolsets:
+                gi.diagnostics.append(
+                    Diagnostic(
+                        "warning",
+                        f"no entry for platform {gi.platform!r}; all toolsets are selected",
+                        "platform_toolsets",
+                    )
+                )
+            for t in tools:
+                gi.reasons[t.name] = f"toolset {t.toolset} (no platform_toolsets for {gi.platform!r}: all)"
+            return list(tools), []
+        where = f"platform_toolsets.{gi.platform}"
+        res = gi.toolsets.resolve(selected, where=where)
+        gi.diagnostics.extend(res.diagnostics)
+        kept, hidden = [], []
+        for t in tools:
+            path = res.tools.get(t.name)
+            if path is not None:
+                gi.reasons[t.name] = f"{where}: {path}"
+                kept.append(t)
+            else:
+                hidden.append(
+                    _hide(t, self.name, f"toolset {t.toolset!r} is not selected by {where} ({', '.join(selected)})")
+                )
+        for name in sorted(set(res.tools) - {t.name for t in tools}):
+            if name not in {t.name for t in tools}:
+                gi.diagnostics.append(Diagnostic("warning", f"toolset lists unknown tool {name!r}", where))
+        return kept, hidden
+
+
+class DisabledToolsetsGate:
+    name = "disabled_toolsets"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        disabled = gi.config.disabled_toolsets
+        if not disabled:
+            return list(tools), []
+        res = gi.toolsets.resolve(disabled, where="disabled_toolsets")
+        gi.diagnostics.extend(res.diagnostics)
+        kept, hidden = [], []
+        for t in tools:
+            path = res.tools.get(t.name)
+            if path is None:
+                kept.append(t)
+            else:
+                hidden.append(_hide(t, self.name, f"toolset disabled by disabled_toolsets: {path}"))
+        return kept, hidden
+
+
+class ToolGroupsGate:
+    """`tool_groups: [file, web]` keeps tools whose group (or toolset) is listed, `file` matching `file:read`."""
+
+    name = "tool_groups"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        groups = gi.config.tool_groups
+        if groups is None:
+            return list(tools), []
+        kept, hidden = [], []
+        seen: set[str] = set()
+        for t in tools:
+            label = t.group or t.toolset
+            match = next((g for g in groups if label == g or label.startswith(g + ":")), None)
+            if match is not None:
+                seen.add(match)
+                kept.append(t)
+            else:
+                hidden.append(_hide(t, self.name, f"group {label!r} is not in tool_groups ({', '.join(groups)})"))
+        for i, g in enumerate(groups):
+            if g not in seen and not any((t.group or t.toolset).startswith(g) for t in tools):
+                gi.diagnostics.append(Diagnostic("warning", f"tool group {g!r} matches no tool", f"tool_groups[{i}]"))
+        return kept, hidden
+
+
+class HostShellGate:
+    """Shell-running tools need a configured, installed sandbox, or explicit host permission."""
+
+    name = "host_shell"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        sandbox = gi.config.sandbox
+        if sandbox.allow_host_shell or (sandbox.kind == "bwrap" and gi.bwrap_installed):
+            return list(tools), []
+        if sandbox.kind == "bwrap":
+            why = "sandbox.kind is bwrap but bwrap is not installed (apt-get install bubblewrap)"
+        else:
+            why = (
+                "runs shell commands and no sandbox is configured: set sandbox.kind: bwrap "
+                "(with bubblewrap installed) or sandbox.allow_host_shell: true"
+            )
+        kept = [t for t in tools if not t.runs_shell]
+        return kept, [_hide(t, self.name, why) for t in tools if t.runs_shell]
+
+
+class ModelCapabilityGate:
+    name = "model_capability"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        if gi.config.model.supports_vision:
+            return list(tools), []
+        model = gi.config.model.name or "the configured model"
+        why = f"needs vision and {model} does not support it (model.supports_vision: false)"
+        return [t for t in tools if not t.needs_vision], [_hide(t, self.name, why) for t in tools if t.needs_vision]
+
+
+class AvailabilityGate:
+    name = "availability"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        kept, hidden = [], []
+        for t in tools:
+            a = gi.availability.get(t.name)
+            if a is None or a.ok:
+                kept.append(t)
+            else:
+                hidden.append(_hide(t, self.name, a.reason or "unavailable"))
+        return kept, hidden
+
+
+def skills_allowed(config: Config) -> frozenset[str] | None:
+    """The union of active skills' allowed_tools, or None when no active skill restricts tools."""
+    lists = [s.allowed_tools for s in config.skills if s.active and s.allowed_tools is not None]
+    if not lists:
+        return None
+    return frozenset(name for names in lists for name in names) | ALWAYS_ALLOWED
+
+
+class SkillsGate:
+    name = "skills"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        allowed = skills_allowed(gi.config)
+        if allowed is None:
+            return list(tools), []
+        active = ", ".join(s.name for s in gi.config.skills if s.active and s.allowed_tools is not None)
+        why = f"not in allowed_tools of the active skills ({active})"
+        kept = [t for t in tools if t.name in allowed]
+        return kept, [_hide(t, self.name, why) for t in tools if t.name not in allowed]
+
+
+def deferral_rule(tool: Tool, patterns: Sequence[str]) -> str | None:
+    """The tool_search.defer entry that defers `tool`, if any."""
+    if tool.defer is not None:
+        return "defer: true on the tool" if tool.defer else None
+    for p in patterns:
+        if (p == "mcp" and tool.source == "mcp") or fnmatch.fnmatchcase(tool.name, p):
+            return p
+        if fnmatch.fnmatchcase(tool.toolset, p):
+            return p
+    return None
+
+
+class DeferralGate:
+    """Marks tools deferred (name only, schema via tool_search); it hides nothing."""
+
+    name = "deferral"
+
+    def split(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Kept]:
+        ts = gi.config.tool_search
+        if not ts.enabled:
+            return list(tools), []
+        exposed, deferred = [], []
+        for t in tools:
+            rule = deferral_rule(t, ts.defer) if t.name != "tool_search" else None
+            if rule is None:
+                exposed.append(t)
+            else:
+                gi.reasons[t.name] = f"deferred behind tool_search (tool_search.defer: {rule})"
+                deferred.append(t)
+        return exposed, deferred
+
+
+# The order of the spec. Deferral is last and handled by the pipeline (it splits, not hides).
+SELECTION_GATES: tuple[Gate, ...] = (
+    DedupGate(),
+    ToolsetGate(),
+    DisabledToolsetsGate(),
+    ToolGroupsGate(),
+    HostShellGate(),
+    ModelCapabilityGate(),
+)
+POLICY_GATES: tuple[Gate, ...] = (AvailabilityGate(), SkillsGate())

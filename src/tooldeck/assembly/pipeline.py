@@ -1,0 +1,169 @@
+"""The assembly pipeline: candidate tools -> Loadout, memoised on everything it depends on.
+
+It runs in two stages. Selection (dedup, toolsets, disabled toolsets, groups, host shell,
+model capabilities) depends only on the registry generation, the config and the platform, so
+it is cached under that key. Availability is then evaluated for the survivors only (cached
+checks, concurrent under a budget), and the rest (availability, skills, deferral, S1/S2
+rewrites) is cached under the selection key *plus the availability it saw*. When a dependency
+appears or vanishes, the key changes and the next assembly is fresh.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from tooldeck.assembly.gates import (
+    POLICY_GATES,
+    SELECTION_GATES,
+    DeferralGate,
+    GateInput,
+    skills_allowed,
+)
+from tooldeck.assembly.loadout import Diagnostic, Fate, Loadout
+from tooldeck.assembly.rewrite import render_description
+from tooldeck.availability import AvailabilityChecker, RequirementKey, combine, requirement_keys
+from tooldeck.availability_types import Availability
+from tooldeck.config import Config
+from tooldeck.errors import ToolsetError
+from tooldeck.registry import Registry
+from tooldeck.tool import DescriptionContext, Tool
+from tooldeck.toolsets import Toolset, ToolsetIndex
+
+
+@dataclass(frozen=True, slots=True)
+class _Selection:
+    survivors: tuple[Tool, ...]
+    hidden: tuple[Fate, ...]
+    reasons: dict[str, str]
+    diagnostics: tuple[Diagnostic, ...]
+    keys: tuple[RequirementKey, ...]  # distinct requirement keys of the survivors
+    slots: tuple[tuple[int, ...], ...]  # per survivor: indexes into `keys`
+    gi: GateInput
+
+
+class Assembler:
+    """Assembles loadouts from one registry under one config."""
+
+    def __init__(
+        self, registry: Registry, config: Config | None = None, *, checker: AvailabilityChecker | None = None
+    ) -> None:
+        self.registry = registry
+        self.config = config or Config()
+        checks = self.config.checks
+        self.checker = checker or AvailabilityChecker(
+            ttl_s=checks.ttl_s, budget_ms=checks.budget_ms, flap_grace_s=checks.flap_grace_s
+        )
+        self._selections: dict[tuple[int, str, bool], _Selection] = {}
+        self._loadouts: dict[tuple[Any, ...], Loadout] = {}
+        self._lock = threading.Lock()
+
+    def invalidate(self) -> None:
+        """Forget cached check answers; the next assembly re-checks availability."""
+        self.checker.invalidate()
+
+    def assemble(self, platform: str | None = None) -> Loadout:
+        platform = platform or self.config.platform
+        snap = self.registry.snapshot()
+        shell_key: tuple[RequirementKey, ...] = (("bin", "bwrap"),)
+        bwrap = self.config.sandbox.kind == "bwrap" and self.checker.evaluate(shell_key)[0].ok
+        sel_key = (snap.generation, platform, bwrap)
+        sel = self._selections.get(sel_key)
+        if sel is None:
+            sel = self._select(snap.tools, platform, bwrap)
+            with self._lock:
+                if len(self._selections) > 64:
+                    self._selections.clear()
+                self._selections[sel_key] = sel
+        seen = self.checker.evaluate(sel.keys) if sel.keys else ()
+        key = (sel_key, seen)
+        loadout = self._loadouts.get(key)
+        if loadout is None:
+            loadout = self._finish(sel, seen, platform)
+            with self._lock:
+                if len(self._loadouts) > 256:
+                    self._loadouts.clear()
+                self._loadouts[key] = loadout
+        return loadout
+
+    # -- stage 1: selection -----------------------------------------------------------------
+
+    def _select(self, tools: tuple[Tool, ...], platform: str, bwrap: bool) -> _Selection:
+        cfg = self.config
+        defined = {
+            name: Toolset(name, tuple(ts.tools), tuple(ts.includes), ts.description)
+            for name, ts in cfg.toolsets.items()
+        }
+        gi = GateInput(cfg, platform, ToolsetIndex(tools, defined), bwrap_installed=bwrap)
+        gi.diagnostics.extend(self._config_diagnostics(tools, gi.toolsets))
+        current: list[Tool] = list(tools)
+        hidden: list[Fate] = []
+        for gate in SELECTION_GATES:
+            current, dropped = gate.apply(current, gi)
+            hidden.extend(dropped)
+        gi.diagnostics[:] = list(dict.fromkeys(gi.diagnostics))
+        if cfg.strict:
+            problems = [d for d in gi.diagnostics if d.level != "info"]
+            if problems:
+                raise ToolsetError("; ".join(str(d) for d in problems) + " (strict: true)")
+        index: dict[RequirementKey, int] = {}
+        slots = []
+        for t in current:
+            slots.append(tuple(index.setdefault(k, len(index)) for k in requirement_keys(t)))
+        return _Selection(
+            tuple(current), tuple(hidden), dict(gi.reasons), tuple(gi.diagnostics), tuple(index), tuple(slots), gi
+        )
+
+    def _config_diagnostics(self, tools: tuple[Tool, ...], toolsets: ToolsetIndex) -> list[Diagnostic]:
+        names = {t.name for t in tools}
+        out = []
+        for i, skill in enumerate(self.config.skills):
+            for j, name in enumerate(skill.allowed_tools or ()):
+                if name not in names:
+                    out.append(Diagnostic("warning", f"unknown tool {name!r}", f"skills[{i}].allowed_tools[{j}]"))
+        for name, ts in self.config.toolsets.items():  # also those no platform selects
+            for j, inc in enumerate(ts.includes):
+                if inc not in toolsets:
+                    hint = f"unknown toolset {inc!r} (included by {name})"
+                    out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
+        return out
+
+    # -- stage 2: availability, skills, deferral, rewrites -----------------------------------
+
+    def _finish(self, sel: _Selection, seen: tuple[Availability, ...], platform: str) -> Loadout:
+        gi = GateInput(
+            sel.gi.config,
+            platform,
+            sel.gi.toolsets,
+            sel.gi.bwrap_installed,
+            availability={t.name: combine([seen[i] for i in slot]) for t, slot in zip(sel.survivors, sel.slots)},
+            reasons=dict(sel.reasons),
+        )
+        current: list[Tool] = list(sel.survivors)
+        hidden = list(sel.hidden)
+        for gate in POLICY_GATES:
+            current, dropped = gate.apply(current, gi)
+            hidden.extend(dropped)
+        exposed, deferred = DeferralGate().split(current, gi)
+        cfg = self.config
+        settings: dict[str, Any] = {
+            "skills_allowed": skills_allowed(cfg),
+            "tool_search_enabled": cfg.tool_search.enabled,
+            "delegation_max_concurrency": cfg.agent.delegation_max_concurrency,
+            "workspace": cfg.sandbox.workspace,
+        }
+        ctx = DescriptionContext(
+            frozenset(t.name for t in exposed), frozenset(t.name for t in deferred), settings
+        )
+        descriptions = {t.name: render_description(t, ctx) for t in (*exposed, *deferred)}
+        return Loadout(
+            platform=platform,
+            exposed=tuple(sorted(exposed, key=lambda t: t.name)),
+            deferred=tuple(sorted(deferred, key=lambda t: t.name)),
+            hidden=tuple(sorted(hidden, key=lambda f: (f.name, f.tool.source))),
+            descriptions=descriptions,
+            reasons=gi.reasons,
+            diagnostics=sel.diagnostics + tuple(gi.diagnostics),
+            settings=settings,
+        )

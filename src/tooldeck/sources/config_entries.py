@@ -1,0 +1,65 @@
+"""Config `tools:` entries: `use: package.module:attribute` (DeerFlow's convention, spec R4c).
+
+The attribute may be a Tool, a `@tool` function (already a Tool), a plain function (wrapped
+with `@tool`), or a list of tools. Options in the entry override the tool's own. A config
+`name` that differs from the tool's own name is reported as a warning: the model sees and
+routes by the tool's name, not the config label.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import replace
+
+from tooldeck.assembly.loadout import Diagnostic
+from tooldeck.config import ToolEntry
+from tooldeck.decorator import function_tool
+from tooldeck.errors import ConfigError, SourceError, ToolDefinitionError
+from tooldeck.sources import tools_from_value
+from tooldeck.tool import Tool
+
+
+def resolve_use(use: str, *, where: str) -> object:
+    """Import `package.module:attribute` and return the attribute."""
+    module_name, _, attr = use.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import module {module_name!r}: {exc}", path=where) from None
+    value: object = module
+    for part in attr.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise ConfigError(f"module {module_name!r} has no attribute {attr!r}", path=where) from None
+    return value
+
+
+def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnostic]]:
+    where = f"tools[{index}].use"
+    value = resolve_use(entry.use, where=where)
+    if callable(value) and not isinstance(value, Tool):
+        try:
+            value = function_tool(value)
+        except ToolDefinitionError as exc:
+            raise ConfigError(str(exc), path=where) from None
+    try:
+        tools = tools_from_value(value, where=entry.use)
+    except SourceError as exc:
+        raise ConfigError(str(exc), path=where) from None
+    notes: list[Diagnostic] = []
+    if entry.name is not None and len(tools) == 1 and tools[0].name != entry.name:
+        notes.append(
+            Diagnostic(
+                "warning",
+                f"config name {entry.name!r} differs from the tool's own name {tools[0].name!r}; "
+                f"the model sees and calls it as {tools[0].name!r}",
+                f"tools[{index}].name",
+            )
+        )
+    owner = f"config tools[{index}] ({entry.use})"
+    try:
+        out = [replace(t.with_options(**entry.options()), source="config", owner=owner) for t in tools]
+    except ToolDefinitionError as exc:
+        raise ConfigError(str(exc), path=f"tools[{index}]") from None
+    return out, notes

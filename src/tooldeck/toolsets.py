@@ -1,0 +1,87 @@
+"""Toolsets: named groups of tools, composable with `includes` (spec T1).
+
+A toolset exists implicitly when a tool names it (`toolset="web"`), and explicitly when the
+config defines it (`toolsets: {research: {tools: [...], includes: [web, file]}}`); both add
+up. Resolution is recursive. A cycle or an unknown name becomes a `Diagnostic` carrying the
+config key path, never a silent drop; in strict mode the caller turns them into errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from tooldeck.assembly.loadout import Diagnostic
+from tooldeck.tool import Tool
+
+
+@dataclass(frozen=True, slots=True)
+class Toolset:
+    name: str
+    tools: tuple[str, ...] = ()
+    includes: tuple[str, ...] = ()
+    description: str = ""
+
+
+@dataclass(slots=True)
+class Resolution:
+    """Tool names reached from some toolsets, each with the include path that reached it."""
+
+    tools: dict[str, str] = field(default_factory=dict)
+    toolsets: set[str] = field(default_factory=set)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class ToolsetIndex:
+    """All toolsets known for one registry generation and one config."""
+
+    def __init__(self, tools: Iterable[Tool], defined: Mapping[str, Toolset] | None = None) -> None:
+        members: dict[str, list[str]] = {}
+        for t in tools:
+            members.setdefault(t.toolset, []).append(t.name)
+        self._tools = {name: tuple(dict.fromkeys(names)) for name, names in members.items()}
+        self._defined = dict(defined or {})
+        self.names = frozenset(self._tools) | frozenset(self._defined)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.names
+
+    def resolve(self, requested: Iterable[str], *, where: str) -> Resolution:
+        """Expand `requested` (found at config key `where`) into tool names."""
+        out = Resolution()
+        for i, name in enumerate(requested):
+            self._walk(name, (), f"{where}[{i}]", out)
+        return out
+
+    def _walk(self, name: str, stack: tuple[str, ...], where: str, out: Resolution) -> None:
+        if name in stack:
+            cycle = " -> ".join((*stack[stack.index(name) :], name))
+            out.diagnostics.append(Diagnostic("warning", f"toolset include cycle: {cycle}", where))
+            return
+        if name not in self.names:
+            hint = _closest(name, self.names)
+            via = f" (included by {stack[-1]})" if stack else ""
+            out.diagnostics.append(
+                Diagnostic("warning", f"unknown toolset {name!r}{via}{hint}", where)
+            )
+            return
+        if name in out.toolsets:
+            return
+        out.toolsets.add(name)
+        path = " → ".join((*stack, name))
+        for tool_name in self._tools.get(name, ()):
+            out.tools.setdefault(tool_name, path)
+        defined = self._defined.get(name)
+        if defined is None:
+            return
+        for tool_name in defined.tools:
+            out.tools.setdefault(tool_name, path)
+        for j, inc in enumerate(defined.includes):
+            self._walk(inc, (*stack, name), f"toolsets.{name}.includes[{j}]", out)
+
+
+def _closest(name: str, candidates: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(candidates), n=3, cutoff=0.6)
+    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
