@@ -1,0 +1,134 @@
+"""Events the agent loop emits for every step (spec L1), and the sinks that receive them.
+
+A sink is any callable taking an `Event`. The CLI's `chat` prints them as they happen, tests
+collect them in a list, an application may forward them to a UI. A sink must not raise; the
+loop does not guard against it (a broken UI should be loud, not silently ignored).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from tooldeck.agent.messages import Usage
+from tooldeck.execution.types import ToolCall, ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequested:
+    """The loop is about to call the model. `tools` are the names sent (empty: no tools)."""
+
+    iteration: int
+    message_count: int
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the assistant's text while it streams."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReplied:
+    iteration: int
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    stop_reason: str | None
+    usage: Usage
+
+
+@dataclass(frozen=True, slots=True)
+class RetryScheduled:
+    """A model call failed with a retryable error and will be tried again after `delay_s`."""
+
+    attempt: int
+    delay_s: float
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallsStarted:
+    iteration: int
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultReady:
+    iteration: int
+    result: ToolResult
+
+
+@dataclass(frozen=True, slots=True)
+class StateUpdated:
+    """A state-update tool (X7) changed the run state (e.g. artifacts, todo list)."""
+
+    call_id: str
+    update: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnInterrupted:
+    """A control-flow tool (X7, `clarify`) stopped the run; the user's answer resumes it."""
+
+    call_id: str
+    interrupt: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetExhausted:
+    """The iteration budget ran out; the model gets one last call without tools to summarise."""
+
+    iterations: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFinished:
+    status: str
+    text: str
+    iterations: int
+    usage: Usage = field(default_factory=Usage)
+
+
+Event = (
+    ModelRequested
+    | TextDelta
+    | ModelReplied
+    | RetryScheduled
+    | ToolCallsStarted
+    | ToolResultReady
+    | StateUpdated
+    | TurnInterrupted
+    | BudgetExhausted
+    | TurnFinished
+)
+EventSink = Callable[[Event], None]
+
+
+def null_sink(event: Event) -> None:
+    """The sink used when nobody listens."""
+
+
+class EventLog:
+    """A sink that keeps every event (for tests and transcripts)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def __call__(self, event: Event) -> None:
+        self.events.append(event)
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        return [e for e in self.events if isinstance(e, kind)]
+
+
+def fan_out(sinks: Sequence[EventSink]) -> EventSink:
+    """One sink that forwards every event to each of `sinks` in order."""
+
+    def sink(event: Event) -> None:
+        for s in sinks:
+            s(event)
+
+    return sink

@@ -1,0 +1,218 @@
+"""The agent loop (spec L1): call the model, run its tool calls, repeat until it answers.
+
+The loop is small on purpose. It owns the order of steps and nothing else; it delegates to
+the model client (L2), the batch runner (the execution engine, X), the tool view (which
+schemas the model may see this iteration, D2), the recorder (the session store, L4) and the
+event sink. Control-flow (`clarify`) and state-update (`present_files`, `todo`) tools reach it
+as fields of `ToolResult` (X7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from tooldeck.agent.events import (
+    BudgetExhausted,
+    EventSink,
+    ModelReplied,
+    ModelRequested,
+    StateUpdated,
+    ToolCallsStarted,
+    ToolResultReady,
+    TurnFinished,
+    TurnInterrupted,
+    null_sink,
+)
+from tooldeck.agent.messages import Message, ModelReply, Usage, tool_message, user
+from tooldeck.agent.models.base import ModelClient, ModelRequest
+from tooldeck.agent.toolview import ToolView
+from tooldeck.execution.types import ToolCall, ToolError, ToolResult
+
+TurnStatus = Literal["done", "interrupted", "budget_exhausted"]
+
+BUDGET_NOTE = (
+    "You have used all {n} tool iterations available for this turn. Do not call tools. "
+    "Summarise what you did, what you found, and what remains to be done."
+)
+
+
+class BatchRunner(Protocol):
+    """Runs one batch of tool calls; one result per call, in the model's order (the Executor)."""
+
+    async def execute(
+        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
+    ) -> list[ToolResult]: ...
+
+
+class Recorder(Protocol):
+    """Where the loop writes as it goes, so a crash loses nothing already returned (L4)."""
+
+    def append_message(self, session_id: str, message: Message) -> None: ...
+
+    def save_state(
+        self,
+        session_id: str,
+        state: Mapping[str, Any],
+        *,
+        status: str,
+        interrupt: Mapping[str, Any] | None = None,
+    ) -> None: ...
+
+
+@dataclass
+class Conversation:
+    """One session's live state: the history, the run state shared by tools, a pending question."""
+
+    session_id: str
+    system: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    state: dict[str, Any] = field(default_factory=dict)
+    pending: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    status: TurnStatus
+    text: str
+    iterations: int
+    usage: Usage
+    interrupt: Mapping[str, Any] | None = None
+    session_id: str = ""
+
+    @property
+    def question(self) -> str | None:
+        """The question a control-flow tool asked the user, when the run is interrupted."""
+        if self.interrupt is None:
+            return None
+        return str(self.interrupt.get("question", ""))
+
+
+@dataclass(frozen=True, slots=True)
+class LoopSettings:
+    max_iterations: int = 90
+    budget_note: str = BUDGET_NOTE
+
+
+class AgentLoop:
+    """Runs turns of one agent: `await loop.run(conversation, "user text")`."""
+
+    def __init__(
+        self,
+        model: ModelClient,
+        *,
+        runner: BatchRunner,
+        tools: ToolView,
+        recorder: Recorder | None = None,
+        events: EventSink | None = None,
+        settings: LoopSettings | None = None,
+    ) -> None:
+        self.model = model
+        self.runner = runner
+        self.tools = tools
+        self.recorder = recorder
+        self.events = events or null_sink
+        self.settings = settings or LoopSettings()
+
+    async def run(self, convo: Conversation, prompt: str | None) -> TurnResult:
+        """One turn: the user's message (or a clarify answer), then model and tools until done."""
+        if prompt is not None:
+            self._append(convo, user(prompt))
+        convo.pending = None
+        usage = Usage()
+        iteration = 0
+        while iteration < self.settings.max_iterations:
+            iteration += 1
+            reply = await self._call_model(convo, iteration, allow_tools=True)
+            usage += reply.usage
+            self._append(convo, reply.message)
+            if not reply.tool_calls:
+                return self._finish(convo, "done", reply.message.content, iteration, usage)
+            interrupt = await self._run_tools(convo, iteration, reply.tool_calls)
+            if interrupt is not None:
+                return self._interrupted(convo, interrupt, iteration, usage)
+        self.events(BudgetExhausted(iterations=iteration))
+        self._append(convo, user(self.settings.budget_note.format(n=iteration)))
+        reply = await self._call_model(convo, iteration + 1, allow_tools=False)
+        usage += reply.usage
+        # Tool calls in the summary are dropped: nothing would answer them.
+        self._append(convo, Message(role="assistant", content=reply.message.content))
+        return self._finish(convo, "budget_exhausted", reply.message.content, iteration, usage)
+
+    async def _call_model(self, convo: Conversation, iteration: int, *, allow_tools: bool) -> ModelReply:
+        request = ModelRequest(
+            system=convo.system,
+            messages=tuple(convo.messages),
+            loadout=self.tools.for_state(convo.state),
+            allow_tools=allow_tools,
+        )
+        self.events(ModelRequested(iteration, len(request.messages), request.tool_names))
+        reply = await self.model.complete(request, events=self.events)
+        self.events(
+            ModelReplied(iteration, reply.message.content, reply.tool_calls, reply.stop_reason, reply.usage)
+        )
+        return reply
+
+    async def _run_tools(
+        self, convo: Conversation, iteration: int, calls: Sequence[ToolCall]
+    ) -> tuple[str, Mapping[str, Any]] | None:
+        self.events(ToolCallsStarted(iteration, tuple(calls)))
+        results = one_result_per_call(calls, await self.runner.execute(calls, state=convo.state))
+        interrupt: tuple[str, Mapping[str, Any]] | None = None
+        for result in results:
+            self.events(ToolResultReady(iteration, result))
+            self._append(convo, tool_message(result))
+            if result.update:
+                convo.state.update(result.update)
+                self.events(StateUpdated(result.call_id, result.update))
+            if result.interrupt is not None and interrupt is None:
+                interrupt = (result.call_id, result.interrupt)
+        self._save(convo, "running")
+        return interrupt
+
+    def _interrupted(
+        self, convo: Conversation, interrupt: tuple[str, Mapping[str, Any]], iteration: int, usage: Usage
+    ) -> TurnResult:
+        call_id, payload = interrupt
+        convo.pending = dict(payload)
+        self.events(TurnInterrupted(call_id, payload))
+        self._save(convo, "interrupted", payload)
+        question = str(payload.get("question", ""))
+        self.events(TurnFinished("interrupted", question, iteration, usage))
+        return TurnResult("interrupted", question, iteration, usage, payload, convo.session_id)
+
+    def _finish(
+        self, convo: Conversation, status: TurnStatus, text: str, iteration: int, usage: Usage
+    ) -> TurnResult:
+        self._save(convo, status)
+        self.events(TurnFinished(status, text, iteration, usage))
+        return TurnResult(status, text, iteration, usage, None, convo.session_id)
+
+    def _append(self, convo: Conversation, message: Message) -> None:
+        convo.messages.append(message)
+        if self.recorder is not None:
+            self.recorder.append_message(convo.session_id, message)
+
+    def _save(self, convo: Conversation, status: str, interrupt: Mapping[str, Any] | None = None) -> None:
+        if self.recorder is not None:
+            self.recorder.save_state(convo.session_id, convo.state, status=status, interrupt=interrupt)
+
+
+def one_result_per_call(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> list[ToolResult]:
+    """Results in the model's order, exactly one per call id, whatever the runner returned.
+
+    A runner that loses a result is a bug, but the model must still get an answer for every
+    call it made, or the next request is rejected by the provider.
+    """
+    by_id: dict[str, ToolResult] = {}
+    for result in results:
+        by_id.setdefault(result.call_id, result)
+    out: list[ToolResult] = []
+    for call in calls:
+        found = by_id.get(call.id)
+        if found is None:
+            error = ToolError("tool_error", "the executor returned no result for this call", call.name)
+            found = ToolResult(call_id=call.id, name=call.name, content=error.to_json(), error=error)
+        out.append(found)
+    return out

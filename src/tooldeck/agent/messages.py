@@ -1,0 +1,132 @@
+"""The conversation as the loop keeps it: provider-neutral messages (spec L1).
+
+Model clients translate these to and from their wire format; the session store and
+`--transcript` persist them with `to_dict` / `from_dict`. A tool call keeps its arguments
+raw (the JSON text the model sent) so the execution engine can parse and judge them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from tooldeck.execution.types import ToolCall, ToolResult
+
+Role = Literal["system", "user", "assistant", "tool"]
+ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One message. `tool_calls` only on assistant messages; `tool_call_id` only on tool ones."""
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None  # the tool's name, on role=tool
+    is_error: bool = False  # a tool result that is an error envelope
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"unknown message role {self.role!r}; expected one of {sorted(ROLES)}")
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a role=tool message needs the tool_call_id it answers")
+        if self.tool_calls and self.role != "assistant":
+            raise ValueError("only assistant messages carry tool_calls")
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": arguments_text(c.arguments)}
+                for c in self.tool_calls
+            ]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            out["name"] = self.name
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        calls = tuple(
+            ToolCall(id=str(c["id"]), name=str(c["name"]), arguments=c.get("arguments"))
+            for c in data.get("tool_calls") or ()
+        )
+        return cls(
+            role=data["role"],
+            content=str(data.get("content") or ""),
+            tool_calls=calls,
+            tool_call_id=data.get("tool_call_id"),
+            name=data.get("name"),
+            is_error=bool(data.get("is_error", False)),
+        )
+
+
+def user(text: str) -> Message:
+    return Message(role="user", content=text)
+
+
+def assistant(text: str = "", tool_calls: Sequence[ToolCall] = ()) -> Message:
+    return Message(role="assistant", content=text, tool_calls=tuple(tool_calls))
+
+
+def tool_message(result: ToolResult) -> Message:
+    """The role=tool message that answers one call (spec L1: matching `tool_call_id`)."""
+    return Message(
+        role="tool",
+        content=result.content,
+        tool_call_id=result.call_id,
+        name=result.name,
+        is_error=result.error is not None,
+    )
+
+
+def arguments_text(arguments: str | Mapping[str, Any] | None) -> str:
+    """A call's arguments as the JSON text providers expect in the history."""
+    if arguments is None:
+        return "{}"
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(dict(arguments), ensure_ascii=False)
+
+
+def arguments_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]:
+    """A call's arguments as an object (Anthropic's `tool_use.input`); invalid JSON becomes {}."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if not arguments:
+        return {}
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelReply:
+    """What one model call returned: an assistant message, why it stopped, what it cost."""
+
+    message: Message
+    stop_reason: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    model: str | None = None
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return self.message.tool_calls

@@ -1,0 +1,242 @@
+"""Anthropic Messages through the official `anthropic` SDK (spec L2).
+
+`base_url` is the host root, as the SDK takes it; a trailing `/v1` is tolerated and removed.
+Tool results travel as `tool_result` blocks inside a user message; consecutive messages of one
+role are merged because the API wants user and assistant turns to alternate.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+
+from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object
+from tooldeck.agent.models.base import (
+    ModelError,
+    ModelRequest,
+    ModelSettings,
+    classify_status,
+    describe_status_error,
+    error_detail,
+    retry_after,
+)
+from tooldeck.agent.models.openai_chat import unique_ids
+from tooldeck.agent.models.retry import call_with_retries
+from tooldeck.agent.models.tools_render import render_tools
+from tooldeck.execution.types import ToolCall
+
+DEFAULT_MAX_TOKENS = 4096
+
+
+def anthropic_base_url(url: str | None) -> str | None:
+    """The host root the SDK wants: `http://host:port/v1` and `.../v1/` become `http://host:port`."""
+    if url is None:
+        return None
+    url = url.rstrip("/")
+    return url[: -len("/v1")] if url.endswith("/v1") else url
+
+
+def anthropic_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Neutral messages as Anthropic `messages` (alternating roles, tool results as blocks)."""
+    turns: list[tuple[str, list[dict[str, Any]]]] = []
+    for m in messages:
+        blocks: list[dict[str, Any]]
+        if m.role == "tool":
+            role = "user"
+            blocks = [{"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content}]
+            if m.is_error:
+                blocks[0]["is_error"] = True
+        elif m.role == "assistant":
+            role = "assistant"
+            blocks = [{"type": "text", "text": m.content}] if m.content else []
+            blocks += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments_object(c.arguments)}
+                for c in m.tool_calls
+            ]
+        else:
+            role = "user"
+            blocks = [{"type": "text", "text": m.content or "(empty)"}]
+        if not blocks:
+            continue
+        if turns and turns[-1][0] == role:
+            turns[-1][1].extend(blocks)
+        else:
+            turns.append((role, blocks))
+    return [{"role": role, "content": blocks} for role, blocks in turns]
+
+
+def _has_tool_blocks(messages: tuple[Message, ...]) -> bool:
+    return any(m.role == "tool" or m.tool_calls for m in messages)
+
+
+class AnthropicModel:
+    """A `ModelClient` for Anthropic Messages."""
+
+    def __init__(self, settings: ModelSettings, *, client: anthropic.AsyncAnthropic | None = None) -> None:
+        self.settings = settings
+        self._client = client or anthropic.AsyncAnthropic(
+            api_key=settings.api_key or "not-needed",
+            base_url=anthropic_base_url(settings.base_url),
+            timeout=settings.timeout_s,
+            max_retries=0,
+            default_headers=dict(settings.extra_headers) or None,
+        )
+
+    @property
+    def model_name(self) -> str:
+        return self.settings.model
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        messages = tuple(request.messages)
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "max_tokens": self.settings.max_tokens or DEFAULT_MAX_TOKENS,
+            "messages": anthropic_messages(messages),
+        }
+        if request.system:
+            body["system"] = request.system
+        loadout = request.loadout
+        if loadout is not None and loadout.exposed:
+            if request.allow_tools:
+                body["tools"] = render_tools(loadout, "anthropic", strict=self.settings.strict_tools)
+            elif _has_tool_blocks(messages):
+                # The API rejects tool blocks in the history without tool definitions.
+                body["tools"] = render_tools(loadout, "anthropic", strict=self.settings.strict_tools)
+                body["tool_choice"] = {"type": "none"}
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        return body
+
+    async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
+        body = self.request_body(request)
+        streamed = False
+
+        async def once() -> ModelReply:
+            nonlocal streamed
+            try:
+                if not self.settings.stream:
+                    return self._parse(await self._client.messages.create(**body))
+                acc = _StreamAccumulator()
+                stream = await self._client.messages.create(**body, stream=True)
+                async for event in stream:
+                    text = acc.add(event)
+                    if text and events is not None:
+                        streamed = True
+                        events(TextDelta(text))
+                return acc.reply(self.settings.model)
+            except anthropic.AnthropicError as exc:
+                raise self._translate(exc) from exc
+
+        return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
+
+    def _parse(self, message: Any) -> ModelReply:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for block in message.content or []:
+            if block.type == "text":
+                texts.append(block.text)
+            elif block.type == "tool_use":
+                calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(block.input)))
+        usage = message.usage
+        return ModelReply(
+            message=Message(
+                role="assistant", content="".join(texts), tool_calls=tuple(unique_ids(calls, "toolu"))
+            ),
+            stop_reason=message.stop_reason,
+            usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage(),
+            model=message.model,
+        )
+
+    def _translate(self, exc: anthropic.AnthropicError) -> ModelError:
+        where = anthropic_base_url(self.settings.base_url) or "https://api.anthropic.com"
+        if isinstance(exc, anthropic.APITimeoutError):
+            return ModelError(
+                f"anthropic: request to {where} timed out after {self.settings.timeout_s:g}s", kind="timeout"
+            )
+        if isinstance(exc, anthropic.APIConnectionError):
+            return ModelError(
+                f"anthropic: cannot reach {where} ({exc.__cause__ or exc}); is the server running and is "
+                "--base-url right (Anthropic takes the host root, e.g. https://api.anthropic.com)?",
+                kind="connection",
+            )
+        if isinstance(exc, anthropic.APIStatusError):
+            detail = error_detail(exc.body, exc.message)
+            status = exc.status_code
+            kind = "server" if status == 529 else classify_status(status, detail)
+            message = describe_status_error(
+                kind,
+                provider="anthropic",
+                model=self.settings.model,
+                base_url=where,
+                key_env=self.settings.api_key_env or "ANTHROPIC_API_KEY",
+                detail=detail,
+            )
+            return ModelError(
+                message, kind=kind, status=status, retry_after_s=retry_after(exc.response.headers)
+            )
+        return ModelError(f"anthropic: {exc}", kind="bad_response")
+
+
+class _StreamAccumulator:
+    """Folds raw Messages stream events into one reply (tool input arrives as JSON fragments)."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.stop: str | None = None
+        self.input_tokens = 0
+        self.output_tokens = 0
+        self.model: str | None = None
+
+    def add(self, event: Any) -> str:
+        kind = event.type
+        if kind == "message_start":
+            self.model = event.message.model
+            self.input_tokens = event.message.usage.input_tokens or 0
+        elif kind == "content_block_start":
+            block = event.content_block
+            if block.type == "tool_use":
+                self.blocks[event.index] = {
+                    "type": "tool_use",
+                    "id": block.id,
+                    "name": block.name,
+                    "json": "",
+                }
+            elif block.type == "text":
+                self.blocks[event.index] = {"type": "text", "text": block.text or ""}
+        elif kind == "content_block_delta":
+            delta = event.delta
+            slot = self.blocks.get(event.index)
+            if slot is None:
+                return ""
+            if delta.type == "text_delta":
+                slot["text"] += delta.text
+                return str(delta.text)
+            if delta.type == "input_json_delta":
+                slot["json"] += delta.partial_json
+        elif kind == "message_delta":
+            self.stop = event.delta.stop_reason or self.stop
+            self.output_tokens = event.usage.output_tokens or self.output_tokens
+        return ""
+
+    def reply(self, model: str) -> ModelReply:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for _, block in sorted(self.blocks.items()):
+            if block["type"] == "text":
+                texts.append(block["text"])
+            else:
+                calls.append(ToolCall(id=block["id"], name=block["name"], arguments=block["json"] or "{}"))
+        return ModelReply(
+            message=Message(
+                role="assistant", content="".join(texts), tool_calls=tuple(unique_ids(calls, "toolu"))
+            ),
+            stop_reason=self.stop,
+            usage=Usage(self.input_tokens, self.output_tokens),
+            model=self.model or model,
+        )

@@ -1,0 +1,187 @@
+"""The one protocol every model client speaks (spec L2), and the errors they raise.
+
+A client turns a `ModelRequest` (provider-neutral messages plus the loadout whose exposed tools
+the model may call) into its provider's wire format, calls the provider through the official
+SDK, and returns a `ModelReply`. Streaming text is reported as `TextDelta` events; retries as
+`RetryScheduled` events (see `retry.py`).
+
+    ModelError (TooldeckError)      -- the provider refused or failed; `kind` says how
+        kind: auth | not_found | context_length | rate_limit | server | connection | timeout
+              | bad_request | bad_response
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from tooldeck.agent.events import EventSink
+from tooldeck.agent.messages import Message, ModelReply
+from tooldeck.errors import TooldeckError
+
+if TYPE_CHECKING:
+    from tooldeck.assembly.loadout import Loadout
+
+Provider = Literal["openai", "responses", "anthropic"]
+ErrorKind = Literal[
+    "auth",
+    "not_found",
+    "context_length",
+    "rate_limit",
+    "server",
+    "connection",
+    "timeout",
+    "bad_request",
+    "bad_response",
+]
+RETRYABLE: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout"})
+
+
+class ModelError(TooldeckError):
+    """A model provider call failed. The message says what to check; `kind` says what happened."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: ErrorKind,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSettings:
+    """Everything a client needs to reach one model (built from config `model:` plus flags)."""
+
+    provider: Provider
+    model: str
+    base_url: str | None = None
+    api_key: str | None = None
+    api_key_env: str | None = None  # named in auth errors so the user knows what to fix
+    max_tokens: int | None = None
+    temperature: float | None = None
+    stream: bool = False
+    timeout_s: float = 120.0
+    max_retries: int = 3
+    retry_initial_s: float = 1.0
+    retry_max_s: float = 30.0
+    strict_tools: bool = False
+    extra_headers: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """One call: system prompt, history, and the tools the model may call.
+
+    `loadout` is None when no tools exist at all. `allow_tools=False` asks for a final answer
+    without tools (the iteration budget ran out); clients that must still declare tools because
+    the history holds tool calls (Anthropic) send them with tool use disabled.
+    """
+
+    system: str | None
+    messages: Sequence[Message]
+    loadout: Loadout | None = None
+    allow_tools: bool = True
+
+    @property
+    def tool_names(self) -> tuple[str, ...]:
+        if self.loadout is None or not self.allow_tools:
+            return ()
+        return self.loadout.exposed_names
+
+
+class ModelClient(Protocol):
+    """A model behind one interface: OpenAI Chat Completions, OpenAI Responses, Anthropic, fakes."""
+
+    @property
+    def model_name(self) -> str: ...
+
+    async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
+        """Call the model once; stream text as `TextDelta` events when streaming is on."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+def classify_status(status: int, message: str) -> ErrorKind:
+    """Map an HTTP status (and the provider's message) to what the user must hear."""
+    text = message.lower()
+    if status in (401, 403):
+        return "auth"
+    if status == 404:
+        return "not_found"
+    if status == 429:
+        return "rate_limit"
+    if status == 413 or any(
+        marker in text
+        for marker in (
+            "context length",
+            "context_length",
+            "maximum context",
+            "prompt is too long",
+            "too many tokens",
+        )
+    ):
+        return "context_length"
+    if status == 408:
+        return "timeout"
+    if status >= 500:
+        return "server"
+    return "bad_request"
+
+
+def describe_status_error(
+    kind: ErrorKind, *, provider: str, model: str, base_url: str | None, key_env: str | None, detail: str
+) -> str:
+    """A message that says what went wrong and what to check."""
+    where = base_url or "the provider's default endpoint"
+    if kind == "auth":
+        hint = f"check the API key in {key_env}" if key_env else "check the API key"
+        return f"{provider}: authentication failed at {where} ({hint}): {detail}"
+    if kind == "not_found":
+        return (
+            f"{provider}: model {model!r} or the endpoint was not found at {where} "
+            f"(check --model and --base-url): {detail}"
+        )
+    if kind == "context_length":
+        return f"{provider}: the conversation is too long for model {model!r}'s context window: {detail}"
+    if kind == "rate_limit":
+        return f"{provider}: rate limited by {where}: {detail}"
+    if kind == "server":
+        return f"{provider}: server error at {where}: {detail}"
+    return f"{provider}: request rejected by {where}: {detail}"
+
+
+def error_detail(body: Any, fallback: str) -> str:
+    """The provider's own error text, from either SDK's error body shape."""
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return fallback
+
+
+def retry_after(headers: Any) -> float | None:
+    """Seconds from a `retry-after` / `retry-after-ms` header, when the provider sent one."""
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return max(0.0, float(ms) / 1000)
+        value = headers.get("retry-after")
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,181 @@
+"""OpenAI-compatible Chat Completions through the official `openai` SDK (spec L2).
+
+Works with any endpoint that speaks the format: OpenAI, DeepSeek, vLLM, Ollama, llama.cpp
+server (`base_url` ending in `/v1`). Streaming and non-streaming; SDK retries are off, ours
+(`retry.py`) are on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
+from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings
+from tooldeck.agent.models.openai_errors import translate_openai_error
+from tooldeck.agent.models.retry import call_with_retries
+from tooldeck.dialects import render_loadout
+from tooldeck.execution.types import ToolCall
+
+
+def chat_messages(system: str | None, messages: list[Message] | tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Neutral messages as Chat Completions `messages`."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    for m in messages:
+        if m.role == "tool":
+            out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
+        elif m.role == "assistant":
+            item: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+            if m.tool_calls:
+                item["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": arguments_text(c.arguments)},
+                    }
+                    for c in m.tool_calls
+                ]
+            out.append(item)
+        else:
+            out.append({"role": m.role, "content": m.content})
+    return out
+
+
+def unique_ids(calls: list[ToolCall], prefix: str) -> list[ToolCall]:
+    """Give every call a non-empty id no other call in the reply has (some local servers omit them)."""
+    seen: set[str] = set()
+    out = []
+    for i, c in enumerate(calls):
+        cid = c.id
+        if not cid or cid in seen:
+            cid = f"{prefix}_{i}_{len(seen)}"
+        seen.add(cid)
+        out.append(c if cid == c.id else ToolCall(id=cid, name=c.name, arguments=c.arguments))
+    return out
+
+
+class OpenAIChatModel:
+    """A `ModelClient` for Chat Completions."""
+
+    def __init__(self, settings: ModelSettings, *, client: openai.AsyncOpenAI | None = None) -> None:
+        self.settings = settings
+        self._client = client or openai.AsyncOpenAI(
+            api_key=settings.api_key or "not-needed",
+            base_url=settings.base_url,
+            timeout=settings.timeout_s,
+            max_retries=0,
+            default_headers=dict(settings.extra_headers) or None,
+        )
+
+    @property
+    def model_name(self) -> str:
+        return self.settings.model
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": chat_messages(request.system, tuple(request.messages)),
+        }
+        if request.loadout is not None and request.allow_tools and request.loadout.exposed:
+            body["tools"] = render_loadout(request.loadout, "openai", strict=self.settings.strict_tools)
+        if self.settings.max_tokens is not None:
+            body["max_tokens"] = self.settings.max_tokens
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        return body
+
+    async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
+        body = self.request_body(request)
+        streamed = False
+
+        async def once() -> ModelReply:
+            nonlocal streamed
+            try:
+                if not self.settings.stream:
+                    return self._parse(await self._client.chat.completions.create(**body))
+                stream = await self._client.chat.completions.create(
+                    **body, stream=True, stream_options={"include_usage": True}
+                )
+                acc = _StreamAccumulator()
+                async for chunk in stream:
+                    text = acc.add(chunk)
+                    if text and events is not None:
+                        streamed = True
+                        events(TextDelta(text))
+                return acc.reply(self.settings.model)
+            except openai.OpenAIError as exc:
+                raise translate_openai_error(exc, self.settings) from exc
+
+        return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
+
+    def _parse(self, completion: Any) -> ModelReply:
+        if not getattr(completion, "choices", None):
+            raise ModelError(
+                "openai: the endpoint returned a completion without choices", kind="bad_response"
+            )
+        choice = completion.choices[0]
+        msg = choice.message
+        calls = [
+            ToolCall(id=tc.id or "", name=tc.function.name, arguments=tc.function.arguments or "")
+            for tc in (msg.tool_calls or [])
+            if getattr(tc, "function", None) is not None
+        ]
+        usage = completion.usage
+        return ModelReply(
+            message=Message(
+                role="assistant", content=msg.content or "", tool_calls=tuple(unique_ids(calls, "call"))
+            ),
+            stop_reason=choice.finish_reason,
+            usage=Usage(usage.prompt_tokens, usage.completion_tokens) if usage else Usage(),
+            model=completion.model,
+        )
+
+
+class _StreamAccumulator:
+    """Folds Chat Completions chunks into one reply (tool calls arrive in pieces, by index)."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, str]] = {}
+        self.finish: str | None = None
+        self.usage = Usage()
+        self.model: str | None = None
+
+    def add(self, chunk: Any) -> str:
+        self.model = chunk.model or self.model
+        if chunk.usage is not None:
+            self.usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+        if not chunk.choices:
+            return ""
+        choice = chunk.choices[0]
+        self.finish = choice.finish_reason or self.finish
+        delta = choice.delta
+        for tc in delta.tool_calls or []:
+            slot = self.calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
+            slot["id"] = tc.id or slot["id"]
+            if tc.function is not None:
+                slot["name"] += tc.function.name or ""
+                slot["arguments"] += tc.function.arguments or ""
+        text = delta.content or ""
+        if text:
+            self.text.append(text)
+        return text
+
+    def reply(self, model: str) -> ModelReply:
+        calls = [
+            ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
+            for _, c in sorted(self.calls.items())
+        ]
+        return ModelReply(
+            message=Message(
+                role="assistant", content="".join(self.text), tool_calls=tuple(unique_ids(calls, "call"))
+            ),
+            stop_reason=self.finish,
+            usage=self.usage,
+            model=self.model or model,
+        )

@@ -1,0 +1,134 @@
+"""OpenAI Responses API through the official `openai` SDK (spec L2).
+
+The conversation is sent in full each call (`store=False`, no server-side state), so a session
+can resume against any endpoint. Tool calls are `function_call` items, results
+`function_call_output` items paired by `call_id`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
+from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings
+from tooldeck.agent.models.openai_chat import unique_ids
+from tooldeck.agent.models.openai_errors import translate_openai_error
+from tooldeck.agent.models.retry import call_with_retries
+from tooldeck.agent.models.tools_render import render_tools
+from tooldeck.execution.types import ToolCall
+
+
+def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
+    """Neutral messages as Responses `input` items."""
+    items: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "tool":
+            items.append({"type": "function_call_output", "call_id": m.tool_call_id, "output": m.content})
+        elif m.role == "assistant":
+            if m.content:
+                items.append({"role": "assistant", "content": m.content})
+            items.extend(
+                {
+                    "type": "function_call",
+                    "call_id": c.id,
+                    "name": c.name,
+                    "arguments": arguments_text(c.arguments),
+                }
+                for c in m.tool_calls
+            )
+        else:
+            items.append({"role": m.role, "content": m.content})
+    return items
+
+
+class OpenAIResponsesModel:
+    """A `ModelClient` for the Responses API."""
+
+    def __init__(self, settings: ModelSettings, *, client: openai.AsyncOpenAI | None = None) -> None:
+        self.settings = settings
+        self._client = client or openai.AsyncOpenAI(
+            api_key=settings.api_key or "not-needed",
+            base_url=settings.base_url,
+            timeout=settings.timeout_s,
+            max_retries=0,
+            default_headers=dict(settings.extra_headers) or None,
+        )
+
+    @property
+    def model_name(self) -> str:
+        return self.settings.model
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "input": response_input(tuple(request.messages)),
+            "store": False,
+        }
+        if request.system:
+            body["instructions"] = request.system
+        if request.loadout is not None and request.allow_tools and request.loadout.exposed:
+            body["tools"] = render_tools(request.loadout, "responses", strict=self.settings.strict_tools)
+        if self.settings.max_tokens is not None:
+            body["max_output_tokens"] = self.settings.max_tokens
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        return body
+
+    async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
+        body = self.request_body(request)
+        streamed = False
+
+        async def once() -> ModelReply:
+            nonlocal streamed
+            try:
+                if not self.settings.stream:
+                    return self._parse(await self._client.responses.create(**body))
+                final: Any = None
+                stream = await self._client.responses.create(**body, stream=True)
+                async for event in stream:
+                    kind = getattr(event, "type", "")
+                    if kind == "response.output_text.delta" and events is not None:
+                        streamed = True
+                        events(TextDelta(event.delta))
+                    elif kind in ("response.completed", "response.incomplete"):
+                        final = event.response
+                    elif kind in ("response.failed", "error"):
+                        detail = getattr(getattr(event, "response", None), "error", None) or event
+                        raise ModelError(f"openai responses: the response failed: {detail}", kind="server")
+                if final is None:
+                    raise ModelError(
+                        "openai responses: the stream ended without a completed response", kind="bad_response"
+                    )
+                return self._parse(final)
+            except openai.OpenAIError as exc:
+                raise translate_openai_error(exc, self.settings) from exc
+
+        return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
+
+    def _parse(self, response: Any) -> ModelReply:
+        texts: list[str] = []
+        calls: list[ToolCall] = []
+        for item in response.output or []:
+            kind = getattr(item, "type", None)
+            if kind == "message":
+                texts.extend(
+                    getattr(c, "text", "") or "" for c in item.content or [] if c.type == "output_text"
+                )
+            elif kind == "function_call":
+                calls.append(ToolCall(id=item.call_id or "", name=item.name, arguments=item.arguments or ""))
+        usage = response.usage
+        stop = "tool_calls" if calls else (getattr(response, "status", None) or "completed")
+        return ModelReply(
+            message=Message(
+                role="assistant", content="".join(texts), tool_calls=tuple(unique_ids(calls, "call"))
+            ),
+            stop_reason=stop,
+            usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage(),
+            model=getattr(response, "model", None),
+        )
