@@ -77,7 +77,7 @@ def delete_note(name: str) -> str:
 )
 def fetch_url(url: str) -> str:
     """Fetch a URL."""
-    with urllib.request.urlopen(url, timeout=10) as resp:  # noqa: S310 - the tool's purpose
+    with urllib.request.urlopen(url, timeout=10) as resp:
         return resp.read(4000).decode("utf-8", "replace")
 
 
@@ -90,7 +90,7 @@ def weather(city: str) -> str:
     """
     key = os.environ["OPENWEATHER_API_KEY"]
     url = f"https://api.openweathermap.org/data/2.5/weather?q={city}&appid={key}"
-    with urllib.request.urlopen(url, timeout=10) as resp:  # noqa: S310 - the tool's purpose
+    with urllib.request.urlopen(url, timeout=10) as resp:
         return resp.read().decode()
 
 

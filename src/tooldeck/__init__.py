@@ -12,9 +12,9 @@ from tooldeck.errors import (
     ConfigError,
     SourceError,
     ToolConflictError,
-    ToolDefinitionError,
     TooldeckError,
     TooldeckSignal,
+    ToolDefinitionError,
     ToolsetError,
 )
 from tooldeck.registry import Registry

@@ -155,7 +155,9 @@ class AvailabilityChecker:
             self._store(key, failure, now, good=False)
         return failure
 
-    def _store(self, key: RequirementKey, value: Availability, now: float, *, good: bool = True) -> Availability:
+    def _store(
+        self, key: RequirementKey, value: Availability, now: float, *, good: bool = True
+    ) -> Availability:
         prev = self._cache.get(key)
         last_good = now if (value.ok and good) else (prev.last_good if prev else None)
         self._cache[key] = _Entry(value, now + self.ttl_s, last_good)

@@ -193,7 +193,9 @@ def interpolate(value: Any, env: Mapping[str, str], path: str = "") -> Any:
                 return env[name]
             if default is not None:
                 return default
-            raise ConfigError(f"environment variable {name} is not set (used as ${{{name}}})", path=path or None)
+            raise ConfigError(
+                f"environment variable {name} is not set (used as ${{{name}}})", path=path or None
+            )
 
         return _VAR.sub(sub, value)
     if isinstance(value, Mapping):

@@ -94,9 +94,7 @@ def _schema_from_signature(
         default = ... if param.default is param.empty else param.default
         fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
     try:
-        model = create_model(  # type: ignore[call-overload]
-            f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        model = create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
         schema = model.model_json_schema()
     except Exception as exc:  # boundary: pydantic raises several error types for bad hints
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc

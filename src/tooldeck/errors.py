@@ -47,5 +47,5 @@ class ToolsetError(TooldeckError):
     """A toolset name is unknown or toolsets include each other in a cycle (strict mode)."""
 
 
-class TooldeckSignal(Exception):  # noqa: N818 - a signal, not an error
+class TooldeckSignal(Exception):
     """Root of control-flow signals (approval needed, interrupt, ...)."""

@@ -151,7 +151,8 @@ class Tool:
 TOOL_OPTIONS: frozenset[str] = frozenset(
     f.name
     for f in fields(Tool)
-    if f.name not in {"name", "description", "parameters", "handler", "call_style", "context_param", "arg_model"}
+    if f.name
+    not in {"name", "description", "parameters", "handler", "call_style", "context_param", "arg_model"}
 )
 
 
@@ -210,8 +211,10 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
                 f"tool {name!r}: parameters.properties.{key} must be a schema object, got {type(sub).__name__}"
             )
     required = out.get("required", [])
-    if not isinstance(required, Sequence) or isinstance(required, str) or not all(
-        isinstance(r, str) for r in required
+    if (
+        not isinstance(required, Sequence)
+        or isinstance(required, str)
+        or not all(isinstance(r, str) for r in required)
     ):
         raise ToolDefinitionError(f"tool {name!r}: parameters.required must be a list of property names")
     return out

@@ -61,9 +61,7 @@ class ToolsetIndex:
         if name not in self.names:
             hint = _closest(name, self.names)
             via = f" (included by {stack[-1]})" if stack else ""
-            out.diagnostics.append(
-                Diagnostic("warning", f"unknown toolset {name!r}{via}{hint}", where)
-            )
+            out.diagnostics.append(Diagnostic("warning", f"unknown toolset {name!r}{via}{hint}", where))
             return
         if name in out.toolsets:
             return

@@ -102,7 +102,11 @@ class ToolsetGate:
                 kept.append(t)
             else:
                 hidden.append(
-                    _hide(t, self.name, f"toolset {t.toolset!r} is not selected by {where} ({', '.join(selected)})")
+                    _hide(
+                        t,
+                        self.name,
+                        f"toolset {t.toolset!r} is not selected by {where} ({', '.join(selected)})",
+                    )
                 )
         for name in sorted(set(res.tools) - {t.name for t in tools}):
             if name not in {t.name for t in tools}:
@@ -147,10 +151,14 @@ class ToolGroupsGate:
                 seen.add(match)
                 kept.append(t)
             else:
-                hidden.append(_hide(t, self.name, f"group {label!r} is not in tool_groups ({', '.join(groups)})"))
+                hidden.append(
+                    _hide(t, self.name, f"group {label!r} is not in tool_groups ({', '.join(groups)})")
+                )
         for i, g in enumerate(groups):
             if g not in seen and not any((t.group or t.toolset).startswith(g) for t in tools):
-                gi.diagnostics.append(Diagnostic("warning", f"tool group {g!r} matches no tool", f"tool_groups[{i}]"))
+                gi.diagnostics.append(
+                    Diagnostic("warning", f"tool group {g!r} matches no tool", f"tool_groups[{i}]")
+                )
         return kept, hidden
 
 
@@ -182,7 +190,9 @@ class ModelCapabilityGate:
             return list(tools), []
         model = gi.config.model.name or "the configured model"
         why = f"needs vision and {model} does not support it (model.supports_vision: false)"
-        return [t for t in tools if not t.needs_vision], [_hide(t, self.name, why) for t in tools if t.needs_vision]
+        return [t for t in tools if not t.needs_vision], [
+            _hide(t, self.name, why) for t in tools if t.needs_vision
+        ]
 
 
 class AvailabilityGate:

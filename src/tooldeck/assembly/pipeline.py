@@ -112,7 +112,13 @@ class Assembler:
         for t in current:
             slots.append(tuple(index.setdefault(k, len(index)) for k in requirement_keys(t)))
         return _Selection(
-            tuple(current), tuple(hidden), dict(gi.reasons), tuple(gi.diagnostics), tuple(index), tuple(slots), gi
+            tuple(current),
+            tuple(hidden),
+            dict(gi.reasons),
+            tuple(gi.diagnostics),
+            tuple(index),
+            tuple(slots),
+            gi,
         )
 
     def _config_diagnostics(self, tools: tuple[Tool, ...], toolsets: ToolsetIndex) -> list[Diagnostic]:
@@ -121,7 +127,9 @@ class Assembler:
         for i, skill in enumerate(self.config.skills):
             for j, name in enumerate(skill.allowed_tools or ()):
                 if name not in names:
-                    out.append(Diagnostic("warning", f"unknown tool {name!r}", f"skills[{i}].allowed_tools[{j}]"))
+                    out.append(
+                        Diagnostic("warning", f"unknown tool {name!r}", f"skills[{i}].allowed_tools[{j}]")
+                    )
         for name, ts in self.config.toolsets.items():  # also those no platform selects
             for j, inc in enumerate(ts.includes):
                 if inc not in toolsets:
@@ -137,7 +145,10 @@ class Assembler:
             platform,
             sel.gi.toolsets,
             sel.gi.bwrap_installed,
-            availability={t.name: combine([seen[i] for i in slot]) for t, slot in zip(sel.survivors, sel.slots)},
+            availability={
+                t.name: combine([seen[i] for i in slot])
+                for t, slot in zip(sel.survivors, sel.slots, strict=True)
+            },
             reasons=dict(sel.reasons),
         )
         current: list[Tool] = list(sel.survivors)

@@ -24,21 +24,21 @@ def main() -> None:
     """Console entry point. Exits promptly even when a hung check or tool thread is still alive."""
     code = 0
     try:
-        app(standalone_mode=False)
+        # Without standalone mode click returns the exit code of `typer.Exit` instead of exiting.
+        result = app(standalone_mode=False)
+        code = result if isinstance(result, int) else 0
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except typer.Exit as exc:
         code = exc.exit_code
-    except Exception as exc:  # boundary: click usage errors and anything unexpected end here
-        import click
-
-        if isinstance(exc, click.exceptions.Abort):
-            code = 130
-        elif isinstance(exc, click.ClickException):
-            exc.show()
-            code = exc.exit_code
-        else:
+    except typer.Abort:
+        code = 130
+    except typer.TyperException as exc:  # click's usage errors (typer vendors click)
+        show = getattr(exc, "show", None)
+        if show is None:
             raise
+        show()
+        code = int(getattr(exc, "exit_code", 2))
     sys.stdout.flush()
     sys.stderr.flush()
     # A check or tool that never returns lives on in a daemon/worker thread; never wait for it.

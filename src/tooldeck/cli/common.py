@@ -15,7 +15,9 @@ from tooldeck.errors import ConfigError, ToolsetError
 
 ConfigOption = typer.Option(None, "--config", "-c", help="Config file (default: ./tooldeck.yaml if present).")
 JsonOption = typer.Option(False, "--json", help="Machine-readable output.")
-PlatformOption = typer.Option(None, "--platform", "-p", help="Platform whose toolsets to use (default: config).")
+PlatformOption = typer.Option(
+    None, "--platform", "-p", help="Platform whose toolsets to use (default: config)."
+)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

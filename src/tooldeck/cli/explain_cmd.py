@@ -14,9 +14,9 @@ from tooldeck.cli.common import (
     JsonOption,
     PlatformOption,
     assemble,
+    console,
     fail,
     load_deck,
-    console,
     print_json,
     warn_diagnostics,
 )
@@ -72,7 +72,9 @@ def explain_command(
     table.add_column("reason", overflow="fold", min_width=30, ratio=1)
     for f in fates:
         style = STATUS_STYLE[f.status]
-        table.add_row(f.name, f.tool.toolset, f.tool.source, f"[{style}]{f.status}[/]", f.gate or "", f.reason or "")
+        table.add_row(
+            f.name, f.tool.toolset, f.tool.source, f"[{style}]{f.status}[/]", f.gate or "", f.reason or ""
+        )
     con.print(table)
     shown = [d for d in diagnostics if d.level != "info"]
     if shown:

@@ -12,8 +12,8 @@ from tooldeck.cli.common import (
     JsonOption,
     PlatformOption,
     assemble,
-    load_deck,
     console,
+    load_deck,
     print_json,
     warn_diagnostics,
 )
@@ -53,7 +53,11 @@ def tools_command(
         table.add_row(t.name, t.toolset, params, summary)
     con.print(table)
     if loadout.deferred:
-        con.print(f"Deferred behind tool_search ({len(loadout.deferred)}): {', '.join(loadout.deferred_names)}")
+        con.print(
+            f"Deferred behind tool_search ({len(loadout.deferred)}): {', '.join(loadout.deferred_names)}"
+        )
     hidden = len(loadout.hidden)
-    con.print(f"{len(loadout.exposed)} exposed, {len(loadout.deferred)} deferred, {hidden} hidden "
-                  "(run `tooldeck explain` for why).")
+    con.print(
+        f"{len(loadout.exposed)} exposed, {len(loadout.deferred)} deferred, {hidden} hidden "
+        "(run `tooldeck explain` for why)."
+    )

@@ -64,7 +64,9 @@ def discover_package(package: str, *, source: SourceKind) -> tuple[list[Tool], l
         try:
             module = importlib.import_module(modname)
         except Exception as exc:  # boundary: importing user code may raise anything
-            notes.append(Diagnostic("warning", f"failed to import {modname}: {type(exc).__name__}: {exc}", where))
+            notes.append(
+                Diagnostic("warning", f"failed to import {modname}: {type(exc).__name__}: {exc}", where)
+            )
             continue
         tools += _collect(module, source)
     return tools, notes

@@ -34,7 +34,9 @@ def load_plugins(*, disabled: frozenset[str] = frozenset()) -> tuple[list[Tool],
             notes.append(Diagnostic("warning", str(exc), "plugins"))
             continue
         except Exception as exc:  # boundary: a third-party plugin may raise anything on load
-            notes.append(Diagnostic("warning", f"{where} failed to load: {type(exc).__name__}: {exc}", "plugins"))
+            notes.append(
+                Diagnostic("warning", f"{where} failed to load: {type(exc).__name__}: {exc}", "plugins")
+            )
             continue
         tools += [replace(t, source="plugin", owner=t.owner or where) for t in found]
     return tools, notes

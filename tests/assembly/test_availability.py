@@ -1,0 +1,138 @@
+"""A1/A2: reasons, TTL cache, flap grace, invalidation, concurrent checks under a budget."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tooldeck.availability import AvailabilityChecker
+from tooldeck.availability_types import Availability
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_reasons_for_env_binaries_and_modules(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TD_NOPE", raising=False)
+    checker = AvailabilityChecker()
+    env, binary, module, present = checker.evaluate(
+        [
+            ("env", "TD_NOPE"),
+            ("bin", "td-no-such-binary"),
+            ("module", "td_no_such_module"),
+            ("module", "json"),
+        ]
+    )
+    assert env.reason == "env TD_NOPE not set"
+    assert binary.reason == "binary td-no-such-binary not found on PATH"
+    assert module.reason == "Python module td_no_such_module not installed"
+    assert present.ok
+
+
+def test_env_vars_are_always_fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    checker = AvailabilityChecker(ttl_s=3600)
+    monkeypatch.delenv("TD_FLAG", raising=False)
+    assert not checker.evaluate([("env", "TD_FLAG")])[0].ok
+    monkeypatch.setenv("TD_FLAG", "1")
+    assert checker.evaluate([("env", "TD_FLAG")])[0].ok
+
+
+def test_ttl_cache_and_invalidation() -> None:
+    clock = Clock()
+    state = {"ok": False, "calls": 0}
+
+    def check() -> bool:
+        state["calls"] += 1
+        return bool(state["ok"])
+
+    checker = AvailabilityChecker(ttl_s=30, clock=clock)
+    key = ("check", check)
+    first = checker.evaluate([key])[0]
+    assert not first.ok and "returned False" in (first.reason or "")
+    state["ok"] = True
+    assert not checker.evaluate([key])[0].ok and state["calls"] == 1  # cached within the TTL
+    clock.now += 31
+    assert checker.evaluate([key])[0].ok and state["calls"] == 2  # expired: checked again
+    state["ok"] = False
+    checker.invalidate()
+    assert not checker.evaluate([key])[0].ok and state["calls"] == 3
+
+
+def test_flap_grace_keeps_the_last_good_answer_only_for_failures_to_answer() -> None:
+    clock = Clock()
+    mode = {"value": "ok"}
+
+    def check() -> Availability:
+        if mode["value"] == "raise":
+            raise ConnectionError("daemon restarting")
+        return Availability.yes() if mode["value"] == "ok" else Availability.no("service says no")
+
+    checker = AvailabilityChecker(ttl_s=1, flap_grace_s=10, clock=clock)
+    key = ("check", check)
+    assert checker.evaluate([key])[0].ok
+    clock.now += 2
+    mode["value"] = "raise"
+    kept = checker.evaluate([key])[0]
+    assert (
+        kept.ok
+        and "kept last good answer" in (kept.reason or "")
+        and "ConnectionError" in (kept.reason or "")
+    )
+    clock.now += 20  # past the grace period: the failure shows
+    failed = checker.evaluate([key])[0]
+    assert not failed.ok and "raised ConnectionError: daemon restarting" in (failed.reason or "")
+    clock.now += 2
+    mode["value"] = "no"  # an explicit "no" is believed at once, grace or not
+    assert checker.evaluate([key])[0].reason == "service says no"
+
+
+def test_checks_run_concurrently_and_a_hung_check_costs_only_the_budget() -> None:
+    release = threading.Event()
+
+    def slow() -> bool:
+        time.sleep(0.2)
+        return True
+
+    def slow2() -> bool:
+        time.sleep(0.2)
+        return True
+
+    def hangs() -> bool:
+        release.wait()
+        return True
+
+    checker = AvailabilityChecker(budget_ms=500)
+    started = time.monotonic()
+    a, b, c = checker.evaluate([("check", slow), ("check", slow2), ("check", hangs)])
+    elapsed = time.monotonic() - started
+    assert a.ok and b.ok
+    assert (
+        not c.ok
+        and c.reason
+        == "check test_checks_run_concurrently_and_a_hung_check_costs_only_the_budget.<locals>.hangs timed out after 500 ms"
+    )
+    assert elapsed < 0.5 + 0.3  # the two 200 ms checks overlapped; the hung one cost the budget
+    # Still running: a second evaluation waits on the same thread instead of starting another.
+    probes = checker.probe_calls
+    checker.evaluate([("check", hangs)])
+    assert checker.probe_calls == probes
+    release.set()
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and not checker.evaluate([("check", hangs)])[0].ok:
+        time.sleep(0.01)
+    assert checker.evaluate([("check", hangs)])[0].ok  # its late answer was kept
+
+
+def test_non_bool_results_are_explained() -> None:
+    def weird() -> str:
+        return "yes"
+
+    (result,) = AvailabilityChecker().evaluate([("check", weird)])
+    assert not result.ok and "returned str, not bool" in (result.reason or "")
