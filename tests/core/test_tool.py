@@ -98,14 +98,14 @@ def test_bad_schemas_say_what_is_wrong(parameters: object, message: str) -> None
 
 
 def test_unknown_options_are_errors_naming_them() -> None:
-    with pytest.raises(ToolDefinitionError, match="unknown option.*colour"):
+    with pytest.raises(ToolDefinitionError, match=r"unknown option.*colour"):
 
         @tool(colour="red")
         def f() -> None:
             """F."""
 
     t = Tool(name="t", description="d", parameters={})
-    with pytest.raises(ToolDefinitionError, match="unknown option.*flavour"):
+    with pytest.raises(ToolDefinitionError, match=r"unknown option.*flavour"):
         t.with_options(flavour=1)
     assert t.with_options(timeout=3).timeout == 3
 
