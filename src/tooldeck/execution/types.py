@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tooldeck.errors import TooldeckError
+from tooldeck.tool import Tool
+
 ErrorType = Literal[
     "invalid_arguments",
     "unknown_tool",
@@ -42,7 +45,12 @@ class ToolError:
 
     def envelope(self) -> dict[str, Any]:
         return {
-            "error": {"type": self.type, "message": self.message, "tool": self.tool, "retryable": self.retryable}
+            "error": {
+                "type": self.type,
+                "message": self.message,
+                "tool": self.tool,
+                "retryable": self.retryable,
+            }
         }
 
     def to_json(self) -> str:
@@ -81,3 +89,46 @@ class ToolOutput:
     content: str
     update: Mapping[str, Any] | None = None
     interrupt: Mapping[str, Any] | None = None
+
+
+# Errors a handler may raise to control its envelope; anything else becomes `tool_error`.
+class ToolFailure(TooldeckError):
+    """Raised by a handler for a clean failure: the message goes to the model as is, no traceback.
+
+    `type` picks the envelope type (`tool_error`, `denied`, `unavailable`, ...) and `retryable`
+    tells the model whether trying again (possibly with other arguments) may help.
+    """
+
+    def __init__(self, message: str, *, type: ErrorType = "tool_error", retryable: bool = False) -> None:
+        super().__init__(message)
+        self.type: ErrorType = type
+        self.retryable = retryable
+
+
+class ToolUnavailableError(ToolFailure):
+    """What a tool needs is gone right now (server down, binary missing); maybe later."""
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message, type="unavailable", retryable=retryable)
+
+
+@dataclass(frozen=True, slots=True)
+class ValidatedCall:
+    """A call that parsed and passed validation, before policy and running (pydantic-ai's idea).
+
+    `arguments` are the coerced arguments the handler will get; `note` says when the name the
+    model used was normalised to the tool's exact name (so the result can tell the model).
+    """
+
+    call: ToolCall
+    tool: Tool
+    arguments: dict[str, Any]
+    note: str | None = None
+
+    @property
+    def id(self) -> str:
+        return self.call.id
+
+    @property
+    def name(self) -> str:
+        return self.tool.name

@@ -1,0 +1,223 @@
+"""From a raw tool call to a `ValidatedCall`: parse (X1), find the tool, validate (X2).
+
+Each step either returns its value or raises `CallRejected` carrying the error envelope the
+model will read. Nothing here runs a tool, so a rejected call is never executed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from tooldeck.execution.schema_check import Check, check_arguments, compile_schema
+from tooldeck.execution.types import ErrorType, ToolCall, ToolError, ValidatedCall
+from tooldeck.tool import Tool
+
+
+class CallRejected(Exception):  # an internal signal, caught by the executor
+    """A call failed before running; `error` is what the model is told."""
+
+    def __init__(self, error: ToolError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def reject(kind: ErrorType, message: str, tool: str, *, retryable: bool = True) -> CallRejected:
+    return CallRejected(ToolError(kind, message, tool, retryable))
+
+
+# -- X1: arguments ---------------------------------------------------------------------------
+
+
+def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict[str, Any]:
+    """The arguments object of a call. Empty means `{}`; anything not a JSON object is rejected."""
+    if raw is None:
+        return {}
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    if not isinstance(raw, str):
+        raise reject("invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool)
+    text = raw.strip()
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
+    except RecursionError:
+        raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+    if isinstance(value, str) and value.strip().startswith("{"):
+        # Double-encoded arguments ("{\"a\": 1}" as a JSON string): the same object, once decoded.
+        return parse_arguments(value, tool)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+        raise reject(
+            "invalid_arguments",
+            f'arguments must be a JSON object like {{"name": value}}, got {kind.get(type(value), "a value")}',
+            tool,
+        )
+    return value
+
+
+def _json_problem(text: str, exc: json.JSONDecodeError) -> str:
+    pos = exc.pos
+    near = text[max(0, pos - 20) : pos + 20].replace("\n", " ")
+    where = f"line {exc.lineno}, column {exc.colno} (char {pos})"
+    if pos >= len(text) - 1 and _unclosed(text):
+        return (
+            f"arguments JSON is truncated: it ends at char {len(text)} before the object is complete "
+            f"({exc.msg} at {where}); the call was not run - send the complete arguments"
+        )
+    return f"arguments are not valid JSON: {exc.msg} at {where}, near {near!r}; the call was not run"
+
+
+def _unclosed(text: str) -> bool:
+    """True when brackets or a string are still open at the end (the output was cut off)."""
+    depth, in_string, escaped = 0, False, False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+    return in_string or depth > 0
+
+
+# -- finding the tool ------------------------------------------------------------------------
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[\s.\-]+")
+
+
+def normalise_name(name: str) -> str:
+    """Case and separators folded: `Read-File`, `readFile`, `functions.read_file` -> `read_file`."""
+    name = name.strip()
+    if name.startswith("functions."):
+        name = name[len("functions.") :]
+    return _SEPARATORS.sub("_", _CAMEL.sub("_", name)).lower().strip("_")
+
+
+class ToolIndex:
+    """Name lookup over what the model may call, built once per loadout."""
+
+    def __init__(
+        self,
+        callable_tools: Mapping[str, Tool],
+        *,
+        hidden: Mapping[str, tuple[str | None, str | None]] | None = None,
+        normalise: bool = True,
+    ) -> None:
+        self.tools = dict(callable_tools)
+        self.hidden = dict(hidden or {})
+        self.normalise = normalise
+        by_norm: dict[str, list[str]] = {}
+        for name in self.tools:
+            by_norm.setdefault(normalise_name(name), []).append(name)
+        self._by_norm = by_norm
+
+    def resolve(self, name: str) -> tuple[Tool, str | None]:
+        """The tool `name` means, and a note when it was found only after normalising the name."""
+        found = self.tools.get(name)
+        if found is not None:
+            return found, None
+        if not isinstance(name, str) or not name.strip():
+            raise reject("unknown_tool", "the call names no tool (empty name)", str(name or ""))
+        if self.normalise:
+            matches = self._by_norm.get(normalise_name(name), [])
+            if len(matches) == 1:
+                exact = matches[0]
+                return self.tools[
+                    exact
+                ], f"no tool is named {name!r}; ran {exact!r} (the name differs only in case or separators)"
+        if name in self.hidden:
+            gate, reason = self.hidden[name]
+            kind: ErrorType = "denied" if gate == "skills" else "unavailable"
+            raise reject(
+                kind,
+                f"tool {name!r} is not available in this session: {reason or gate}",
+                name,
+                retryable=False,
+            )
+        raise reject("unknown_tool", self._unknown_message(name), name)
+
+    def _unknown_message(self, name: str) -> str:
+        names = sorted(self.tools)
+        close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
+        lowered = {n.lower(): n for n in names}
+        close += [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.6)]
+        close = list(dict.fromkeys(close))[:5]
+        if close:
+            return f"unknown tool {name!r}; did you mean: {', '.join(close)}? The call was not run."
+        listed = ", ".join(names[:30]) + (", ..." if len(names) > 30 else "")
+        return (
+            f"unknown tool {name!r}; the tools you can call are: {listed or '(none)'}. The call was not run."
+        )
+
+
+# -- X2: validation --------------------------------------------------------------------------
+
+_CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
+
+
+def schema_check(tool: Tool) -> Check:
+    """The compiled checker for a tool's parameters (cached by schema identity)."""
+    hit = _CHECKS.get(id(tool.parameters))
+    if hit is not None and hit[0] is tool.parameters:
+        return hit[1]
+    check = compile_schema(tool.parameters)
+    if len(_CHECKS) > 4096:
+        _CHECKS.clear()
+    _CHECKS[id(tool.parameters)] = (tool.parameters, check)
+    return check
+
+
+def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | None = None) -> ValidatedCall:
+    """Check and coerce the arguments against the schema the model saw."""
+    coerced, errors = check_arguments(schema_check(tool), arguments)
+    if not errors and tool.arg_model is not None:
+        errors = _model_errors(tool, coerced)
+    if errors:
+        shown = "; ".join(errors[:10]) + (f"; and {len(errors) - 10} more" if len(errors) > 10 else "")
+        raise reject(
+            "invalid_arguments",
+            f"invalid arguments for {tool.name}: {shown}. The call was not run.",
+            tool.name,
+        )
+    return ValidatedCall(call, tool, coerced, note)
+
+
+def _model_errors(tool: Tool, arguments: dict[str, Any]) -> list[str]:
+    """What the tool's own pydantic model says (it may be stricter than its JSON schema)."""
+    from pydantic import ValidationError
+
+    try:
+        tool.arg_model.model_validate(arguments)
+    except ValidationError as exc:
+        out = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            out.append(f"field '{loc}': {err['msg']}" if loc else err["msg"])
+        return out
+    return []
+
+
+def prepare(call: ToolCall, index: ToolIndex) -> ValidatedCall:
+    """Parse, resolve and validate one call; raises CallRejected with the model-facing error."""
+    tool, note = index.resolve(call.name)
+    arguments = parse_arguments(call.arguments, tool.name)
+    return validate(call, tool, arguments, note)

@@ -1,0 +1,156 @@
+"""Running one handler (X4): async handlers awaited, sync handlers in daemon worker threads.
+
+Sync handlers run on `DaemonPool` threads rather than the default ThreadPoolExecutor, whose
+threads are joined at interpreter exit: a handler that never returns is abandoned after its
+timeout and cannot keep the process alive. The call's cancel event is set when it is abandoned
+(timeout or cancellation), and `current_cancel_event()` lets helpers such as
+`execution.subprocess` see it and kill their process group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "tooldeck_cancel", default=None
+)
+
+
+def current_cancel_event() -> threading.Event | None:
+    """The cancel event of the tool call running in this thread or task, if any."""
+    return _CANCEL.get()
+
+
+class CancelToken:
+    """Cooperative cancellation of a batch, settable from any thread (e.g. a signal handler)."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for cb in callbacks:
+            cb()
+
+    def on_cancel(self, cb: Callable[[], None]) -> Callable[[], None]:
+        """Call `cb` once when cancelled (at once if already); returns a function that unsubscribes."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(cb)
+                return lambda: self._remove(cb)
+        cb()
+        return lambda: None
+
+    def _remove(self, cb: Callable[[], None]) -> None:
+        with self._lock:
+            if cb in self._callbacks:
+                self._callbacks.remove(cb)
+
+
+_Job = tuple[Callable[[], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context]
+
+
+class DaemonPool:
+    """Daemon worker threads that take jobs; idle workers exit after `idle_timeout` seconds.
+
+    A worker stuck in a job is simply not idle: new jobs get a new thread, so one hung handler
+    never blocks the others, and no thread here ever delays interpreter exit.
+    """
+
+    def __init__(self, *, idle_timeout: float = 30.0, name: str = "tooldeck-worker") -> None:
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0
+        self._count = 0
+        self._idle_timeout = idle_timeout
+        self._name = name
+
+    def run(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> asyncio.Future[Any]:
+        """Start `fn` on a worker; the returned future (of the running loop) gets its outcome."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+        ctx = contextvars.copy_context()
+        if cancel is not None:
+            ctx.run(_CANCEL.set, cancel)
+        with self._lock:
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1
+            else:
+                self._count += 1
+        self._jobs.put((fn, loop, fut, ctx))
+        if spawn:
+            threading.Thread(target=self._work, name=f"{self._name}-{self._count}", daemon=True).start()
+        return fut
+
+    def _work(self) -> None:
+        while True:
+            try:
+                fn, loop, fut, ctx = self._jobs.get(timeout=self._idle_timeout)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:
+                        self._idle -= 1
+                        return
+                continue  # a submitter counted on this worker: its job is on the way
+            try:
+                result = ctx.run(fn)
+            except BaseException as exc:  # boundary: whatever the handler raised goes to its caller
+                _deliver(loop, fut, None, exc)
+            else:
+                _deliver(loop, fut, result, None)
+            del fn, fut, ctx
+            with self._lock:
+                self._idle += 1
+
+
+def _deliver(
+    loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], result: Any, exc: BaseException | None
+) -> None:
+    def settle() -> None:
+        if fut.done():
+            return  # abandoned (timed out or cancelled) meanwhile
+        if exc is not None:
+            fut.set_exception(exc)
+        else:
+            fut.set_result(result)
+
+    # A closed loop means the caller gave up on this call long ago.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(settle)
+
+
+DEFAULT_POOL = DaemonPool()
+
+
+async def run_sync(
+    fn: Callable[[], Any], cancel: threading.Event | None = None, *, pool: DaemonPool | None = None
+) -> Any:
+    """Run a blocking function on a daemon worker; on cancellation the event is set and it is abandoned."""
+    fut = (pool or DEFAULT_POOL).run(fn, cancel)
+    try:
+        result = await fut
+    except asyncio.CancelledError:
+        if cancel is not None:
+            cancel.set()
+        raise
+    if inspect.isawaitable(result):
+        result = await result
+    return result

@@ -1,0 +1,62 @@
+"""Ordering the calls of one batch (X5): what each call must wait for before it starts.
+
+- A *barrier* call (an `interactive` or `sequential` tool) waits for every earlier call, and
+  every later call waits for it: it runs alone.
+- Calls on the same *resource key* (e.g. one normalised file path) never overlap: a writer
+  waits for the earlier readers and writer of that key; a reader waits for the earlier writer.
+- Everything else starts at once (subject to the batch's max concurrency).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ResourceMode = Literal["read", "write"]
+Waitable = "asyncio.Future[Any]"
+
+
+@dataclass(slots=True)
+class BatchPlan:
+    """Tracks the started calls of one batch and answers 'what must this call wait for?'."""
+
+    since_barrier: list[asyncio.Future[Any]] = field(default_factory=list)
+    barrier: asyncio.Future[Any] | None = None
+    writers: dict[str, asyncio.Future[Any]] = field(default_factory=dict)
+    readers: dict[str, list[asyncio.Future[Any]]] = field(default_factory=dict)
+
+    def dependencies(
+        self, *, exclusive: bool, keys: Iterable[tuple[str, ResourceMode]]
+    ) -> list[asyncio.Future[Any]]:
+        if exclusive:
+            deps = list(self.since_barrier)
+            if self.barrier is not None:
+                deps.append(self.barrier)
+            return deps
+        deps = [self.barrier] if self.barrier is not None else []
+        for key, mode in keys:
+            writer = self.writers.get(key)
+            if writer is not None:
+                deps.append(writer)
+            if mode == "write":
+                deps.extend(self.readers.get(key, ()))
+        return deps
+
+    def started(
+        self, task: asyncio.Future[Any], *, exclusive: bool, keys: Iterable[tuple[str, ResourceMode]]
+    ) -> None:
+        if exclusive:
+            self.barrier = task
+            self.since_barrier = []
+            self.writers.clear()
+            self.readers.clear()
+            return
+        self.since_barrier.append(task)
+        for key, mode in keys:
+            if mode == "write":
+                self.writers[key] = task
+                self.readers[key] = []
+            else:
+                self.readers.setdefault(key, []).append(task)
