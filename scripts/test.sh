@@ -3,8 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-.venv/bin/ruff check src tests examples bench
-.venv/bin/ruff format --check src tests examples bench
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy
 # pytest exits 5 when it collected no test: that is a failure here, as any non-zero exit.
 .venv/bin/pytest -q -p no:cacheprovider "$@"
