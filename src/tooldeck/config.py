@@ -127,6 +127,13 @@ class AgentConfig(_Model):
     system_prompt: str | None = None
     delegation_max_concurrency: int = Field(default=3, ge=1)
     delegation_timeout_s: float = Field(default=600.0, gt=0)
+    # Sub-agents' own iteration budget (default: max_iterations).
+    delegation_max_iterations: int | None = Field(default=None, ge=1)
+    # The session database; relative to the config file; default <home>/state.db.
+    sessions_db: str | None = None
+    # Size caps of MEMORY.md and USER.md in the tooldeck home, in characters.
+    memory_max_chars: int = Field(default=2200, ge=100)
+    user_max_chars: int = Field(default=1375, ge=100)
 
 
 class McpServerConfig(_Model):

@@ -22,7 +22,7 @@ def backoff_delay(attempt: int, settings: ModelSettings, retry_after_s: float | 
     """Delay before retry number `attempt` (1-based): exponential with jitter, or the server's."""
     if retry_after_s is not None:
         return min(retry_after_s, settings.retry_max_s)
-    base = min(settings.retry_max_s, settings.retry_initial_s * (2 ** (attempt - 1)))
+    base = min(settings.retry_max_s, settings.retry_initial_s * float(2 ** (attempt - 1)))
     jitter: float = random.uniform(0.5, 1.0)
     return base * jitter
 

@@ -1,0 +1,35 @@
+"""`present_files`: a state-update tool (X7). It adds files to the run's `artifacts` (what a UI
+shows the user as results); paths must exist inside the workspace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from tooldeck.execution.types import ToolOutput
+
+STATE_KEY = "artifacts"
+
+
+def present(state: Mapping[str, Any], workspace: Path, paths: Sequence[str]) -> ToolOutput:
+    if not paths:
+        raise ValueError("present_files: give at least one path")
+    root = workspace.resolve()
+    artifacts = [str(a) for a in state.get(STATE_KEY) or []]
+    added = []
+    for raw in paths:
+        path = (root / raw).resolve()
+        if not path.is_relative_to(root):
+            raise ValueError(f"present_files: {raw!r} is outside the workspace {root}")
+        if not path.is_file():
+            raise ValueError(f"present_files: {raw!r} is not a file in the workspace")
+        rel = path.relative_to(root).as_posix()
+        if rel not in artifacts:
+            artifacts.append(rel)
+            added.append(rel)
+    listing = ", ".join(added) if added else "nothing new"
+    return ToolOutput(
+        f"Presented to the user: {listing}. Artifacts now: {len(artifacts)}.", update={STATE_KEY: artifacts}
+    )

@@ -1,0 +1,276 @@
+"""Sessions in SQLite (spec L4): every message written as it happens, full-text search (FTS5).
+
+One file (default `~/.tooldeck/state.db`) holds every session, its messages in order, the run
+state shared by tools (todo list, artifacts, promotions), and a pending question when a
+control-flow tool interrupted the run. Each write is committed at once (WAL mode), so a crash
+loses nothing already returned. `search` ranks message snippets with FTS5's bm25.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tooldeck.agent.messages import Message
+from tooldeck.errors import TooldeckError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    parent_id TEXT,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL,
+    title TEXT,
+    model TEXT,
+    system TEXT,
+    status TEXT NOT NULL DEFAULT 'new',
+    state TEXT NOT NULL DEFAULT '{}',
+    interrupt TEXT
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL REFERENCES sessions(id),
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    data TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    UNIQUE (session_id, seq)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+    content, content='messages', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
+    INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+"""
+
+
+class SessionError(TooldeckError):
+    """A session id that does not exist (or matches several), or an unusable state file."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    id: str
+    title: str | None
+    model: str | None
+    status: str
+    created_at: float
+    updated_at: float
+    message_count: int
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSession:
+    id: str
+    title: str | None
+    model: str | None
+    system: str | None
+    status: str
+    created_at: float
+    updated_at: float
+    messages: list[Message]
+    state: dict[str, Any] = field(default_factory=dict)
+    interrupt: dict[str, Any] | None = None
+    parent_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    session_id: str
+    session_title: str | None
+    role: str
+    snippet: str
+    score: float
+    created_at: float
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+def fts_query(text: str) -> str:
+    """A user's words as an FTS5 query: each term quoted (no syntax errors), any term may match."""
+    terms = re.findall(r"\w+", text, flags=re.UNICODE)
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+class SessionStore:
+    """The session database. Thread-safe; one connection guarded by a lock."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA busy_timeout=5000")
+            self._db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise SessionError(f"cannot open the session database {self.path}: {exc}") from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def create(
+        self,
+        *,
+        model: str | None = None,
+        system: str | None = None,
+        parent_id: str | None = None,
+        title: str | None = None,
+        session_id: str | None = None,
+    ) -> str:
+        sid = session_id or new_session_id()
+        now = time.time()
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO sessions (id, parent_id, created_at, updated_at, title, model, system) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (sid, parent_id, now, now, title, model, system),
+            )
+        return sid
+
+    def append_message(self, session_id: str, message: Message) -> None:
+        now = time.time()
+        data = json.dumps(message.to_dict(), ensure_ascii=False)
+        searchable = message.content + "".join(f" {c.name}" for c in message.tool_calls)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            self._db.execute("BEGIN")
+            try:
+                self._db.execute(
+                    "INSERT INTO messages (session_id, seq, role, content, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    (session_id, row[0], message.role, searchable, data, now),
+                )
+                title = message.content.strip().splitlines()[0][:80] if message.content.strip() else None
+                self._db.execute(
+                    "UPDATE sessions SET updated_at = ?, title = COALESCE(title, CASE WHEN ? = 'user' THEN ? END) "
+                    "WHERE id = ?",
+                    (now, message.role, title, session_id),
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.Error:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def save_state(
+        self,
+        session_id: str,
+        state: Mapping[str, Any],
+        *,
+        status: str,
+        interrupt: Mapping[str, Any] | None = None,
+    ) -> None:
+        # Keys starting with "_" hold live objects (services) and are not persisted.
+        persisted = {k: v for k, v in state.items() if not k.startswith("_")}
+        with self._lock:
+            self._db.execute(
+                "UPDATE sessions SET state = ?, status = ?, interrupt = ?, updated_at = ? WHERE id = ?",
+                (
+                    json.dumps(persisted, ensure_ascii=False, default=str),
+                    status,
+                    json.dumps(dict(interrupt), default=str) if interrupt is not None else None,
+                    time.time(),
+                    session_id,
+                ),
+            )
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def resolve(self, prefix: str) -> str:
+        """The full id of the one session whose id is or starts with `prefix`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM sessions WHERE id = ? OR id LIKE ? ORDER BY id",
+                (prefix, _like_prefix(prefix)),
+            ).fetchall()
+        ids = [r[0] for r in rows]
+        if prefix in ids:
+            return prefix
+        if not ids:
+            raise SessionError(f"no session {prefix!r} in {self.path} (see `tooldeck sessions list`)")
+        if len(ids) > 1:
+            raise SessionError(f"session id {prefix!r} is ambiguous: {', '.join(ids[:5])}")
+        return str(ids[0])
+
+    def load(self, session_id: str) -> StoredSession:
+        sid = self.resolve(session_id)
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, title, model, system, status, created_at, updated_at, state, interrupt, parent_id "
+                "FROM sessions WHERE id = ?",
+                (sid,),
+            ).fetchone()
+            data = self._db.execute(
+                "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (sid,)
+            ).fetchall()
+        messages = [Message.from_dict(json.loads(d[0])) for d in data]
+        return StoredSession(
+            id=row[0],
+            title=row[1],
+            model=row[2],
+            system=row[3],
+            status=row[4],
+            created_at=row[5],
+            updated_at=row[6],
+            messages=messages,
+            state=json.loads(row[7] or "{}"),
+            interrupt=json.loads(row[8]) if row[8] else None,
+            parent_id=row[9],
+        )
+
+    def list_sessions(self, *, limit: int = 50, include_children: bool = False) -> list[SessionSummary]:
+        where = "" if include_children else "WHERE s.parent_id IS NULL"
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT s.id, s.title, s.model, s.status, s.created_at, s.updated_at, "
+                "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.parent_id "
+                f"FROM sessions s {where} ORDER BY s.updated_at DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [SessionSummary(*r) for r in rows]
+
+    def search(self, query: str, *, limit: int = 5, exclude_session: str | None = None) -> list[SearchHit]:
+        """Messages matching `query`, best first (bm25), with a highlighted snippet each."""
+        match = fts_query(query)
+        if not match:
+            return []
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT m.session_id, s.title, m.role, "
+                "snippet(messages_fts, 0, '[', ']', ' … ', 16), bm25(messages_fts), m.created_at "
+                "FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid "
+                "JOIN sessions s ON s.id = m.session_id "
+                "WHERE messages_fts MATCH ? AND m.session_id IS NOT ? AND m.role IN ('user', 'assistant', 'tool') "
+                "ORDER BY bm25(messages_fts) LIMIT ?",
+                (match, exclude_session, limit),
+            ).fetchall()
+        return [SearchHit(r[0], r[1], r[2], r[3], -float(r[4]), r[5]) for r in rows]
+
+
+def _like_prefix(prefix: str) -> str:
+    escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return escaped + "%"

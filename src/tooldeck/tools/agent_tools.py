@@ -1,0 +1,159 @@
+"""Agent-level tools (spec L3, X7): todo, memory, session_search, clarify, delegate_task,
+present_files. Ordinary `Tool`s; their handlers live in `tooldeck.agent.builtins` and reach the
+running agent (sessions, memory files, the delegator) through their `ToolContext`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tooldeck.agent.builtins.clarify import clarify_output
+from tooldeck.agent.builtins.delegate import parse_tasks, render_results
+from tooldeck.agent.builtins.memory import MemoryFiles, memory_action
+from tooldeck.agent.builtins.present_files import present
+from tooldeck.agent.builtins.session_search import search_sessions
+from tooldeck.agent.builtins.todo import TodoStatus, todo_action
+from tooldeck.agent.services import services_of, tooldeck_home
+from tooldeck.agent.sessions import SessionStore
+from tooldeck.context import ToolContext
+from tooldeck.decorator import tool
+from tooldeck.execution.types import ToolOutput
+from tooldeck.tool import DescriptionContext
+
+
+@tool(toolset="todo", sequential=True)
+def todo(
+    action: Literal["list", "add", "update", "complete"],
+    items: list[str] | None = None,
+    id: int | None = None,
+    content: str | None = None,
+    status: TodoStatus | None = None,
+    context: ToolContext | None = None,
+) -> ToolOutput:
+    """Keep a task list for this session: plan multi-step work, then track it.
+
+    Args:
+        action: list the tasks, add new ones, update one (content or status), or complete one.
+        items: for add: the new tasks, one string each.
+        id: for update/complete: the task's number as shown by list.
+        content: for update: the new text of the task.
+        status: for update: pending, in_progress, completed or cancelled.
+    """
+    state = context.state if context is not None else {}
+    return todo_action(state, action, items=items or (), id=id, content=content, status=status)
+
+
+@tool(toolset="memory", sequential=True)
+def memory(
+    action: Literal["add", "replace", "remove", "read"],
+    target: Literal["memory", "user"] = "memory",
+    content: str | None = None,
+    old_text: str | None = None,
+    context: ToolContext | None = None,
+) -> str:
+    """Durable memory across sessions: your notes (target memory) and facts about the user (target user).
+
+    Save what will matter in later sessions (preferences, environment facts, lessons learned), not
+    task progress. Each file has a size cap; replace or remove entries when it is full. Changes
+    appear in your instructions from the next session on.
+
+    Args:
+        action: add an entry, replace or remove the entry containing old_text, or read a file.
+        target: memory (MEMORY.md, your notes) or user (USER.md, about the user).
+        content: for add/replace: the entry text.
+        old_text: for replace/remove: a unique piece of the entry to change.
+    """
+    services = services_of(context)
+    files = services.memory if services is not None else MemoryFiles(tooldeck_home())
+    return memory_action(files, action, target, content, old_text)
+
+
+@tool(toolset="session_search", read_only=True, idempotent=True)
+def session_search(query: str, limit: int = 5, context: ToolContext | None = None) -> str:
+    """Search the messages of past sessions (full text, ranked) to recall earlier work or decisions.
+
+    Args:
+        query: words to look for; any of them may match, better matches first.
+        limit: how many matching messages to return (1-50).
+    """
+    services = services_of(context)
+    if services is not None and services.store is not None:
+        return search_sessions(
+            services.store, query, limit=limit, current_session=context.session_id if context else None
+        )
+    with SessionStore(tooldeck_home() / "state.db") as store:
+        return search_sessions(store, query, limit=limit, current_session=None)
+
+
+@tool(toolset="clarify", interactive=True)
+def clarify(question: str, choices: list[str] | None = None) -> ToolOutput:
+    """Ask the user a question when the request is ambiguous or a decision is theirs to make.
+
+    The run stops here; the user's answer comes back as their next message.
+
+    Args:
+        question: the question, self-contained.
+        choices: optional answers to offer.
+    """
+    return clarify_output(question, choices)
+
+
+class DelegatedTask(BaseModel):
+    goal: str = Field(description="What the sub-agent must achieve.")
+    context: str = Field(default="", description="Everything it needs to know: it sees nothing else.")
+    toolsets: list[str] | None = Field(default=None, description="Toolsets it may use (default: all yours).")
+
+
+@tool(toolset="delegation")
+async def delegate_task(
+    goal: str | None = None,
+    context: str | None = None,
+    toolsets: list[str] | None = None,
+    tasks: list[DelegatedTask] | None = None,
+    ctx: ToolContext | None = None,
+) -> str:
+    """Hand work to sub-agents.
+
+    Args:
+        goal: one task for one sub-agent.
+        context: what that sub-agent needs to know; it does not see this conversation.
+        toolsets: toolsets it may use (default: all of yours except delegation).
+        tasks: several independent tasks, each {goal, context, toolsets}, run in parallel.
+    """
+    services = services_of(ctx)
+    if services is None or services.delegator is None:
+        raise ValueError(
+            "delegate_task runs sub-agents and works only inside an agent run (tooldeck run/chat)"
+        )
+    jobs = parse_tasks(goal, context, toolsets, tasks)
+    results = await services.delegator.run(jobs, parent_session=ctx.session_id if ctx else None)
+    return render_results(results)
+
+
+def _delegate_description(ctx: DescriptionContext) -> str:
+    limit = ctx.settings.get("delegation_max_concurrency", 3)
+    return (
+        "Hand work to sub-agents that run with a subset of your tools and report back. Give one `goal` "
+        f"(with `context`), or a `tasks` list for parallel work; at most {limit} sub-agents run at a time. "
+        "Sub-agents cannot delegate further or ask the user questions. Use it for independent, "
+        "self-contained pieces of work whose intermediate steps you do not need to see."
+    )
+
+
+delegate_task = delegate_task.with_options(description=_delegate_description)
+
+
+@tool(toolset="file")
+def present_files(paths: list[str], context: ToolContext | None = None) -> ToolOutput:
+    """Show files you produced to the user as results of this task (paths relative to the workspace).
+
+    Args:
+        paths: the files to present.
+    """
+    from pathlib import Path
+
+    workspace = context.workspace if context is not None and context.workspace is not None else Path.cwd()
+    state = context.state if context is not None else {}
+    return present(state, workspace, paths)
