@@ -190,19 +190,19 @@ def _check_name(name: object) -> None:
 
 
 def _check_parameters(name: str, schema: object) -> dict[str, Any]:
-    """Accept a JSON-schema object; return a (shallow) copy with `type: object` made explicit."""
+    """Accept a JSON-schema object; return its normalised copy with `type: object` made explicit."""
     if not isinstance(schema, Mapping):
         raise ToolDefinitionError(
             f"tool {name!r}: parameters must be a JSON-schema object (a dict), got {type(schema).__name__}"
         )
-    out = dict(schema)
-    kind = out.get("type", "object")
-    if kind != "object":
+    from tooldeck.dialects.normalize import normalize_parameters, normalize_type
+
+    kind = schema.get("type", "object")
+    if kind != "object" and normalize_type(kind)[0] != "object":  # "dict" and friends are objects
         raise ToolDefinitionError(
             f"tool {name!r}: parameters must be a JSON schema of type 'object', got type {kind!r}"
         )
-    out["type"] = "object"
-    props = out.get("properties", {})
+    props = schema.get("properties", {})
     if not isinstance(props, Mapping):
         raise ToolDefinitionError(f"tool {name!r}: parameters.properties must be an object")
     for key, sub in props.items():
@@ -210,13 +210,16 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
             raise ToolDefinitionError(
                 f"tool {name!r}: parameters.properties.{key} must be a schema object, got {type(sub).__name__}"
             )
-    required = out.get("required", [])
+    required = schema.get("required", [])
     if (
         not isinstance(required, Sequence)
         or isinstance(required, str)
         or not all(isinstance(r, str) for r in required)
     ):
         raise ToolDefinitionError(f"tool {name!r}: parameters.required must be a list of property names")
+    # Real-world forms (BFCL "dict"/"float" types, draft-04 exclusiveMinimum, ...) -> standard JSON Schema.
+    out = normalize_parameters(schema, tool=name)
+    out["type"] = "object"
     return out
 
 

@@ -1,31 +1,136 @@
-"""Provider dialects: render a loadout's exposed tools as a provider expects them (spec P)."""
+"""Provider dialects: render a loadout's exposed tools as a provider expects them (spec P).
+
+    render_loadout(loadout, "anthropic")          -> the `tools` array of a request
+    render_report(loadout, "openai", strict=True) -> per tool: payload, notes, strict reason
+    token_costs(loadout, "gemini")                -> per tool token counts (offline BPE)
+
+Four dialects (`openai` Chat Completions, `responses`, `anthropic`, `gemini`), each a
+`Dialect` subclass over one schema walker; provider quirks are sanitizers chosen by a model
+profile (`profile_for_model("kimi-k2")`). Renders are cached on the loadout under a key of
+everything they depend on (dialect, strict, profile); the returned lists are shared: do not
+mutate them.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from tooldeck.assembly.loadout import Loadout
+from tooldeck.dialects.anthropic import AnthropicDialect
+from tooldeck.dialects.base import Dialect, RenderedTool
+from tooldeck.dialects.gemini import GeminiDialect
+from tooldeck.dialects.normalize import NormalizedSchema, normalize_parameters
+from tooldeck.dialects.openai_chat import OpenAIChatDialect
+from tooldeck.dialects.openai_responses import OpenAIResponsesDialect
+from tooldeck.dialects.profiles import DEFAULT_PROFILE, ModelProfile, profile_for_model
+from tooldeck.dialects.tokens import ENCODINGS, EncodingName, count_tool
+from tooldeck.errors import TooldeckError
+
+if TYPE_CHECKING:
+    from tooldeck.assembly.loadout import Loadout
 
 DialectName = Literal["openai", "responses", "anthropic", "gemini"]
 
+DIALECTS: dict[str, type[Dialect]] = {
+    d.name: d for d in (OpenAIChatDialect, OpenAIResponsesDialect, AnthropicDialect, GeminiDialect)
+}
 
-def render_loadout(loadout: Loadout, dialect: str = "openai", *, strict: bool = False) -> list[dict[str, Any]]:
-    """The exposed tools of `loadout` as the `tools` array of a request in `dialect` (cached)."""
-    if dialect != "openai":
-        raise ValueError(f"unknown dialect {dialect!r}")
+__all__ = [
+    "DIALECTS",
+    "ENCODINGS",
+    "Dialect",
+    "DialectError",
+    "DialectName",
+    "ModelProfile",
+    "NormalizedSchema",
+    "RenderedTool",
+    "get_dialect",
+    "normalize_parameters",
+    "profile_for_model",
+    "render_loadout",
+    "render_report",
+    "token_costs",
+]
 
-    def build() -> list[dict[str, Any]]:
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": t.name,
-                    "description": loadout.description(t.name),
-                    "parameters": dict(t.parameters),
-                },
-            }
-            for t in loadout.exposed
-        ]
 
-    result: list[dict[str, Any]] = loadout.cached_render(("openai", strict), build)
+class DialectError(TooldeckError, ValueError):
+    """An unknown dialect name (or a tool that cannot be rendered in one)."""
+
+
+def _profile(profile: ModelProfile | str | None) -> ModelProfile:
+    if isinstance(profile, ModelProfile):
+        return profile
+    return profile_for_model(profile) if profile else DEFAULT_PROFILE
+
+
+def _check(dialect: str) -> type[Dialect]:
+    cls = DIALECTS.get(dialect)
+    if cls is None:
+        raise DialectError(f"unknown dialect {dialect!r}; known: {', '.join(DIALECTS)}")
+    return cls
+
+
+def get_dialect(
+    dialect: str = "openai", *, strict: bool = False, profile: ModelProfile | str | None = None
+) -> Dialect:
+    """A renderer for `dialect`; `profile` is a ModelProfile or a model name (`"kimi-k2"`)."""
+    return _check(dialect)(profile=_profile(profile), strict=strict)
+
+
+def render_report(
+    loadout: Loadout,
+    dialect: str = "openai",
+    *,
+    strict: bool = False,
+    profile: ModelProfile | str | None = None,
+) -> tuple[RenderedTool, ...]:
+    """Each exposed tool rendered, with what rendering changed and any strict-mode refusal (cached)."""
+    cls = _check(dialect)
+    prof = _profile(profile)
+    key = ("dialect-report", dialect, strict and cls.supports_strict, prof.key)
+
+    def build() -> tuple[RenderedTool, ...]:
+        renderer = cls(profile=prof, strict=strict)
+        return tuple(
+            renderer.render(t.name, loadout.description(t.name), t.parameters) for t in loadout.exposed
+        )
+
+    report: tuple[RenderedTool, ...] = loadout.cached_render(key, build)
+    return report
+
+
+def render_loadout(
+    loadout: Loadout,
+    dialect: str = "openai",
+    *,
+    strict: bool = False,
+    profile: ModelProfile | str | None = None,
+) -> list[dict[str, Any]]:
+    """The exposed tools of `loadout` as the `tools` array of a request in `dialect` (cached).
+
+    For Gemini the items are function declarations: send them as
+    `tools=[{"function_declarations": render_loadout(loadout, "gemini")}]`.
+    """
+    # The loadout's cache lock is not re-entrant: render the report first, then cache the list.
+    report = render_report(loadout, dialect, strict=strict, profile=profile)
+    key = ("dialect", dialect, strict, profile.key if isinstance(profile, ModelProfile) else profile)
+    result: list[dict[str, Any]] = loadout.cached_render(key, lambda: [r.payload for r in report])
     return result
+
+
+def token_costs(
+    loadout: Loadout,
+    dialect: str = "openai",
+    *,
+    strict: bool = False,
+    profile: ModelProfile | str | None = None,
+    encoding: EncodingName = "o200k_base",
+) -> dict[str, int]:
+    """Tokens of each exposed tool's rendered object, by tool name (cached)."""
+    cls = _check(dialect)
+    key = ("dialect-tokens", dialect, strict and cls.supports_strict, _profile(profile).key, encoding)
+
+    report = render_report(loadout, dialect, strict=strict, profile=profile)
+    costs: dict[str, int] = loadout.cached_render(
+        key, lambda: {r.name: count_tool(r.payload, encoding) for r in report}
+    )
+    return costs
