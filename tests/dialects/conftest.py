@@ -1,0 +1,40 @@
+"""Shared fixtures for dialect tests: the real schema corpora in ../shared/data."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(os.environ.get("TOOLDECK_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+LIVEMCP = DATA / "schemas" / "livemcp_tool_schemas.json"
+BFCL = DATA / "retrieval" / "bfcl_tools.json"
+
+
+def _load(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        # Only a user's clone without ../shared/data gets here; CI has the data.
+        pytest.skip(
+            f"benchmark data not found at {path} (clone ../shared/data beside the project to run this)"
+        )
+    data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+@pytest.fixture(scope="session")
+def livemcp_tools() -> list[dict[str, Any]]:
+    """The 527 LiveMCPBench tools as {server, name, description, inputSchema}."""
+    tools = _load(LIVEMCP)
+    assert len(tools) == 527
+    return tools
+
+
+@pytest.fixture(scope="session")
+def bfcl_tools() -> list[dict[str, Any]]:
+    """The 1,853 BFCL tools as {name, description, parameters} (non-standard types included)."""
+    tools = _load(BFCL)
+    assert len(tools) == 1853
+    return tools
