@@ -104,6 +104,7 @@ def test_recursive_pointer_is_detected_hoisted_or_cut() -> None:
     rendered = renderer.render("t", "d", TREE)
     assert any("recursive" in n for n in rendered.notes)
     items = rendered.payload["parameters"]["properties"]["root"]["properties"]["children"]["items"]
+    items = items["properties"]["children"]["items"]
     assert items["type"] == "object" and "recursive" in items["description"]
 
 
