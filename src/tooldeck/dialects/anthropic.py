@@ -16,8 +16,8 @@ from tooldeck.dialects.walk import WalkState
 
 
 class AnthropicSchema(JsonSchemaTransformer):
-    def root(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
-        return super().root(flatten_root_combinators(schema, state), state)
+    def prepare(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
+        return flatten_root_combinators(schema, state)
 
 
 class AnthropicDialect(Dialect):

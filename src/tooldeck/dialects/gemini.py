@@ -92,8 +92,10 @@ class GeminiSchema(SchemaTransformer):
             del schema["default"]
         return schema
 
+    def prepare(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
+        return flatten_root_combinators(schema, state)
+
     def root(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
-        schema = flatten_root_combinators(schema, state)
         schema["type"] = "object"
         schema.pop("nullable", None)
         return schema

@@ -9,7 +9,7 @@ branches in the renderers.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from tooldeck.dialects.keywords import JsonSchema
@@ -22,6 +22,9 @@ class Sanitizer:
     """Base: a no-op. Subclasses override `node` and/or `root` (they may change `schema` in place)."""
 
     name: ClassVar[str] = "sanitizer"
+
+    def prepare(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
+        return schema
 
     def node(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
         return schema
@@ -55,12 +58,11 @@ def flatten_root_combinators(
     out = {k: v for k, v in schema.items() if k not in present}
     props: dict[str, Any] = dict(out.get("properties") or {})
     required: list[str] = list(out.get("required") or [])
-    for branch in schema.get("allOf", ()):
-        if isinstance(branch, dict):
-            props.update({k: v for k, v in (branch.get("properties") or {}).items() if k not in props})
-            required += [r for r in branch.get("required", ()) if r not in required]
+    for branch in _branches(schema, "allOf", state):
+        props.update({k: v for k, v in (branch.get("properties") or {}).items() if k not in props})
+        required += [r for r in branch.get("required", ()) if r not in required]
     for key in ("anyOf", "oneOf"):
-        branches = [b for b in schema.get(key, ()) if isinstance(b, dict)]
+        branches = _branches(schema, key, state)
         common: set[str] | None = None
         for branch in branches:
             for name, sub in (branch.get("properties") or {}).items():
@@ -78,12 +80,25 @@ def flatten_root_combinators(
     return out
 
 
+def _branches(schema: JsonSchema, key: str, state: WalkState) -> list[Mapping[str, Any]]:
+    """The branches of a root combinator, a `$ref` branch read through to its target."""
+    out = []
+    for branch in schema.get(key, ()):
+        ref = branch.get("$ref") if isinstance(branch, Mapping) else None
+        if isinstance(ref, str):
+            name = state.def_name(ref)
+            branch = state.defs[name] if name is not None else state.resolve(ref)
+        if isinstance(branch, Mapping):
+            out.append(branch)
+    return out
+
+
 class TopLevelCombinators(Sanitizer):
     """OpenAI's Codex backend: no `allOf`/`anyOf`/`oneOf`/`enum`/`not` at the top of parameters."""
 
     name = "top-level-combinators"
 
-    def root(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
+    def prepare(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
         return flatten_root_combinators(schema, state, also=("enum", "not"))
 
 

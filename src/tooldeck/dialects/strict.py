@@ -167,7 +167,7 @@ class _Strict:
                 out[key] = value
             elif key != "default":
                 dropped.append(key)
-        if "default" in node:
+        if node.get("default") is not None:
             text = f"Default: {json.dumps(node['default'], ensure_ascii=False)}."
             old = out.get("description")
             out["description"] = f"{old} {text}" if isinstance(old, str) and old else text

@@ -30,6 +30,8 @@ _DEF_PREFIXES = ("#/$defs/", "#/definitions/")
 class Hook(Protocol):
     """A node rewrite that runs after the dialect's own (a provider sanitizer)."""
 
+    def prepare(self, schema: JsonSchema, state: WalkState) -> JsonSchema: ...
+
     def node(self, schema: JsonSchema, state: WalkState) -> JsonSchema: ...
 
     def root(self, schema: JsonSchema, state: WalkState) -> JsonSchema: ...
@@ -128,7 +130,9 @@ class SchemaTransformer:
     def transform(self, schema: Mapping[str, Any]) -> tuple[JsonSchema, list[str]]:
         """The rewritten schema and the notes (what was changed, dropped or cut, and why)."""
         state = WalkState(schema)
-        body = {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}
+        body = self.prepare({k: v for k, v in schema.items() if k not in ("$defs", "definitions")}, state)
+        for hook in self.hooks:
+            body = hook.prepare(body, state)
         out = self._walk(body, state, 0)
         while state.pending:
             name = state.pending.pop(0)
@@ -143,6 +147,10 @@ class SchemaTransformer:
         return out, state.notes
 
     # -- hooks -----------------------------------------------------------------------------
+
+    def prepare(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
+        """The root before the walk (its subschemas are still as written)."""
+        return schema
 
     def node(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
         return schema
