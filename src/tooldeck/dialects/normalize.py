@@ -60,6 +60,8 @@ def normalize_type(value: Any) -> tuple[Any, str | None]:
             return None, f"unknown type {value!r} treated as any type"
         return mapped, f"non-standard type {value!r} read as {mapped or 'any type'!r}"
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        if not value:
+            return None, "empty type list treated as any type"
         kinds: list[str] = []
         changed = False
         for item in value:
@@ -102,6 +104,9 @@ def _node(node: Any, path: str, notes: list[str], tool: str) -> Any:
         elif key in SUBSCHEMA_LIST:
             if not isinstance(value, list):
                 raise ToolDefinitionError(f"tool {tool!r}: {path}.{key} must be a list of schemas")
+            if not value:
+                notes.append(f"{path}: empty {key} dropped")
+                continue
             out[key] = [_node(v, f"{path}.{key}[{i}]", notes, tool) for i, v in enumerate(value)]
         elif key in SUBSCHEMA_MAP:
             if not isinstance(value, Mapping):
@@ -116,6 +121,14 @@ def _node(node: Any, path: str, notes: list[str], tool: str) -> Any:
         else:
             out[key] = value
     _fix_exclusive_bounds(out, path, notes)
+    if isinstance(out.get("items"), list):
+        # Draft-07 tuple form; JSON Schema 2020-12 (what providers read) spells it prefixItems.
+        tuple_items = out.pop("items")
+        if tuple_items:
+            out["prefixItems"] = tuple_items
+        if "additionalItems" in out:
+            out["items"] = out.pop("additionalItems")
+        notes.append(f"{path}: tuple-form items rewritten as prefixItems")
     props = node.get("properties")
     if isinstance(props, Mapping):
         _fold_property_flags(out, props, path, notes)

@@ -115,6 +115,21 @@ def is_false_schema(node: Any) -> bool:
     return node is False or (isinstance(node, dict) and len(node) == 1 and node.get("not") == {})
 
 
+def _read_through_root_ref(body: JsonSchema, state: WalkState) -> JsonSchema:
+    """`{"$ref": "#/$defs/Model", "$defs": ...}` at the top (pydantic does this): use the target."""
+    for _ in range(8):
+        ref = body.get("$ref")
+        if not isinstance(ref, str):
+            return body
+        rest = {k: v for k, v in body.items() if k != "$ref"}
+        name = state.def_name(ref)
+        target = None if ref == "#" else state.defs[name] if name is not None else state.resolve(ref)
+        body = {**target, **rest} if isinstance(target, Mapping) else rest
+        state.note(f"top-level reference {ref!r} read through")
+    body.pop("$ref", None)
+    return body
+
+
 class SchemaTransformer:
     """Rebuild a schema bottom-up; subclasses override `node`, `ref_node` and `root`."""
 
@@ -130,7 +145,10 @@ class SchemaTransformer:
     def transform(self, schema: Mapping[str, Any]) -> tuple[JsonSchema, list[str]]:
         """The rewritten schema and the notes (what was changed, dropped or cut, and why)."""
         state = WalkState(schema)
-        body = self.prepare({k: v for k, v in schema.items() if k not in ("$defs", "definitions")}, state)
+        body = _read_through_root_ref(
+            {k: v for k, v in schema.items() if k not in ("$defs", "definitions")}, state
+        )
+        body = self.prepare(body, state)
         for hook in self.hooks:
             body = hook.prepare(body, state)
         out = self._walk(body, state, 0)
@@ -200,11 +218,10 @@ class SchemaTransformer:
                     out[key] = self._walk(value, state, down)
             elif key in SUBSCHEMA_LIST:
                 items = value if isinstance(value, list) else [value]
-                walked = [self._walk(v, state, down) for v in items if not is_false_schema(v)]
-                # A never-matching branch adds nothing to a union (zod's `{"not": {}}`).
-                if key in ("anyOf", "oneOf") and not walked:
-                    walked = [self._walk(False, state, down)]
-                out[key] = walked
+                if key in ("anyOf", "oneOf"):
+                    # A never-matching branch adds nothing to a union (zod's `{"not": {}}`).
+                    items = [v for v in items if not is_false_schema(v)] or [False]
+                out[key] = [self._walk(v, state, down) for v in items]
             elif key in SUBSCHEMA_MAP:
                 if isinstance(value, Mapping):
                     out[key] = {n: self._walk(s, state, down) for n, s in value.items()}
