@@ -260,7 +260,7 @@ class Executor:
         if refused is not None:
             return refused
         tool = vc.tool
-        timeout = tool.timeout or self.settings.default_timeout_s
+        timeout = self.settings.timeout_for(tool.timeout)
         cancel_event = threading.Event() if not tool.is_async or tool.context_param else None
         context = self._context(vc, batch, cancel_event) if tool.context_param else None
         deadline = asyncio.timeout(timeout)

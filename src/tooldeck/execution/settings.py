@@ -20,6 +20,8 @@ class ExecutionSettings:
 
     # Seconds a call may run when its tool sets no `timeout`.
     default_timeout_s: float = 120.0
+    # An upper bound on every call's timeout, even a tool's own (e.g. `tooldeck call --timeout`).
+    timeout_cap_s: float | None = None
     # Calls of one batch running at the same time.
     max_concurrency: int = 8
     # Result size (characters) above which a result is cut and kept aside; a tool may set its own.
@@ -38,6 +40,8 @@ class ExecutionSettings:
     def __post_init__(self) -> None:
         if not self.default_timeout_s > 0:
             raise ValueError(f"default_timeout_s must be > 0, got {self.default_timeout_s}")
+        if self.timeout_cap_s is not None and not self.timeout_cap_s > 0:
+            raise ValueError(f"timeout_cap_s must be > 0, got {self.timeout_cap_s}")
         if self.max_concurrency < 1:
             raise ValueError(f"max_concurrency must be >= 1, got {self.max_concurrency}")
         if self.max_result_chars < 1:
@@ -54,6 +58,10 @@ class ExecutionSettings:
             workspace=str(config.resolve_path(config.sandbox.workspace)),
         )
         return replace(base, **overrides) if overrides else base
+
+    def timeout_for(self, tool_timeout: float | None) -> float:
+        timeout = tool_timeout or self.default_timeout_s
+        return min(timeout, self.timeout_cap_s) if self.timeout_cap_s is not None else timeout
 
     def promoted_names(self) -> Collection[str]:
         return self.promoted() if callable(self.promoted) else self.promoted
