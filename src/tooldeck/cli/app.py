@@ -17,7 +17,17 @@ app = typer.Typer(
 )
 
 # Command modules register on `app` when imported; keep this list in one place.
-from tooldeck.cli import bench_assembly, bench_cmd, bench_dialects, call_cmd, explain_cmd, tools_cmd  # noqa: E402, F401
+from tooldeck.cli import (  # noqa: E402, F401
+    bench_assembly,
+    bench_cmd,
+    bench_dialects,
+    call_cmd,
+    chat_cmd,
+    explain_cmd,
+    run_cmd,
+    sessions_cmd,
+    tools_cmd,
+)
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ running agent (sessions, memory files, the delegator) through their `ToolContext
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -42,7 +42,9 @@ def todo(
         status: for update: pending, in_progress, completed or cancelled.
     """
     state = context.state if context is not None else {}
-    return todo_action(state, action, items=items or (), id=id, content=content, status=status)
+    return _applied(
+        state, todo_action(state, action, items=items or (), id=id, content=content, status=status)
+    )
 
 
 @tool(toolset="memory", sequential=True)
@@ -145,7 +147,7 @@ def _delegate_description(ctx: DescriptionContext) -> str:
 delegate_task = delegate_task.with_options(description=_delegate_description)
 
 
-@tool(toolset="file")
+@tool(toolset="file", sequential=True)
 def present_files(paths: list[str], context: ToolContext | None = None) -> ToolOutput:
     """Show files you produced to the user as results of this task (paths relative to the workspace).
 
@@ -156,4 +158,12 @@ def present_files(paths: list[str], context: ToolContext | None = None) -> ToolO
 
     workspace = context.workspace if context is not None and context.workspace is not None else Path.cwd()
     state = context.state if context is not None else {}
-    return present(state, workspace, paths)
+    return _applied(state, present(state, workspace, paths))
+
+
+def _applied(state: dict[str, Any], output: ToolOutput) -> ToolOutput:
+    """Write the update through to the batch's state as well as returning it: a later call in the
+    same batch (these tools are sequential) must see it before the loop merges the results."""
+    if output.update:
+        state.update(output.update)
+    return output

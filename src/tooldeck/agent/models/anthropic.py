@@ -104,10 +104,10 @@ class AnthropicModel:
         loadout = request.loadout
         if loadout is not None and loadout.exposed:
             if request.allow_tools:
-                body["tools"] = render_tools(loadout, "anthropic", strict=self.settings.strict_tools)
+                body["tools"] = render_tools(loadout, "anthropic", self.settings)
             elif _has_tool_blocks(messages):
                 # The API rejects tool blocks in the history without tool definitions.
-                body["tools"] = render_tools(loadout, "anthropic", strict=self.settings.strict_tools)
+                body["tools"] = render_tools(loadout, "anthropic", self.settings)
                 body["tool_choice"] = {"type": "none"}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature

@@ -16,7 +16,7 @@ from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
 from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.retry import call_with_retries
-from tooldeck.dialects import render_loadout
+from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.execution.types import ToolCall
 
 
@@ -82,7 +82,7 @@ class OpenAIChatModel:
             "messages": chat_messages(request.system, tuple(request.messages)),
         }
         if request.loadout is not None and request.allow_tools and request.loadout.exposed:
-            body["tools"] = render_loadout(request.loadout, "openai", strict=self.settings.strict_tools)
+            body["tools"] = render_tools(request.loadout, "openai", self.settings)
         if self.settings.max_tokens is not None:
             body["max_tokens"] = self.settings.max_tokens
         if self.settings.temperature is not None:

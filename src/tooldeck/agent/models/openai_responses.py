@@ -73,7 +73,7 @@ class OpenAIResponsesModel:
         if request.system:
             body["instructions"] = request.system
         if request.loadout is not None and request.allow_tools and request.loadout.exposed:
-            body["tools"] = render_tools(request.loadout, "responses", strict=self.settings.strict_tools)
+            body["tools"] = render_tools(request.loadout, "responses", self.settings)
         if self.settings.max_tokens is not None:
             body["max_output_tokens"] = self.settings.max_tokens
         if self.settings.temperature is not None:
