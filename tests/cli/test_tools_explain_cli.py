@@ -134,7 +134,8 @@ def test_a_hung_check_costs_only_the_budget_and_the_process_exits(tmp_path: Path
     assert proc.returncode == 0, proc.stderr
     hung = tmp_path / "hung.yaml"
     hung.write_text(
-        'tools: [{use: "td_cli_tools:echo"}, {use: "td_cli_tools:stuck"}]\nchecks: {budget_ms: 300}\n'
+        'tools: [{use: "td_cli_tools:echo"}, {use: "td_cli_tools:stuck"}]\n'
+        "platform_toolsets: {cli: [demo]}\nchecks: {budget_ms: 300}\n"
     )
     started = time.monotonic()
     proc = tooldeck("tools", "--config", str(hung), "--json", timeout=20)  # a hang would raise TimeoutExpired
