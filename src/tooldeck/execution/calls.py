@@ -66,11 +66,16 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
     return value
 
 
+_PARTIAL_TOKEN = re.compile(r"[^\s,:\[\]{}]*")
+
+
 def _json_problem(text: str, exc: json.JSONDecodeError) -> str:
     pos = exc.pos
     near = text[max(0, pos - 20) : pos + 20].replace("\n", " ")
     where = f"line {exc.lineno}, column {exc.colno} (char {pos})"
-    if pos >= len(text) - 1 and _unclosed(text):
+    # Cut off: brackets still open, and the error is in the last (partial) token, not earlier.
+    last_token = exc.msg.startswith("Unterminated string") or _PARTIAL_TOKEN.fullmatch(text[pos:]) is not None
+    if last_token and _unclosed(text):
         return (
             f"arguments JSON is truncated: it ends at char {len(text)} before the object is complete "
             f"({exc.msg} at {where}); the call was not run - send the complete arguments"

@@ -1,0 +1,229 @@
+"""X4 and X6: running handlers (async, sync in daemon threads), timeouts, error envelopes, events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+
+import pytest
+
+from tooldeck import Tool, ToolContext, tool
+from tooldeck.execution.events import CollectingSink
+from tooldeck.execution.executor import Executor
+from tooldeck.execution.settings import ExecutionSettings
+from tooldeck.execution.types import ToolFailure, ToolOutput, ToolUnavailableError
+
+from .helpers import call, loadout, one, run
+
+ERROR_TYPES = {
+    "invalid_arguments",
+    "unknown_tool",
+    "timeout",
+    "tool_error",
+    "denied",
+    "not_promoted",
+    "unavailable",
+    "cancelled",
+}
+
+
+@tool
+async def async_add(a: int, b: int) -> int:
+    """Add."""
+    await asyncio.sleep(0)
+    return a + b
+
+
+@tool
+def thread_name() -> str:
+    """Which thread runs me."""
+    t = threading.current_thread()
+    return f"{t.name} daemon={t.daemon}"
+
+
+@tool(timeout=0.3)
+def sleeps_forever() -> str:
+    """Never returns."""
+    threading.Event().wait()
+    return "unreachable"
+
+
+@tool(timeout=0.3)
+async def async_sleeps_forever() -> str:
+    """Never returns."""
+    await asyncio.Event().wait()
+    return "unreachable"
+
+
+@tool
+def boom(secret: str = "s3cret") -> str:
+    """Raises."""
+    raise ValueError(f"bad value near {secret[:1]}")
+
+
+@tool
+def own_timeout() -> str:
+    """A socket-style TimeoutError of the tool itself."""
+    raise TimeoutError("upstream timed out")
+
+
+def test_async_handlers_are_awaited_on_the_loop() -> None:
+    assert one(Executor(loadout(async_add)), "async_add", {"a": "2", "b": 3}).content == "5"
+
+
+def test_sync_handlers_run_in_daemon_worker_threads() -> None:
+    content = one(Executor(loadout(thread_name)), "thread_name").content
+    assert "daemon=True" in content
+    assert "MainThread" not in content
+
+
+@pytest.mark.parametrize("hang", [sleeps_forever, async_sleeps_forever])
+def test_a_handler_that_never_returns_times_out_in_time(hang: Tool) -> None:
+    start = time.monotonic()
+    result = one(Executor(loadout(hang)), hang.name)
+    elapsed = time.monotonic() - start
+    assert result.error is not None and result.error.type == "timeout"
+    assert "0.3 s" in result.error.message and result.error.retryable
+    assert elapsed < 1.5
+
+
+def test_default_timeout_applies_when_the_tool_sets_none() -> None:
+    @tool
+    def slow() -> str:
+        """Slow."""
+        time.sleep(5)
+        return "late"
+
+    start = time.monotonic()
+    result = one(Executor(loadout(slow), settings=ExecutionSettings(default_timeout_s=0.2)), "slow")
+    assert result.error is not None and result.error.type == "timeout"
+    assert time.monotonic() - start < 1.5
+
+
+def test_timeout_cap_bounds_a_tools_own_longer_timeout() -> None:
+    long = sleeps_forever.with_options(timeout=60)
+    start = time.monotonic()
+    result = one(Executor(loadout(long), settings=ExecutionSettings(timeout_cap_s=0.2)), long.name)
+    assert result.error is not None and result.error.type == "timeout"
+    assert time.monotonic() - start < 1.5
+
+
+def test_the_cancel_event_of_a_timed_out_sync_call_is_set() -> None:
+    seen: list[threading.Event] = []
+    stopped = threading.Event()
+
+    @tool(timeout=0.2)
+    def polite(context: ToolContext) -> str:
+        """Polls its cancel flag."""
+        seen.append(context.cancelled)
+        while not context.cancelled.wait(0.01):
+            pass
+        stopped.set()
+        return "stopped"
+
+    assert one(Executor(loadout(polite)), "polite").error is not None
+    assert stopped.wait(2)
+
+
+def test_exceptions_become_tool_errors_without_a_traceback_for_the_model() -> None:
+    sink = CollectingSink()
+    result = one(Executor(loadout(boom), events=sink), "boom")
+    assert result.error is not None and result.error.type == "tool_error"
+    assert "ValueError: bad value near s" in result.error.message
+    assert "Traceback" not in result.content and "File " not in result.content
+    finished = [e for e in sink.of("id-boom") if e.kind == "finished"]
+    assert len(finished) == 1 and finished[0].traceback is not None
+    assert "Traceback" in finished[0].traceback and "raise ValueError" in finished[0].traceback
+
+
+def test_a_tools_own_timeout_error_is_a_tool_error_not_ours() -> None:
+    result = one(Executor(loadout(own_timeout)), "own_timeout")
+    assert result.error is not None and result.error.type == "tool_error"
+    assert "upstream timed out" in result.error.message
+
+
+def test_tool_failure_controls_the_envelope() -> None:
+    @tool
+    def picky() -> str:
+        """Fails cleanly."""
+        raise ToolFailure("the index is rebuilding, try in a minute", retryable=True)
+
+    @tool
+    def gone() -> str:
+        """Dependency missing."""
+        raise ToolUnavailableError("server github is down")
+
+    r1 = one(Executor(loadout(picky)), "picky")
+    assert r1.error is not None and (r1.error.type, r1.error.retryable) == ("tool_error", True)
+    assert r1.error.message == "the index is rebuilding, try in a minute"
+    r2 = one(Executor(loadout(gone)), "gone")
+    assert r2.error is not None and r2.error.type == "unavailable"
+
+
+def test_the_envelope_has_exactly_the_documented_shape() -> None:
+    result = one(Executor(loadout(boom)), "boom")
+    envelope = json.loads(result.content)
+    assert set(envelope) == {"error"}
+    assert set(envelope["error"]) == {"type", "message", "tool", "retryable"}
+    assert envelope["error"]["type"] in ERROR_TYPES
+    assert envelope["error"]["tool"] == "boom"
+    assert isinstance(envelope["error"]["retryable"], bool)
+
+
+def test_events_started_validated_finished_with_duration_and_outcome() -> None:
+    sink = CollectingSink()
+    ex = Executor(loadout(async_add, boom), events=sink)
+    one(ex, "async_add", {"a": 1, "b": 2})
+    one(ex, "boom")
+    assert sink.kinds("id-async_add") == ["started", "validated", "finished"]
+    done = sink.of("id-async_add")[-1]
+    assert done.outcome == "ok" and done.duration_s is not None and done.duration_s >= 0
+    assert sink.of("id-boom")[-1].outcome == "tool_error"
+
+
+def test_tool_output_carries_updates_and_interrupts() -> None:
+    @tool
+    def present(paths: list[str]) -> ToolOutput:
+        """State update."""
+        return ToolOutput(f"presented {len(paths)}", update={"artifacts": paths})
+
+    @tool
+    def clarify(question: str) -> ToolOutput:
+        """Control flow."""
+        return ToolOutput("asked", interrupt={"question": question})
+
+    ex = Executor(loadout(present, clarify))
+    r1 = one(ex, "present", {"paths": ["a.txt"]})
+    assert (r1.content, r1.update) == ("presented 1", {"artifacts": ["a.txt"]})
+    r2 = one(ex, "clarify", {"question": "which one?"})
+    assert r2.interrupt == {"question": "which one?"}
+
+
+def test_handlers_may_take_the_context_with_run_state() -> None:
+    @tool
+    def remember(note: str, ctx: ToolContext) -> str:
+        """Writes to the run state."""
+        ctx.state.setdefault("notes", []).append(note)
+        return f"{ctx.call_id} {ctx.tool_name} {ctx.session_id}"
+
+    state: dict[str, object] = {}
+    ex = Executor(loadout(remember), session_id="s1")
+    [r] = run(ex, [call("remember", {"note": "x"}, "c9")], state=state)
+    assert r.content == "c9 remember s1"
+    assert state == {"notes": ["x"]}
+
+
+def test_non_string_results_are_json() -> None:
+    t = Tool(name="d", description="d", parameters={"type": "object"}, handler=lambda a: {"k": [1, None]})
+    assert json.loads(one(Executor(loadout(t)), "d").content) == {"k": [1, None]}
+
+
+def test_execute_sync_works_inside_a_running_loop() -> None:
+    ex = Executor(loadout(async_add))
+
+    async def main() -> str:
+        return ex.execute_sync([call("async_add", {"a": 1, "b": 1})])[0].content
+
+    assert asyncio.run(main()) == "2"
