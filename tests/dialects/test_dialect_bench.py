@@ -19,10 +19,7 @@ def test_bench_dialects_json(livemcp_tools: list[dict[str, Any]]) -> None:
     for row in out["dialects"]:
         assert row["tooldeck_us_per_schema"] > 0
         assert row["hermes_us_per_schema"] > 0
-        assert (
-            row["ratio"] == round(row["hermes_us_per_schema"] / row["tooldeck_us_per_schema"], 2)
-            or abs(row["ratio"] - row["hermes_us_per_schema"] / row["tooldeck_us_per_schema"]) < 0.02
-        )
+        assert abs(row["ratio"] - row["hermes_us_per_schema"] / row["tooldeck_us_per_schema"]) < 0.05
         assert row["warm_render_us"] > 0
     # Literal defaults: tooldeck keeps every one; Hermes's sanitizer rewrites the chart tool's
     # list-of-colours default into schema dicts (its issue #55077).
@@ -37,7 +34,7 @@ def test_bench_dialects_json(livemcp_tools: list[dict[str, Any]]) -> None:
     assert set(out["targets"]) == {"faster_than_hermes", "warm_under_50us"}
 
 
-def test_bench_dialects_table_and_bad_path() -> None:
+def test_bench_dialects_table_and_bad_path(livemcp_tools: list[dict[str, Any]]) -> None:
     proc = tooldeck(
         "bench", "dialects", "--rounds", "1", "--no-hermes", "--schemas", str(LIVEMCP), timeout=600
     )
