@@ -1,0 +1,130 @@
+"""Building blocks for agent tests: small tools, a deck over them, an Agent talking to the
+scripted server through a real SDK."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from support.scripted_server import ScriptedServer
+from tooldeck import tool
+from tooldeck.agent.builtins.memory import MemoryFiles
+from tooldeck.agent.events import EventLog
+from tooldeck.agent.models.base import ModelSettings, Provider
+from tooldeck.agent.models.factory import make_model
+from tooldeck.agent.runtime import Agent, AgentSettings
+from tooldeck.agent.sessions import SessionStore
+from tooldeck.assembly.loadout import Loadout
+from tooldeck.config import parse_config
+from tooldeck.deck import Deck
+from tooldeck.execution.settings import ExecutionSettings
+from tooldeck.tool import Tool
+
+PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")
+
+
+@tool(toolset="math")
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool(toolset="math")
+def explode(message: str) -> str:
+    """Always fails, with `message`."""
+    raise RuntimeError(message)
+
+
+class Gauge:
+    """Counts calls in flight and remembers the peak (for concurrency assertions)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = 0
+        self.peak = 0
+
+    def __enter__(self) -> None:
+        with self.lock:
+            self.now += 1
+            self.peak = max(self.peak, self.now)
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.now -= 1
+
+
+SLOW_GAUGE = Gauge()
+
+
+@tool(toolset="slow")
+async def slow_echo(text: str, seconds: float = 0.2) -> str:
+    """Echo `text` after a pause."""
+    with SLOW_GAUGE:
+        await asyncio.sleep(seconds)
+    return text
+
+
+@tool(toolset="slow")
+def sync_sleep(seconds: float) -> str:
+    """Sleep in a worker thread."""
+    time.sleep(seconds)
+    return "slept"
+
+
+@tool(toolset="danger", requires_approval=True)
+def launch(target: str) -> str:
+    """Launch something that needs the user's approval."""
+    return f"launched {target}"
+
+
+TEST_TOOLS: list[Tool] = [add, explode, slow_echo, sync_sleep, launch]
+
+
+def deck_with(toolsets: Sequence[str], **config: Any) -> Deck:
+    """A deck with the built-in tools plus TEST_TOOLS, exposing only `toolsets` on platform cli."""
+    data = {"platform_toolsets": {"cli": list(toolsets)}, **config}
+    return Deck.from_config(parse_config(data), extra_tools=TEST_TOOLS)
+
+
+def loadout_of(toolsets: Sequence[str], **config: Any) -> Loadout:
+    return deck_with(toolsets, **config).loadout()
+
+
+def settings_for(
+    server: ScriptedServer, provider: Provider, *, stream: bool = False, **kw: Any
+) -> ModelSettings:
+    # Anthropic takes the host root; pass the /v1 form to prove it is tolerated.
+    kw.setdefault("retry_initial_s", 0.01)
+    return ModelSettings(
+        provider=provider, model="scripted-model", base_url=server.openai_url, stream=stream, **kw
+    )
+
+
+def make_agent(
+    server: ScriptedServer,
+    provider: Provider,
+    home: Path,
+    toolsets: Sequence[str] = ("math",),
+    *,
+    stream: bool = False,
+    max_iterations: int = 90,
+    events: EventLog | None = None,
+    loadout: Loadout | None = None,
+    **agent_settings: Any,
+) -> tuple[Agent, EventLog]:
+    log = events or EventLog()
+    agent = Agent(
+        loadout or loadout_of(toolsets),
+        make_model(settings_for(server, provider, stream=stream)),
+        store=SessionStore(home / "state.db"),
+        memory=MemoryFiles(home),
+        settings=AgentSettings(max_iterations=max_iterations, **agent_settings),
+        execution=ExecutionSettings(workspace=str(home)),
+        events=log,
+        home=home,
+    )
+    return agent, log
