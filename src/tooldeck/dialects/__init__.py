@@ -22,6 +22,7 @@ from tooldeck.dialects.normalize import NormalizedSchema, normalize_parameters
 from tooldeck.dialects.openai_chat import OpenAIChatDialect
 from tooldeck.dialects.openai_responses import OpenAIResponsesDialect
 from tooldeck.dialects.profiles import DEFAULT_PROFILE, ModelProfile, profile_for_model
+from tooldeck.dialects.report import ToolCost, token_table, tool_costs
 from tooldeck.dialects.tokens import ENCODINGS, EncodingName, count_tool
 from tooldeck.errors import TooldeckError
 
@@ -43,12 +44,15 @@ __all__ = [
     "ModelProfile",
     "NormalizedSchema",
     "RenderedTool",
+    "ToolCost",
     "get_dialect",
     "normalize_parameters",
     "profile_for_model",
     "render_loadout",
     "render_report",
     "token_costs",
+    "token_table",
+    "tool_costs",
 ]
 
 
