@@ -134,7 +134,7 @@ def test_iteration_budget_ends_with_one_call_without_tools(
         Turn(calls=[("add", {"a": 3, "b": 3})]),
         Turn(text="Summary: I added three pairs."),
     )
-    result, convo, log = run_turn(scripted_server, provider, stream, home, max_iterations=3)
+    result, _, log = run_turn(scripted_server, provider, stream, home, max_iterations=3)
     assert result.status == "budget_exhausted"
     assert result.text == "Summary: I added three pairs."
     assert len(scripted_server.requests) == 4
