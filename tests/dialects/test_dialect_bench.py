@@ -6,10 +6,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from ..cli.clirun import tooldeck
 from .conftest import LIVEMCP
 
 
+# A fresh machine first builds the Hermes venv (pip install hermes-agent==0.19.0).
+@pytest.mark.timeout(900)
 def test_bench_dialects_json(livemcp_tools: list[dict[str, Any]]) -> None:
     proc = tooldeck("bench", "dialects", "--rounds", "1", "--json", "--schemas", str(LIVEMCP), timeout=900)
     assert proc.returncode == 0, proc.stderr

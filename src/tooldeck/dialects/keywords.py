@@ -34,13 +34,8 @@ SUBSCHEMA_LIST: Final = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SUBSCHEMA_MAP: Final = frozenset(
     {"$defs", "definitions", "dependentSchemas", "patternProperties", "properties"}
 )
-# Keywords whose values are data, never schemas: copied as they are.
-LITERAL: Final = frozenset({"const", "default", "enum", "example", "examples", "required"})
-
-# Annotations: they describe, they do not constrain. Dialects may drop them freely.
-ANNOTATIONS: Final = frozenset(
-    {"$comment", "$id", "$schema", "deprecated", "examples", "readOnly", "title", "writeOnly"}
-)
+# Every other keyword's value is data, never a schema: `const`, `default`, `enum`, `examples`,
+# `required`... are copied as they are.
 
 JSON_TYPES: Final = frozenset({"array", "boolean", "integer", "null", "number", "object", "string"})
 
@@ -79,7 +74,3 @@ TYPE_ALIASES: Final[dict[str, str | None]] = {
     "": None,
 }
 
-
-def subschemas(key: str, value: Any) -> bool:
-    """Whether `value`, found under `key` in a schema, holds subschemas to walk."""
-    return key in SUBSCHEMA or key in SUBSCHEMA_LIST or key in SUBSCHEMA_MAP
