@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -95,21 +95,25 @@ def test_every_failing_field_is_reported() -> None:
     assert len(errors) == 3
 
 
+@settings(deadline=None)
 @given(st.integers())
 def test_integers_sent_as_strings_coerce_back(n: int) -> None:
     assert ok({"count": str(abs(n))})["count"] == abs(n)
 
 
+@settings(deadline=None)
 @given(st.floats(allow_nan=False, allow_infinity=False))
 def test_numbers_sent_as_strings_coerce_back(x: float) -> None:
     assert ok({"count": 0, "ratio": repr(x)})["ratio"] == x
 
 
+@settings(deadline=None)
 @given(st.booleans(), st.sampled_from([str.lower, str.upper, str.title]))
 def test_booleans_sent_as_strings_coerce_back(b: bool, case: Any) -> None:
     assert ok({"count": 0, "flag": case(str(b))})["flag"] is b
 
 
+@settings(deadline=None)
 @given(st.text(max_size=10).filter(lambda s: s.strip().lower() not in ("true", "false")))
 def test_other_strings_are_not_booleans(s: str) -> None:
     assert errors_of({"count": 0, "flag": s})

@@ -93,6 +93,9 @@ async def run_process(
         kill_group(proc.pid, grace_s=0)
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
+        # Reap the child and close its pipes before passing the cancellation on.
+        with contextlib.suppress(OSError):
+            await proc.communicate()
         raise
     return ProcessResult(proc.returncode, _decode(out), _decode(err))
 

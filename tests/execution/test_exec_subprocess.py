@@ -1,0 +1,109 @@
+"""Subprocess tools: the whole process group dies on timeout or cancellation (real processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+from tooldeck import tool
+from tooldeck.execution.executor import Executor
+from tooldeck.execution.subprocess import run_process, run_process_sync
+
+from .helpers import loadout, one
+
+# A shell that starts a grandchild and records its pid, then waits forever.
+SPAWN = 'sleep 300 & echo $! > "$1"; wait'
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead for our purposes (its parent, the killed shell, cannot reap it yet).
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def wait_for_pid(path: Path) -> int:
+    for _ in range(200):
+        if path.exists() and path.read_text().strip():
+            return int(path.read_text())
+        time.sleep(0.01)
+    raise AssertionError("the child never wrote its pid")
+
+
+def gone_soon(pid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_sync_run_returns_output() -> None:
+    done = run_process_sync([sys.executable, "-c", "print('hi'); import sys; sys.exit(3)"])
+    assert (done.returncode, done.stdout.strip(), done.ok) == (3, "hi", False)
+
+
+def test_sync_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    start = time.monotonic()
+    done = run_process_sync(["sh", "-c", SPAWN, "sh", str(pidfile)], timeout=0.5)
+    assert done.timed_out
+    assert time.monotonic() - start < 3
+    assert gone_soon(wait_for_pid(pidfile))
+
+
+def test_async_timeout_and_cancellation_kill_the_process_group(tmp_path: Path) -> None:
+    async def main() -> None:
+        pid1 = tmp_path / "p1"
+        done = await run_process(["sh", "-c", SPAWN, "sh", str(pid1)], timeout=0.3)
+        assert done.timed_out
+        assert gone_soon(wait_for_pid(pid1))
+        pid2 = tmp_path / "p2"
+        task = asyncio.create_task(run_process(["sh", "-c", SPAWN, "sh", str(pid2)]))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        assert gone_soon(wait_for_pid(pid2))
+
+    asyncio.run(main())
+
+
+def test_an_executor_timeout_kills_a_sync_tools_subprocess_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+
+    @tool(timeout=0.4)
+    def long_job() -> str:
+        """Runs a shell that never ends."""
+        return run_process_sync(["sh", "-c", SPAWN, "sh", str(pidfile)]).stdout
+
+    start = time.monotonic()
+    result = one(Executor(loadout(long_job)), "long_job")
+    assert result.error is not None and result.error.type == "timeout"
+    assert time.monotonic() - start < 2
+    assert gone_soon(wait_for_pid(pidfile))
+
+
+def test_an_executor_timeout_kills_an_async_tools_subprocess_group(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+
+    @tool(timeout=0.4)
+    async def long_job() -> str:
+        """Runs a shell that never ends."""
+        return (await run_process(["sh", "-c", SPAWN, "sh", str(pidfile)])).stdout
+
+    result = one(Executor(loadout(long_job)), "long_job")
+    assert result.error is not None and result.error.type == "timeout"
+    assert gone_soon(wait_for_pid(pidfile))
