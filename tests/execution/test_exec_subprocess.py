@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -72,10 +73,8 @@ def test_async_timeout_and_cancellation_kill_the_process_group(tmp_path: Path) -
         task = asyncio.create_task(run_process(["sh", "-c", SPAWN, "sh", str(pid2)]))
         await asyncio.sleep(0.3)
         task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass
         assert gone_soon(wait_for_pid(pid2))
 
     asyncio.run(main())
