@@ -13,6 +13,7 @@ assert which tools were offered and which tool results came back.
 from __future__ import annotations
 
 import itertools
+import re
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -76,8 +77,8 @@ class ScriptedModel:
             raise step
         result = step if isinstance(step, ModelReply) else step(request)
         if self._stream and events is not None and result.message.content:
-            for word in result.message.content.split(" "):
-                events(TextDelta(word + " "))
+            for piece in re.findall(r"\S+\s*|\s+", result.message.content):
+                events(TextDelta(piece))
         if result.usage == Usage():
             chars = sum(len(m.content) for m in request.messages)
             result = ModelReply(
