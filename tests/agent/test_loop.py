@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.agent_kit import deck_with, loadout_of
 
+from support.agent_kit import deck_with, loadout_of
 from tooldeck import ToolContext, tool
 from tooldeck.agent import AgentLoop, Conversation, ScriptedModel, ToolView, call, reply
 from tooldeck.agent.events import EventLog, StateUpdated, TurnInterrupted
@@ -23,9 +23,13 @@ from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ToolCall, ToolOutput, ToolResult
 
 
-def make_loop(model: ScriptedModel, loadout: Loadout, convo: Conversation, **kw: Any) -> tuple[AgentLoop, EventLog]:
+def make_loop(
+    model: ScriptedModel, loadout: Loadout, convo: Conversation, **kw: Any
+) -> tuple[AgentLoop, EventLog]:
     log = EventLog()
-    settings = ExecutionSettings(promoted=lambda: promoted_names(convo.state, loadout), workspace=kw.pop("ws", None))
+    settings = ExecutionSettings(
+        promoted=lambda: promoted_names(convo.state, loadout), workspace=kw.pop("ws", None)
+    )
     runner = Executor(loadout, settings=settings, session_id=convo.session_id)
     return AgentLoop(model, runner=runner, tools=ToolView(loadout), events=log, **kw), log
 
@@ -40,7 +44,10 @@ def test_a_reply_without_tool_calls_ends_the_turn() -> None:
     second = model.requests[1]
     assert second.system == "be brief"
     assert [m.role for m in second.messages] == ["user", "assistant", "tool"]
-    assert second.messages[2].content == "5" and second.messages[2].tool_call_id == second.messages[1].tool_calls[0].id
+    assert (
+        second.messages[2].content == "5"
+        and second.messages[2].tool_call_id == second.messages[1].tool_calls[0].id
+    )
 
 
 def test_scripted_model_says_when_the_script_runs_out() -> None:
@@ -54,7 +61,9 @@ def test_scripted_model_says_when_the_script_runs_out() -> None:
 class LossyRunner:
     """A broken runner that loses results: the loop must still answer every call id."""
 
-    async def execute(self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None) -> list[ToolResult]:
+    async def execute(
+        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
+    ) -> list[ToolResult]:
         return [ToolResult(calls[-1].id, calls[-1].name, "only the last")]
 
 
@@ -75,7 +84,12 @@ def test_present_files_updates_run_state_with_artifacts(tmp_path: Path) -> None:
     (tmp_path / "data.csv").write_text("a,b")
     model = ScriptedModel(
         [
-            reply(calls=[call("present_files", {"paths": ["report.md"]}), call("present_files", {"paths": ["data.csv"]})]),
+            reply(
+                calls=[
+                    call("present_files", {"paths": ["report.md"]}),
+                    call("present_files", {"paths": ["data.csv"]}),
+                ]
+            ),
             reply(calls=[call("present_files", {"paths": ["../etc/passwd"]})]),
             reply("Here they are."),
         ]
@@ -93,7 +107,11 @@ def test_present_files_updates_run_state_with_artifacts(tmp_path: Path) -> None:
 def test_clarify_interrupts_and_the_answer_resumes_the_same_conversation() -> None:
     model = ScriptedModel(
         [
-            reply(calls=[call("clarify", {"question": "Staging or production?", "choices": ["staging", "prod"]})]),
+            reply(
+                calls=[
+                    call("clarify", {"question": "Staging or production?", "choices": ["staging", "prod"]})
+                ]
+            ),
             reply("Deploying to staging."),
         ]
     )
@@ -157,7 +175,10 @@ def test_deferred_tools_are_sent_only_once_promoted() -> None:
 
 def test_budget_exhaustion_drops_tool_calls_from_the_summary_reply() -> None:
     model = ScriptedModel(
-        [reply(calls=[call("add", {"a": 1, "b": 1})]), reply("summary", calls=[call("add", {"a": 9, "b": 9})])]
+        [
+            reply(calls=[call("add", {"a": 1, "b": 1})]),
+            reply("summary", calls=[call("add", {"a": 9, "b": 9})]),
+        ]
     )
     convo = Conversation("s")
     loop, _ = make_loop(model, loadout_of(["math"]), convo, settings=_settings(1))
