@@ -73,4 +73,3 @@ TYPE_ALIASES: Final[dict[str, str | None]] = {
     "any": None,
     "": None,
 }
-
