@@ -1,0 +1,134 @@
+"""search_files: ripgrep and the pure-Python walk give the same answers, both honour .gitignore."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tooldeck.assembly.loadout import Loadout
+from tooldeck.execution.executor import Executor
+from tooldeck.execution.types import ToolCall, ToolFailure
+from tooldeck.tools.file_search import search, search_files
+from tooldeck.tools.gitignore import parse, walk
+from tooldeck.workspace import Workspace
+
+BACKENDS = ["python", "rg"]
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    files = {
+        "src/app.py": "import os\ndef main():\n    return os.getcwd()\n",
+        "src/util/helpers.py": "def helper():\n    return 'Main'\n",
+        "src/util/data.json": '{"main": true}\n',
+        "build/out.py": "def main(): pass\n",
+        "logs/today.log": "main started\n",
+        "logs/keep.log": "main kept\n",
+        "docs/readme.md": "See main.\n",
+        ".hidden/secret.py": "def main(): pass\n",
+        "pkg/build/inner.py": "main = 1\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    (tmp_path / "src/blob.bin").write_bytes(b"main\x00\x01")
+    (tmp_path / ".gitignore").write_text("/build/\n*.log\n!keep.log\n# comment\n")
+    (tmp_path / "pkg/.gitignore").write_text("build\n")
+    return tmp_path
+
+
+def test_rg_is_installed_here() -> None:
+    # CI installs ripgrep (scripts/setup.sh); the comparison below must really compare.
+    assert shutil.which("rg") is not None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_content_search_skips_ignored_hidden_and_binary_files(ws: Path, backend: str) -> None:
+    hits = search(Workspace(ws), "main", backend=backend)  # type: ignore[arg-type]
+    assert hits == [
+        "docs/readme.md:1:See main.",
+        "logs/keep.log:1:main kept",
+        "src/app.py:2:def main():",
+        'src/util/data.json:1:{"main": true}',
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_options_glob_case_and_subpath(ws: Path, backend: str) -> None:
+    w = Workspace(ws)
+    assert search(w, "main", ignore_case=True, file_glob="*.py", backend=backend) == [  # type: ignore[arg-type]
+        "src/app.py:2:def main():",
+        "src/util/helpers.py:2:    return 'Main'",
+    ]
+    assert search(w, r"return '\w+'", path="src/util", backend=backend) == [  # type: ignore[arg-type]
+        "src/util/helpers.py:2:    return 'Main'"
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_file_name_search(ws: Path, backend: str) -> None:
+    w = Workspace(ws)
+    assert search(w, "*.py", target="files", backend=backend) == [  # type: ignore[arg-type]
+        "src/app.py",
+        "src/util/helpers.py",
+    ]
+    assert search(w, "*.log", target="files", backend=backend) == ["logs/keep.log"]  # type: ignore[arg-type]
+
+
+def test_backends_agree_on_a_bigger_tree(ws: Path) -> None:
+    for i in range(40):
+        (ws / f"gen/d{i % 5}/f{i}.txt").parent.mkdir(parents=True, exist_ok=True)
+        (ws / f"gen/d{i % 5}/f{i}.txt").write_text(
+            "".join(f"row {j} {'main' if j % 7 == i % 7 else ''}\n" for j in range(30))
+        )
+    w = Workspace(ws)
+    assert search(w, "main", backend="python") == search(w, "main", backend="rg")
+    assert search(w, "f1*", target="files", backend="python") == search(
+        w, "f1*", target="files", backend="rg"
+    )
+
+
+def test_bad_regex_and_missing_path_are_clear(ws: Path) -> None:
+    with pytest.raises(ToolFailure, match="invalid regular expression"):
+        search(Workspace(ws), "(unclosed")
+    with pytest.raises(ToolFailure, match="file not found"):
+        search(Workspace(ws), "x", path="nope")
+
+
+def test_the_tool_pages_results(ws: Path) -> None:
+    lo = Loadout("t", (search_files,), (), (), {}, {})
+    ex = Executor(lo, workspace=ws)
+    [r] = asyncio.run(ex.execute([ToolCall("1", "search_files", {"pattern": "main", "limit": 2})]))
+    assert r.content.splitlines()[:2] == ["docs/readme.md:1:See main.", "logs/keep.log:1:main kept"]
+    assert "showing results 1-2 of 4" in r.content and "offset=2" in r.content
+    [r] = asyncio.run(ex.execute([ToolCall("2", "search_files", {"pattern": "zzz"})]))
+    assert r.ok and "no lines matching" in r.content
+    [r] = asyncio.run(ex.execute([ToolCall("3", "search_files", {"pattern": "x", "path": "../"})]))
+    assert r.error is not None and r.error.type == "denied"
+
+
+def test_gitignore_rules() -> None:
+    rules = parse("*.pyc\n/top.txt\ndocs/**/draft.md\nbuild/\n!important.pyc\n\\#lit\n")
+
+    def matches(path: str) -> bool:
+        verdict = False
+        for rule in rules:
+            if rule.regex.match(path):
+                verdict = not rule.negated
+        return verdict
+
+    assert matches("a/b/c.pyc") and not matches("important.pyc")
+    assert matches("top.txt") and not matches("sub/top.txt")
+    assert matches("docs/draft.md") and matches("docs/a/b/draft.md")
+    assert matches("#lit")
+    assert [r.dir_only for r in rules if r.regex.match("build")] == [True]
+
+
+def test_walk_prunes_ignored_directories(ws: Path) -> None:
+    found = [p.relative_to(ws).as_posix() for p in walk(ws, ws)]
+    assert "build/out.py" not in found and "pkg/build/inner.py" not in found
+    assert ".hidden/secret.py" not in found
+    assert "logs/keep.log" in found and "logs/today.log" not in found
