@@ -339,3 +339,16 @@ def test_safe_names_are_valid_short_and_collision_free() -> None:
     assert mapped["acl_api.AclApi.add"] == "acl_api_AclApi_add"
     assert mapped["acl_api_AclApi_add"] != "acl_api_AclApi_add"
     assert safe_name("x" * 80) == safe_names(["x" * 80])["x" * 80]  # deterministic
+
+
+def test_a_request_never_carries_two_tools_of_one_name() -> None:
+    from tooldeck.assembly.loadout import Loadout
+    from tooldeck.dialects import render_loadout
+
+    a = Tool(name="dup", description="A.", parameters={"type": "object"})
+    b = Tool(name="dup", description="B.", parameters={"type": "object"})
+    loadout = Loadout(
+        platform="t", exposed=(a, b), deferred=(), hidden=(), descriptions={"dup": "A."}, reasons={}
+    )
+    with pytest.raises(DialectError, match="repeated: dup"):
+        render_loadout(loadout, "anthropic")

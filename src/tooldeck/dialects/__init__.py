@@ -93,6 +93,10 @@ def render_report(
     key = ("dialect-report", dialect, strict and cls.supports_strict, prof.key)
 
     def build() -> tuple[RenderedTool, ...]:
+        names = [t.name for t in loadout.exposed]
+        if len(set(names)) != len(names):
+            twice = sorted({n for n in names if names.count(n) > 1})
+            raise DialectError(f"tool names must be unique in one request; repeated: {', '.join(twice)}")
         renderer = cls(profile=prof, strict=strict)
         return tuple(
             renderer.render(t.name, loadout.description(t.name), t.parameters) for t in loadout.exposed
