@@ -30,6 +30,7 @@ class Row:
 ROWS: tuple[Row, ...] = (
     Row("cold: interpreter start (outside) ms", "cold.interp_start_ms", "cold.interp_start_ms"),
     Row("cold: import ms", "cold.import_tooldeck_ms", "cold.import_hermes_ms"),
+    Row("cold:   of which `import pydantic` ms", "cold.import_tooldeck_of_which_pydantic_ms", None),
     Row("cold: config + discovery ms (Hermes: in import)", "cold.discovery_ms", None),
     Row("cold: build workload ms", "cold.build_workload_ms", "cold.build_workload_ms"),
     Row("cold: register 300 tools ms", "cold.register_300_ms", "cold.register_300_ms"),
@@ -191,8 +192,9 @@ def _fmt(value: Any) -> str:
 def format_table(result: dict[str, Any], summary: dict[str, Any]) -> str:
     td, h = result["tooldeck_runs"], result["hermes_runs"]
     lines = [
-        f"tool assembly: {len(td)} fresh tooldeck processes / {len(h)} Hermes {result['hermes_version']} "
-        f"runs, alternating; medians; ratio = Hermes / tooldeck",
+        f"tool assembly: {len(td)} fresh tooldeck processes / "
+        + (f"{len(h)} Hermes {result['hermes_version']} runs, alternating" if h else "Hermes not run")
+        + "; medians; ratio = Hermes / tooldeck",
         f"workload {result['workload_sha256'][:16]}: 300 tools / 30 toolsets / 20 checks (4 x 50 ms); "
         f"platform synplat = synset_00..07 (80 tools); python {result['python']}, cpus={result['cpus']}",
         "tooldeck path: Deck.from_config (built-in tools discovered"
