@@ -175,6 +175,8 @@ def _enum(schema: JsonSchema) -> None:
 
 
 def _bounds(schema: JsonSchema) -> None:
+    if "exclusiveMinimum" not in schema and "exclusiveMaximum" not in schema:
+        return
     for flag, bound, step in (("exclusiveMinimum", "minimum", 1), ("exclusiveMaximum", "maximum", -1)):
         value = schema.pop(flag, None)
         if isinstance(value, bool) or not isinstance(value, int | float):
