@@ -13,8 +13,8 @@ assert which tools were offered and which tool results came back.
 from __future__ import annotations
 
 import itertools
-import re
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 

@@ -1,0 +1,248 @@
+"""`tooldeck run`, `chat` and `sessions` as real subprocesses against the scripted server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from support.scripted_server import ScriptedServer, Turn
+
+TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
+
+TOOLS_MODULE = '''
+import time
+from tooldeck import tool
+
+@tool(toolset="math")
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+@tool(toolset="slow")
+def nap(seconds: float) -> str:
+    """Sleep."""
+    time.sleep(seconds)
+    return "rested"
+
+@tool(toolset="danger", requires_approval=True)
+def launch(target: str) -> str:
+    """Launch something (needs approval)."""
+    return f"launched {target}"
+'''
+
+CONFIG = """
+tools:
+  - {use: "cli_agent_tools:add"}
+  - {use: "cli_agent_tools:nap"}
+  - {use: "cli_agent_tools:launch"}
+platform_toolsets:
+  cli: [math, slow, danger, clarify, todo]
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "cli_agent_tools.py").write_text(TOOLS_MODULE)
+    (tmp_path / "tooldeck.yaml").write_text(CONFIG)
+    (tmp_path / "home").mkdir()
+    return tmp_path
+
+
+def env_for(project: Path) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "ANTHROPIC_")) and k != "TOOLDECK_HOME"
+    }
+    env["TOOLDECK_HOME"] = str(project / "home")
+    return env
+
+
+def tooldeck(
+    project: Path, *args: str, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [TOOLDECK, *args],
+        cwd=project,
+        env=env_for(project),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_run_without_a_model_endpoint_exits_2_and_says_how_to_configure_one(project: Path) -> None:
+    proc = tooldeck(project, "run", "hello")
+    assert proc.returncode == 2
+    assert "no model endpoint is configured" in proc.stderr
+    for hint in ("--base-url", "/v1", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "--provider anthropic"):
+        assert hint in proc.stderr
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("provider", ["openai", "responses", "anthropic"])
+def test_run_one_turn_end_to_end_with_transcript(
+    scripted_server: ScriptedServer, project: Path, provider: str
+) -> None:
+    scripted_server.add(Turn(calls=[("add", {"a": 19, "b": 23})]), Turn(text="The answer is 42."))
+    transcript = project / "t.json"
+    proc = tooldeck(
+        project,
+        "run",
+        "what is 19+23?",
+        "--provider",
+        provider,
+        "--model",
+        "m",
+        "--base-url",
+        scripted_server.openai_url,
+        "--transcript",
+        str(transcript),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "The answer is 42."
+    assert "tooldeck: session " in proc.stderr
+    first, second = scripted_server.requests
+    assert sorted(first.tool_names()) == ["add", "clarify", "launch", "nap", "todo"]
+    assert [c for _, c in second.tool_results()] == ["42"]
+    data = json.loads(transcript.read_text())
+    roles = [m["role"] for m in data["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+    call_id = data["messages"][1]["tool_calls"][0]["id"]
+    assert data["messages"][2]["tool_call_id"] == call_id == second.tool_call_ids()[0]
+    assert data["status"] == "done"
+
+
+def test_clarify_exits_with_the_question_and_resume_continues(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    scripted_server.add(
+        Turn(calls=[("clarify", {"question": "Which planet?", "choices": ["mars", "venus"]})]),
+        Turn(text="Heading to mars."),
+    )
+    url = scripted_server.openai_url
+    first = tooldeck(project, "run", "go to a planet", "--model", "m", "--base-url", url, "--json")
+    assert first.returncode == 0, first.stderr
+    out = json.loads(first.stdout)
+    assert out["status"] == "interrupted" and out["question"] == "Which planet?"
+    sid = out["session_id"]
+    waiting = tooldeck(project, "run", "--resume", sid, "--model", "m", "--base-url", url)
+    assert waiting.returncode == 2 and "Which planet?" in waiting.stderr
+    second = tooldeck(project, "run", "mars", "--resume", sid[:12], "--model", "m", "--base-url", url)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.strip() == "Heading to mars."
+    assert scripted_server.requests[1].text_of("user") == ["go to a planet", "mars"]
+    shown = json.loads(tooldeck(project, "sessions", "show", sid, "--json").stdout)
+    assert shown["status"] == "done" and shown["interrupt"] is None
+    assert [m["role"] for m in shown["messages"]] == ["user", "assistant", "tool", "user", "assistant"]
+    listed = json.loads(tooldeck(project, "sessions", "list", "--json").stdout)
+    assert [s["id"] for s in listed] == [sid] and listed[0]["title"] == "go to a planet"
+    missing = tooldeck(project, "sessions", "show", "nope")
+    assert missing.returncode == 2 and "no session 'nope'" in missing.stderr
+
+
+def test_model_errors_exit_1_with_a_clear_message(scripted_server: ScriptedServer, project: Path) -> None:
+    scripted_server.add(Turn(status=401, error="Incorrect API key provided"))
+    proc = tooldeck(project, "run", "hi", "--model", "m", "--base-url", scripted_server.openai_url)
+    assert proc.returncode == 1
+    assert "authentication failed" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
+    assert "Incorrect API key provided" in proc.stderr
+
+
+def test_approval_needed_tools_are_refused_without_yes_and_run_with_it(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    url = scripted_server.openai_url
+    scripted_server.add(Turn(calls=[("launch", {"target": "moon"})]), Turn(text="could not"))
+    tooldeck(project, "run", "launch", "--model", "m", "--base-url", url)
+    [(_, refused)] = scripted_server.requests[1].tool_results()
+    assert json.loads(refused)["error"]["type"] == "denied"
+    scripted_server.add(Turn(calls=[("launch", {"target": "moon"})]), Turn(text="done"))
+    tooldeck(project, "run", "launch", "--yes", "--model", "m", "--base-url", url)
+    assert scripted_server.requests[3].tool_results()[0][1] == "launched moon"
+
+
+def test_a_killed_run_loses_nothing_and_resume_answers_the_orphaned_call(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    url = scripted_server.openai_url
+    scripted_server.add(Turn(calls=[("nap", {"seconds": 60})]), Turn(text="recovered"))
+    proc = subprocess.Popen(
+        [TOOLDECK, "run", "take a nap", "--model", "m", "--base-url", url],
+        cwd=project,
+        env=env_for(project),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db = project / "home" / "state.db"
+    deadline = time.monotonic() + 30
+    rows: list[tuple[str]] = []
+    while time.monotonic() < deadline:
+        if db.exists():
+            with sqlite3.connect(db) as conn:
+                rows = conn.execute("SELECT role FROM messages ORDER BY id").fetchall()
+            if len(rows) >= 2:
+                break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=10)
+    assert [r[0] for r in rows] == ["user", "assistant"]
+    with sqlite3.connect(db) as conn:
+        (sid,) = conn.execute("SELECT id FROM sessions").fetchone()
+    resumed = tooldeck(project, "run", "are you there?", "--resume", sid, "--model", "m", "--base-url", url)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.strip() == "recovered"
+    [(call_id, content)] = scripted_server.requests[1].tool_results()
+    assert call_id == scripted_server.requests[1].tool_call_ids()[0]
+    assert json.loads(content)["error"]["type"] == "cancelled"
+
+
+def test_chat_shows_calls_as_they_happen_and_asks_approval_inline(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    scripted_server.add(
+        Turn(calls=[("add", {"a": 2, "b": 2}), ("launch", {"target": "moon"})]),
+        Turn(text="Added and launched."),
+        Turn(calls=[("launch", {"target": "sun"})]),
+        Turn(text="The sun launch was refused."),
+    )
+    proc = tooldeck(
+        project,
+        "chat",
+        "--model",
+        "m",
+        "--base-url",
+        scripted_server.openai_url,
+        stdin="add and launch\ny\nnow the sun\nn\n/exit\n",
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "→ add" in out and "← add: 4" in out
+    assert "approval needed" in out and "launch" in out
+    assert "← launch: launched moon" in out
+    assert "Added and launched." in out
+    assert "✗ launch" in out and "The sun launch was refused." in out
+    assert out.index("→ add") < out.index("approval needed") < out.index("Added and launched.")
+    refused = json.loads(scripted_server.requests[3].tool_results()[-1][1])
+    assert refused["error"]["type"] == "denied"
+
+
+def test_chat_answers_a_clarify_question_at_the_next_prompt(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    scripted_server.add(Turn(calls=[("clarify", {"question": "Tea or coffee?"})]), Turn(text="Tea it is."))
+    proc = tooldeck(
+        project, "chat", "--model", "m", "--base-url", scripted_server.openai_url, stdin="a drink\ntea\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Tea or coffee?" in proc.stdout and "Tea it is." in proc.stdout
+    assert scripted_server.requests[1].text_of("user") == ["a drink", "tea"]
