@@ -60,9 +60,9 @@ def child_main(argv: list[str]) -> dict[str, object]:
 
 
 def main() -> None:
-    import json
-
     result = child_main(sys.argv[1:])
+    import json  # after the measured phases, as in the Hermes script
+
     sys.stdout.write(json.dumps(result) + "\n")
     sys.stdout.flush()
     # Check threads are daemons; nothing may keep this process alive once the figures are out.
