@@ -24,6 +24,18 @@ log = logging.getLogger("tooldeck.dialects")
 
 _MISSING = object()
 
+# A key path, built lazily: "parameters", (parent, key) or (parent, key, index); it is only
+# turned into text ("parameters.properties.a.items") when a note or an error needs it.
+Path = str | tuple[Any, ...]
+
+
+def _fmt(path: Path) -> str:
+    if isinstance(path, str):
+        return path
+    if len(path) == 3:
+        return f"{_fmt(path[0])}.{path[1]}[{path[2]}]"
+    return f"{_fmt(path[0])}.{path[1]}"
+
 
 class NormalizedSchema(dict[str, Any]):
     """A parameters schema after normalisation; `notes` lists each rewrite (may be empty)."""
@@ -77,46 +89,50 @@ def normalize_type(value: Any) -> tuple[Any, str | None]:
     return None, f"type {value!r} is neither a name nor a list of names; treated as any type"
 
 
-def _node(node: Any, path: str, notes: list[str], tool: str) -> Any:
-    if isinstance(node, bool):
+def _node(node: Any, path: Path, notes: list[str], tool: str) -> Any:
+    if node is True or node is False:
         return node
     if isinstance(node, str):
         kind, _ = normalize_type(node)
-        notes.append(f"{path}: bare type name {node!r} where a schema belongs, read as {{'type': {kind!r}}}")
+        notes.append(
+            f"{_fmt(path)}: bare type name {node!r} where a schema belongs, read as {{'type': {kind!r}}}"
+        )
         return {"type": kind} if kind else {}
-    if not isinstance(node, Mapping):
+    if type(node) is not dict and not isinstance(node, Mapping):
         raise ToolDefinitionError(
-            f"tool {tool!r}: {path} must be a JSON-schema object or a boolean, got {type(node).__name__}"
+            f"tool {tool!r}: {_fmt(path)} must be a JSON-schema object or a boolean, got {type(node).__name__}"
         )
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key == "type":
             kind, note = normalize_type(value)
             if note:
-                notes.append(f"{path}: {note}")
+                notes.append(f"{_fmt(path)}: {note}")
             if kind is not None:
                 out["type"] = kind
         elif key in SUBSCHEMA:
             if key == "items" and isinstance(value, list):
-                out[key] = [_node(v, f"{path}.items[{i}]", notes, tool) for i, v in enumerate(value)]
+                out[key] = [_node(v, (path, f"items[{i}]"), notes, tool) for i, v in enumerate(value)]
             else:
-                out[key] = _node(value, f"{path}.{key}", notes, tool)
+                out[key] = _node(value, (path, key), notes, tool)
         elif key in SUBSCHEMA_LIST:
             if not isinstance(value, list):
-                raise ToolDefinitionError(f"tool {tool!r}: {path}.{key} must be a list of schemas")
+                raise ToolDefinitionError(f"tool {tool!r}: {_fmt(path)}.{key} must be a list of schemas")
             if not value:
-                notes.append(f"{path}: empty {key} dropped")
+                notes.append(f"{_fmt(path)}: empty {key} dropped")
                 continue
-            out[key] = [_node(v, f"{path}.{key}[{i}]", notes, tool) for i, v in enumerate(value)]
+            out[key] = [_node(v, (path, key, i), notes, tool) for i, v in enumerate(value)]
         elif key in SUBSCHEMA_MAP:
-            if not isinstance(value, Mapping):
-                raise ToolDefinitionError(f"tool {tool!r}: {path}.{key} must be an object of schemas")
-            out[key] = {n: _node(s, f"{path}.{key}.{n}", notes, tool) for n, s in value.items()}
+            if type(value) is not dict and not isinstance(value, Mapping):
+                raise ToolDefinitionError(f"tool {tool!r}: {_fmt(path)}.{key} must be an object of schemas")
+            out[key] = {n: _node(s, ((path, key), n), notes, tool) for n, s in value.items()}
         elif key == "optional" or (key == "required" and isinstance(value, bool)):
             continue  # per-property flags: folded into the parent's `required` below
         elif key == "required":
             if not isinstance(value, list | tuple) or not all(isinstance(r, str) for r in value):
-                raise ToolDefinitionError(f"tool {tool!r}: {path}.required must be a list of property names")
+                raise ToolDefinitionError(
+                    f"tool {tool!r}: {_fmt(path)}.required must be a list of property names"
+                )
             out[key] = list(value)
         else:
             out[key] = value
@@ -128,28 +144,30 @@ def _node(node: Any, path: str, notes: list[str], tool: str) -> Any:
             out["prefixItems"] = tuple_items
         if "additionalItems" in out:
             out["items"] = out.pop("additionalItems")
-        notes.append(f"{path}: tuple-form items rewritten as prefixItems")
+        notes.append(f"{_fmt(path)}: tuple-form items rewritten as prefixItems")
     props = node.get("properties")
     if isinstance(props, Mapping):
         _fold_property_flags(out, props, path, notes)
     return out
 
 
-def _fix_exclusive_bounds(out: dict[str, Any], path: str, notes: list[str]) -> None:
+def _fix_exclusive_bounds(out: dict[str, Any], path: Path, notes: list[str]) -> None:
     """Draft-04 `exclusiveMinimum: true` + `minimum: n` is draft-06+ `exclusiveMinimum: n`."""
+    if "exclusiveMinimum" not in out and "exclusiveMaximum" not in out:
+        return
     for flag, bound in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         value = out.get(flag, _MISSING)
         if not isinstance(value, bool):
             continue
         if value and bound in out:
             out[flag] = out.pop(bound)
-            notes.append(f"{path}: draft-04 boolean {flag} rewritten as {flag}: {out[flag]!r}")
+            notes.append(f"{_fmt(path)}: draft-04 boolean {flag} rewritten as {flag}: {out[flag]!r}")
         else:
             del out[flag]
-            notes.append(f"{path}: draft-04 boolean {flag}: {value} without {bound} dropped")
+            notes.append(f"{_fmt(path)}: draft-04 boolean {flag}: {value} without {bound} dropped")
 
 
-def _fold_property_flags(out: dict[str, Any], props: Mapping[str, Any], path: str, notes: list[str]) -> None:
+def _fold_property_flags(out: dict[str, Any], props: Mapping[str, Any], path: Path, notes: list[str]) -> None:
     """Property-level `required: true` (draft-03) and `optional: ...` (BFCL) -> parent `required`."""
     required = list(out.get("required", ()))
     changed = False
@@ -158,7 +176,9 @@ def _fold_property_flags(out: dict[str, Any], props: Mapping[str, Any], path: st
             continue
         flag = sub.get("required")
         if isinstance(flag, bool):
-            notes.append(f"{path}.properties.{name}: property-level required: {flag} moved to the parent")
+            notes.append(
+                f"{_fmt(path)}.properties.{name}: property-level required: {flag} moved to the parent"
+            )
             if flag and name not in required:
                 required.append(name)
                 changed = True
@@ -168,7 +188,7 @@ def _fold_property_flags(out: dict[str, Any], props: Mapping[str, Any], path: st
         optional = sub.get("optional", _MISSING)
         if optional is not _MISSING:
             is_optional = str(optional).strip().lower() not in {"false", "0", "no", ""}
-            notes.append(f"{path}.properties.{name}: non-standard 'optional' keyword dropped")
+            notes.append(f"{_fmt(path)}.properties.{name}: non-standard 'optional' keyword dropped")
             if is_optional and name in required:
                 required.remove(name)
                 changed = True
