@@ -3,6 +3,7 @@ transformer, and whatever comes out passes the dialect's validator."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -117,3 +118,17 @@ def test_generated_schemas_never_crash_and_always_validate(schema: dict[str, Any
             assert VALIDATORS[dialect](rendered.payload) == [], rendered.payload
             if strict and dialect in ("openai", "responses"):
                 assert rendered.strict != bool(rendered.strict_reason)
+
+
+@settings(max_examples=200, deadline=None)
+@given(schema=ROOTS)
+def test_normalisation_is_idempotent_and_leaves_the_input_alone(schema: dict[str, Any]) -> None:
+    before = json.dumps(schema, sort_keys=True, default=str)
+    try:
+        once = normalize_parameters(schema, tool="gen")
+    except ToolDefinitionError:
+        return
+    assert json.dumps(schema, sort_keys=True, default=str) == before
+    twice = normalize_parameters(dict(once), tool="gen")  # a plain dict: normalised again
+    assert twice == once
+    assert twice.notes == ()

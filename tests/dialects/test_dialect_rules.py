@@ -352,3 +352,10 @@ def test_a_request_never_carries_two_tools_of_one_name() -> None:
     )
     with pytest.raises(DialectError, match="repeated: dup"):
         render_loadout(loadout, "anthropic")
+
+
+def test_with_options_keeps_the_normalised_schema_and_its_notes() -> None:
+    t = Tool(name="t", description="d", parameters={"type": "dict", "properties": {"x": {"type": "float"}}})
+    changed = t.with_options(toolset="other")
+    assert changed.parameters is t.parameters
+    assert changed.parameters.notes == t.parameters.notes != ()  # type: ignore[attr-defined]
