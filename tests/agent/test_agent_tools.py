@@ -199,3 +199,34 @@ def test_sub_agents_never_get_delegation_and_unknown_toolsets_are_named() -> Non
     assert set(child.exposed_names) == {"add", "explode", "todo"}
     with pytest.raises(ValueError, match=r"toolset\(s\) web are not available.*available: math, todo"):
         scoped_loadout(parent, ["web"])
+
+
+def test_sub_agents_inherit_the_parent_policy_and_approver(
+    scripted_server: ScriptedServer, home: Path
+) -> None:
+    from tooldeck.execution.policy import AutoApprover
+
+    def sub_launches(parent_turns: list[Turn]) -> Any:
+        def respond(req: Recorded) -> Turn:
+            if (req.system or "").startswith(SUBAGENT_SYSTEM[:30]):
+                if not req.tool_results():
+                    return Turn(calls=[("launch", {"target": "probe"})])
+                return Turn(text=f"sub saw: {req.tool_results()[0][1]}")
+            return parent_turns.pop(0)
+
+        return respond
+
+    def outcome(approver: Any) -> dict[str, Any]:
+        scripted_server.requests.clear()
+        parent = [Turn(calls=[("delegate_task", {"goal": "launch the probe"})]), Turn(text="ok")]
+        scripted_server.add(*[sub_launches(parent)] * 4)
+        agent, _ = make_agent(scripted_server, "openai", home, toolsets=["danger", "delegation"])
+        agent.approver = approver
+        run(agent, "go")
+        [(_, content)] = scripted_server.requests[-1].tool_results()
+        return dict(json.loads(content)["results"][0])
+
+    refused = outcome(None)  # nobody to approve: the sub-agent's call is refused (fail closed)
+    assert refused["result"].startswith("sub saw: ") and '"type": "denied"' in refused["result"]
+    allowed = outcome(AutoApprover())
+    assert allowed["result"] == "sub saw: launched probe"
