@@ -131,7 +131,7 @@ def test_refs_into_defs_are_followed() -> None:
         return f"{len(points)} {style}"
 
     vc = validate(ToolCall("1", "plot"), plot, {"points": [{"x": "1", "y": 2}]})
-    assert vc.arguments == {"points": [{"x": 1, "y": 2}]}
+    assert vc.arguments == {"points": [{"x": 1, "y": 2}], "style": "dot"}  # as the handler gets them
     with pytest.raises(CallRejected) as info:
         validate(ToolCall("1", "plot"), plot, {"points": [{"x": 1}]})
     assert "points[0].y" in info.value.error.message

@@ -12,6 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import ValidationError
+from pydantic_core import from_json
+
 from tooldeck.execution.schema_check import Check, check_arguments, compile_schema
 from tooldeck.execution.types import ErrorType, ToolCall, ToolError, ValidatedCall
 from tooldeck.tool import Tool
@@ -42,15 +45,18 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
         return dict(raw)
     if not isinstance(raw, str):
         raise reject("invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool)
-    text = raw.strip()
-    if not text:
-        return {}
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
-    except RecursionError:
-        raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+        value = from_json(raw)  # the fast path; json.loads below explains failures precisely
+    except ValueError:
+        text = raw.strip()
+        if not text:
+            return {}
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
+        except RecursionError:
+            raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
     if isinstance(value, str) and value.strip().startswith("{"):
         # Double-encoded arguments ("{\"a\": 1}" as a JSON string): the same object, once decoded.
         return parse_arguments(value, tool)
@@ -192,10 +198,23 @@ def schema_check(tool: Tool) -> Check:
 
 
 def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | None = None) -> ValidatedCall:
-    """Check and coerce the arguments against the schema the model saw."""
+    """Check and coerce the arguments against the schema the model saw (and the tool's own model).
+
+    A decorated tool's pydantic model is tried first (it coerces "5" -> 5 itself); only when it
+    refuses do the schema checker's extra coercions and field-level messages come in.
+    """
+    model = tool.arg_model
+    if model is not None:
+        try:
+            validated = model.model_validate(arguments)
+        except ValidationError:
+            pass
+        else:
+            return ValidatedCall(call, tool, validated.model_dump(), note, validated)
     coerced, errors = check_arguments(schema_check(tool), arguments)
-    if not errors and tool.arg_model is not None:
-        errors = _model_errors(tool, coerced)
+    validated = None
+    if not errors and model is not None:
+        validated, errors = _model_errors(tool, coerced)
     if errors:
         shown = "; ".join(errors[:10]) + (f"; and {len(errors) - 10} more" if len(errors) > 10 else "")
         raise reject(
@@ -203,22 +222,19 @@ def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | 
             f"invalid arguments for {tool.name}: {shown}. The call was not run.",
             tool.name,
         )
-    return ValidatedCall(call, tool, coerced, note)
+    return ValidatedCall(call, tool, coerced, note, validated)
 
 
-def _model_errors(tool: Tool, arguments: dict[str, Any]) -> list[str]:
-    """What the tool's own pydantic model says (it may be stricter than its JSON schema)."""
-    from pydantic import ValidationError
-
+def _model_errors(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
+    """The tool's own pydantic model of the arguments (it may be stricter than its JSON schema)."""
     try:
-        tool.arg_model.model_validate(arguments)
+        return tool.arg_model.model_validate(arguments), []
     except ValidationError as exc:
         out = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"])
             out.append(f"field '{loc}': {err['msg']}" if loc else err["msg"])
-        return out
-    return []
+        return None, out
 
 
 def prepare(call: ToolCall, index: ToolIndex) -> ValidatedCall:

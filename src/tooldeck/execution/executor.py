@@ -1,6 +1,6 @@
 """The Executor: from the model's tool calls to the results it reads (spec X1-X6).
 
-    calls --prepare--> ValidatedCall --police--> run (async / daemon thread, timeout) --shape--> ToolResult
+    calls --prepare--> ValidatedCall --gate--> run (async / daemon thread, deadline) --shape--> ToolResult
 
 `execute(calls)` returns exactly one result per call id, in the model's order, whatever
 happens: a malformed call, an unknown tool, a refusal, an exception, a timeout, cancellation.
@@ -15,7 +15,7 @@ import threading
 import time
 import traceback
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -23,26 +23,37 @@ from typing import Any
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import ToolContext
 from tooldeck.execution.calls import CallRejected, ToolIndex, prepare
-from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent
-from tooldeck.execution.policy import ApprovalFlagPolicy, ApprovalRequest, Approver, Policy
+from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
+from tooldeck.execution.gate import CallGate
+from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, run_sync
 from tooldeck.execution.scheduler import BatchPlan, ResourceMode
 from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ToolCall, ToolFailure, ToolResult, ValidatedCall
+from tooldeck.execution.types import ToolCall, ToolError, ToolFailure, ToolResult, ValidatedCall
+from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
 __all__ = ["CancelToken", "ExecutionSettings", "Executor"]
 
 
-@dataclass(eq=False)
 class _Batch:
-    state: dict[str, Any]
-    loop: asyncio.AbstractEventLoop
-    cancel_requested: bool = False
-    owner: asyncio.Task[Any] | None = None  # the caller's task while a lone call runs inline
-    tasks: list[asyncio.Task[Any]] = field(default_factory=list)
-    approval_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """One `execute` call: its run state, loop, and what to cancel."""
+
+    __slots__ = ("_lock", "cancel_requested", "loop", "owner", "state", "tasks")
+
+    def __init__(self, state: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.state = state
+        self.loop = loop
+        self.cancel_requested = False
+        self.owner: asyncio.Task[Any] | None = None  # the caller's task while a lone call runs inline
+        self.tasks: list[asyncio.Task[Any]] = []
+        self._lock: asyncio.Lock | None = None
+
+    def approval_lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
     def cancel(self) -> None:
         if self.cancel_requested:
@@ -52,6 +63,33 @@ class _Batch:
             task.cancel()
         if self.owner is not None:
             self.owner.cancel()
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the executor needs to know about a tool on every call, worked out once."""
+
+    is_async: bool
+    timeout: float
+    limit: int
+    direct: bool  # a decorated tool whose validated model can go straight to the handler
+    needs_context: bool
+
+
+class _Expiry:
+    __slots__ = ("fired", "task")
+
+    def __init__(self, task: asyncio.Task[Any]) -> None:
+        self.task = task
+        self.fired = False
+
+    def fire(self) -> None:
+        self.fired = True
+        self.task.cancel()
+
+
+class _TimedOut(Exception):
+    pass
 
 
 class Executor:
@@ -74,9 +112,6 @@ class Executor:
 
         self.loadout = loadout
         self.settings = settings or ExecutionSettings()
-        self.policy: Policy = policy or ApprovalFlagPolicy(self.settings.approval_mode)
-        self._custom_policy = policy is not None
-        self.approver = approver
         self.events = events
         self.workspace = Workspace.of(workspace if workspace is not None else self.settings.workspace)
         self.session_id = session_id
@@ -86,13 +121,22 @@ class Executor:
         tools.setdefault(read_result.name, read_result)  # truncation markers point at it
         hidden = {f.name: (f.gate, f.reason) for f in loadout.hidden if f.name not in tools}
         self._index = ToolIndex(tools, hidden=hidden, normalise=self.settings.normalize_names)
-        self._deferred = frozenset(loadout.deferred_names)
         skills = self.settings.skills_allowed
-        self._skills: frozenset[str] | None = (
-            skills if skills is not None else loadout.settings.get("skills_allowed")
+        self.gate = CallGate(
+            settings=self.settings,
+            deferred=frozenset(loadout.deferred_names),
+            skills_allowed=skills if skills is not None else loadout.settings.get("skills_allowed"),
+            policy=policy or ApprovalFlagPolicy(self.settings.approval_mode),
+            custom_policy=policy is not None,
+            approver=approver,
+            emit=self._emit,
         )
+        self._plans: dict[str, _Plan] = {}
         self._batches: set[_Batch] = set()
-        self._grants: set[tuple[str, str | None]] = set()
+
+    @property
+    def approver(self) -> Approver | None:
+        return self.gate.approver
 
     # -- public API ------------------------------------------------------------------------
 
@@ -105,11 +149,10 @@ class Executor:
     ) -> list[ToolResult]:
         """Run a batch; one result per distinct call id, in the order the model emitted them."""
         batch = _Batch(state if state is not None else {}, asyncio.get_running_loop())
-        unique = self._dedupe(calls)
+        unique = self._dedupe(calls) if len(calls) != 1 else calls
         if cancel is not None and cancel.cancelled:
-            return [
-                self._cancelled(c.id, c.name, "the batch was cancelled before it started") for c in unique
-            ]
+            why = "the batch was cancelled before it started"
+            return [self._finished(self._cancelled(c.id, c.name, why), time.perf_counter()) for c in unique]
         self._batches.add(batch)
         unsubscribe = cancel.on_cancel(partial(self._cancel_soon, batch)) if cancel is not None else None
         try:
@@ -134,10 +177,11 @@ class Executor:
         except RuntimeError:
             return asyncio.run(self.execute(calls, state=state, cancel=cancel))
         out: list[list[ToolResult]] = []
-        worker = threading.Thread(
-            target=lambda: out.append(asyncio.run(self.execute(calls, state=state, cancel=cancel))),
-            daemon=True,
-        )
+
+        def work() -> None:
+            out.append(asyncio.run(self.execute(calls, state=state, cancel=cancel)))
+
+        worker = threading.Thread(target=work, daemon=True)
         worker.start()
         worker.join()
         return out[0]
@@ -154,12 +198,8 @@ class Executor:
         unique: list[ToolCall] = []
         for call in calls:
             if call.id in seen:
-                self._emit(
-                    "duplicate_id",
-                    call.id,
-                    call.name,
-                    message="a call with this id was already in the batch; not run",
-                )
+                why = "a call with this id was already in the batch; not run"
+                self._emit("duplicate_id", call.id, call.name, message=why)
                 continue
             seen.add(call.id)
             unique.append(call)
@@ -181,7 +221,7 @@ class Executor:
         finally:
             batch.owner = None
 
-    async def _run_batch(self, calls: list[ToolCall], batch: _Batch) -> list[ToolResult]:
+    async def _run_batch(self, calls: Sequence[ToolCall], batch: _Batch) -> list[ToolResult]:
         plan = BatchPlan()
         semaphore = asyncio.Semaphore(self.settings.max_concurrency)
         slots: list[asyncio.Future[ToolResult]] = []
@@ -247,50 +287,49 @@ class Executor:
         try:
             prepared = prepare(call, self._index)
         except CallRejected as rejected:
-            err = rejected.error
-            return self._finished(
-                error_result(call.id, err.tool, err.type, err.message, retryable=err.retryable), started
-            )
+            return self._failed(call.id, rejected.error, started)
         if events is not None:
             self._emit("validated", call.id, prepared.name, data={"arguments": prepared.arguments})
         return prepared
 
-    async def _run(self, vc: ValidatedCall, batch: _Batch, started: float) -> ToolResult:
-        refused = await self._police(vc, batch, started)
-        if refused is not None:
-            return refused
-        tool = vc.tool
-        timeout = self.settings.timeout_for(tool.timeout)
-        cancel_event = threading.Event() if not tool.is_async or tool.context_param else None
-        context = self._context(vc, batch, cancel_event) if tool.context_param else None
-        deadline = asyncio.timeout(timeout)
-        try:
-            async with deadline:
-                if tool.is_async:
-                    value = await tool.call(vc.arguments, context)
-                else:
-                    value = await run_sync(partial(tool.call, vc.arguments, context), cancel_event)
-            shaped = shape(
-                value,
-                tool,
-                call_id=vc.id,
+    def _plan(self, tool: Tool) -> _Plan:
+        plan = self._plans.get(tool.name)
+        if plan is None:
+            plan = _Plan(
+                is_async=tool.is_async,
+                timeout=self.settings.timeout_for(tool.timeout),
                 limit=tool.max_result_chars or self.settings.max_result_chars,
-                spill=self.spill,
+                direct=tool.call_style == "kwargs"
+                and tool.arg_model is not None
+                and tool.handler is not None,
+                needs_context=tool.context_param is not None,
             )
-        except TimeoutError:
-            if not deadline.expired():
-                return self._crashed(vc, started)  # the handler's own TimeoutError (a socket, ...)
-            if cancel_event is not None:
-                cancel_event.set()
-            message = f"tool {tool.name!r} did not finish within {timeout:g} s and was stopped"
-            return self._finished(error_result(vc.id, tool.name, "timeout", message, retryable=True), started)
+            self._plans[tool.name] = plan
+        return plan
+
+    async def _run(self, vc: ValidatedCall, batch: _Batch, started: float) -> ToolResult:
+        gate = self.gate
+        quick = gate.quick(vc)
+        refusal = quick if isinstance(quick, ToolError) else None
+        if quick is False:
+            refusal = await gate.check(vc, batch.approval_lock)
+        if refusal is not None:
+            return self._failed(vc.id, refusal, started)
+        tool = vc.tool
+        plan = self._plan(tool)
+        cancel_event = threading.Event() if not plan.is_async or plan.needs_context else None
+        context = self._context(vc, batch, cancel_event) if plan.needs_context else None
+        try:
+            value = await self._invoke(vc, plan, context, cancel_event, batch)
+            shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
+        except _TimedOut:
+            message = f"tool {tool.name!r} did not finish within {plan.timeout:g} s and was stopped"
+            return self._failed(vc.id, ToolError("timeout", message, tool.name, True), started)
         except ToolFailure as exc:
             return self._finished(
                 failure_result(vc.id, tool.name, exc, time.perf_counter() - started), started
             )
         except asyncio.CancelledError:
-            if cancel_event is not None:
-                cancel_event.set()
             if not batch.cancel_requested:
                 raise
             task = asyncio.current_task()
@@ -302,51 +341,50 @@ class Executor:
         if shaped.spilled is not None:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
-        result = ToolResult(
-            vc.id, tool.name, content, None, shaped.update, shaped.interrupt, time.perf_counter() - started
-        )
-        return self._finished(result, started)
+        duration = time.perf_counter() - started
+        result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration)
+        return self._finished(result, started) if self.events is not None else result
 
-    async def _police(self, vc: ValidatedCall, batch: _Batch, started: float) -> ToolResult | None:
-        name = vc.tool.name
-        if name in self._deferred and name not in self.settings.promoted_names():
-            message = (
-                f"tool {name!r} is deferred: its schema has not been loaded yet. Call tool_search "
-                f"(e.g. query 'select:{name}') to load it, then call {name!r} again"
-            )
-            return self._refused(vc, "not_promoted", message, True, started)
-        if self._skills is not None and name not in self._skills and name != "read_result":
-            message = f"tool {name!r} is not allowed by the active skills (not in their allowed_tools)"
-            return self._refused(vc, "denied", message, False, started)
-        if not self._custom_policy and not vc.tool.requires_approval:
-            return None
-        decision = await self.policy.decide(vc)
-        if decision.kind == "allow":
-            return None
-        self._emit("policy", vc.id, name, outcome=decision.kind, message=decision.reason)
-        if decision.kind == "deny":
-            return self._refused(vc, "denied", f"refused by policy: {decision.reason}", False, started)
-        if (name, decision.rule) in self._grants:
-            return None
-        if self.approver is None:
-            message = (
-                f"{decision.reason}, and nobody can approve it here (non-interactive); "
-                "the call was not run (approve up front with --yes, or set approvals.mode: allow)"
-            )
-            return self._refused(vc, "denied", message, False, started)
-        async with batch.approval_lock:
-            answer = await self.approver.approve(ApprovalRequest(vc, decision.reason, decision.rule))
-        self._emit(
-            "policy", vc.id, name, outcome="approved" if answer.approved else "refused", message=answer.reason
-        )
-        if not answer.approved:
-            why = f": {answer.reason}" if answer.reason else ""
-            return self._refused(
-                vc, "denied", f"{decision.reason}; the user did not approve it{why}", False, started
-            )
-        if answer.scope != "once":
-            self._grants.add((name, decision.rule))
-        return None
+    async def _invoke(
+        self,
+        vc: ValidatedCall,
+        plan: _Plan,
+        context: ToolContext | None,
+        cancel_event: threading.Event | None,
+        batch: _Batch,
+    ) -> Any:
+        """Call the handler under the tool's deadline; a deadline that passes raises _TimedOut."""
+        task = asyncio.current_task()
+        assert task is not None
+        expiry = _Expiry(task)
+        loop = batch.loop
+        timer = loop.call_at(loop.time() + plan.timeout, expiry.fire)
+        try:
+            if plan.is_async:
+                return await self._call(vc, plan, context)
+            return await run_sync(partial(self._call, vc, plan, context), cancel_event)
+        except asyncio.CancelledError:
+            if cancel_event is not None:
+                cancel_event.set()
+            if expiry.fired and not batch.cancel_requested:
+                task.uncancel()
+                raise _TimedOut from None
+            raise
+        finally:
+            timer.cancel()
+
+    @staticmethod
+    def _call(vc: ValidatedCall, plan: _Plan, context: ToolContext | None) -> Any:
+        tool = vc.tool
+        if plan.direct and vc.model is not None:
+            # Tool.call would validate the arguments into the model again; it was done in X2.
+            model = vc.model
+            kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+            if tool.context_param is not None:
+                kwargs[tool.context_param] = context
+            assert tool.handler is not None
+            return tool.handler(**kwargs)
+        return tool.call(vc.arguments, context)
 
     def _context(self, vc: ValidatedCall, batch: _Batch, cancel_event: threading.Event | None) -> ToolContext:
         extra = {**self.extra, "spill": self.spill, "workspace": self.workspace}
@@ -362,10 +400,9 @@ class Executor:
 
     # -- results and events ----------------------------------------------------------------
 
-    def _refused(
-        self, vc: ValidatedCall, kind: Any, message: str, retryable: bool, started: float
-    ) -> ToolResult:
-        return self._finished(error_result(vc.id, vc.name, kind, message, retryable=retryable), started)
+    def _failed(self, call_id: str, err: ToolError, started: float) -> ToolResult:
+        result = error_result(call_id, err.tool, err.type, err.message, retryable=err.retryable)
+        return self._finished(result, started)
 
     def _cancelled(self, call_id: str, tool: str, why: str) -> ToolResult:
         return error_result(call_id, tool, "cancelled", f"{why}; the call did not complete")
@@ -374,29 +411,25 @@ class Executor:
         trace = traceback.format_exc()
         exc_line = trace.rstrip().splitlines()[-1] if trace.strip() else "unknown error"
         message = f"tool {vc.name!r} failed: {exc_line}"
-        result = error_result(vc.id, vc.name, "tool_error", message, duration_s=time.perf_counter() - started)
-        return self._finished(result, started, trace)
+        return self._finished(error_result(vc.id, vc.name, "tool_error", message), started, trace)
 
     def _finished(self, result: ToolResult, started: float, trace: str | None = None) -> ToolResult:
         if result.error is not None and not result.duration_s:
             result = replace(result, duration_s=time.perf_counter() - started)
         if self.events is not None:
-            outcome = result.error.type if result.error is not None else "ok"
-            message = result.error.message if result.error is not None else None
+            err = result.error
             self.events.emit(
                 ExecutionEvent(
                     "finished",
                     result.call_id,
                     result.name,
-                    outcome=outcome,
+                    outcome=err.type if err is not None else "ok",
                     duration_s=time.perf_counter() - started,
-                    message=message,
+                    message=err.message if err is not None else None,
                     traceback=trace,
                 )
             )
         elif trace is not None:
-            from tooldeck.execution.events import log
-
             log.warning("tool %s (%s) failed\n%s", result.name, result.call_id, trace)
         return result
 

@@ -38,8 +38,13 @@ def failure_result(call_id: str, tool: str, exc: ToolFailure, duration_s: float)
 
 def to_text(value: Any) -> str:
     """A handler's plain return value as text: strings as they are, everything else as JSON."""
+    kind = type(value)
+    if kind is str:
+        return value  # type: ignore[no-any-return]
+    if kind is int:
+        return str(value)
     if isinstance(value, str):
-        return value
+        return str(value)
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     dump = getattr(value, "model_dump_json", None)

@@ -64,7 +64,27 @@ class CancelToken:
                 self._callbacks.remove(cb)
 
 
-_Job = tuple[Callable[[], Any], asyncio.AbstractEventLoop, "asyncio.Future[Any]", contextvars.Context]
+class _Job:
+    """One function for a worker, and the hand-back of its outcome (sync wait or event loop)."""
+
+    __slots__ = ("ctx", "done", "error", "finished", "fn", "future", "guard", "loop", "result")
+
+    def __init__(self, fn: Callable[[], Any], ctx: contextvars.Context) -> None:
+        self.fn = fn
+        self.ctx = ctx
+        self.done = threading.Lock()
+        self.done.acquire()  # released by the worker when the job is over
+        self.guard = threading.Lock()
+        self.finished = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.future: asyncio.Future[Any] | None = None
+
+    def outcome(self) -> Any:
+        if self.error is not None:
+            raise self.error
+        return self.result
 
 
 class DaemonPool:
@@ -72,38 +92,62 @@ class DaemonPool:
 
     A worker stuck in a job is simply not idle: new jobs get a new thread, so one hung handler
     never blocks the others, and no thread here ever delays interpreter exit.
+
+    `run` first waits for the job synchronously for up to `quick_wait_s` (a quick handler then
+    costs one thread hand-off instead of an event-loop wake-up), and only then hands the wait
+    to the event loop. The quick wait is skipped while other jobs are already being awaited,
+    so a batch of slow calls is not held up by it.
     """
 
-    def __init__(self, *, idle_timeout: float = 30.0, name: str = "tooldeck-worker") -> None:
+    def __init__(
+        self, *, idle_timeout: float = 30.0, quick_wait_s: float = 0.0005, name: str = "tooldeck-worker"
+    ) -> None:
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._idle = 0
         self._count = 0
+        self._awaited = 0
         self._idle_timeout = idle_timeout
+        self._quick_wait_s = quick_wait_s
         self._name = name
 
-    def run(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> asyncio.Future[Any]:
-        """Start `fn` on a worker; the returned future (of the running loop) gets its outcome."""
-        loop = asyncio.get_running_loop()
-        fut: asyncio.Future[Any] = loop.create_future()
+    def submit(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> _Job:
         ctx = contextvars.copy_context()
         if cancel is not None:
             ctx.run(_CANCEL.set, cancel)
+        job = _Job(fn, ctx)
         with self._lock:
             spawn = self._idle == 0
             if not spawn:
                 self._idle -= 1
             else:
                 self._count += 1
-        self._jobs.put((fn, loop, fut, ctx))
+        self._jobs.put(job)
         if spawn:
             threading.Thread(target=self._work, name=f"{self._name}-{self._count}", daemon=True).start()
-        return fut
+        return job
+
+    async def run(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> Any:
+        """Run `fn` on a worker and return its result (or raise its exception)."""
+        job = self.submit(fn, cancel)
+        if self._awaited == 0 and job.done.acquire(timeout=self._quick_wait_s):
+            return job.outcome()
+        loop = asyncio.get_running_loop()
+        with job.guard:
+            if job.finished:
+                return job.outcome()
+            job.loop = loop
+            job.future = fut = loop.create_future()
+        self._awaited += 1
+        try:
+            return await fut
+        finally:
+            self._awaited -= 1
 
     def _work(self) -> None:
         while True:
             try:
-                fn, loop, fut, ctx = self._jobs.get(timeout=self._idle_timeout)
+                job = self._jobs.get(timeout=self._idle_timeout)
             except queue.Empty:
                 with self._lock:
                     if self._idle > 0:
@@ -111,26 +155,28 @@ class DaemonPool:
                         return
                 continue  # a submitter counted on this worker: its job is on the way
             try:
-                result = ctx.run(fn)
+                job.result = job.ctx.run(job.fn)
             except BaseException as exc:  # boundary: whatever the handler raised goes to its caller
-                _deliver(loop, fut, None, exc)
-            else:
-                _deliver(loop, fut, result, None)
-            del fn, fut, ctx
+                job.error = exc
+            with job.guard:
+                job.finished = True
+                loop, fut = job.loop, job.future
+            job.done.release()
+            if loop is not None and fut is not None:
+                _deliver(loop, fut, job)
+            del job, loop, fut
             with self._lock:
                 self._idle += 1
 
 
-def _deliver(
-    loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], result: Any, exc: BaseException | None
-) -> None:
+def _deliver(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], job: _Job) -> None:
     def settle() -> None:
         if fut.done():
             return  # abandoned (timed out or cancelled) meanwhile
-        if exc is not None:
-            fut.set_exception(exc)
+        if job.error is not None:
+            fut.set_exception(job.error)
         else:
-            fut.set_result(result)
+            fut.set_result(job.result)
 
     # A closed loop means the caller gave up on this call long ago.
     with contextlib.suppress(RuntimeError):
@@ -144,9 +190,8 @@ async def run_sync(
     fn: Callable[[], Any], cancel: threading.Event | None = None, *, pool: DaemonPool | None = None
 ) -> Any:
     """Run a blocking function on a daemon worker; on cancellation the event is set and it is abandoned."""
-    fut = (pool or DEFAULT_POOL).run(fn, cancel)
     try:
-        result = await fut
+        result = await (pool or DEFAULT_POOL).run(fn, cancel)
     except asyncio.CancelledError:
         if cancel is not None:
             cancel.set()

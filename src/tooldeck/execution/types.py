@@ -124,6 +124,8 @@ class ValidatedCall:
     tool: Tool
     arguments: dict[str, Any]
     note: str | None = None
+    # For decorated tools: the arguments already validated into the tool's pydantic model.
+    model: Any = None
 
     @property
     def id(self) -> str:

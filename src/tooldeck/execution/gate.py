@@ -1,0 +1,97 @@
+"""The policy step of the executor (X3), applied to each validated call right before it runs.
+
+Order: deferred-and-not-promoted (`not_promoted`), outside the active skills (`denied`), then
+the `Policy`; an `ask` goes to the `Approver` (one prompt at a time), and with no approver the
+answer is no. A grant with scope `session` or `always` is remembered for this executor, bound
+to the tool and the rule that asked - never to a whole category.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from tooldeck.execution.policy import ApprovalRequest, Approver, Policy
+from tooldeck.execution.settings import ExecutionSettings
+from tooldeck.execution.types import ErrorType, ToolError, ValidatedCall
+
+Emit = Callable[..., None]
+
+
+class CallGate:
+    """Decides whether a validated call may run; returns the refusal, or None to go ahead."""
+
+    def __init__(
+        self,
+        *,
+        settings: ExecutionSettings,
+        deferred: frozenset[str],
+        skills_allowed: frozenset[str] | None,
+        policy: Policy,
+        custom_policy: bool,
+        approver: Approver | None,
+        emit: Emit,
+    ) -> None:
+        self.settings = settings
+        self.deferred = deferred
+        self.skills_allowed = skills_allowed
+        self.policy = policy
+        self.custom_policy = custom_policy
+        self.approver = approver
+        self.emit = emit
+        self.grants: set[tuple[str, str | None]] = set()
+
+    def quick(self, vc: ValidatedCall) -> ToolError | bool | None:
+        """The checks that need no await: a refusal, True to go ahead, False when the policy must decide."""
+        name = vc.tool.name
+        if self.deferred and name in self.deferred and name not in self.settings.promoted_names():
+            message = (
+                f"tool {name!r} is deferred: its schema has not been loaded yet. Call tool_search "
+                f"(e.g. query 'select:{name}') to load it, then call {name!r} again"
+            )
+            return ToolError("not_promoted", message, name, True)
+        allowed = self.skills_allowed
+        if allowed is not None and name not in allowed and name != "read_result":
+            message = f"tool {name!r} is not allowed by the active skills (not in their allowed_tools)"
+            return ToolError("denied", message, name, False)
+        return not self.custom_policy and not vc.tool.requires_approval
+
+    async def check(self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]) -> ToolError | None:
+        quick = self.quick(vc)
+        if quick is True:
+            return None
+        if isinstance(quick, ToolError):
+            return quick
+        return await self._decide(vc, approval_lock)
+
+    async def _decide(self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]) -> ToolError | None:
+        name = vc.tool.name
+        decision = await self.policy.decide(vc)
+        if decision.kind == "allow":
+            return None
+        self.emit("policy", vc.id, name, outcome=decision.kind, message=decision.reason)
+        if decision.kind == "deny":
+            return _denied(name, f"refused by policy: {decision.reason}")
+        if (name, decision.rule) in self.grants:
+            return None
+        if self.approver is None:
+            return _denied(
+                name,
+                f"{decision.reason}, and nobody can approve it here (non-interactive); the call was not run "
+                "(approve up front with --yes, or set approvals.mode: allow)",
+            )
+        async with approval_lock():
+            answer = await self.approver.approve(ApprovalRequest(vc, decision.reason, decision.rule))
+        outcome = "approved" if answer.approved else "refused"
+        self.emit("policy", vc.id, name, outcome=outcome, message=answer.reason)
+        if not answer.approved:
+            why = f": {answer.reason}" if answer.reason else ""
+            return _denied(name, f"{decision.reason}; the user did not approve it{why}")
+        if answer.scope != "once":
+            self.grants.add((name, decision.rule))
+        return None
+
+
+def _denied(name: str, message: str, kind: ErrorType = "denied", **_: Any) -> ToolError:
+    return ToolError(kind, message, name, False)
