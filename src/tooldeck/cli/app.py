@@ -21,6 +21,7 @@ from tooldeck.cli import (  # noqa: E402, F401
     bench_assembly,
     bench_cmd,
     bench_dialects,
+    bench_dispatch,
     call_cmd,
     chat_cmd,
     explain_cmd,
