@@ -317,7 +317,7 @@ class Executor:
             return self._failed(vc.id, refusal, started)
         tool = vc.tool
         plan = self._plan(tool)
-        cancel_event = threading.Event() if not plan.is_async or plan.needs_context else None
+        cancel_event = threading.Event() if plan.needs_context else None
         context = self._context(vc, batch, cancel_event) if plan.needs_context else None
         try:
             value = await self._invoke(vc, plan, context, cancel_event, batch)

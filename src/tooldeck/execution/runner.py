@@ -18,14 +18,17 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-_CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+_CANCEL: contextvars.ContextVar[threading.Event | _Job | None] = contextvars.ContextVar(
     "tooldeck_cancel", default=None
 )
 
 
 def current_cancel_event() -> threading.Event | None:
     """The cancel event of the tool call running in this thread or task, if any."""
-    return _CANCEL.get()
+    source = _CANCEL.get()
+    if source is None or isinstance(source, threading.Event):
+        return source
+    return source.cancel_event()
 
 
 class CancelToken:
@@ -67,7 +70,19 @@ class CancelToken:
 class _Job:
     """One function for a worker, and the hand-back of its outcome (sync wait or event loop)."""
 
-    __slots__ = ("ctx", "done", "error", "finished", "fn", "future", "guard", "loop", "result")
+    __slots__ = (
+        "_event",
+        "cancelled",
+        "ctx",
+        "done",
+        "error",
+        "finished",
+        "fn",
+        "future",
+        "guard",
+        "loop",
+        "result",
+    )
 
     def __init__(self, fn: Callable[[], Any], ctx: contextvars.Context) -> None:
         self.fn = fn
@@ -80,6 +95,23 @@ class _Job:
         self.error: BaseException | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.future: asyncio.Future[Any] | None = None
+        self.cancelled = False
+        self._event: threading.Event | None = None  # made only if the handler asks for it
+
+    def cancel_event(self) -> threading.Event:
+        with self.guard:
+            if self._event is None:
+                self._event = threading.Event()
+                if self.cancelled:
+                    self._event.set()
+            return self._event
+
+    def request_cancel(self) -> None:
+        with self.guard:
+            self.cancelled = True
+            event = self._event
+        if event is not None:
+            event.set()
 
     def outcome(self) -> Any:
         if self.error is not None:
@@ -113,9 +145,8 @@ class DaemonPool:
 
     def submit(self, fn: Callable[[], Any], cancel: threading.Event | None = None) -> _Job:
         ctx = contextvars.copy_context()
-        if cancel is not None:
-            ctx.run(_CANCEL.set, cancel)
         job = _Job(fn, ctx)
+        ctx.run(_CANCEL.set, cancel if cancel is not None else job)
         with self._lock:
             spawn = self._idle == 0
             if not spawn:
@@ -141,6 +172,9 @@ class DaemonPool:
         self._awaited += 1
         try:
             return await fut
+        except asyncio.CancelledError:
+            job.request_cancel()
+            raise
         finally:
             self._awaited -= 1
 
@@ -161,12 +195,13 @@ class DaemonPool:
             with job.guard:
                 job.finished = True
                 loop, fut = job.loop, job.future
+            # Idle again before the hand-back, so the caller's next job finds this worker.
+            with self._lock:
+                self._idle += 1
             job.done.release()
             if loop is not None and fut is not None:
                 _deliver(loop, fut, job)
             del job, loop, fut
-            with self._lock:
-                self._idle += 1
 
 
 def _deliver(loop: asyncio.AbstractEventLoop, fut: asyncio.Future[Any], job: _Job) -> None:
