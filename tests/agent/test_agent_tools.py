@@ -230,3 +230,50 @@ def test_sub_agents_inherit_the_parent_policy_and_approver(
     assert refused["result"].startswith("sub saw: ") and '"type": "denied"' in refused["result"]
     allowed = outcome(AutoApprover())
     assert allowed["result"] == "sub saw: launched probe"
+
+
+def test_sub_agents_can_use_another_model(scripted_server: ScriptedServer, home: Path) -> None:
+    from tooldeck.agent import ScriptedModel, call, reply
+
+    scripted_server.add(Turn(calls=[("delegate_task", {"goal": "add"})]), Turn(text="parent done"))
+    agent, _ = make_agent(scripted_server, "anthropic", home, toolsets=["math", "delegation"])
+    cheap = ScriptedModel([reply(calls=[call("add", {"a": 20, "b": 22})]), reply("42")], model_name="cheap")
+    agent.delegate_model = cheap
+    result, _ = run(agent, "go")
+    assert result.text == "parent done"
+    assert len(scripted_server.requests) == 2 and len(cheap.requests) == 2
+    assert cheap.requests[0].tool_names == ("add", "explode")
+    [(_, content)] = scripted_server.requests[1].tool_results()
+    assert json.loads(content)["results"][0]["result"] == "42"
+    child = [s for s in agent.store.list_sessions(include_children=True) if s.parent_id]  # type: ignore[union-attr]
+    assert [s.model for s in child] == ["cheap"]
+
+
+def test_a_session_scoped_approval_holds_for_later_turns_of_the_conversation(
+    scripted_server: ScriptedServer, home: Path
+) -> None:
+    from tooldeck.execution.policy import ApprovalAnswer, CallbackApprover
+
+    asked: list[str] = []
+
+    def approve(request: Any) -> ApprovalAnswer:
+        asked.append(request.call.tool.name)
+        return ApprovalAnswer(True, "session")
+
+    scripted_server.add(
+        Turn(calls=[("launch", {"target": "a"})]),
+        Turn(text="one"),
+        Turn(calls=[("launch", {"target": "b"})]),
+        Turn(text="two"),
+    )
+    agent, _ = make_agent(scripted_server, "openai", home, toolsets=["danger"])
+    agent.approver = CallbackApprover(approve)
+
+    async def two_turns() -> None:
+        convo = agent.new_conversation()
+        await agent.run(convo, "first")
+        await agent.run(convo, "second")
+
+    asyncio.run(two_turns())
+    assert asked == ["launch"]
+    assert scripted_server.requests[3].tool_results()[-1][1] == "launched b"

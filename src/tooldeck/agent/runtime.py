@@ -80,9 +80,12 @@ class Agent:
         approver: Approver | None = None,
         events: EventSink | None = None,
         home: Path | None = None,
+        delegate_model: ModelClient | None = None,
     ) -> None:
         self.loadout = loadout
         self.model = model
+        # Sub-agents use the parent's model unless this overrides it.
+        self.delegate_model = delegate_model
         self.store = store
         self.home = home or tooldeck_home()
         self.memory = memory or MemoryFiles(self.home)
@@ -91,6 +94,8 @@ class Agent:
         self.policy = policy
         self.approver = approver
         self.events = events or null_sink
+        # One loop (and so one executor, with its session-scoped approval grants) per conversation.
+        self._loops: dict[str, tuple[Conversation, AgentLoop]] = {}
 
     @classmethod
     def from_deck(
@@ -138,11 +143,13 @@ class Agent:
             parts.append(snapshot)
         return "\n\n".join(parts)
 
-    def new_conversation(self, *, system: str | None = None, parent_id: str | None = None) -> Conversation:
+    def new_conversation(
+        self, *, system: str | None = None, parent_id: str | None = None, model: ModelClient | None = None
+    ) -> Conversation:
         system = system if system is not None else self.system_prompt()
         if self.store is None:
             return Conversation(new_session_id(), system)
-        sid = self.store.create(model=self.model.model_name, system=system, parent_id=parent_id)
+        sid = self.store.create(model=(model or self.model).model_name, system=system, parent_id=parent_id)
         return Conversation(sid, system)
 
     def resume(self, session_id: str) -> Conversation:
@@ -162,13 +169,23 @@ class Agent:
 
     async def run(self, convo: Conversation, prompt: str | None) -> TurnResult:
         """One turn of `convo`: the user's message (or a clarify answer) until the model answers."""
-        loop = self._loop(
-            convo, self.loadout, self.settings.max_iterations, delegate=True, events=self.events
-        )
-        return await loop.run(convo, prompt)
+        cached = self._loops.get(convo.session_id)
+        if cached is None or cached[0] is not convo:
+            loop = self._loop(
+                convo, self.loadout, self.settings.max_iterations, delegate=True, events=self.events
+            )
+            cached = self._loops[convo.session_id] = (convo, loop)
+        return await cached[1].run(convo, prompt)
 
     def _loop(
-        self, convo: Conversation, loadout: Loadout, max_iterations: int, *, delegate: bool, events: EventSink
+        self,
+        convo: Conversation,
+        loadout: Loadout,
+        max_iterations: int,
+        *,
+        delegate: bool,
+        events: EventSink,
+        model: ModelClient | None = None,
     ) -> AgentLoop:
         delegator = None
         if delegate and "delegate_task" in loadout.exposed_names:
@@ -190,7 +207,7 @@ class Agent:
             extra={SERVICES_KEY: services},
         )
         return AgentLoop(
-            self.model,
+            model or self.model,
             runner=runner,
             tools=ToolView(loadout),
             recorder=self.store,
@@ -199,14 +216,16 @@ class Agent:
         )
 
     async def _spawn(self, loadout: Loadout, prompt: str, parent_id: str | None) -> SubOutcome:
-        convo = self.new_conversation(system=SUBAGENT_SYSTEM, parent_id=parent_id)
+        convo = self.new_conversation(system=SUBAGENT_SYSTEM, parent_id=parent_id, model=self.delegate_model)
         budget = self.settings.delegation_max_iterations or self.settings.max_iterations
-        loop = self._loop(convo, loadout, budget, delegate=False, events=null_sink)
+        loop = self._loop(convo, loadout, budget, delegate=False, events=null_sink, model=self.delegate_model)
         result = await loop.run(convo, prompt)
         return SubOutcome(result.status, result.text, convo.session_id, result.iterations)
 
     async def aclose(self) -> None:
         await self.model.aclose()
+        if self.delegate_model is not None:
+            await self.delegate_model.aclose()
         if self.store is not None:
             self.store.close()
 
