@@ -246,3 +246,24 @@ def test_chat_answers_a_clarify_question_at_the_next_prompt(
     assert proc.returncode == 0, proc.stderr
     assert "Tea or coffee?" in proc.stdout and "Tea it is." in proc.stdout
     assert scripted_server.requests[1].text_of("user") == ["a drink", "tea"]
+
+
+def test_run_reads_the_prompt_from_stdin_and_verbose_shows_steps(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    scripted_server.add(Turn(calls=[("add", {"a": 1, "b": 2})]), Turn(text="3"))
+    proc = tooldeck(
+        project,
+        "run",
+        "-",
+        "--verbose",
+        "--model",
+        "m",
+        "--base-url",
+        scripted_server.openai_url,
+        stdin="what is 1+2?\n",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "3"
+    assert "→ add" in proc.stderr and "← add: 3" in proc.stderr
+    assert scripted_server.requests[0].text_of("user") == ["what is 1+2?"]

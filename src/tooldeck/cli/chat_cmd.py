@@ -40,6 +40,7 @@ from tooldeck.cli.run_cmd import (
     TranscriptOption,
     build_agent,
     open_conversation,
+    run_async,
     write_transcript,
 )
 from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest
@@ -169,7 +170,7 @@ def chat_command(
         approver=ChatApprover(reader),
     )
     convo = open_conversation(agent, resume)
-    code = asyncio.run(_repl(agent, convo, reader, console, transcript))
+    code = run_async(_repl(agent, convo, reader, console, transcript))
     raise typer.Exit(code)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -115,7 +116,12 @@ def result_json(result: TurnResult, convo: Conversation) -> dict[str, Any]:
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
+    """Run the command's coroutine; Ctrl-C ends it quietly with exit code 130."""
+    try:
+        return asyncio.run(coro)
+    except KeyboardInterrupt:
+        typer.echo("tooldeck: interrupted", err=True)
+        raise typer.Exit(130) from None
 
 
 @app.command("run")
@@ -137,7 +143,11 @@ def run_command(
 ) -> None:
     """Run one agent turn and print the final answer."""
     if prompt is None and resume is None:
-        fail("missing PROMPT (the user's message)")
+        fail("missing PROMPT (the user's message; '-' reads it from stdin)")
+    if prompt == "-":
+        prompt = sys.stdin.read().strip()
+        if not prompt:
+            fail("PROMPT '-' read an empty message from stdin")
     events = None
     if verbose:
         from tooldeck.cli.chat_cmd import StepPrinter, stderr_console
