@@ -22,7 +22,44 @@ from tooldeck.workspace import Workspace
 
 MAX_LINE_CHARS = 2000
 _BINARY_SUFFIXES = frozenset(
-    [".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".tar", ".so", ".dylib", ".dll", ".exe", ".bin", ".pyc", ".class", ".jar", ".o", ".a", ".wasm", ".mp3", ".mp4", ".mov", ".avi", ".woff", ".woff2", ".ttf", ".otf", ".sqlite", ".db"]
+    [
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".bmp",
+        ".ico",
+        ".webp",
+        ".pdf",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".7z",
+        ".tar",
+        ".so",
+        ".dylib",
+        ".dll",
+        ".exe",
+        ".bin",
+        ".pyc",
+        ".class",
+        ".jar",
+        ".o",
+        ".a",
+        ".wasm",
+        ".mp3",
+        ".mp4",
+        ".mov",
+        ".avi",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".otf",
+        ".sqlite",
+        ".db",
+    ]
 )
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache"})
 
