@@ -156,6 +156,17 @@ def test_model_errors_exit_1_with_a_clear_message(scripted_server: ScriptedServe
     assert proc.returncode == 1
     assert "authentication failed" in proc.stderr and "OPENAI_API_KEY" in proc.stderr
     assert "Incorrect API key provided" in proc.stderr
+    # The turn is kept unfinished; resuming without a new message retries it.
+    sid = proc.stderr.split("(session ")[1].split(")")[0]
+    scripted_server.add(Turn(text="back"))
+    again = tooldeck(
+        project, "run", "--resume", sid, "--model", "m", "--base-url", scripted_server.openai_url
+    )
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == "back"
+    assert scripted_server.requests[1].text_of("user") == ["hi"]
+    shown = json.loads(tooldeck(project, "sessions", "show", sid, "--json").stdout)
+    assert [m["role"] for m in shown["messages"]] == ["user", "assistant"] and shown["status"] == "done"
 
 
 def test_approval_needed_tools_are_refused_without_yes_and_run_with_it(

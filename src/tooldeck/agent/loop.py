@@ -26,7 +26,7 @@ from tooldeck.agent.events import (
     null_sink,
 )
 from tooldeck.agent.messages import Message, ModelReply, Usage, tool_message, user
-from tooldeck.agent.models.base import ModelClient, ModelRequest
+from tooldeck.agent.models.base import ModelClient, ModelError, ModelRequest
 from tooldeck.agent.toolview import ToolView
 from tooldeck.execution.types import ToolCall, ToolError, ToolResult
 
@@ -148,7 +148,11 @@ class AgentLoop:
             allow_tools=allow_tools,
         )
         self.events(ModelRequested(iteration, len(request.messages), request.tool_names))
-        reply = await self.model.complete(request, events=self.events)
+        try:
+            reply = await self.model.complete(request, events=self.events)
+        except ModelError:
+            self._save(convo, "error")  # the history so far is kept; `--resume` can retry the turn
+            raise
         self.events(
             ModelReplied(iteration, reply.message.content, reply.tool_calls, reply.stop_reason, reply.usage)
         )

@@ -164,8 +164,12 @@ def run_command(
         approver=AutoApprover() if yes else None,
     )
     convo = open_conversation(agent, resume)
-    if prompt is None:
-        waiting = f" is waiting for an answer to: {convo.pending.get('question')}" if convo.pending else ""
+    unfinished = bool(convo.messages) and convo.messages[-1].role in ("user", "tool") and not convo.pending
+    if prompt is None and not unfinished:
+        # Without a new message only an unfinished turn (a model error, a crash) can be continued.
+        waiting = (
+            f" is waiting for an answer to: {convo.pending.get('question')}" if convo.pending else " ended"
+        )
         fail(f"session {convo.session_id}{waiting}; pass the next message as PROMPT")
     result, error = run_async(_turn(agent, convo, prompt))
     if transcript is not None:
@@ -175,7 +179,9 @@ def run_command(
     _report(result, convo, as_json)
 
 
-async def _turn(agent: Agent, convo: Conversation, prompt: str) -> tuple[TurnResult | None, str | None]:
+async def _turn(
+    agent: Agent, convo: Conversation, prompt: str | None
+) -> tuple[TurnResult | None, str | None]:
     try:
         return await agent.run(convo, prompt), None
     except ModelError as exc:
