@@ -102,6 +102,10 @@ def test_present_files_updates_run_state_with_artifacts(tmp_path: Path) -> None:
     assert [e.update["artifacts"] for e in log.of(StateUpdated)] == [["report.md"], ["report.md", "data.csv"]]
     outside = [m for m in convo.messages if m.role == "tool"][-1]
     assert outside.is_error and "outside the workspace" in outside.content
+    error = json.loads(outside.content)["error"]
+    assert error["message"].startswith(
+        "present_files: '../etc/passwd' is outside"
+    )  # clean, no exception name
 
 
 def test_clarify_interrupts_and_the_answer_resumes_the_same_conversation() -> None:

@@ -19,7 +19,7 @@ from tooldeck.agent.services import services_of, tooldeck_home
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
-from tooldeck.execution.types import ToolOutput
+from tooldeck.execution.types import ToolFailure, ToolOutput
 from tooldeck.tool import DescriptionContext
 
 
@@ -126,7 +126,7 @@ async def delegate_task(
     """
     services = services_of(ctx)
     if services is None or services.delegator is None:
-        raise ValueError(
+        raise ToolFailure(
             "delegate_task runs sub-agents and works only inside an agent run (tooldeck run/chat)"
         )
     jobs = parse_tasks(goal, context, toolsets, tasks)
