@@ -278,3 +278,16 @@ def test_run_reads_the_prompt_from_stdin_and_verbose_shows_steps(
     assert proc.stdout.strip() == "3"
     assert "→ add" in proc.stderr and "← add: 3" in proc.stderr
     assert scripted_server.requests[0].text_of("user") == ["what is 1+2?"]
+
+
+def test_chat_streams_text_once_when_the_model_streams(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    (project / "tooldeck.yaml").write_text(CONFIG + "model: {stream: true}\n")
+    scripted_server.add(Turn(text="Streaming words arrive in pieces."))
+    proc = tooldeck(
+        project, "chat", "--model", "m", "--base-url", scripted_server.openai_url, stdin="hello\n"
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("Streaming words arrive in pieces.") == 1
+    assert scripted_server.requests[0].body["stream"] is True
