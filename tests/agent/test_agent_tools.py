@@ -171,6 +171,8 @@ def test_delegate_task_runs_scoped_sub_agents_with_a_concurrency_cap(
         assert req.tool_names() == ["add", "explode"]  # the math toolset only: no delegation, no todo
     parent_requests = [r for r in scripted_server.requests if r not in subs]
     assert "delegate_task" in parent_requests[0].tool_names()
+    [spec] = [t for t in parent_requests[0].body["tools"] if t["function"]["name"] == "delegate_task"]
+    assert "at most 2 sub-agents run at a time" in spec["function"]["description"]  # live description (S2)
     [(_, content)] = parent_requests[1].tool_results()
     results = json.loads(content)["results"]
     assert [r["status"] for r in results] == ["done"] * 4

@@ -27,7 +27,11 @@ def chat_messages(system: str | None, messages: list[Message] | tuple[Message, .
         if m.role == "tool":
             out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
         elif m.role == "assistant":
-            item: dict[str, Any] = {"role": "assistant", "content": m.content or None}
+            # null content is allowed only beside tool calls
+            item: dict[str, Any] = {
+                "role": "assistant",
+                "content": m.content or (None if m.tool_calls else ""),
+            }
             if m.tool_calls:
                 item["tool_calls"] = [
                     {
