@@ -117,8 +117,12 @@ def make_agent(
     **agent_settings: Any,
 ) -> tuple[Agent, EventLog]:
     log = events or EventLog()
+    if loadout is None:
+        # The loadout's live descriptions (S2) read the same agent settings the Agent runs with.
+        limit = agent_settings.get("delegation_max_concurrency", 3)
+        loadout = loadout_of(toolsets, agent={"delegation_max_concurrency": limit})
     agent = Agent(
-        loadout or loadout_of(toolsets),
+        loadout,
         make_model(settings_for(server, provider, stream=stream)),
         store=SessionStore(home / "state.db"),
         memory=MemoryFiles(home),
