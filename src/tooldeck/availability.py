@@ -11,6 +11,7 @@ alive; when it finally answers, the answer is cached for the next assembly.
 
 from __future__ import annotations
 
+import _thread
 import importlib.util
 import os
 import shutil
@@ -134,7 +135,10 @@ class AvailabilityChecker:
                 if not isinstance(job.result, BaseException) and job.result is not None:
                     self._store(key, job.result, self._clock())
 
-        threading.Thread(target=run, name=f"tooldeck-check-{_check_name(check)}", daemon=True).start()
+        # A raw thread: unlike threading.Thread.start() it does not wait for the new thread to be
+        # scheduled (that hand-shake cost ms per check under load), and like a daemon thread it
+        # never holds up interpreter exit, so a hung check cannot keep the process alive.
+        _thread.start_new_thread(run, ())
         return job
 
     def _settle(self, key: RequirementKey, job: _Job) -> Availability:

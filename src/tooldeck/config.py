@@ -1,36 +1,45 @@
-"""`tooldeck.yaml`: the configuration, as pydantic models (spec "Config").
+"""`tooldeck.yaml`: the configuration (spec "Config").
 
+The sections are frozen dataclasses, cheap to build in code (`Config(platform="cli", ...)`);
+a config read from YAML or a dict is validated by pydantic (`parse_config`, `load_config`),
+imported only then, so a program that builds its config in code never pays for it.
 Unknown keys are errors naming their path; `${VAR}` in any string is replaced from the
 environment before validation, and a missing variable is an error naming it and its path.
-`load_config` turns every problem into a `ConfigError` whose message starts with the key path.
+Every problem becomes a `ConfigError` whose message starts with the key path.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from annotated_types import Ge, Gt
 
 from tooldeck.errors import ConfigError
 
+# pydantic reads this from each section: unknown keys are errors.
+_FORBID: Any = {"extra": "forbid"}
+USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
-
-class ToolsetConfig(_Model):
+@dataclass(frozen=True)
+class ToolsetConfig:
+    __pydantic_config__ = _FORBID
     description: str = ""
-    tools: list[str] = Field(default_factory=list)
-    includes: list[str] = Field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    includes: list[str] = field(default_factory=list)
 
 
-class ToolEntry(_Model):
+@dataclass(frozen=True)
+class ToolEntry:
     """A DeerFlow-style `tools:` entry: `use: package.module:attribute` plus options."""
 
+    __pydantic_config__ = _FORBID
     use: str
     name: str | None = None
     group: str | None = None
@@ -45,139 +54,162 @@ class ToolEntry(_Model):
     idempotent: bool | None = None
     open_world: bool | None = None
     requires_approval: bool | None = None
-    timeout: float | None = Field(default=None, gt=0)
-    max_result_chars: int | None = Field(default=None, ge=1)
+    timeout: Annotated[float, Gt(0)] | None = None
+    max_result_chars: Annotated[int, Ge(1)] | None = None
     shell: bool | None = None
     needs_vision: bool | None = None
     defer: bool | None = None
 
-    @field_validator("use")
-    @classmethod
-    def _use_shape(cls, value: str) -> str:
-        if not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*", value):
-            raise ValueError(f"must look like 'package.module:attribute', got {value!r}")
-        return value
-
     def options(self) -> dict[str, Any]:
         """The tool options this entry sets (unset ones are left to the tool)."""
         skip = {"use", "name"}
-        return {k: v for k, v in self.model_dump(exclude_none=True).items() if k not in skip}
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in skip and getattr(self, f.name) is not None
+        }
 
 
-class ModelConfig(_Model):
+@dataclass(frozen=True)
+class ModelConfig:
+    __pydantic_config__ = _FORBID
     provider: Literal["openai", "responses", "anthropic"] = "openai"
     name: str | None = None
     base_url: str | None = None
     api_key_env: str | None = None
     supports_vision: bool = False
-    context_window: int | None = Field(default=None, ge=1)
-    max_tokens: int | None = Field(default=None, ge=1)
+    context_window: Annotated[int, Ge(1)] | None = None
+    max_tokens: Annotated[int, Ge(1)] | None = None
     temperature: float | None = None
     stream: bool = False
-    timeout_s: float = Field(default=120.0, gt=0)
-    max_retries: int = Field(default=3, ge=0)
+    timeout_s: Annotated[float, Gt(0)] = 120.0
+    max_retries: Annotated[int, Ge(0)] = 3
 
 
-class SandboxConfig(_Model):
+@dataclass(frozen=True)
+class SandboxConfig:
+    __pydantic_config__ = _FORBID
     kind: Literal["none", "bwrap"] = "none"
     allow_host_shell: bool = False
     workspace: str = "."
 
 
-class ApprovalsConfig(_Model):
+@dataclass(frozen=True)
+class ApprovalsConfig:
+    __pydantic_config__ = _FORBID
     mode: Literal["ask", "deny", "allow"] = "ask"
 
 
-class ToolSearchConfig(_Model):
+@dataclass(frozen=True)
+class ToolSearchConfig:
+    __pydantic_config__ = _FORBID
     enabled: bool = False
     # What to defer: "mcp" (every MCP tool), toolset names, tool names or glob patterns.
-    defer: list[str] = Field(default_factory=lambda: ["mcp"])
+    defer: list[str] = field(default_factory=lambda: ["mcp"])
 
 
-class SkillConfig(_Model):
+@dataclass(frozen=True)
+class SkillConfig:
+    __pydantic_config__ = _FORBID
     name: str
     allowed_tools: list[str] | None = None
     active: bool = True
     description: str = ""
 
 
-class ChecksConfig(_Model):
-    ttl_s: float = Field(default=30.0, ge=0)
-    budget_ms: float = Field(default=1000.0, gt=0)
+@dataclass(frozen=True)
+class ChecksConfig:
+    __pydantic_config__ = _FORBID
+    ttl_s: Annotated[float, Ge(0)] = 30.0
+    budget_ms: Annotated[float, Gt(0)] = 1000.0
     # A check that raises or times out keeps its last good answer this long (flap grace).
-    flap_grace_s: float = Field(default=60.0, ge=0)
+    flap_grace_s: Annotated[float, Ge(0)] = 60.0
 
 
-class ExecutionConfig(_Model):
-    default_timeout_s: float = Field(default=120.0, gt=0)
-    max_concurrency: int = Field(default=8, ge=1)
-    max_result_chars: int = Field(default=100_000, ge=1)
+@dataclass(frozen=True)
+class ExecutionConfig:
+    __pydantic_config__ = _FORBID
+    default_timeout_s: Annotated[float, Gt(0)] = 120.0
+    max_concurrency: Annotated[int, Ge(1)] = 8
+    max_result_chars: Annotated[int, Ge(1)] = 100_000
 
 
-class OpenAIDialectConfig(_Model):
+@dataclass(frozen=True)
+class OpenAIDialectConfig:
+    __pydantic_config__ = _FORBID
     strict: bool = False
 
 
-class DialectsConfig(_Model):
-    openai: OpenAIDialectConfig = Field(default_factory=OpenAIDialectConfig)
+@dataclass(frozen=True)
+class DialectsConfig:
+    __pydantic_config__ = _FORBID
+    openai: OpenAIDialectConfig = field(default_factory=OpenAIDialectConfig)
 
 
-class AgentConfig(_Model):
-    max_iterations: int = Field(default=90, ge=1)
+@dataclass(frozen=True)
+class AgentConfig:
+    __pydantic_config__ = _FORBID
+    max_iterations: Annotated[int, Ge(1)] = 90
     system_prompt: str | None = None
-    delegation_max_concurrency: int = Field(default=3, ge=1)
-    delegation_timeout_s: float = Field(default=600.0, gt=0)
+    delegation_max_concurrency: Annotated[int, Ge(1)] = 3
+    delegation_timeout_s: Annotated[float, Gt(0)] = 600.0
     # Sub-agents' own iteration budget (default: max_iterations).
-    delegation_max_iterations: int | None = Field(default=None, ge=1)
+    delegation_max_iterations: Annotated[int, Ge(1)] | None = None
     # The session database; relative to the config file; default <home>/state.db.
     sessions_db: str | None = None
     # Size caps of MEMORY.md and USER.md in the tooldeck home, in characters.
-    memory_max_chars: int = Field(default=2200, ge=100)
-    user_max_chars: int = Field(default=1375, ge=100)
+    memory_max_chars: Annotated[int, Ge(100)] = 2200
+    user_max_chars: Annotated[int, Ge(100)] = 1375
 
 
-class McpServerConfig(_Model):
+@dataclass(frozen=True)
+class McpServerConfig:
+    __pydantic_config__ = _FORBID
     command: str | None = None
-    args: list[str] = Field(default_factory=list)
-    env: dict[str, str] = Field(default_factory=dict)
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
     url: str | None = None
     transport: Literal["stdio", "http", "sse"] | None = None
-    headers: dict[str, str] = Field(default_factory=dict)
-    timeout_s: float = Field(default=30.0, gt=0)
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout_s: Annotated[float, Gt(0)] = 30.0
     enabled: bool = True
 
 
-class PluginsConfig(_Model):
+@dataclass(frozen=True)
+class PluginsConfig:
+    __pydantic_config__ = _FORBID
     enabled: bool = True
-    disabled: list[str] = Field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)
 
 
-class Config(_Model):
+@dataclass(frozen=True)
+class Config:
     """The whole of `tooldeck.yaml`."""
 
+    __pydantic_config__ = _FORBID
     platform: str = "cli"
-    platform_toolsets: dict[str, list[str]] = Field(default_factory=dict)
-    disabled_toolsets: list[str] = Field(default_factory=list)
-    toolsets: dict[str, ToolsetConfig] = Field(default_factory=dict)
-    tools: list[ToolEntry] = Field(default_factory=list)
+    platform_toolsets: dict[str, list[str]] = field(default_factory=dict)
+    disabled_toolsets: list[str] = field(default_factory=list)
+    toolsets: dict[str, ToolsetConfig] = field(default_factory=dict)
+    tools: list[ToolEntry] = field(default_factory=list)
     tool_groups: list[str] | None = None
-    discover: list[str] = Field(default_factory=list)
-    plugins: PluginsConfig = Field(default_factory=PluginsConfig)
-    model: ModelConfig = Field(default_factory=ModelConfig)
-    sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
-    approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
-    mcp_servers: dict[str, McpServerConfig] | str = Field(default_factory=dict)
-    tool_search: ToolSearchConfig = Field(default_factory=ToolSearchConfig)
-    skills: list[SkillConfig] = Field(default_factory=list)
-    checks: ChecksConfig = Field(default_factory=ChecksConfig)
-    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
-    dialects: DialectsConfig = Field(default_factory=DialectsConfig)
-    agent: AgentConfig = Field(default_factory=AgentConfig)
+    discover: list[str] = field(default_factory=list)
+    plugins: PluginsConfig = field(default_factory=PluginsConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
+    mcp_servers: dict[str, McpServerConfig] | str = field(default_factory=dict)
+    tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)
+    skills: list[SkillConfig] = field(default_factory=list)
+    checks: ChecksConfig = field(default_factory=ChecksConfig)
+    execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    dialects: DialectsConfig = field(default_factory=DialectsConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
     home: str | None = None
     strict: bool = False
     # Where the file was read from (not a YAML key): relative paths resolve against it.
-    base_dir: str | None = Field(default=None, exclude=True)
+    base_dir: str | None = None
 
     def resolve_path(self, value: str) -> Path:
         """A path from the config, relative to the config file's folder."""
@@ -185,6 +217,10 @@ class Config(_Model):
         if not path.is_absolute() and self.base_dir:
             path = Path(self.base_dir) / path
         return path
+
+    def replace(self, **changes: Any) -> Config:
+        """A copy with some top-level keys changed (not validated; see `parse_config`)."""
+        return dataclasses.replace(self, **changes)
 
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
@@ -213,16 +249,38 @@ def interpolate(value: Any, env: Mapping[str, str], path: str = "") -> Any:
 
 
 def parse_config(data: Any, *, env: Mapping[str, str] | None = None, base_dir: str | None = None) -> Config:
-    """Validate a config mapping (already parsed from YAML)."""
+    """Validate a config mapping (already parsed from YAML) with pydantic."""
+    from pydantic import ValidationError
+
     if data is None:
         data = {}
     if not isinstance(data, Mapping):
         raise ConfigError(f"the config must be a mapping of keys, got {type(data).__name__}")
+    if "base_dir" in data:
+        raise ConfigError("unknown key", path="base_dir")
     data = interpolate(data, os.environ if env is None else env)
     try:
-        return Config.model_validate({**data, "base_dir": base_dir})
+        config: Config = _adapter().validate_python({**data, "base_dir": base_dir})
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from None
+    for i, entry in enumerate(config.tools):
+        if not USE_PATTERN.fullmatch(entry.use):
+            raise ConfigError(
+                f"must look like 'package.module:attribute', got {entry.use!r}", path=f"tools[{i}].use"
+            )
+    return config
+
+
+_ADAPTER: Any = None
+
+
+def _adapter() -> Any:
+    global _ADAPTER
+    if _ADAPTER is None:
+        from pydantic import TypeAdapter
+
+        _ADAPTER = TypeAdapter(Config)
+    return _ADAPTER
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -253,14 +311,26 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _describe(exc: ValidationError) -> str:
-    lines = []
-    for err in exc.errors():
+def _describe(exc: Any) -> str:
+    """pydantic's errors as `key.path: message` lines (union branches folded)."""
+    lines: list[str] = []
+    errors = list(exc.errors())
+    # For `dict | str` keys (mcp_servers), an error inside the dict branch makes the str branch noise.
+    tagged = {
+        tuple(e["loc"][:1]) for e in errors if len(e["loc"]) > 2 and str(e["loc"][1]).startswith("dict[")
+    }
+    errors = [
+        e
+        for e in errors
+        if not (len(e["loc"]) == 2 and e["loc"][1] == "str" and tuple(e["loc"][:1]) in tagged)
+    ]
+    for err in errors:
         loc = ""
         for part in err["loc"]:
             loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
         # pydantic puts union members / function-validator tags into the path; drop them.
         loc = re.sub(r"\.(function-[a-z]+\[[^\]]*\]|str|dict\[str,McpServerConfig\])", "", loc)
-        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        unknown = err["type"] in ("extra_forbidden", "unexpected_keyword_argument")
+        msg = "unknown key" if unknown else err["msg"]
         lines.append(f"{loc or '(top level)'}: {msg}")
     return "; ".join(lines)

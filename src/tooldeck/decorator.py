@@ -14,7 +14,7 @@ from typing import Any, overload
 
 from tooldeck.context import ToolContext
 from tooldeck.errors import ToolDefinitionError
-from tooldeck.tool import Tool, make_tool
+from tooldeck.tool import LazyModel, Tool, make_tool
 
 
 @overload
@@ -58,7 +58,7 @@ def function_tool(
         raise ToolDefinitionError(f"@tool needs a function, got {type(fn).__name__}")
     tool_name = name or fn.__name__
     summary, param_docs = parse_docstring(inspect.getdoc(fn) or "")
-    schema, model, context_param = _schema_from_signature(tool_name, fn, param_docs)
+    schema, model_factory, context_param = _schema_from_signature(tool_name, fn, param_docs)
     opts = dict(options or {})
     opts.setdefault("owner", f"{fn.__module__}:{fn.__qualname__}")
     return make_tool(
@@ -69,20 +69,22 @@ def function_tool(
         options=opts,
         call_style="kwargs",
         context_param=context_param,
-        arg_model=model,
+        arg_model=LazyModel(model_factory),
     )
 
 
 def _schema_from_signature(
     tool_name: str, fn: Callable[..., Any], param_docs: dict[str, str]
-) -> tuple[dict[str, Any], Any, str | None]:
-    from pydantic import ConfigDict, Field, create_model
-
+) -> tuple[dict[str, Any], Callable[[], Any], str | None]:
+    """The JSON schema of `fn`'s parameters, a factory for its pydantic argument model, and the
+    name of its ToolContext parameter. Plain signatures (str, int, float, bool, lists, dicts,
+    Literal, Optional) get their schema written directly, so defining a tool does not import
+    pydantic; anything richer goes through pydantic at once."""
     try:
         hints = inspect.get_annotations(fn, eval_str=True)
     except Exception as exc:  # boundary: user annotations may fail to evaluate in any way
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
-    fields: dict[str, Any] = {}
+    params: list[tuple[str, Any, Any]] = []
     context_param: str | None = None
     for pname, param in inspect.signature(fn).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
@@ -91,18 +93,87 @@ def _schema_from_signature(
         if annotation is ToolContext or annotation == ToolContext | None:
             context_param = pname
             continue
-        default = ... if param.default is param.empty else param.default
-        fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+        params.append((pname, annotation, ... if param.default is param.empty else param.default))
+
+    def factory() -> Any:
+        return _pydantic_model(tool_name, params, param_docs)
+
+    schema = fast_schema(params, param_docs)
+    if schema is None:
+        model = factory()
+        schema = _pydantic_schema(tool_name, model)
+        return schema, lambda: model, context_param
+    return schema, factory, context_param
+
+
+def _pydantic_model(tool_name: str, params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> Any:
+    from pydantic import ConfigDict, Field, create_model
+
+    fields = {name: (ann, Field(default, description=docs.get(name))) for name, ann, default in params}
     try:
-        model = create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-        schema = model.model_json_schema()
+        return create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload]
+    except Exception as exc:  # boundary: pydantic raises several error types for bad hints
+        raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
+
+
+def _pydantic_schema(tool_name: str, model: Any) -> dict[str, Any]:
+    try:
+        schema: dict[str, Any] = model.model_json_schema()
     except Exception as exc:  # boundary: pydantic raises several error types for bad hints
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
     schema.pop("title", None)
     for prop in schema.get("properties", {}).values():
         prop.pop("title", None)
     schema.setdefault("properties", {})
-    return schema, model, context_param
+    return schema
+
+
+_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_JSON_DEFAULTS = (str, int, float, bool, type(None))
+
+
+def fast_schema(params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> dict[str, Any] | None:
+    """The schema pydantic would produce for plain signatures, or None when it is not plain."""
+    props: dict[str, Any] = {}
+    required: list[str] = []
+    for name, annotation, default in params:
+        prop = _type_schema(annotation)
+        if prop is None:
+            return None
+        if default is ...:
+            required.append(name)
+        elif isinstance(default, _JSON_DEFAULTS):
+            prop["default"] = default
+        else:
+            return None
+        if docs.get(name):
+            prop["description"] = docs[name]
+        props[name] = prop
+    schema: dict[str, Any] = {"additionalProperties": False, "properties": props}
+    if required:
+        schema["required"] = required
+    schema["type"] = "object"
+    return schema
+
+
+def _type_schema(annotation: Any) -> dict[str, Any] | None:
+    import types
+    import typing
+
+    if annotation in _SCALARS:
+        return {"type": _SCALARS[annotation]}
+    if annotation is Any:
+        return {}
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is list and len(args) == 1:
+        items = _type_schema(args[0])
+        return None if items is None else {"items": items, "type": "array"}
+    if origin is typing.Literal and args and all(isinstance(a, str) for a in args):
+        return {"enum": list(args), "type": "string"}
+    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
+        inner = _type_schema(next(a for a in args if a is not type(None)))
+        return None if inner is None else {"anyOf": [inner, {"type": "null"}]}
+    return None
 
 
 _GOOGLE_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$")

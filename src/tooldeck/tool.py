@@ -72,7 +72,8 @@ class Tool:
     call_style: Literal["dict", "kwargs"] = "dict"
     # Name of the handler parameter that receives the ToolContext, if any.
     context_param: str | None = None
-    # For decorated tools: a pydantic model that turns JSON arguments into Python values.
+    # For decorated tools: the pydantic model that turns JSON arguments into Python values
+    # (a `LazyModel` that builds it on first use, so defining a tool stays cheap).
     arg_model: Any = None
     # Extra data for integrations (MCP server name, original tool name, ...).
     meta: Mapping[str, Any] = field(default_factory=dict)
@@ -145,6 +146,28 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r}, toolset={self.toolset!r}, source={self.source!r})"
+
+
+class LazyModel:
+    """Stands for a pydantic model class that is built the first time it is used."""
+
+    __slots__ = ("_build", "_model")
+
+    def __init__(self, build: Callable[[], Any]) -> None:
+        self._build = build
+        self._model: Any = None
+
+    @property
+    def built(self) -> bool:
+        return self._model is not None
+
+    def model(self) -> Any:
+        if self._model is None:
+            self._model = self._build()
+        return self._model
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model(), name)
 
 
 # Options a user may set with `@tool(...)`, `Tool(...)` or a config `tools:` entry.

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +61,22 @@ def test_config_is_frozen_and_paths_resolve_against_its_folder(tmp_path: Path) -
     path.write_text("sandbox: {workspace: work}\n", encoding="utf-8")
     cfg = load_config(path)
     assert cfg.resolve_path(cfg.sandbox.workspace) == tmp_path / "work"
-    with pytest.raises(Exception, match="frozen"):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.platform = "x"  # type: ignore[misc]
     assert isinstance(cfg, Config)
+
+
+def test_mcp_server_errors_name_the_server_key() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({"mcp_servers": {"git": {"transport": "carrier-pigeon"}}})
+    assert str(info.value) == "mcp_servers.git.transport: Input should be 'stdio', 'http' or 'sse'"
+
+
+def test_building_a_config_in_code_does_not_import_pydantic() -> None:
+    code = (
+        "import sys; from tooldeck.config import Config, ToolsetConfig; "
+        "c = Config(platform_toolsets={'p': ['s']}, toolsets={'s': ToolsetConfig(includes=['a'])}); "
+        "assert c.toolsets['s'].includes == ['a']; print('pydantic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

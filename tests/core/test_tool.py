@@ -145,3 +145,39 @@ def test_shell_and_vision_flags() -> None:
 def test_availability_is_truthy() -> None:
     assert Availability.yes() and not Availability.no("binary x not found")
     assert Availability.no("why").reason == "why"
+
+
+def _plain(
+    a: str,
+    b: int = 3,
+    c: float = 0.5,
+    d: bool = False,
+    e: list[str] | None = None,
+    f: Literal["x", "y"] = "x",
+    g: list[int] | None = None,
+    h: str | None = None,
+) -> None:
+    """Plain.
+
+    Args:
+        a: A.
+        e: E.
+    """
+
+
+def test_fast_schema_equals_pydantics_and_the_model_is_built_lazily() -> None:
+    import inspect
+
+    from tooldeck.decorator import _pydantic_model, _pydantic_schema, parse_docstring
+
+    t = tool(_plain)
+    assert not t.arg_model.built  # not built at definition time
+    _, docs = parse_docstring(inspect.getdoc(_plain) or "")
+    params = [
+        (n, p.annotation, ... if p.default is p.empty else p.default)
+        for n, p in inspect.signature(_plain, eval_str=True).parameters.items()
+    ]
+    reference = _pydantic_schema("plain", _pydantic_model("plain", params, docs))
+    assert t.parameters == reference
+    assert t.arg_model.model() is t.arg_model.model()  # built once, on first use
+    assert t.arg_model.model_validate({"a": "x", "b": "7"}).b == 7
