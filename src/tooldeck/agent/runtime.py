@@ -109,6 +109,7 @@ class Agent:
         approver: Approver | None = None,
         policy: Policy | None = None,
         max_iterations: int | None = None,
+        delegate_model: ModelClient | None = None,
     ) -> Agent:
         cfg = deck.config
         home = tooldeck_home(cfg.home, base_dir=cfg.base_dir)
@@ -127,6 +128,7 @@ class Agent:
             approver=approver,
             events=events,
             home=home,
+            delegate_model=delegate_model,
         )
 
     # -- sessions --------------------------------------------------------------------------

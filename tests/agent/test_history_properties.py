@@ -1,0 +1,86 @@
+"""Properties of the history translations (Hypothesis): any valid conversation survives a round
+trip through storage and becomes a well-formed request in every wire format."""
+
+from __future__ import annotations
+
+import json
+from itertools import pairwise
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tooldeck.agent.messages import Message
+from tooldeck.agent.models.anthropic import anthropic_messages
+from tooldeck.agent.models.openai_chat import chat_messages
+from tooldeck.agent.models.openai_responses import response_input
+from tooldeck.execution.types import ToolCall
+
+text = st.text(max_size=20)
+names = st.sampled_from(["add", "read_file", "todo"])
+args = st.one_of(st.just("{}"), st.just('{"a": 1}'), st.just('{"a": '), st.none())
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Message]:
+    """user, then rounds of assistant (maybe with calls) + one tool result per call, maybe more users."""
+    out = [Message("user", draw(text))]
+    counter = 0
+    for _ in range(draw(st.integers(0, 4))):
+        calls = []
+        for _ in range(draw(st.integers(0, 3))):
+            counter += 1
+            calls.append(ToolCall(f"c{counter}", draw(names), draw(args)))
+        out.append(Message("assistant", draw(text), tuple(calls)))
+        for c in calls:
+            out.append(
+                Message("tool", draw(text), tool_call_id=c.id, name=c.name, is_error=draw(st.booleans()))
+            )
+        if draw(st.booleans()):
+            out.append(Message("user", draw(text)))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories())
+def test_messages_round_trip_through_their_stored_form(history: list[Message]) -> None:
+    for m in history:
+        again = Message.from_dict(json.loads(json.dumps(m.to_dict())))
+        assert again.role == m.role and again.content == m.content
+        assert again.tool_call_id == m.tool_call_id and again.is_error == m.is_error
+        assert [(c.id, c.name) for c in again.tool_calls] == [(c.id, c.name) for c in m.tool_calls]
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories())
+def test_anthropic_history_alternates_and_pairs_every_result_with_an_earlier_call(
+    history: list[Message],
+) -> None:
+    out = anthropic_messages(tuple(history))
+    roles = [m["role"] for m in out]
+    assert roles[0] == "user"
+    assert all(a != b for a, b in pairwise(roles))
+    seen: set[str] = set()
+    for m in out:
+        assert m["content"], "no empty turns"
+        for block in m["content"]:
+            if block["type"] == "tool_use":
+                assert isinstance(block["input"], dict)
+                seen.add(block["id"])
+            if block["type"] == "tool_result":
+                assert block["tool_use_id"] in seen
+    results = [b for m in out for b in m["content"] if b["type"] == "tool_result"]
+    assert len(results) == sum(1 for m in history if m.role == "tool")
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories())
+def test_openai_formats_answer_every_call_id_once(history: list[Message]) -> None:
+    chat = chat_messages("sys", tuple(history))
+    calls = [c["id"] for m in chat for c in m.get("tool_calls") or []]
+    answers = [m["tool_call_id"] for m in chat if m["role"] == "tool"]
+    assert calls == answers
+    assert all(isinstance(c["function"]["arguments"], str) for m in chat for c in m.get("tool_calls") or [])
+    items = response_input(tuple(history))
+    fc = [i["call_id"] for i in items if i.get("type") == "function_call"]
+    out = [i["call_id"] for i in items if i.get("type") == "function_call_output"]
+    assert fc == out == calls
