@@ -199,3 +199,38 @@ def test_approvals_in_a_batch_are_asked_one_at_a_time() -> None:
     results = run(ex, [call("deploy", {"x": i}, f"c{i}") for i in range(5)])
     assert all(r.ok for r in results)
     assert peak == 1
+
+
+class _BrokenPolicy:
+    async def decide(self, call: ValidatedCall) -> Decision:
+        raise KeyError("rules.yaml")
+
+
+def test_a_failing_policy_fails_closed() -> None:
+    t, ran = counting_tool("t")
+    result = one(Executor(loadout(t), policy=_BrokenPolicy()), "t")
+    assert result.error is not None and result.error.type == "denied"
+    assert "policy check failed" in result.error.message and "rules.yaml" in result.error.message
+    assert ran == []
+
+
+def test_cancelling_while_a_call_awaits_approval_answers_it_as_cancelled() -> None:
+    t, ran = counting_tool("deploy", requires_approval=True)
+
+    async def never(request: ApprovalRequest) -> bool:
+        await asyncio.Event().wait()
+        return True
+
+    ex = Executor(loadout(t), approver=CallbackApprover(never))
+
+    async def main() -> str:
+        task = asyncio.create_task(ex.execute([call("deploy")]))
+        await asyncio.sleep(0.05)
+        ex.cancel()
+        [result] = await task
+        await asyncio.sleep(0)  # the caller's task is usable afterwards
+        assert result.error is not None
+        return result.error.type
+
+    assert asyncio.run(main()) == "cancelled"
+    assert ran == []

@@ -308,13 +308,11 @@ class Executor:
         return plan
 
     async def _run(self, vc: ValidatedCall, batch: _Batch, started: float) -> ToolResult:
-        gate = self.gate
-        quick = gate.quick(vc)
-        refusal = quick if isinstance(quick, ToolError) else None
-        if quick is False:
-            refusal = await gate.check(vc, batch.approval_lock)
-        if refusal is not None:
-            return self._failed(vc.id, refusal, started)
+        quick = self.gate.quick(vc)
+        if quick is not True:
+            refusal = quick if isinstance(quick, ToolError) else await self._decide(vc, batch)
+            if refusal is not None:
+                return self._failed(vc.id, refusal, started)
         tool = vc.tool
         plan = self._plan(tool)
         cancel_event = threading.Event() if plan.needs_context else None
@@ -344,6 +342,23 @@ class Executor:
         duration = time.perf_counter() - started
         result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration)
         return self._finished(result, started) if self.events is not None else result
+
+    async def _decide(self, vc: ValidatedCall, batch: _Batch) -> ToolError | None:
+        """The policy and approval step; a cancelled batch or a failing policy refuses the call."""
+        try:
+            return await self.gate.decide(vc, batch.approval_lock)
+        except asyncio.CancelledError:
+            if not batch.cancel_requested:
+                raise
+            task = asyncio.current_task()
+            if task is not None and task is batch.owner:
+                task.uncancel()
+            return ToolError("cancelled", "the batch was cancelled while the call awaited approval", vc.name)
+        except Exception as exc:  # boundary: a policy or approver bug must fail closed, not crash the run
+            log.warning("policy failed for %s (%s)", vc.name, vc.id, exc_info=True)
+            return ToolError(
+                "denied", f"the policy check failed ({type(exc).__name__}: {exc}); not run", vc.name
+            )
 
     async def _invoke(
         self,

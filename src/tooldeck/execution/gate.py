@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
 
 from tooldeck.execution.policy import ApprovalRequest, Approver, Policy
 from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ErrorType, ToolError, ValidatedCall
+from tooldeck.execution.types import ToolError, ValidatedCall
 
 Emit = Callable[..., None]
 
@@ -42,8 +41,8 @@ class CallGate:
         self.emit = emit
         self.grants: set[tuple[str, str | None]] = set()
 
-    def quick(self, vc: ValidatedCall) -> ToolError | bool | None:
-        """The checks that need no await: a refusal, True to go ahead, False when the policy must decide."""
+    def quick(self, vc: ValidatedCall) -> ToolError | bool:
+        """The checks that need no await: a refusal, True to go ahead, False when `decide` must be asked."""
         name = vc.tool.name
         if self.deferred and name in self.deferred and name not in self.settings.promoted_names():
             message = (
@@ -57,15 +56,8 @@ class CallGate:
             return ToolError("denied", message, name, False)
         return not self.custom_policy and not vc.tool.requires_approval
 
-    async def check(self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]) -> ToolError | None:
-        quick = self.quick(vc)
-        if quick is True:
-            return None
-        if isinstance(quick, ToolError):
-            return quick
-        return await self._decide(vc, approval_lock)
-
-    async def _decide(self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]) -> ToolError | None:
+    async def decide(self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]) -> ToolError | None:
+        """The Policy's verdict, and the approver's answer when it asks; None means go ahead."""
         name = vc.tool.name
         decision = await self.policy.decide(vc)
         if decision.kind == "allow":
@@ -93,5 +85,5 @@ class CallGate:
         return None
 
 
-def _denied(name: str, message: str, kind: ErrorType = "denied", **_: Any) -> ToolError:
-    return ToolError(kind, message, name, False)
+def _denied(name: str, message: str) -> ToolError:
+    return ToolError("denied", message, name, False)
