@@ -222,3 +222,27 @@ async def _one(agent):  # type: ignore[no-untyped-def]
         return await agent.run(agent.new_conversation(), "hi")
     finally:
         await agent.aclose()
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_cut_before_any_text_is_retried(
+    scripted_server: ScriptedServer, provider: str, home: Path
+) -> None:
+    scripted_server.add(Turn(text="whole answer", cut_after=1), Turn(text="whole answer"))
+    result, _, log = run_turn(scripted_server, provider, True, home)
+    assert result.text == "whole answer"
+    assert len(scripted_server.requests) == 2
+    assert len([e for e in log.events if type(e).__name__ == "RetryScheduled"]) == 1
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_a_stream_cut_after_text_reached_the_user_is_an_error_not_a_retry(
+    scripted_server: ScriptedServer, provider: str, home: Path
+) -> None:
+    from tooldeck.agent.models.base import ModelError
+
+    scripted_server.add(Turn(text="a long answer in pieces", cut_after=3), Turn(text="never asked"))
+    with pytest.raises(ModelError, match="ended before") as info:
+        run_turn(scripted_server, provider, True, home)
+    assert info.value.kind in ("connection", "bad_response")
+    assert len(scripted_server.requests) == 1

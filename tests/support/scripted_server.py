@@ -36,6 +36,8 @@ class Turn:
     error_code: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    # Streaming only: drop the connection after this many events (a network cut mid-stream).
+    cut_after: int | None = None
 
 
 Step = Turn | Callable[["Recorded"], Turn]
@@ -225,7 +227,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         render = {"chat": _chat, "responses": _responses, "anthropic": _anthropic}[recorded.kind]
         if body.get("stream"):
-            self._send_sse(render(self.owner, turn, body, stream=True))
+            events = list(render(self.owner, turn, body, stream=True))
+            self._send_sse(events[: turn.cut_after] if turn.cut_after is not None else events)
         else:
             payload = next(iter(render(self.owner, turn, body, stream=False)))[1]
             self._send_json(200, payload, turn.headers)

@@ -225,6 +225,10 @@ class _StreamAccumulator:
         return ""
 
     def reply(self, model: str) -> ModelReply:
+        if self.stop is None:
+            raise ModelError(
+                "anthropic: the stream ended before the model finished (no stop_reason)", kind="connection"
+            )
         texts: list[str] = []
         calls: list[ToolCall] = []
         for _, block in sorted(self.blocks.items()):

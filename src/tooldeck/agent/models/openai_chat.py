@@ -171,6 +171,12 @@ class _StreamAccumulator:
         return text
 
     def reply(self, model: str) -> ModelReply:
+        if self.finish is None:
+            # A dropped connection can end the body cleanly; a reply is complete only with a reason.
+            raise ModelError(
+                "openai-compatible: the stream ended before the model finished (no finish_reason)",
+                kind="connection",
+            )
         calls = [
             ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
             for _, c in sorted(self.calls.items())

@@ -103,7 +103,8 @@ class OpenAIResponsesModel:
                         raise ModelError(f"openai responses: the response failed: {detail}", kind="server")
                 if final is None:
                     raise ModelError(
-                        "openai responses: the stream ended without a completed response", kind="bad_response"
+                        "openai responses: the stream ended before the model finished (no response.completed)",
+                        kind="connection",
                     )
                 return self._parse(final)
             except openai.OpenAIError as exc:
