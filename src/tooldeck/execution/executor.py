@@ -28,41 +28,13 @@ from tooldeck.execution.gate import CallGate
 from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, run_sync
-from tooldeck.execution.scheduler import BatchPlan, ResourceMode
+from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ToolCall, ToolError, ToolFailure, ToolResult, ValidatedCall
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
 __all__ = ["CancelToken", "ExecutionSettings", "Executor"]
-
-
-class _Batch:
-    """One `execute` call: its run state, loop, and what to cancel."""
-
-    __slots__ = ("_lock", "cancel_requested", "loop", "owner", "state", "tasks")
-
-    def __init__(self, state: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
-        self.state = state
-        self.loop = loop
-        self.cancel_requested = False
-        self.owner: asyncio.Task[Any] | None = None  # the caller's task while a lone call runs inline
-        self.tasks: list[asyncio.Task[Any]] = []
-        self._lock: asyncio.Lock | None = None
-
-    def approval_lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
-
-    def cancel(self) -> None:
-        if self.cancel_requested:
-            return
-        self.cancel_requested = True
-        for task in self.tasks:
-            task.cancel()
-        if self.owner is not None:
-            self.owner.cancel()
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +104,7 @@ class Executor:
             emit=self._emit,
         )
         self._plans: dict[str, _Plan] = {}
-        self._batches: set[_Batch] = set()
+        self._batches: set[Batch] = set()
 
     @property
     def approver(self) -> Approver | None:
@@ -148,7 +120,7 @@ class Executor:
         cancel: CancelToken | None = None,
     ) -> list[ToolResult]:
         """Run a batch; one result per distinct call id, in the order the model emitted them."""
-        batch = _Batch(state if state is not None else {}, asyncio.get_running_loop())
+        batch = Batch(state if state is not None else {}, asyncio.get_running_loop())
         unique = self._dedupe(calls) if len(calls) != 1 else calls
         if cancel is not None and cancel.cancelled:
             why = "the batch was cancelled before it started"
@@ -205,12 +177,12 @@ class Executor:
             unique.append(call)
         return unique
 
-    def _cancel_soon(self, batch: _Batch) -> None:
+    def _cancel_soon(self, batch: Batch) -> None:
         # A closed loop means the batch is over: nothing left to cancel.
         with contextlib.suppress(RuntimeError):
             batch.loop.call_soon_threadsafe(batch.cancel)
 
-    async def _inline(self, call: ToolCall, batch: _Batch) -> ToolResult:
+    async def _inline(self, call: ToolCall, batch: Batch) -> ToolResult:
         started = time.perf_counter()
         prepared = self._prepare(call, started)
         if isinstance(prepared, ToolResult):
@@ -221,7 +193,7 @@ class Executor:
         finally:
             batch.owner = None
 
-    async def _run_batch(self, calls: Sequence[ToolCall], batch: _Batch) -> list[ToolResult]:
+    async def _run_batch(self, calls: Sequence[ToolCall], batch: Batch) -> list[ToolResult]:
         plan = BatchPlan()
         semaphore = asyncio.Semaphore(self.settings.max_concurrency)
         slots: list[asyncio.Future[ToolResult]] = []
@@ -250,7 +222,7 @@ class Executor:
         prepared: ValidatedCall,
         deps: list[asyncio.Future[Any]],
         semaphore: asyncio.Semaphore,
-        batch: _Batch,
+        batch: Batch,
         started: float,
     ) -> ToolResult:
         try:
@@ -307,7 +279,7 @@ class Executor:
             self._plans[tool.name] = plan
         return plan
 
-    async def _run(self, vc: ValidatedCall, batch: _Batch, started: float) -> ToolResult:
+    async def _run(self, vc: ValidatedCall, batch: Batch, started: float) -> ToolResult:
         quick = self.gate.quick(vc)
         if quick is not True:
             refusal = quick if isinstance(quick, ToolError) else await self._decide(vc, batch)
@@ -343,7 +315,7 @@ class Executor:
         result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration)
         return self._finished(result, started) if self.events is not None else result
 
-    async def _decide(self, vc: ValidatedCall, batch: _Batch) -> ToolError | None:
+    async def _decide(self, vc: ValidatedCall, batch: Batch) -> ToolError | None:
         """The policy and approval step; a cancelled batch or a failing policy refuses the call."""
         try:
             return await self.gate.decide(vc, batch.approval_lock)
@@ -366,7 +338,7 @@ class Executor:
         plan: _Plan,
         context: ToolContext | None,
         cancel_event: threading.Event | None,
-        batch: _Batch,
+        batch: Batch,
     ) -> Any:
         """Call the handler under the tool's deadline; a deadline that passes raises _TimedOut."""
         task = asyncio.current_task()
@@ -401,7 +373,7 @@ class Executor:
             return tool.handler(**kwargs)
         return tool.call(vc.arguments, context)
 
-    def _context(self, vc: ValidatedCall, batch: _Batch, cancel_event: threading.Event | None) -> ToolContext:
+    def _context(self, vc: ValidatedCall, batch: Batch, cancel_event: threading.Event | None) -> ToolContext:
         extra = {**self.extra, "spill": self.spill, "workspace": self.workspace}
         return ToolContext(
             call_id=vc.id,

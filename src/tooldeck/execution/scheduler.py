@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 ResourceMode = Literal["read", "write"]
-Waitable = "asyncio.Future[Any]"
 
 
 @dataclass(slots=True)
@@ -60,3 +59,31 @@ class BatchPlan:
                 self.readers[key] = []
             else:
                 self.readers.setdefault(key, []).append(task)
+
+
+class Batch:
+    """One `execute` call: its run state, loop, and what to cancel."""
+
+    __slots__ = ("_lock", "cancel_requested", "loop", "owner", "state", "tasks")
+
+    def __init__(self, state: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.state = state
+        self.loop = loop
+        self.cancel_requested = False
+        self.owner: asyncio.Task[Any] | None = None  # the caller's task while a lone call runs inline
+        self.tasks: list[asyncio.Task[Any]] = []
+        self._lock: asyncio.Lock | None = None
+
+    def approval_lock(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def cancel(self) -> None:
+        if self.cancel_requested:
+            return
+        self.cancel_requested = True
+        for task in self.tasks:
+            task.cancel()
+        if self.owner is not None:
+            self.owner.cancel()
