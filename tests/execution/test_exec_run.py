@@ -227,3 +227,23 @@ def test_execute_sync_works_inside_a_running_loop() -> None:
         return ex.execute_sync([call("async_add", {"a": 1, "b": 1})])[0].content
 
     assert asyncio.run(main()) == "2"
+
+
+def test_a_handler_that_swallows_cancellation_leaves_the_callers_task_clean() -> None:
+    @tool(timeout=0.05)
+    async def stubborn() -> str:
+        """Ignores the first cancellation."""
+        try:
+            await asyncio.sleep(1)
+        except asyncio.CancelledError:
+            return "finished anyway"
+        return "slept"
+
+    async def main() -> tuple[str, int]:
+        [result] = await Executor(loadout(stubborn)).execute([call("stubborn")])
+        task = asyncio.current_task()
+        assert task is not None
+        await asyncio.sleep(0.01)  # no stray cancellation reaches the caller
+        return result.content, task.cancelling()
+
+    assert asyncio.run(main()) == ("finished anyway", 0)

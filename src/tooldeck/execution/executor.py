@@ -348,8 +348,9 @@ class Executor:
         timer = loop.call_at(loop.time() + plan.timeout, expiry.fire)
         try:
             if plan.is_async:
-                return await self._call(vc, plan, context)
-            return await run_sync(partial(self._call, vc, plan, context), cancel_event)
+                value = await self._call(vc, plan, context)
+            else:
+                value = await run_sync(partial(self._call, vc, plan, context), cancel_event)
         except asyncio.CancelledError:
             if cancel_event is not None:
                 cancel_event.set()
@@ -359,6 +360,9 @@ class Executor:
             raise
         finally:
             timer.cancel()
+        if expiry.fired:
+            task.uncancel()  # the handler swallowed our cancellation and returned anyway
+        return value
 
     @staticmethod
     def _call(vc: ValidatedCall, plan: _Plan, context: ToolContext | None) -> Any:
