@@ -192,3 +192,17 @@ def test_pydantic_model_stricter_than_schema_still_reports_the_field() -> None:
     assert result.error is not None and result.error.type == "invalid_arguments"
     assert "field 'n'" in result.error.message and "must be even" in result.error.message
     assert one(Executor(loadout(t)), "even", {"n": "4"}).content == "4"
+
+
+def test_null_for_an_optional_field_means_not_given() -> None:
+    # OpenAI strict mode shows optional fields as nullable; models then send null for them.
+    assert ok({"count": 1, "name": None, "tags": None}) == {"count": 1}
+    assert ok({"count": 1, "maybe": None}) == {"count": 1, "maybe": None}  # null is allowed there
+    assert any("field 'count'" in e for e in errors_of({"count": None}))  # required stays required
+
+    @tool
+    def page(path: str, offset: int = 1) -> str:
+        """Read."""
+        return f"{path}@{offset}"
+
+    assert one(Executor(loadout(page)), "page", {"path": "a", "offset": None}).content == "a@1"

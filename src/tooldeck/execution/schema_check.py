@@ -152,6 +152,7 @@ class _Compiler:
         props = {k: self.compile(v) for k, v in schema.get("properties", {}).items()}
         prop_types = {k: _type_label(v) for k, v in schema.get("properties", {}).items()}
         required = tuple(schema.get("required", ()))
+        required_set = frozenset(required)
         extra = schema.get("additionalProperties", True)
         extra_check = None if isinstance(extra, bool) else self.compile(extra)
 
@@ -175,6 +176,16 @@ class _Compiler:
                     if extra_check is None:
                         continue
                     sub = extra_check
+                if item is None and key not in required_set:
+                    # OpenAI strict mode shows optional fields as nullable, so models send null
+                    # for "not given": when the field itself does not allow null, drop it.
+                    trial: list[str] = []
+                    sub(item, key, trial)
+                    if trial:
+                        if out is None:
+                            out = dict(value)
+                        del out[key]
+                        continue
                 new = sub(item, _join(path, key), errors)
                 if new is not item:
                     if out is None:
