@@ -247,3 +247,23 @@ def test_a_handler_that_swallows_cancellation_leaves_the_callers_task_clean() ->
         return result.content, task.cancelling()
 
     assert asyncio.run(main()) == ("finished anyway", 0)
+
+
+def test_a_tool_calling_sys_exit_does_not_end_the_run() -> None:
+    import sys
+
+    @tool
+    def quitter() -> str:
+        """Exits."""
+        sys.exit(3)
+
+    @tool
+    async def aquitter() -> str:
+        """Exits too."""
+        sys.exit(4)
+
+    ex = Executor(loadout(quitter, aquitter))
+    for name, code in (("quitter", "3"), ("aquitter", "4")):
+        result = one(ex, name)
+        assert result.error is not None and result.error.type == "tool_error"
+        assert f"SystemExit: {code}" in result.error.message

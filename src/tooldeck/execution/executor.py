@@ -306,7 +306,7 @@ class Executor:
             if task is not None and task is batch.owner:
                 task.uncancel()
             return self._finished(self._cancelled(vc.id, tool.name, "the batch was cancelled"), started)
-        except Exception:  # boundary: a tool's own failure becomes a tool_error result, never a crash
+        except (Exception, SystemExit):  # boundary: a tool's failure (even sys.exit) is a tool_error result
             return self._crashed(vc, started)
         if shaped.spilled is not None:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
