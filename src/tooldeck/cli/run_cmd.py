@@ -127,7 +127,7 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
 @app.command("run")
 def run_command(
     prompt: str | None = typer.Argument(
-        None, help="The user's message (with --resume: the next message or answer)."
+        None, help="The user's message ('-' reads stdin; with --resume: the next message or the answer)."
     ),
     model: str | None = ModelOption,
     base_url: str | None = BaseUrlOption,
