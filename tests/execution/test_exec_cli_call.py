@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -33,6 +34,11 @@ MODULE = """
         return f"launched {target}"
 
     @tool(toolset="demo")
+    def big() -> str:
+        '''A long result.'''
+        return "".join(f"row {i}\\n" for i in range(100))
+
+    @tool(toolset="demo")
     def crash() -> str:
         '''Raises.'''
         raise RuntimeError("kaput")
@@ -41,7 +47,7 @@ MODULE = """
 
 def setup(tmp_path: Path, extra: str = "") -> Path:
     (tmp_path / "td_call_tools.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
-    tools = ", ".join(f'{{use: "td_call_tools:{n}"}}' for n in ("echo", "sleepy", "launch", "crash"))
+    tools = ", ".join(f'{{use: "td_call_tools:{n}"}}' for n in ("echo", "sleepy", "launch", "crash", "big"))
     cfg = tmp_path / "tooldeck.yaml"
     cfg.write_text(f"tools: [{tools}]\n{extra}", encoding="utf-8")
     return cfg
@@ -178,3 +184,19 @@ def test_file_tools_are_confined_to_the_configured_workspace(tmp_path: Path) -> 
         cwd=tmp_path,
     )
     assert out.returncode == 1 and json.loads(out.stdout)["error"]["type"] == "denied"
+
+
+def test_a_cut_result_can_be_paged_by_a_later_call(tmp_path: Path) -> None:
+    cfg = setup(tmp_path, "home: state\nexecution: {max_result_chars: 50}\n")
+    first = tooldeck("call", "big", "--config", str(cfg), cwd=tmp_path)
+    assert first.returncode == 0
+    assert first.stdout.startswith("row 0\nrow 1\n") and "result truncated" in first.stdout
+    result_id = re.search(r"read_result\(id='([^']+)', offset=50\)", first.stdout)
+    assert result_id is not None, first.stdout
+    args = json.dumps({"id": result_id.group(1), "offset": 50, "limit": 14})
+    page = tooldeck("call", "read_result", "--args", args, "--config", str(cfg), cwd=tmp_path)
+    assert page.returncode == 0, page.stdout
+    full = "".join(f"row {i}\n" for i in range(100))
+    assert page.stdout.startswith(full[50:64] + "\n\n[characters 50-64 of 690"), page.stdout
+    assert "result truncated" not in page.stdout  # pages are never cut again
+    assert list((tmp_path / "state" / "spill" / "cli").glob("*.txt"))

@@ -7,6 +7,7 @@ only bad usage of the command itself (no NAME, an unreadable config) exits 2.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -43,14 +44,11 @@ def call_command(
     approver: Approver = AutoApprover() if yes else TerminalApprover()
     home = deck.config.home
     spill_dir = deck.config.resolve_path(home) / "spill" if home else None
-    executor = Executor(
-        loadout,
-        settings=settings,
-        approver=approver,
-        session_id=f"cli-{int(time.time() * 1000)}",
-        spill_dir=spill_dir,
-    )
-    [result] = executor.execute_sync([ToolCall("call-1", name, args)])
+    # One spill area for every `tooldeck call`, so a cut result can be paged by a later
+    # `tooldeck call read_result --args '{"id": ...}'`.
+    executor = Executor(loadout, settings=settings, approver=approver, session_id="cli", spill_dir=spill_dir)
+    call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
+    [result] = executor.execute_sync([ToolCall(call_id, name, args)])
     if as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
         print_json({"ok": result.ok, "content": result.content, "error": error})

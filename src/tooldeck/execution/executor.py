@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import threading
 import time
 import traceback
@@ -270,7 +271,10 @@ class Executor:
             plan = _Plan(
                 is_async=tool.is_async,
                 timeout=self.settings.timeout_for(tool.timeout),
-                limit=tool.max_result_chars or self.settings.max_result_chars,
+                # read_result pages are sized by the tool itself (at most max_result_chars); never cut again.
+                limit=sys.maxsize
+                if tool.name == "read_result"
+                else tool.max_result_chars or self.settings.max_result_chars,
                 direct=tool.call_style == "kwargs"
                 and tool.arg_model is not None
                 and tool.handler is not None,
@@ -378,7 +382,12 @@ class Executor:
         return tool.call(vc.arguments, context)
 
     def _context(self, vc: ValidatedCall, batch: Batch, cancel_event: threading.Event | None) -> ToolContext:
-        extra = {**self.extra, "spill": self.spill, "workspace": self.workspace}
+        extra = {
+            **self.extra,
+            "spill": self.spill,
+            "workspace": self.workspace,
+            "max_result_chars": self.settings.max_result_chars,
+        }
         return ToolContext(
             call_id=vc.id,
             tool_name=vc.name,

@@ -20,11 +20,13 @@ def read_result(id: str, offset: int = 0, limit: int = 20_000, context: ToolCont
     Args:
         id: The result id named in the truncation marker.
         offset: Character offset to start reading at.
-        limit: How many characters to read (at most 100000).
+        limit: How many characters to read (at most the session's result size limit).
     """
     spill = context.extra.get("spill") if context is not None else None
     if not isinstance(spill, SpillStore):
         raise ToolFailure("no kept results here: read_result only works inside a tool-calling session")
     if offset < 0:
         raise ToolFailure("offset must be >= 0", type="invalid_arguments", retryable=True)
-    return spill.read(id, offset, min(max(limit, 1), 100_000))
+    page_max = context.extra.get("max_result_chars") if context is not None else None
+    cap = page_max if isinstance(page_max, int) else 100_000
+    return spill.read(id, offset, min(max(limit, 1), cap, 100_000))
