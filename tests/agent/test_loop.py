@@ -196,3 +196,20 @@ def _settings(n: int) -> Any:
     from tooldeck.agent.loop import LoopSettings
 
     return LoopSettings(max_iterations=n)
+
+
+def test_an_agent_without_a_session_store_runs_in_memory(tmp_path: Path) -> None:
+    from tooldeck.agent import Agent
+
+    model = ScriptedModel([reply(calls=[call("todo", {"action": "add", "items": ["x"]})]), reply("planned")])
+    agent = Agent(loadout_of(["todo"]), model, store=None, home=tmp_path)
+
+    async def main() -> Any:
+        convo = agent.new_conversation()
+        return await agent.run(convo, "plan"), convo
+
+    result, convo = asyncio.run(main())
+    assert result.text == "planned" and convo.state["todo"][0]["content"] == "x"
+    assert not (tmp_path / "state.db").exists()
+    with pytest.raises(ValueError, match="no session store"):
+        agent.resume(convo.session_id)
