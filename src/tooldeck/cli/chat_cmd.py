@@ -122,8 +122,14 @@ class ChatApprover:
 
     def __init__(self, reader: LineReader) -> None:
         self.reader = reader
+        # Sub-agents run concurrently: one question on the screen at a time.
+        self._lock = asyncio.Lock()
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        async with self._lock:
+            return await self._ask(request)
+
+    async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         from rich.markup import escape
 
         args = json.dumps(dict(request.call.arguments), ensure_ascii=False)
