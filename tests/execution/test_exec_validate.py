@@ -206,3 +206,26 @@ def test_null_for_an_optional_field_means_not_given() -> None:
         return f"{path}@{offset}"
 
     assert one(Executor(loadout(page)), "page", {"path": "a", "offset": None}).content == "a@1"
+
+
+valid_args = st.fixed_dictionaries(
+    {"count": st.integers(min_value=0)},
+    optional={
+        "ratio": st.floats(allow_nan=False, allow_infinity=False) | st.integers(),
+        "flag": st.booleans(),
+        "name": st.text(max_size=5),
+        "tags": st.lists(st.text(max_size=5), max_size=3),
+        "mode": st.sampled_from(["fast", "slow"]),
+        "level": st.sampled_from([1, 2, 3]),
+        "maybe": st.none() | st.integers(),
+        "nested": st.fixed_dictionaries({"depth": st.integers()}),
+    },
+)
+
+
+@settings(deadline=None)
+@given(valid_args)
+def test_valid_arguments_pass_unchanged(args: dict[str, Any]) -> None:
+    out = ok(args)
+    assert out == args
+    assert all(type(out[k]) is type(args[k]) for k in args)

@@ -81,8 +81,6 @@ class Executor:
         spill_dir: Path | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> None:
-        from tooldeck.tools.results import read_result
-
         self.loadout = loadout
         self.settings = settings or ExecutionSettings()
         self.events = events
@@ -90,10 +88,11 @@ class Executor:
         self.session_id = session_id
         self.spill = SpillStore(_spill_root(spill_dir, session_id))
         self.extra = dict(extra or {})
-        tools = {t.name: t for t in (*loadout.deferred, *loadout.exposed)}
-        tools.setdefault(read_result.name, read_result)  # truncation markers point at it
-        hidden = {f.name: (f.gate, f.reason) for f in loadout.hidden if f.name not in tools}
-        self._index = ToolIndex(tools, hidden=hidden, normalise=self.settings.normalize_names)
+        normalise = self.settings.normalize_names
+        # Built once per loadout (the agent makes an executor per turn over the same loadout).
+        self._index: ToolIndex = loadout.cached_render(
+            ("tooldeck.execution.ToolIndex", normalise), lambda: _index(loadout, normalise)
+        )
         skills = self.settings.skills_allowed
         self.gate = CallGate(
             settings=self.settings,
@@ -436,6 +435,15 @@ class Executor:
     def _emit(self, kind: EventKind, call_id: str, tool: str, **fields: Any) -> None:
         if self.events is not None:
             self.events.emit(ExecutionEvent(kind, call_id, tool, **fields))
+
+
+def _index(loadout: Loadout, normalise: bool) -> ToolIndex:
+    from tooldeck.tools.results import read_result
+
+    tools = {t.name: t for t in (*loadout.deferred, *loadout.exposed)}
+    tools.setdefault(read_result.name, read_result)  # truncation markers point at it
+    hidden = {f.name: (f.gate, f.reason) for f in loadout.hidden if f.name not in tools}
+    return ToolIndex(tools, hidden=hidden, normalise=normalise)
 
 
 def _spill_root(spill_dir: Path | None, session_id: str | None) -> Path:
