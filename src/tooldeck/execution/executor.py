@@ -110,6 +110,10 @@ class Executor:
     def approver(self) -> Approver | None:
         return self.gate.approver
 
+    @property
+    def policy(self) -> Policy:
+        return self.gate.policy
+
     # -- public API ------------------------------------------------------------------------
 
     async def execute(
