@@ -6,15 +6,60 @@
 For tests, `ScriptedModel([reply(calls=[call("add", {"a": 1})]), reply("done")])` plays a script.
 """
 
-from tooldeck.agent.events import Event, EventLog, EventSink
-from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, LoopSettings, Recorder, TurnResult
-from tooldeck.agent.messages import Message, ModelReply, Usage
-from tooldeck.agent.models.base import ModelClient, ModelError, ModelRequest, ModelSettings
-from tooldeck.agent.models.factory import ModelNotConfigured, make_model, resolve_model_settings
-from tooldeck.agent.models.scripted import ScriptedModel, call, reply
-from tooldeck.agent.runtime import Agent, AgentSettings
-from tooldeck.agent.sessions import SessionStore
-from tooldeck.agent.toolview import ToolView
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Imported on first use: the built-in tools import `tooldeck.agent.builtins`, and loading a deck
+# should not pay for the loop, the runtime and the executor.
+if TYPE_CHECKING:
+    from tooldeck.agent.events import Event, EventLog, EventSink
+    from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, LoopSettings, Recorder, TurnResult
+    from tooldeck.agent.messages import Message, ModelReply, Usage
+    from tooldeck.agent.models.base import ModelClient, ModelError, ModelRequest, ModelSettings
+    from tooldeck.agent.models.factory import ModelNotConfigured, make_model, resolve_model_settings
+    from tooldeck.agent.models.scripted import ScriptedModel, call, reply
+    from tooldeck.agent.runtime import Agent, AgentSettings
+    from tooldeck.agent.sessions import SessionStore
+    from tooldeck.agent.toolview import ToolView
+
+_LAZY: dict[str, str] = {
+    "Agent": "tooldeck.agent.runtime",
+    "AgentLoop": "tooldeck.agent.loop",
+    "AgentSettings": "tooldeck.agent.runtime",
+    "BatchRunner": "tooldeck.agent.loop",
+    "Conversation": "tooldeck.agent.loop",
+    "Event": "tooldeck.agent.events",
+    "EventLog": "tooldeck.agent.events",
+    "EventSink": "tooldeck.agent.events",
+    "LoopSettings": "tooldeck.agent.loop",
+    "Message": "tooldeck.agent.messages",
+    "ModelClient": "tooldeck.agent.models.base",
+    "ModelError": "tooldeck.agent.models.base",
+    "ModelNotConfigured": "tooldeck.agent.models.factory",
+    "ModelReply": "tooldeck.agent.messages",
+    "ModelRequest": "tooldeck.agent.models.base",
+    "ModelSettings": "tooldeck.agent.models.base",
+    "Recorder": "tooldeck.agent.loop",
+    "ScriptedModel": "tooldeck.agent.models.scripted",
+    "SessionStore": "tooldeck.agent.sessions",
+    "ToolView": "tooldeck.agent.toolview",
+    "TurnResult": "tooldeck.agent.loop",
+    "Usage": "tooldeck.agent.messages",
+    "call": "tooldeck.agent.models.scripted",
+    "make_model": "tooldeck.agent.models.factory",
+    "reply": "tooldeck.agent.models.scripted",
+    "resolve_model_settings": "tooldeck.agent.models.factory",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooldeck.agent' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "Agent",

@@ -6,29 +6,11 @@ Commands at the prompt: /exit (or /quit, Ctrl-D), /new (a fresh session), /sessi
 
 from __future__ import annotations
 
-import asyncio
-import json
-import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from tooldeck.agent.events import (
-    BudgetExhausted,
-    Event,
-    ModelReplied,
-    RetryScheduled,
-    StateUpdated,
-    TextDelta,
-    ToolCallsStarted,
-    ToolResultReady,
-    TurnInterrupted,
-)
-from tooldeck.agent.loop import Conversation
-from tooldeck.agent.messages import arguments_text
-from tooldeck.agent.models.base import ModelError
-from tooldeck.agent.runtime import Agent
 from tooldeck.cli.app import app
 from tooldeck.cli.common import ConfigOption, PlatformOption
 from tooldeck.cli.run_cmd import (
@@ -43,109 +25,13 @@ from tooldeck.cli.run_cmd import (
     run_async,
     write_transcript,
 )
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest
+
+if TYPE_CHECKING:
+    from tooldeck.agent.console import LineReader
+    from tooldeck.agent.loop import Conversation
+    from tooldeck.agent.runtime import Agent
 
 HELP = "/exit  leave   /new  start a new session   /session  show the session id   /help  this text"
-
-
-def stderr_console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-class StepPrinter:
-    """An event sink that prints the loop's steps with rich: calls, results, updates, retries."""
-
-    def __init__(self, console: Any, *, stream_text: bool = True) -> None:
-        self.console = console
-        self.stream_text = stream_text
-        self._streamed = False
-        self.streamed_any = False
-
-    def __call__(self, event: Event) -> None:
-        from rich.markup import escape
-
-        c = self.console
-        if isinstance(event, TextDelta) and self.stream_text:
-            self._streamed = True
-            self.streamed_any = True
-            c.print(escape(event.text), end="", style="green")
-        elif isinstance(event, ModelReplied):
-            if self._streamed:
-                c.print()
-            elif self.stream_text and event.text and event.tool_calls:
-                c.print(escape(event.text), style="green")
-            self._streamed = False
-        elif isinstance(event, ToolCallsStarted):
-            for call in event.calls:
-                c.print(
-                    f"[cyan]→ {escape(call.name)}[/]({escape(_short(arguments_text(call.arguments), 200))})"
-                )
-        elif isinstance(event, ToolResultReady):
-            r = event.result
-            style, mark = ("red", "✗") if r.error is not None else ("dim", "←")
-            c.print(f"[{style}]{mark} {escape(r.name)}: {escape(_short(r.content))}[/]")
-        elif isinstance(event, StateUpdated):
-            c.print(f"[magenta]  state: {escape(', '.join(event.update))} updated[/]")
-        elif isinstance(event, RetryScheduled):
-            c.print(
-                f"[yellow]  retry {event.attempt} in {event.delay_s:.1f}s: {escape(_short(event.error))}[/]"
-            )
-        elif isinstance(event, BudgetExhausted):
-            c.print(f"[yellow]  iteration budget used up ({event.iterations}); asking for a summary[/]")
-        elif isinstance(event, TurnInterrupted):
-            c.print("[yellow]  the agent has a question for you[/]")
-
-
-class LineReader:
-    """Reads the user's lines without blocking the event loop (one reader for prompts and approvals)."""
-
-    def __init__(self, console: Any) -> None:
-        self.console = console
-
-    async def read(self, prompt: str) -> str | None:
-        self.console.print(prompt, end="")
-        line: str = await asyncio.to_thread(sys.stdin.readline)
-        if not line:
-            return None
-        return line.rstrip("\n")
-
-
-class ChatApprover:
-    """Asks the chat user inline. End of input counts as no (approvals fail closed)."""
-
-    def __init__(self, reader: LineReader) -> None:
-        self.reader = reader
-        # Sub-agents run concurrently: one question on the screen at a time.
-        self._lock = asyncio.Lock()
-
-    async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
-        async with self._lock:
-            return await self._ask(request)
-
-    async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        from rich.markup import escape
-
-        args = json.dumps(dict(request.call.arguments), ensure_ascii=False)
-        self.reader.console.print(
-            f"[bold yellow]approval needed:[/] {escape(request.reason)}\n  {escape(request.call.tool.name)}"
-            f"({escape(_short(args, 500))})"
-        )
-        answer = await self.reader.read("Allow? [y]es once / [s]ession / [N]o: ")
-        choice = (answer or "").strip().lower()
-        if choice in ("y", "yes"):
-            return ApprovalAnswer(True, "once")
-        if choice in ("s", "session"):
-            return ApprovalAnswer(True, "session")
-        return ApprovalAnswer(
-            False, "once", "refused in chat" if answer is not None else "no answer (end of input)"
-        )
 
 
 @app.command("chat")
@@ -161,6 +47,8 @@ def chat_command(
 ) -> None:
     """Chat with the agent interactively."""
     from rich.console import Console
+
+    from tooldeck.agent.console import ChatApprover, LineReader, StepPrinter
 
     console = Console(highlight=False, soft_wrap=True)
     reader = LineReader(console)
@@ -184,6 +72,9 @@ async def _repl(
     agent: Agent, convo: Conversation, reader: LineReader, console: Any, transcript: Path | None
 ) -> int:
     from rich.markup import escape
+
+    from tooldeck.agent.console import StepPrinter
+    from tooldeck.agent.models.base import ModelError
 
     console.print(
         f"[dim]tooldeck chat — model {escape(agent.model.model_name)}, session {convo.session_id}. /help[/]"

@@ -12,20 +12,19 @@ import json
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
-from tooldeck.agent.events import EventSink
-from tooldeck.agent.loop import Conversation, TurnResult
-from tooldeck.agent.models.base import ModelError
-from tooldeck.agent.models.factory import make_model, resolve_model_settings
-from tooldeck.agent.runtime import Agent
-from tooldeck.agent.sessions import SessionError
 from tooldeck.cli.app import app
 from tooldeck.cli.common import ConfigOption, JsonOption, PlatformOption, fail, load_deck, print_json
-from tooldeck.errors import ConfigError, ToolsetError
-from tooldeck.execution.policy import Approver, AutoApprover
+
+# The agent machinery is imported when a command runs, not when the CLI starts.
+if TYPE_CHECKING:
+    from tooldeck.agent.events import EventSink
+    from tooldeck.agent.loop import Conversation, TurnResult
+    from tooldeck.agent.runtime import Agent
+    from tooldeck.execution.policy import Approver
 
 T = TypeVar("T")
 
@@ -56,6 +55,11 @@ def build_agent(
     approver: Approver | None,
 ) -> Agent:
     """The agent for a command; config problems and a missing model endpoint exit 2."""
+    from tooldeck.agent.models.factory import make_model, resolve_model_settings
+    from tooldeck.agent.runtime import Agent
+    from tooldeck.agent.sessions import SessionError
+    from tooldeck.errors import ConfigError, ToolsetError
+
     deck = load_deck(config)
     try:
         settings = resolve_model_settings(
@@ -78,6 +82,8 @@ def build_agent(
 
 
 def open_conversation(agent: Agent, resume: str | None) -> Conversation:
+    from tooldeck.agent.sessions import SessionError
+
     if resume is None:
         return agent.new_conversation()
     try:
@@ -142,6 +148,8 @@ def run_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Run one agent turn and print the final answer."""
+    from tooldeck.execution.policy import AutoApprover
+
     if prompt is None and resume is None:
         fail("missing PROMPT (the user's message; '-' reads it from stdin)")
     if prompt == "-":
@@ -150,7 +158,7 @@ def run_command(
             fail("PROMPT '-' read an empty message from stdin")
     events = None
     if verbose:
-        from tooldeck.cli.chat_cmd import StepPrinter, stderr_console
+        from tooldeck.agent.console import StepPrinter, stderr_console
 
         events = StepPrinter(stderr_console(), stream_text=False)
     agent = build_agent(
@@ -182,6 +190,8 @@ def run_command(
 async def _turn(
     agent: Agent, convo: Conversation, prompt: str | None
 ) -> tuple[TurnResult | None, str | None]:
+    from tooldeck.agent.models.base import ModelError
+
     try:
         return await agent.run(convo, prompt), None
     except ModelError as exc:

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
-from tooldeck.agent.services import tooldeck_home
-from tooldeck.agent.sessions import SessionError, SessionStore
 from tooldeck.cli.app import app
 from tooldeck.cli.common import ConfigOption, JsonOption, console, fail, load_deck, print_json
+
+if TYPE_CHECKING:
+    from tooldeck.agent.sessions import SessionStore
 
 sessions_app = typer.Typer(help="Stored agent sessions: list them, show one.", no_args_is_help=True)
 app.add_typer(sessions_app, name="sessions")
 
 
 def open_store(config: Path | None) -> SessionStore:
+    from tooldeck.agent.services import tooldeck_home
+    from tooldeck.agent.sessions import SessionError, SessionStore
+
     cfg = load_deck(config).config
     db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else None
     path = db or tooldeck_home(cfg.home, base_dir=cfg.base_dir) / "state.db"
@@ -74,6 +79,8 @@ def show_command(
     as_json: bool = JsonOption,
 ) -> None:
     """One session: its messages, state and any pending question."""
+    from tooldeck.agent.sessions import SessionError
+
     with open_store(config) as store:
         try:
             s = store.load(session_id)
