@@ -146,6 +146,8 @@ def test_clarify_exits_with_the_question_and_resume_continues(
     assert [m["role"] for m in shown["messages"]] == ["user", "assistant", "tool", "user", "assistant"]
     listed = json.loads(tooldeck(project, "sessions", "list", "--json").stdout)
     assert [s["id"] for s in listed] == [sid] and listed[0]["title"] == "go to a planet"
+    found = json.loads(tooldeck(project, "sessions", "search", "planet", "--json").stdout)
+    assert found and {h["session_id"] for h in found} == {sid} and "[planet]" in found[0]["snippet"]
     missing = tooldeck(project, "sessions", "show", "nope")
     assert missing.returncode == 2 and "no session 'nope'" in missing.stderr
 

@@ -117,3 +117,36 @@ def show_command(
             con.print(f"  [cyan]→ {escape(c.name)}[/] {escape(str(c.arguments))} ({c.id})")
     if s.interrupt:
         con.print(f"[yellow]waiting for an answer to:[/] {escape(str(s.interrupt.get('question', '')))}")
+
+
+@sessions_app.command("search")
+def search_command(
+    query: str = typer.Argument(..., help="Words to find in past messages (any may match; best first)."),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=50),
+    config: Path | None = ConfigOption,
+    as_json: bool = JsonOption,
+) -> None:
+    """Full-text search over the messages of stored sessions (what the session_search tool sees)."""
+    with open_store(config) as store:
+        hits = store.search(query, limit=limit)
+    if as_json:
+        print_json(
+            [
+                {
+                    "session_id": h.session_id,
+                    "title": h.session_title,
+                    "role": h.role,
+                    "snippet": h.snippet,
+                    "score": h.score,
+                }
+                for h in hits
+            ]
+        )
+        return
+    from rich.markup import escape
+
+    con = console()
+    if not hits:
+        con.print(f"no past messages match {escape(query)!r}")
+    for h in hits:
+        con.print(f"[bold]{h.session_id}[/] ({h.role}, {_when(h.created_at)}): {escape(h.snippet)}")
