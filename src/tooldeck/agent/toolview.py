@@ -31,11 +31,14 @@ def catalog_hash(loadout: Loadout) -> str:
 def promoted_names(state: Mapping[str, Any], loadout: Loadout) -> frozenset[str]:
     """The deferred tools promoted in `state` for this loadout's catalog (empty if it changed)."""
     entry = state.get(PROMOTED_KEY)
-    if not isinstance(entry, Mapping):
+    if isinstance(entry, list | tuple | set | frozenset):
+        names: Any = entry  # a bare list of names: not scoped to a catalog
+    elif isinstance(entry, Mapping):
+        if entry.get("catalog") not in (None, catalog_hash(loadout)):
+            return frozenset()
+        names = entry.get("names") or ()
+    else:
         return frozenset()
-    if entry.get("catalog") not in (None, catalog_hash(loadout)):
-        return frozenset()
-    names = entry.get("names") or ()
     deferred = set(loadout.deferred_names)
     return frozenset(str(n) for n in names if n in deferred)
 
