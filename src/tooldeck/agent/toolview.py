@@ -3,7 +3,8 @@
 Deferred tools are sent by name only until `tool_search` promotes them. Promotions live in the
 run state under `promoted` as `{"catalog": <hash>, "names": [...]}`; they count only while the
 deferred catalog still has that hash (same catalog: union; changed catalog: reset), so a stale
-promotion can never unlock a different tool that happens to share a name.
+promotion can never unlock a different tool that happens to share a name. A bare list of names
+is accepted too (unscoped); either way only tools deferred in the current loadout count.
 """
 
 from __future__ import annotations
