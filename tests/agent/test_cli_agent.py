@@ -74,6 +74,7 @@ def tooldeck(
         cwd=project,
         env=env_for(project),
         input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         text=True,
         timeout=timeout,

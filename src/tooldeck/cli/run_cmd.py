@@ -39,7 +39,10 @@ ResumeOption = typer.Option(None, "--resume", help="Continue a stored session (i
 TranscriptOption = typer.Option(None, "--transcript", help="Write the session's messages to this JSON file.")
 MaxIterOption = typer.Option(None, "--max-iterations", min=1, help="Tool iterations per turn (default 90).")
 YesOption = typer.Option(
-    False, "--yes", "-y", help="Approve tools that need approval (non-interactive: refused)."
+    False,
+    "--yes",
+    "-y",
+    help="Approve tools that need approval (else asked on a terminal, refused without one).",
 )
 
 
@@ -148,7 +151,7 @@ def run_command(
     as_json: bool = JsonOption,
 ) -> None:
     """Run one agent turn and print the final answer."""
-    from tooldeck.execution.policy import AutoApprover
+    from tooldeck.execution.policy import AutoApprover, TerminalApprover
 
     if prompt is None and resume is None:
         fail("missing PROMPT (the user's message; '-' reads it from stdin)")
@@ -169,7 +172,8 @@ def run_command(
         provider=provider,
         max_iterations=max_iterations,
         events=events,
-        approver=AutoApprover() if yes else None,
+        # On a terminal the user is asked; without one the answer is no (fail closed).
+        approver=AutoApprover() if yes else TerminalApprover(),
     )
     convo = open_conversation(agent, resume)
     unfinished = bool(convo.messages) and convo.messages[-1].role in ("user", "tool") and not convo.pending
