@@ -153,7 +153,9 @@ def summarise(
         row["meets_target"] = value is not None and value <= target
         row["no_slower_than_peers"] = beats_peers
         rows.append(row)
+    floors = [r["floor_ms"] for r in samples["tooldeck"] if r.get("floor_ms") is not None]
     return {
+        "floor_ms": statistics.median(floors) if floors else None,
         "rounds": opts.rounds,
         "calls_per_figure": opts.calls,
         "rows": rows,
@@ -193,6 +195,10 @@ def table(report: dict[str, Any]) -> str:
         f"median of {report['rounds']} rounds, {report['calls_per_figure']} calls per figure; "
         "ratios > 1 mean tooldeck is faster"
     )
+    if report.get("floor_ms") is not None:
+        out.append(
+            f"batch floor on this machine (8 plain threads sleeping 200 ms): {report['floor_ms']:.1f} ms"
+        )
     for who, why in report["skipped"].items():
         out.append(f"{who} not measured: {why}")
     return "\n".join(out)
