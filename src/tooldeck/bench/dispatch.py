@@ -197,7 +197,8 @@ def table(report: dict[str, Any]) -> str:
     )
     if report.get("floor_ms") is not None:
         out.append(
-            f"batch floor on this machine (8 plain threads sleeping 200 ms): {report['floor_ms']:.1f} ms"
+            "for reference, 8 new plain threads sleeping 200 ms (start + join) took "
+            f"{report['floor_ms']:.1f} ms here: batch figures carry a few ms of machine noise"
         )
     for who, why in report["skipped"].items():
         out.append(f"{who} not measured: {why}")

@@ -61,7 +61,7 @@ async def main():
         walls.append((time.perf_counter() - start) * 1e3)
         assert all(r.content == "slept" for r in results), [r.content for r in results]
     out["batch_ms"] = sorted(walls)[len(walls) // 2]
-    # The floor on this machine: 8 plain threads sleeping 200 ms, no framework at all.
+    # For reference: 8 new plain threads sleeping 200 ms, no framework at all.
     import threading
     floors = []
     for rep in range(opts.get("batch_reps", 5)):
