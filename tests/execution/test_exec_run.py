@@ -267,3 +267,13 @@ def test_a_tool_calling_sys_exit_does_not_end_the_run() -> None:
         result = one(ex, name)
         assert result.error is not None and result.error.type == "tool_error"
         assert f"SystemExit: {code}" in result.error.message
+
+
+def test_tracebacks_go_to_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    from tooldeck.execution.events import LoggingSink
+
+    with caplog.at_level("WARNING", logger="tooldeck.execution"):
+        one(Executor(loadout(boom)), "boom")  # no event sink: straight to the log
+        one(Executor(loadout(boom), events=LoggingSink()), "boom")
+    traces = [r.getMessage() for r in caplog.records if "raise ValueError" in r.getMessage()]
+    assert len(traces) == 2
