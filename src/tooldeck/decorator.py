@@ -128,6 +128,32 @@ def _pydantic_schema(tool_name: str, model: Any) -> dict[str, Any]:
     return schema
 
 
+# annotated_types constraints (what pydantic's Field(ge=...) stands for) -> JSON-schema keywords.
+_CONSTRAINTS = {
+    "Ge": ("ge", "minimum"),
+    "Le": ("le", "maximum"),
+    "Gt": ("gt", "exclusiveMinimum"),
+    "Lt": ("lt", "exclusiveMaximum"),
+    "MinLen": ("min_length", None),
+    "MaxLen": ("max_length", None),
+}
+
+
+def _apply_constraint(schema: dict[str, Any], marker: Any) -> bool:
+    """Add one `Annotated` constraint to `schema`; False when it is not one we know."""
+    kind = type(marker).__name__
+    if kind not in _CONSTRAINTS or type(marker).__module__ != "annotated_types":
+        return False
+    attr, keyword = _CONSTRAINTS[kind]
+    if keyword is None:  # lengths: the keyword depends on the type
+        prefix = {"string": "Length", "array": "Items"}.get(schema.get("type", ""))
+        if prefix is None:
+            return False
+        keyword = ("min" if kind == "MinLen" else "max") + prefix
+    schema[keyword] = getattr(marker, attr)
+    return True
+
+
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 _JSON_DEFAULTS = (str, int, float, bool, type(None))
 
@@ -162,6 +188,13 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
 
     if annotation in _SCALARS:
         return {"type": _SCALARS[annotation]}
+    if typing.get_origin(annotation) is typing.Annotated:
+        base, *extras = typing.get_args(annotation)
+        out = _type_schema(base)
+        for extra in extras:
+            if out is None or not _apply_constraint(out, extra):
+                return None
+        return out
     if annotation is Any:
         return {}
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 import pytest
+from annotated_types import Ge, Gt, Le, MaxLen, MinLen
 from pydantic import Field
 
 from tooldeck import Availability, Tool, ToolContext, ToolDefinitionError, tool
@@ -181,3 +182,28 @@ def test_fast_schema_equals_pydantics_and_the_model_is_built_lazily() -> None:
     assert t.parameters == reference
     assert t.arg_model.model() is t.arg_model.model()  # built once, on first use
     assert t.arg_model.model_validate({"a": "x", "b": "7"}).b == 7
+
+
+def _constrained(
+    n: Annotated[int, Ge(1), Le(10)] = 1,
+    x: Annotated[float, Gt(0)] = 0.5,
+    tags: Annotated[list[str], MinLen(1)] | None = None,
+    word: Annotated[str, MaxLen(5)] = "a",
+) -> None:
+    """Constrained."""
+
+
+def test_fast_schema_handles_annotated_types_constraints_like_pydantic() -> None:
+    import inspect
+
+    from tooldeck.decorator import _pydantic_model, _pydantic_schema
+
+    t = tool(_constrained)
+    assert not t.arg_model.built
+    params = [
+        (n, p.annotation, p.default)
+        for n, p in inspect.signature(_constrained, eval_str=True).parameters.items()
+    ]
+    assert t.parameters == _pydantic_schema("c", _pydantic_model("c", params, {}))
+    with pytest.raises(Exception, match="less than or equal to 10"):
+        t.arg_model.model_validate({"n": 11})
