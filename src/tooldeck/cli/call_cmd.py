@@ -48,7 +48,11 @@ def call_command(
     # `tooldeck call read_result --args '{"id": ...}'`.
     executor = Executor(loadout, settings=settings, approver=approver, session_id="cli", spill_dir=spill_dir)
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
-    [result] = executor.execute_sync([ToolCall(call_id, name, args)])
+    try:
+        [result] = executor.execute_sync([ToolCall(call_id, name, args)])
+    except KeyboardInterrupt:
+        typer.echo("tooldeck: interrupted; the call was cancelled", err=True)
+        raise typer.Exit(130) from None
     if as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
         print_json({"ok": result.ok, "content": result.content, "error": error})
