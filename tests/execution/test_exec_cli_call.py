@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -28,6 +29,12 @@ MODULE = """
         threading.Event().wait()
         return "never"
 
+    @tool(toolset="demo")
+    def forever() -> str:
+        '''Sleeps forever, with no timeout of its own.'''
+        threading.Event().wait()
+        return "never"
+
     @tool(toolset="demo", requires_approval=True)
     def launch(target: str) -> str:
         '''Needs approval.'''
@@ -47,7 +54,9 @@ MODULE = """
 
 def setup(tmp_path: Path, extra: str = "") -> Path:
     (tmp_path / "td_call_tools.py").write_text(textwrap.dedent(MODULE), encoding="utf-8")
-    tools = ", ".join(f'{{use: "td_call_tools:{n}"}}' for n in ("echo", "sleepy", "launch", "crash", "big"))
+    tools = ", ".join(
+        f'{{use: "td_call_tools:{n}"}}' for n in ("echo", "sleepy", "launch", "crash", "big", "forever")
+    )
     cfg = tmp_path / "tooldeck.yaml"
     cfg.write_text(f"tools: [{tools}]\n{extra}", encoding="utf-8")
     return cfg
@@ -200,3 +209,21 @@ def test_a_cut_result_can_be_paged_by_a_later_call(tmp_path: Path) -> None:
     assert page.stdout.startswith(full[50:64] + "\n\n[characters 50-64 of 690"), page.stdout
     assert "result truncated" not in page.stdout  # pages are never cut again
     assert list((tmp_path / "state" / "spill" / "cli").glob("*.txt"))
+
+
+def test_ctrl_c_cancels_the_call_and_exits_130_at_once(tmp_path: Path) -> None:
+    cfg = setup(tmp_path)
+    proc = subprocess.Popen(
+        [str(BIN), "call", "forever", "--config", str(cfg)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert time.monotonic() - start < 3
