@@ -20,6 +20,7 @@ from tooldeck.cli.common import (
     print_json,
     warn_diagnostics,
 )
+from tooldeck.dialects.cli_views import cost_cell, cost_record, print_strict_refusals, render_costs
 
 STATUS_STYLE = {"exposed": "green", "deferred": "yellow", "hidden": "red"}
 
@@ -43,6 +44,10 @@ def explain_command(
     config: Path | None = ConfigOption,
     platform: str | None = PlatformOption,
     as_json: bool = JsonOption,
+    dialect: str = typer.Option(
+        "openai", "--dialect", "-d", help="Dialect for token shares and strict mode."
+    ),
+    strict: bool = typer.Option(False, "--strict", help="Say why a tool cannot be OpenAI-strict."),
 ) -> None:
     """Explain, tool by tool and gate by gate, why each candidate is exposed, deferred or hidden."""
     deck = load_deck(config)
@@ -59,9 +64,17 @@ def explain_command(
         if not fates:
             fail("none of the named tools is a candidate", 1)
     diagnostics = deck.diagnostics(loadout)
+    costs = render_costs(
+        loadout, dialect, strict or deck.config.dialects.openai.strict, deck.config.model.name
+    )
     if as_json:
         warn_diagnostics(diagnostics)
-        print_json([fate_record(f) for f in fates])
+        print_json(
+            [
+                fate_record(f) | cost_record(costs.get(f.name) if f.status == "exposed" else None)
+                for f in fates
+            ]
+        )
         return
     from rich.table import Table
 
@@ -70,12 +83,20 @@ def explain_command(
     for col in ("name", "toolset", "source", "status", "gate"):
         table.add_column(col, no_wrap=col in ("name", "status"))
     table.add_column("reason", overflow="fold", min_width=30, ratio=1)
+    table.add_column(f"tokens ({dialect})", justify="right", no_wrap=True)
     for f in fates:
         style = STATUS_STYLE[f.status]
         table.add_row(
-            f.name, f.tool.toolset, f.tool.source, f"[{style}]{f.status}[/]", f.gate or "", f.reason or ""
+            f.name,
+            f.tool.toolset,
+            f.tool.source,
+            f"[{style}]{f.status}[/]",
+            f.gate or "",
+            f.reason or "",
+            cost_cell(costs.get(f.name) if f.status == "exposed" else None),
         )
     con.print(table)
+    print_strict_refusals(con, [costs[f.name] for f in fates if f.status == "exposed" and f.name in costs])
     shown = [d for d in diagnostics if d.level != "info"]
     if shown:
         con.print("[bold yellow]Warnings[/] (strict: true makes these errors):")

@@ -18,6 +18,7 @@ from tooldeck.cli.common import (
     warn_diagnostics,
 )
 from tooldeck.dialects import render_loadout
+from tooldeck.dialects.cli_views import print_token_table
 
 DIALECTS = ("openai", "responses", "anthropic", "gemini")
 
@@ -28,13 +29,21 @@ def tools_command(
     platform: str | None = PlatformOption,
     dialect: str = typer.Option("openai", "--dialect", "-d", help="openai | responses | anthropic | gemini"),
     as_json: bool = JsonOption,
+    strict: bool = typer.Option(
+        False, "--strict", help="OpenAI strict mode (or config dialects.openai.strict)."
+    ),
+    tokens: bool = typer.Option(False, "--tokens", help="Token cost of the exposed tools in each dialect."),
 ) -> None:
     """Show the tools the model would be sent, in a provider's dialect."""
     if dialect not in DIALECTS:
         raise typer.BadParameter(f"must be one of {', '.join(DIALECTS)}", param_hint="--dialect")
     deck = load_deck(config)
     loadout = assemble(deck, platform)
-    rendered = render_loadout(loadout, dialect, strict=deck.config.dialects.openai.strict)
+    strict = strict or deck.config.dialects.openai.strict
+    if tokens:
+        print_token_table(loadout, strict=strict, profile=deck.config.model.name, as_json=as_json)
+        return
+    rendered = render_loadout(loadout, dialect, strict=strict, profile=deck.config.model.name)
     if as_json:
         warn_diagnostics(deck.diagnostics(loadout))
         print_json(rendered)
