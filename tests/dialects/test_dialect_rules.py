@@ -237,6 +237,7 @@ def test_profiles_choose_sanitizers_by_model_name() -> None:
     assert profile_for_model("grok-code-fast").name == "xai"
     assert profile_for_model("gpt-5-codex").name == "codex"
     assert profile_for_model("gpt-4o").name == "default"
+    assert profile_for_model("nakimi-7b").name == "default"  # not a Kimi model
     assert profile_for_model(None).name == "default"
 
 

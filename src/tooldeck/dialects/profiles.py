@@ -38,7 +38,7 @@ PROFILES: dict[str, ModelProfile] = {
 # Matched against the model name's last path segment and the whole slug (aggregators prefix
 # vendors: "openrouter/moonshotai/kimi-k2").
 _RULES: tuple[tuple[re.Pattern[str], ModelProfile], ...] = (
-    (re.compile(r"(^|/)(moonshot|moonshotai/|kimi)|kimi-", re.I), MOONSHOT_PROFILE),
+    (re.compile(r"(^|/)(moonshot|kimi)", re.I), MOONSHOT_PROFILE),
     (re.compile(r"(^|/)(x-ai/|xai/|grok)", re.I), XAI_PROFILE),
     (re.compile(r"codex", re.I), CODEX_PROFILE),
 )
