@@ -360,3 +360,11 @@ def test_with_options_keeps_the_normalised_schema_and_its_notes() -> None:
     changed = t.with_options(toolset="other")
     assert changed.parameters is t.parameters
     assert changed.parameters.notes == t.parameters.notes != ()  # type: ignore[attr-defined]
+
+
+def test_gemini_request_tools_wrap_the_declarations() -> None:
+    from tooldeck.dialects.gemini import request_tools
+
+    decl = get_dialect("gemini").render("ping", "Ping.", {"type": "object"}).payload
+    assert request_tools([decl]) == [{"function_declarations": [{"name": "ping", "description": "Ping."}]}]
+    assert request_tools([]) == []

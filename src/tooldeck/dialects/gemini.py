@@ -219,3 +219,8 @@ class GeminiDialect(Dialect):
     def parameters_of(payload: Mapping[str, Any]) -> Mapping[str, Any] | None:
         params: Mapping[str, Any] | None = payload.get("parameters")
         return params
+
+
+def request_tools(declarations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The `tools` field of a Gemini `generateContent` request around rendered declarations."""
+    return [{"function_declarations": declarations}] if declarations else []
