@@ -6,7 +6,8 @@ round (see `dispatch_children.py` for what each times):
   * tooldeck: `Executor.execute([ToolCall])` - parse, validate, policy, run (sync handlers on a
     daemon worker thread under a deadline, async handlers awaited), shape;
   * Hermes 0.19.0: `json.loads` + `model_tools.handle_function_call` (sync handlers run inline
-    on the caller's thread, without a timeout; async ones through its loop bridge);
+    on the caller's thread, without a timeout; async ones through its loop bridge); its batch
+    through `AIAgent._execute_tool_calls_concurrent` (a thread pool);
   * pydantic-ai: `ToolManager.handle_call` (validation, then sync functions on a thread).
 
 The table shows the median over the rounds, the ratio peer / tooldeck (> 1: tooldeck faster)

@@ -4,9 +4,10 @@ Every child follows the same protocol: argv[1] is JSON `{"n": calls, "warmup": c
 `n` trivial calls of a sync tool and of an async tool (`add(a, b)`, arguments as the JSON text a
 model sends) through the contender's whole call path, then a batch of 8 calls that each sleep
 200 ms (5 times, the median is kept: a sleeping thread alone overshoots by a few ms on a busy
-machine), and prints one JSON object: `sync_us`, `async_us` (mean per call), `batch_ms` (wall time,
-or null when the contender has no batch executor outside its agent class), `check` (the result
-text of one call, so a broken path cannot look fast).
+machine), and prints one JSON object: `sync_us`, `async_us` (mean per call), `batch_ms` (wall
+time), `check` (the result text of one call, so a broken path cannot look fast). Hermes has no
+batch executor outside its agent class, so its batch goes through a real `AIAgent` (no model
+call) and `_execute_tool_calls_concurrent`, the method its loop uses for parallel tool calls.
 
 They are kept as text because the peers' packages live in their own venvs (run with their own
 python), where tooldeck is not importable, and tooldeck's venv cannot import theirs.
@@ -162,6 +163,37 @@ out = {"check": model_tools.handle_function_call("bench_add", {"a": 1, "b": 2}, 
 for name in ("bench_add", "bench_aadd"):
     per_call(name, opts["warmup"])
     out["sync_us" if name == "bench_add" else "async_us"] = per_call(name, opts["n"])
-out["batch_ms"] = None  # Hermes runs batches inside AIAgent only; no executor to call on its own
+# Hermes runs a batch inside its agent: a real AIAgent (no model is called) and the method its
+# loop uses for parallel tool calls.
+import types
+from run_agent import AIAgent
+
+def nap(args, **kw):
+    time.sleep(args["seconds"])
+    return json.dumps("slept")
+
+NAP = {"type": "object", "properties": {"seconds": {"type": "number"}}, "required": ["seconds"]}
+registry.register(
+    name="bench_nap", toolset="bench", schema={"name": "bench_nap", "description": "Sleep.", "parameters": NAP},
+    handler=nap, description="Sleep.",
+)
+agent = AIAgent(
+    base_url="http://127.0.0.1:9/v1", api_key="unused", model="unused", quiet_mode=True,
+    enabled_toolsets=["bench"], skip_context_files=True, skip_memory=True,
+)
+calls = [
+    types.SimpleNamespace(id=f"b{i}", type="function",
+                          function=types.SimpleNamespace(name="bench_nap", arguments='{"seconds": 0.2}'))
+    for i in range(8)
+]
+message = types.SimpleNamespace(tool_calls=calls, content=None)
+walls = []
+for rep in range(opts.get("batch_reps", 5)):
+    messages = []
+    start = time.perf_counter()
+    agent._execute_tool_calls_concurrent(message, messages, "bench", 0)
+    walls.append((time.perf_counter() - start) * 1e3)
+    assert [m["content"] for m in messages] == ['"slept"'] * 8, messages
+out["batch_ms"] = sorted(walls)[len(walls) // 2]
 print(json.dumps(out))
 """
