@@ -4,32 +4,79 @@ The entry point is `Executor` (`tooldeck.execution.executor`); the records it ex
 agent loop are in `tooldeck.execution.types`.
 """
 
-from tooldeck.execution.events import CallbackSink, CollectingSink, EventSink, ExecutionEvent, LoggingSink
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import (
-    ApprovalAnswer,
-    ApprovalFlagPolicy,
-    ApprovalRequest,
-    Approver,
-    AutoApprover,
-    CallbackApprover,
-    ChainPolicy,
-    Decision,
-    DenyApprover,
-    Policy,
-    TerminalApprover,
-)
-from tooldeck.execution.runner import CancelToken
-from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import (
-    ToolCall,
-    ToolError,
-    ToolFailure,
-    ToolOutput,
-    ToolResult,
-    ToolUnavailableError,
-    ValidatedCall,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Imported on first use: the built-in tools need only `types`, and loading a deck should not pay
+# for the executor (asyncio, threads, validation).
+if TYPE_CHECKING:
+    from tooldeck.execution.events import CallbackSink, CollectingSink, EventSink, ExecutionEvent, LoggingSink
+    from tooldeck.execution.executor import Executor
+    from tooldeck.execution.policy import (
+        ApprovalAnswer,
+        ApprovalFlagPolicy,
+        ApprovalRequest,
+        Approver,
+        AutoApprover,
+        CallbackApprover,
+        ChainPolicy,
+        Decision,
+        DenyApprover,
+        Policy,
+        TerminalApprover,
+    )
+    from tooldeck.execution.runner import CancelToken
+    from tooldeck.execution.settings import ExecutionSettings
+    from tooldeck.execution.types import (
+        ToolCall,
+        ToolError,
+        ToolFailure,
+        ToolOutput,
+        ToolResult,
+        ToolUnavailableError,
+        ValidatedCall,
+    )
+
+_LAZY: dict[str, str] = {
+    "ApprovalAnswer": "tooldeck.execution.policy",
+    "ApprovalFlagPolicy": "tooldeck.execution.policy",
+    "ApprovalRequest": "tooldeck.execution.policy",
+    "Approver": "tooldeck.execution.policy",
+    "AutoApprover": "tooldeck.execution.policy",
+    "CallbackApprover": "tooldeck.execution.policy",
+    "CallbackSink": "tooldeck.execution.events",
+    "CancelToken": "tooldeck.execution.runner",
+    "ChainPolicy": "tooldeck.execution.policy",
+    "CollectingSink": "tooldeck.execution.events",
+    "Decision": "tooldeck.execution.policy",
+    "DenyApprover": "tooldeck.execution.policy",
+    "EventSink": "tooldeck.execution.events",
+    "ExecutionEvent": "tooldeck.execution.events",
+    "ExecutionSettings": "tooldeck.execution.settings",
+    "Executor": "tooldeck.execution.executor",
+    "LoggingSink": "tooldeck.execution.events",
+    "Policy": "tooldeck.execution.policy",
+    "TerminalApprover": "tooldeck.execution.policy",
+    "ToolCall": "tooldeck.execution.types",
+    "ToolError": "tooldeck.execution.types",
+    "ToolFailure": "tooldeck.execution.types",
+    "ToolOutput": "tooldeck.execution.types",
+    "ToolResult": "tooldeck.execution.types",
+    "ToolUnavailableError": "tooldeck.execution.types",
+    "ValidatedCall": "tooldeck.execution.types",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ApprovalAnswer",

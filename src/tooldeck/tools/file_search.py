@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field
+from annotated_types import Ge, Le
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
@@ -34,8 +34,8 @@ def search_files(
     path: str = ".",
     file_glob: str | None = None,
     ignore_case: bool = False,
-    limit: Annotated[int, Field(ge=1, le=1000)] = 50,
-    offset: Annotated[int, Field(ge=0)] = 0,
+    limit: Annotated[int, Ge(1), Le(1000)] = 50,
+    offset: Annotated[int, Ge(0)] = 0,
     context: ToolContext | None = None,
 ) -> str:
     """Search the workspace: `target="content"` finds lines matching a regex, `target="files"` finds

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field
+from annotated_types import Ge, Le
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
@@ -128,8 +128,8 @@ def _existing_text_file(ws: Workspace, path: str) -> Path:
 @tool(toolset="file", read_only=True, idempotent=True, meta={"resource_arg": "path", "resource_mode": "read"})
 def read_file(
     path: str,
-    offset: Annotated[int, Field(ge=1)] = 1,
-    limit: Annotated[int, Field(ge=1, le=5000)] = 500,
+    offset: Annotated[int, Ge(1)] = 1,
+    limit: Annotated[int, Ge(1), Le(5000)] = 500,
     context: ToolContext | None = None,
 ) -> str:
     """Read a text file, with line numbers (`N|text`). Use offset/limit to page through long files.
