@@ -182,6 +182,28 @@ def fast_schema(params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> dic
     return schema
 
 
+def _typeddict_schema(cls: Any) -> dict[str, Any] | None:
+    """An inline object schema for a TypedDict; its docstring's `Args:` describe the keys."""
+    import typing
+
+    _, docs = parse_docstring(cls.__doc__ or "")
+    props: dict[str, Any] = {}
+    for key, annotation in typing.get_type_hints(cls, include_extras=True).items():
+        while getattr(typing.get_origin(annotation), "_name", None) in ("Required", "NotRequired"):
+            annotation = typing.get_args(annotation)[0]
+        prop = _type_schema(annotation)
+        if prop is None:
+            return None
+        if docs.get(key):
+            prop["description"] = docs[key]
+        props[key] = prop
+    schema: dict[str, Any] = {"properties": props, "type": "object"}
+    required = [k for k in props if k in cls.__required_keys__]
+    if required:
+        schema["required"] = required
+    return schema
+
+
 def _type_schema(annotation: Any) -> dict[str, Any] | None:
     import types
     import typing
@@ -197,6 +219,10 @@ def _type_schema(annotation: Any) -> dict[str, Any] | None:
         return out
     if annotation is Any:
         return {}
+    import typing_extensions
+
+    if typing_extensions.is_typeddict(annotation):
+        return _typeddict_schema(annotation)
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
     if origin is list and len(args) == 1:
         items = _type_schema(args[0])

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 import pytest
 from annotated_types import Ge, Gt, Le, MaxLen, MinLen
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from tooldeck import Availability, Tool, ToolContext, ToolDefinitionError, tool
 
@@ -207,3 +208,36 @@ def test_fast_schema_handles_annotated_types_constraints_like_pydantic() -> None
     assert t.parameters == _pydantic_schema("c", _pydantic_model("c", params, {}))
     with pytest.raises(Exception, match="less than or equal to 10"):
         t.arg_model.model_validate({"n": 11})
+
+
+class _TaskBase(TypedDict):
+    goal: str
+
+
+class _Task(_TaskBase, total=False):
+    """A task.
+
+    Args:
+        goal: What to do.
+        notes: Extra notes.
+    """
+
+    notes: list[str]
+
+
+def test_typeddict_parameters_are_inlined_with_required_keys_and_docs() -> None:
+    @tool
+    def plan(tasks: list[_Task]) -> int:
+        """Plan."""
+        return len(tasks)
+
+    items = plan.parameters["properties"]["tasks"]["items"]
+    assert items["required"] == ["goal"] and items["properties"]["goal"]["description"] == "What to do."
+    assert items["properties"]["notes"] == {
+        "items": {"type": "string"},
+        "type": "array",
+        "description": "Extra notes.",
+    }
+    assert plan.call({"tasks": [{"goal": "a"}, {"goal": "b", "notes": ["x"]}]}) == 2
+    with pytest.raises(Exception, match="goal"):
+        plan.call({"tasks": [{"notes": []}]})

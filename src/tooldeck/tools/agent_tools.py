@@ -7,16 +7,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs this TypedDict before 3.12
 
+# Only light modules here: discovering the built-in tools must not load the loop, the model
+# clients or SQLite. delegate_task and session_search import their machinery when called.
 from tooldeck.agent.builtins.clarify import clarify_output
-from tooldeck.agent.builtins.delegate import parse_tasks, render_results
 from tooldeck.agent.builtins.memory import MemoryFiles, memory_action
 from tooldeck.agent.builtins.present_files import present
-from tooldeck.agent.builtins.session_search import search_sessions
 from tooldeck.agent.builtins.todo import TodoStatus, todo_action
 from tooldeck.agent.services import services_of, tooldeck_home
-from tooldeck.agent.sessions import SessionStore
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
 from tooldeck.execution.types import ToolFailure, ToolOutput
@@ -80,6 +79,9 @@ def session_search(query: str, limit: int = 5, context: ToolContext | None = Non
         query: words to look for; any of them may match, better matches first.
         limit: how many matching messages to return (1-50).
     """
+    from tooldeck.agent.builtins.session_search import search_sessions
+    from tooldeck.agent.sessions import SessionStore
+
     services = services_of(context)
     if services is not None and services.store is not None:
         return search_sessions(
@@ -102,10 +104,22 @@ def clarify(question: str, choices: list[str] | None = None) -> ToolOutput:
     return clarify_output(question, choices)
 
 
-class DelegatedTask(BaseModel):
-    goal: str = Field(description="What the sub-agent must achieve.")
-    context: str = Field(default="", description="Everything it needs to know: it sees nothing else.")
-    toolsets: list[str] | None = Field(default=None, description="Toolsets it may use (default: all yours).")
+class _TaskGoal(TypedDict):
+    goal: str
+
+
+# Required keys by totality (not `Required[...]`, unseen under postponed annotations).
+class DelegatedTask(_TaskGoal, total=False):
+    """One sub-agent's task.
+
+    Args:
+        goal: What the sub-agent must achieve.
+        context: Everything it needs to know: it sees nothing else.
+        toolsets: Toolsets it may use (default: all yours).
+    """
+
+    context: str
+    toolsets: list[str] | None
 
 
 @tool(toolset="delegation")
@@ -124,6 +138,8 @@ async def delegate_task(
         toolsets: toolsets it may use (default: all of yours except delegation).
         tasks: several independent tasks, each {goal, context, toolsets}, run in parallel.
     """
+    from tooldeck.agent.builtins.delegate import parse_tasks, render_results
+
     services = services_of(ctx)
     if services is None or services.delegator is None:
         raise ToolFailure(
