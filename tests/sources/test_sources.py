@@ -145,3 +145,21 @@ def test_same_source_conflict_is_a_config_error(pkg: str) -> None:
         match=r"claimed twice in source 'config': by config tools\[0\].* and by config tools\[1\]",
     ):
         Deck.from_config(cfg, builtins=False)
+
+
+def test_entry_point_scan_agrees_with_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from importlib import metadata
+
+    from tooldeck.sources.entry_points import entry_points
+
+    for i, group in enumerate(["tooldeck.tools", "console_scripts"]):
+        dist = tmp_path / f"td_scan{i}-1.0.dist-info"
+        write(dist / "METADATA", f"Metadata-Version: 2.1\nName: td-scan{i}\nVersion: 1.0\n")
+        write(dist / "entry_points.txt", f"[{group}]\nthing{i} = td_scan{i}.mod:attr [extra]\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for group in ("tooldeck.tools", "console_scripts"):
+        ours = sorted((e.name, e.value) for e in entry_points(group))
+        theirs = sorted((e.name, e.value.split("[")[0].strip()) for e in metadata.entry_points(group=group))
+        assert ours == theirs

@@ -2,12 +2,19 @@
 
 An entry point may name a Tool, a list of Tools, or a zero-argument function returning them.
 Each load failure is reported with the plugin's name; plugins can be disabled by name.
+
+The entry points are read straight from the `entry_points.txt` of each distribution on
+`sys.path` (first distribution of a name wins, as `importlib.metadata` does): that module and
+its e-mail parser cost more at start-up than the whole scan.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-from importlib.metadata import entry_points
+import importlib
+import os
+import re
+import sys
+from dataclasses import dataclass, replace
 
 from tooldeck.assembly.loadout import Diagnostic
 from tooldeck.errors import SourceError
@@ -17,10 +24,68 @@ from tooldeck.tool import Tool
 GROUP = "tooldeck.tools"
 
 
+@dataclass(frozen=True, slots=True)
+class EntryPoint:
+    name: str
+    value: str  # "package.module:attribute"
+    dist: str
+
+    def load(self) -> object:
+        module, _, attr = self.value.partition(":")
+        obj: object = importlib.import_module(module.strip())
+        for part in attr.strip().split(".") if attr.strip() else ():
+            obj = getattr(obj, part)
+        return obj
+
+
+def entry_points(group: str, path: list[str] | None = None) -> list[EntryPoint]:
+    """Entry points of `group` declared by the distributions on `path` (default `sys.path`)."""
+    found: list[EntryPoint] = []
+    seen: set[str] = set()
+    for entry in sys.path if path is None else path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            dist = _normalise(name.rsplit(".", 1)[0].split("-")[0])  # "name-1.0.dist-info" -> "name"
+            if dist in seen:
+                continue
+            seen.add(dist)
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt"), encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            found += [EntryPoint(n, v, dist) for n, v in _section(text, group)]
+    return found
+
+
+def _normalise(dist: str) -> str:
+    return re.sub(r"[-_.]+", "_", dist).lower()
+
+
+def _section(text: str, group: str) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    current = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = line[1:-1].strip()
+        elif current == group and "=" in line:
+            name, value = line.split("=", 1)
+            out.append((name.strip(), value.split("[")[0].strip()))
+    return out
+
+
 def load_plugins(*, disabled: frozenset[str] = frozenset()) -> tuple[list[Tool], list[Diagnostic]]:
     tools: list[Tool] = []
     notes: list[Diagnostic] = []
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+    for ep in sorted(entry_points(GROUP), key=lambda e: e.name):
         where = f"plugin {ep.name} ({ep.value})"
         if ep.name in disabled:
             notes.append(Diagnostic("info", f"{where} disabled by plugins.disabled", "plugins.disabled"))

@@ -17,7 +17,6 @@ from annotated_types import Ge, Le
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
-from tooldeck.execution.subprocess import run_process_sync
 from tooldeck.execution.types import ToolFailure
 from tooldeck.tools.files import is_binary, missing, workspace_of
 from tooldeck.tools.gitignore import walk
@@ -104,6 +103,8 @@ def _rg(
         argv += ["-i"] if ignore_case else []
         argv += ["-g", file_glob] if file_glob else []
         argv += ["-e", pattern, "--", rel]
+    from tooldeck.execution.subprocess import run_process_sync  # asyncio & co: only when searching
+
     done = run_process_sync(argv, cwd=ws.root, timeout=60)
     if done.timed_out:
         raise ToolFailure(
