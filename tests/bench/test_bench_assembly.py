@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.shared_data import require
 
 from tooldeck.bench import assembly_workload as wl
 from tooldeck.bench.assembly import run_tooldeck_once
@@ -26,15 +27,18 @@ WORKLOAD = SHARED / "bench" / "hermes" / "workload.json"
 CLI = [sys.executable, "-c", "from tooldeck.cli.app import main; main()", "bench", "assembly"]
 SMALL = Counts(warm=30, warm_warmup=3, recompute=3, recompute_warmup=1)
 
-needs_shared = pytest.mark.skipif(
-    not WORKLOAD.is_file(), reason=f"benchmark data {WORKLOAD} absent (CI has ../shared)"
-)
+
+@pytest.fixture
+def needs_shared_data() -> None:
+    require(WORKLOAD)  # skips in a user's clone without ../shared; fails in CI
+
+
+needs_shared = pytest.mark.usefixtures("needs_shared_data")
 
 
 @pytest.fixture(scope="module")
 def result() -> dict[str, Any]:
-    if not WORKLOAD.is_file():
-        pytest.skip(f"benchmark data {WORKLOAD} absent (CI has ../shared)")
+    require(WORKLOAD)
     return run_in_process(SHARED, SMALL)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.shared_data import require
 
 DATA = Path(os.environ.get("TOOLDECK_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
 LIVEMCP = DATA / "schemas" / "livemcp_tool_schemas.json"
@@ -15,11 +16,7 @@ BFCL = DATA / "retrieval" / "bfcl_tools.json"
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        # Only a user's clone without ../shared/data gets here; CI has the data.
-        pytest.skip(
-            f"benchmark data not found at {path} (clone ../shared/data beside the project to run this)"
-        )
+    require(path)  # skips in a user's clone without ../shared/data; fails in CI
     data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return data
 
