@@ -20,6 +20,7 @@ def test_readme_python_snippets_run() -> None:
 def test_readme_starts_with_the_two_commands_and_ci_runs_the_second() -> None:
     text = README.read_text(encoding="utf-8")
     commands = re.findall(r"```bash\n(.*?)\n```", text, re.DOTALL)[:2]
-    assert commands[0].startswith("bash scripts/setup.sh && ")
+    assert commands[0] == "bash scripts/start.sh"
+    assert "scripts/setup.sh" in (README.parent / "scripts" / "start.sh").read_text(encoding="utf-8")
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert ci == commands[1]

@@ -1,0 +1,52 @@
+"""The README's first command: the loadout without a model endpoint, an agent turn with one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from support.fixtures import home, scripted_server  # noqa: F401
+from support.scripted_server import ScriptedServer, Turn
+
+REPO = Path(__file__).resolve().parents[1]
+ENDPOINT_VARS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+
+
+def start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ENDPOINT_VARS}
+    # Setup is what CI's own command runs first; here only the start-up logic is under test.
+    return subprocess.run(
+        ["bash", "scripts/start.sh"],
+        cwd=REPO,
+        env={**base, "TOOLDECK_SKIP_SETUP": "1", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_without_an_endpoint_it_explains_the_example_loadout(home: Path) -> None:
+    proc = start({})
+    assert proc.returncode == 0, proc.stderr
+    assert "Why each tool is (not) visible" in proc.stdout and "host_shell" in proc.stdout
+    assert "No model endpoint is set" in proc.stdout
+
+
+def test_with_an_endpoint_it_runs_an_agent_turn(scripted_server: ScriptedServer, home: Path) -> None:
+    scripted_server.add(
+        Turn(calls=[("word_count", {"text": "tools are only useful when the model can see them"})]),
+        Turn(text="That sentence has 10 words."),
+    )
+    proc = start(
+        {"OPENAI_BASE_URL": scripted_server.openai_url, "OPENAI_API_KEY": "test", "TOOLDECK_MODEL": "m"}
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "That sentence has 10 words." in proc.stdout
+    first, second = scripted_server.requests[:2]
+    assert "word_count" in first.tool_names() and "run_command" not in first.tool_names()
+    assert any('"words": 10' in content for _, content in second.tool_results())
