@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from support.fixtures import home, scripted_server  # noqa: F401
 from support.scripted_server import ScriptedServer, Turn
 
 REPO = Path(__file__).resolve().parents[1]
