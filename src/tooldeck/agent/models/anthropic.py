@@ -18,7 +18,9 @@ from tooldeck.agent.models.base import (
     ModelError,
     ModelRequest,
     ModelSettings,
+    SdkModel,
     classify_status,
+    client_options,
     describe_status_error,
     error_detail,
     retry_after,
@@ -72,25 +74,14 @@ def _has_tool_blocks(messages: tuple[Message, ...]) -> bool:
     return any(m.role == "tool" or m.tool_calls for m in messages)
 
 
-class AnthropicModel:
+class AnthropicModel(SdkModel):
     """A `ModelClient` for Anthropic Messages."""
 
     def __init__(self, settings: ModelSettings, *, client: anthropic.AsyncAnthropic | None = None) -> None:
         self.settings = settings
         self._client = client or anthropic.AsyncAnthropic(
-            api_key=settings.api_key or "not-needed",
-            base_url=anthropic_base_url(settings.base_url),
-            timeout=settings.timeout_s,
-            max_retries=0,
-            default_headers=dict(settings.extra_headers) or None,
+            base_url=anthropic_base_url(settings.base_url), **client_options(settings)
         )
-
-    @property
-    def model_name(self) -> str:
-        return self.settings.model
-
-    async def aclose(self) -> None:
-        await self._client.close()
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         messages = tuple(request.messages)

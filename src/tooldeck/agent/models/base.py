@@ -185,3 +185,27 @@ def retry_after(headers: Any) -> float | None:
         return max(0.0, float(value)) if value is not None else None
     except (TypeError, ValueError):
         return None
+
+
+class SdkModel:
+    """What the SDK-backed clients share: their settings, the model name and closing the client."""
+
+    settings: ModelSettings
+    _client: Any
+
+    @property
+    def model_name(self) -> str:
+        return self.settings.model
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def client_options(settings: ModelSettings) -> dict[str, Any]:
+    """Keyword arguments for an official SDK client: our retries replace the SDK's."""
+    return {
+        "api_key": settings.api_key or "not-needed",
+        "timeout": settings.timeout_s,
+        "max_retries": 0,
+        "default_headers": dict(settings.extra_headers) or None,
+    }

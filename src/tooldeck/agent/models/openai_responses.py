@@ -13,7 +13,7 @@ import openai
 
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
-from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings
+from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings, SdkModel, client_options
 from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.retry import call_with_retries
@@ -44,25 +44,12 @@ def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     return items
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(SdkModel):
     """A `ModelClient` for the Responses API."""
 
     def __init__(self, settings: ModelSettings, *, client: openai.AsyncOpenAI | None = None) -> None:
         self.settings = settings
-        self._client = client or openai.AsyncOpenAI(
-            api_key=settings.api_key or "not-needed",
-            base_url=settings.base_url,
-            timeout=settings.timeout_s,
-            max_retries=0,
-            default_headers=dict(settings.extra_headers) or None,
-        )
-
-    @property
-    def model_name(self) -> str:
-        return self.settings.model
-
-    async def aclose(self) -> None:
-        await self._client.close()
+        self._client = client or openai.AsyncOpenAI(base_url=settings.base_url, **client_options(settings))
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
