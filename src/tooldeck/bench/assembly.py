@@ -18,6 +18,7 @@ and after flipping chk_03 plus the public invalidation, the next list has the 76
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,9 +63,13 @@ def hermes_python(explicit: str | None = None) -> str:
         if candidate.exists():
             return str(candidate)
     print(f"creating {cached} with hermes-agent=={HERMES_VERSION} (once)", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "venv", str(cached)], check=True)
-    pip = [str(cached / "bin" / "python"), "-m", "pip", "install", "-q", f"hermes-agent=={HERMES_VERSION}"]
+    # Built aside and moved into place, so a failed install never leaves a venv that looks ready.
+    building = cached.with_name(f"{cached.name}.building-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
+    pip = [str(building / "bin" / "python"), "-m", "pip", "install", "-q", f"hermes-agent=={HERMES_VERSION}"]
     subprocess.run(pip, check=True)
+    building.rename(cached)
     return str(cached / "bin" / "python")
 
 
