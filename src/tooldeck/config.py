@@ -16,11 +16,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal
-
-from annotated_types import Ge, Gt
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from tooldeck.errors import ConfigError
+
+if TYPE_CHECKING:
+    # Bounds in the annotations below stay strings until pydantic reads them: `_adapter` puts
+    # these names into the module first, so building a config in code never imports them.
+    from annotated_types import Ge, Gt
 
 # pydantic reads this from each section: unknown keys are errors.
 _FORBID: Any = {"extra": "forbid"}
@@ -277,8 +280,10 @@ _ADAPTER: Any = None
 def _adapter() -> Any:
     global _ADAPTER
     if _ADAPTER is None:
+        import annotated_types
         from pydantic import TypeAdapter
 
+        globals().update(Ge=annotated_types.Ge, Gt=annotated_types.Gt)
         _ADAPTER = TypeAdapter(Config)
     return _ADAPTER
 

@@ -30,6 +30,14 @@ def test_unknown_key_names_its_path() -> None:
 def test_wrong_type_names_its_path() -> None:
     with pytest.raises(ConfigError, match=r"checks\.budget_ms: Input should be a valid number"):
         parse_config({"checks": {"budget_ms": "soon"}})
+    with pytest.raises(ConfigError, match=r"checks\.budget_ms: Input should be greater than 0"):
+        parse_config({"checks": {"budget_ms": 0}})
+    with pytest.raises(ConfigError, match=r"tools\[0\]\.timeout: Input should be greater than 0"):
+        parse_config({"tools": [{"use": "a:b", "timeout": -1}]})
+    with pytest.raises(
+        ConfigError, match=r"agent\.max_iterations: Input should be greater than or equal to 1"
+    ):
+        parse_config({"agent": {"max_iterations": 0}})
     with pytest.raises(ConfigError, match=r"sandbox\.kind: Input should be 'none' or 'bwrap'"):
         parse_config({"sandbox": {"kind": "docker"}})
     with pytest.raises(ConfigError, match=r"tools\[0\]\.use: .*package\.module:attribute"):
@@ -76,7 +84,7 @@ def test_building_a_config_in_code_does_not_import_pydantic() -> None:
     code = (
         "import sys; from tooldeck.config import Config, ToolsetConfig; "
         "c = Config(platform_toolsets={'p': ['s']}, toolsets={'s': ToolsetConfig(includes=['a'])}); "
-        "assert c.toolsets['s'].includes == ['a']; print('pydantic' in sys.modules)"
+        "assert c.toolsets['s'].includes == ['a']; print('pydantic' in sys.modules or 'annotated_types' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
