@@ -57,11 +57,14 @@ class Loadout:
     settings: Mapping[str, Any] = field(default_factory=dict)
     _renders: dict[Any, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _index: dict[str, Tool] = field(init=False, repr=False)
+    _deferred: frozenset[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         index = {t.name: t for t in self.deferred}
         index.update({t.name: t for t in self.exposed})
         object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_deferred", frozenset(t.name for t in self.deferred))
 
     @property
     def exposed_names(self) -> tuple[str, ...]:
@@ -73,11 +76,10 @@ class Loadout:
 
     def get(self, name: str) -> Tool | None:
         """The exposed or deferred tool called `name` (what a call may route to)."""
-        index: dict[str, Tool] = self._index  # type: ignore[attr-defined]
-        return index.get(name)
+        return self._index.get(name)
 
     def is_deferred(self, name: str) -> bool:
-        return any(t.name == name for t in self.deferred)
+        return name in self._deferred
 
     def description(self, name: str) -> str:
         return self.descriptions[name]
