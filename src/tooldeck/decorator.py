@@ -106,10 +106,49 @@ def _schema_from_signature(
     return schema, factory, context_param
 
 
+class Bounds:
+    """Numeric bounds of a parameter: `limit: Annotated[int, Bounds(1, 500)] = 50`.
+
+    The schema gets `minimum`/`maximum` and the argument model enforces them, like
+    annotated_types' `Ge`/`Le` (also accepted) but without importing anything when the tool is
+    defined; the built-in tools use it to keep start-up cheap.
+    """
+
+    __slots__ = ("maximum", "minimum")
+
+    def __init__(self, minimum: float | None = None, maximum: float | None = None) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+
+    def markers(self) -> list[Any]:
+        from annotated_types import Ge, Le
+
+        return [
+            *([Ge(self.minimum)] if self.minimum is not None else []),
+            *([Le(self.maximum)] if self.maximum is not None else []),
+        ]
+
+
+def _for_pydantic(annotation: Any) -> Any:
+    """`Annotated[T, Bounds(...)]` with the bounds spelled the way pydantic reads them."""
+    import typing
+
+    if typing.get_origin(annotation) is not typing.Annotated:
+        return annotation
+    base, *extras = typing.get_args(annotation)
+    if not any(isinstance(e, Bounds) for e in extras):
+        return annotation
+    markers = [m for e in extras for m in (e.markers() if isinstance(e, Bounds) else [e])]
+    return typing.Annotated[(base, *markers)]
+
+
 def _pydantic_model(tool_name: str, params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> Any:
     from pydantic import ConfigDict, Field, create_model
 
-    fields = {name: (ann, Field(default, description=docs.get(name))) for name, ann, default in params}
+    fields = {
+        name: (_for_pydantic(ann), Field(default, description=docs.get(name)))
+        for name, ann, default in params
+    }
     try:
         return create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload]
     except Exception as exc:  # boundary: pydantic raises several error types for bad hints
@@ -141,6 +180,11 @@ _CONSTRAINTS = {
 
 def _apply_constraint(schema: dict[str, Any], marker: Any) -> bool:
     """Add one `Annotated` constraint to `schema`; False when it is not one we know."""
+    if isinstance(marker, Bounds):
+        schema.update(
+            {k: v for k, v in (("minimum", marker.minimum), ("maximum", marker.maximum)) if v is not None}
+        )
+        return True
     kind = type(marker).__name__
     if kind not in _CONSTRAINTS or type(marker).__module__ != "annotated_types":
         return False

@@ -10,6 +10,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from tooldeck import Availability, Tool, ToolContext, ToolDefinitionError, tool
+from tooldeck.decorator import Bounds
 
 
 def test_decorator_builds_schema_from_hints_and_docstring() -> None:
@@ -241,3 +242,20 @@ def test_typeddict_parameters_are_inlined_with_required_keys_and_docs() -> None:
     assert plan.call({"tasks": [{"goal": "a"}, {"goal": "b", "notes": ["x"]}]}) == 2
     with pytest.raises(Exception, match="goal"):
         plan.call({"tasks": [{"notes": []}]})
+
+
+def _bounded(limit: Annotated[int, Bounds(1, 500)] = 50, offset: Annotated[int, Bounds(0)] = 0) -> int:
+    """Bounded."""
+    return limit + offset
+
+
+def test_bounds_marker_gives_the_same_schema_and_checks_as_annotated_types() -> None:
+    t = tool(_bounded)
+    props = t.parameters["properties"]
+    assert props["limit"] == {"type": "integer", "minimum": 1, "maximum": 500, "default": 50}
+    assert props["offset"] == {"type": "integer", "minimum": 0, "default": 0}
+    assert t.call({"limit": 3, "offset": 2}) == 5
+    with pytest.raises(Exception, match="less than or equal to 500"):
+        t.call({"limit": 501})
+    with pytest.raises(Exception, match="greater than or equal to 0"):
+        t.call({"offset": -1})

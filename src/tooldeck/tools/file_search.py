@@ -13,10 +13,8 @@ import shutil
 from pathlib import Path
 from typing import Annotated, Literal
 
-from annotated_types import Ge, Le
-
 from tooldeck.context import ToolContext
-from tooldeck.decorator import tool
+from tooldeck.decorator import Bounds, tool
 from tooldeck.execution.types import ToolFailure
 from tooldeck.tools.files import is_binary, missing, workspace_of
 from tooldeck.tools.gitignore import walk
@@ -33,8 +31,8 @@ def search_files(
     path: str = ".",
     file_glob: str | None = None,
     ignore_case: bool = False,
-    limit: Annotated[int, Ge(1), Le(1000)] = 50,
-    offset: Annotated[int, Ge(0)] = 0,
+    limit: Annotated[int, Bounds(1, 1000)] = 50,
+    offset: Annotated[int, Bounds(0)] = 0,
     context: ToolContext | None = None,
 ) -> str:
     """Search the workspace: `target="content"` finds lines matching a regex, `target="files"` finds

@@ -13,10 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Annotated
 
-from annotated_types import Ge, Le
-
 from tooldeck.context import ToolContext
-from tooldeck.decorator import tool
+from tooldeck.decorator import Bounds, tool
 from tooldeck.execution.types import ToolFailure
 from tooldeck.workspace import Workspace
 
@@ -128,8 +126,8 @@ def _existing_text_file(ws: Workspace, path: str) -> Path:
 @tool(toolset="file", read_only=True, idempotent=True, meta={"resource_arg": "path", "resource_mode": "read"})
 def read_file(
     path: str,
-    offset: Annotated[int, Ge(1)] = 1,
-    limit: Annotated[int, Ge(1), Le(5000)] = 500,
+    offset: Annotated[int, Bounds(1)] = 1,
+    limit: Annotated[int, Bounds(1, 5000)] = 500,
     context: ToolContext | None = None,
 ) -> str:
     """Read a text file, with line numbers (`N|text`). Use offset/limit to page through long files.
