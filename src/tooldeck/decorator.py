@@ -145,12 +145,12 @@ def _for_pydantic(annotation: Any) -> Any:
 def _pydantic_model(tool_name: str, params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> Any:
     from pydantic import ConfigDict, Field, create_model
 
-    fields = {
+    fields: dict[str, Any] = {
         name: (_for_pydantic(ann), Field(default, description=docs.get(name)))
         for name, ann, default in params
     }
     try:
-        return create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)  # type: ignore[call-overload]
+        return create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
     except Exception as exc:  # boundary: pydantic raises several error types for bad hints
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
 

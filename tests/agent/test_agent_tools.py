@@ -60,7 +60,8 @@ def test_todo_state_is_kept_per_session_in_the_store(scripted_server: ScriptedSe
     )
     agent, _ = make_agent(scripted_server, "openai", home, toolsets=["todo"])
     _, convo = run(agent, "plan")
-    stored = agent.store.load(convo.session_id)  # type: ignore[union-attr]
+    assert agent.store is not None
+    stored = agent.store.load(convo.session_id)
     assert [(i["content"], i["status"]) for i in stored.state["todo"]] == [
         ("a", "completed"),
         ("b", "pending"),
@@ -177,7 +178,8 @@ def test_delegate_task_runs_scoped_sub_agents_with_a_concurrency_cap(
     results = json.loads(content)["results"]
     assert [r["status"] for r in results] == ["done"] * 4
     assert [r["result"] for r in results] == [f"report for Task: job {i}: 2" for i in range(4)]
-    children = [s for s in agent.store.list_sessions(include_children=True) if s.parent_id]  # type: ignore[union-attr]
+    assert agent.store is not None
+    children = [s for s in agent.store.list_sessions(include_children=True) if s.parent_id]
     assert {s.parent_id for s in children} == {convo.session_id} and len(children) == 4
 
 
@@ -248,7 +250,8 @@ def test_sub_agents_can_use_another_model(scripted_server: ScriptedServer, home:
     assert cheap.requests[0].tool_names == ("add", "explode")
     [(_, content)] = scripted_server.requests[1].tool_results()
     assert json.loads(content)["results"][0]["result"] == "42"
-    child = [s for s in agent.store.list_sessions(include_children=True) if s.parent_id]  # type: ignore[union-attr]
+    assert agent.store is not None
+    child = [s for s in agent.store.list_sessions(include_children=True) if s.parent_id]
     assert [s.model for s in child] == ["cheap"]
 
 

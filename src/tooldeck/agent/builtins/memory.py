@@ -88,8 +88,12 @@ class MemoryFiles:
     def snapshot(self) -> str:
         """Both files, for the system prompt at session start ("" when both are empty)."""
         parts = []
-        for target, title in (("memory", "Your notes (MEMORY.md)"), ("user", "About the user (USER.md)")):
-            entries = self.entries(target)  # type: ignore[arg-type]
+        sections: tuple[tuple[Target, str], ...] = (
+            ("memory", "Your notes (MEMORY.md)"),
+            ("user", "About the user (USER.md)"),
+        )
+        for target, title in sections:
+            entries = self.entries(target)
             if entries:
                 parts.append(f"## {title}\n" + "\n".join(f"- {e}" for e in entries))
         return "\n\n".join(parts)
