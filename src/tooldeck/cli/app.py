@@ -18,10 +18,6 @@ app = typer.Typer(
 
 # Command modules register on `app` when imported; keep this list in one place.
 from tooldeck.cli import (  # noqa: E402, F401
-    bench_assembly,
-    bench_cmd,
-    bench_dialects,
-    bench_dispatch,
     call_cmd,
     chat_cmd,
     explain_cmd,

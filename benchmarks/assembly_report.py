@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck.bench import assembly_workload as wl
+from benchmarks import assembly_workload as wl
 
 COLD_TARGET = 5.0  # cold at least 5x faster than Hermes
 REPEAT_LIMIT_US = 100.0  # unchanged-availability repeat assembly

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooldeck.bench import assembly_workload as wl
+from benchmarks import assembly_workload as wl
 from tooldeck.config import Config, ToolsetConfig
 from tooldeck.deck import Deck
 from tooldeck.dialects import render_loadout

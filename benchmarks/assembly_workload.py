@@ -33,18 +33,16 @@ HERMES_DIR = Path("bench") / "hermes"
 
 
 def find_shared(shared: str | os.PathLike[str] | None = None) -> Path:
-    """The shared folder: `shared` if given, else `../shared` from the cwd, else `/work/shared`."""
-    if shared is not None:
-        path = Path(shared)
-        if not (path / HERMES_DIR / "workload.json").is_file():
-            raise ConfigError(f"{path / HERMES_DIR / 'workload.json'} not found", path="--shared")
-        return path.resolve()
-    for candidate in (Path.cwd().parent / "shared", Path("/work/shared")):
-        if (candidate / HERMES_DIR / "workload.json").is_file():
-            return candidate.resolve()
-    raise ConfigError(
-        "no bench/hermes/workload.json under ../shared or /work/shared; pass --shared DIR", path="--shared"
-    )
+    """The shared folder (see `benchmarks.paths.shared_dir`), checked to hold the workload."""
+    from benchmarks.paths import BenchSetupError, shared_dir
+
+    try:
+        path = shared_dir(shared)
+    except BenchSetupError as exc:
+        raise ConfigError(str(exc), path="--shared") from None
+    if not (path / HERMES_DIR / "workload.json").is_file():
+        raise ConfigError(f"{path / HERMES_DIR / 'workload.json'} not found", path="--shared")
+    return path
 
 
 def fingerprint(doc: dict[str, Any]) -> str:

@@ -18,7 +18,6 @@ and after flipping chk_03 plus the public invalidation, the next list has the 76
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck.bench import assembly_workload as wl
-from tooldeck.bench.assembly_phases import Counts
+from benchmarks import assembly_workload as wl
+from benchmarks import paths
+from benchmarks.assembly_phases import Counts
 from tooldeck.errors import ConfigError, TooldeckError
 
 HERMES_VERSION = "0.19.0"
@@ -52,25 +52,8 @@ class BenchOptions:
 
 
 def hermes_python(explicit: str | None = None) -> str:
-    """$HERMES_PY, else /work/hermes-venv, else a venv made under ~/.cache/tooldeck (pip install)."""
-    chosen = explicit or os.environ.get("HERMES_PY")
-    if chosen:
-        if not Path(chosen).exists():
-            raise ConfigError(f"{chosen} does not exist", path="HERMES_PY")
-        return chosen
-    cached = Path.home() / ".cache" / "tooldeck" / "hermes-venv"
-    for candidate in (Path("/work/hermes-venv/bin/python"), cached / "bin" / "python"):
-        if candidate.exists():
-            return str(candidate)
-    print(f"creating {cached} with hermes-agent=={HERMES_VERSION} (once)", file=sys.stderr)
-    # Built aside and moved into place, so a failed install never leaves a venv that looks ready.
-    building = cached.with_name(f"{cached.name}.building-{os.getpid()}")
-    shutil.rmtree(building, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(building)], check=True)
-    pip = [str(building / "bin" / "python"), "-m", "pip", "install", "-q", f"hermes-agent=={HERMES_VERSION}"]
-    subprocess.run(pip, check=True)
-    building.rename(cached)
-    return str(cached / "bin" / "python")
+    """`explicit`, else the Hermes venv from `benchmarks.paths` (built once in the cache)."""
+    return explicit or paths.hermes_python()
 
 
 def scrubbed_env(home: Path) -> dict[str, str]:
@@ -193,12 +176,16 @@ def main(argv: list[str] | None = None) -> int:
     """`python bench/assembly.py [--runs N] [--json] [--shared DIR] [--no-hermes]`."""
     import argparse
 
-    from tooldeck.bench.assembly_report import report
+    from benchmarks.assembly_report import report
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--runs", type=int, default=5, help="measured rounds (fresh processes), default 5")
     ap.add_argument("--warmup-runs", type=int, default=1, help="discarded warm-up rounds, default 1")
-    ap.add_argument("--shared", default=None, help="shared folder (default ../shared, then /work/shared)")
+    ap.add_argument(
+        "--shared",
+        default=None,
+        help="shared folder (default $TOOLDECK_SHARED, else ../shared beside the checkout)",
+    )
     ap.add_argument("--json", action="store_true", help="machine-readable output")
     ap.add_argument("--no-hermes", action="store_true", help="tooldeck only (no ratios, no Hermes verdicts)")
     ap.add_argument(

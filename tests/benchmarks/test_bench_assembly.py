@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.shared_data import require
+from benchmarks.assembly import run_tooldeck_once
+from benchmarks.assembly_phases import Counts, run_in_process
+from benchmarks.assembly_report import problems, summarise
+from tests.support.benchrun import CHECKOUT
+from tests.support.shared_data import SHARED, require
 
-from tooldeck.bench import assembly_workload as wl
-from tooldeck.bench.assembly import run_tooldeck_once
-from tooldeck.bench.assembly_phases import Counts, run_in_process
-from tooldeck.bench.assembly_report import problems, summarise
+from benchmarks import assembly_workload as wl
 from tooldeck.errors import ConfigError
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
 WORKLOAD = SHARED / "bench" / "hermes" / "workload.json"
-CLI = [sys.executable, "-c", "from tooldeck.cli.app import main; main()", "bench", "assembly"]
+CLI = [sys.executable, "-m", "benchmarks", "assembly"]
 SMALL = Counts(warm=30, warm_warmup=3, recompute=3, recompute_warmup=1)
 
 
@@ -117,6 +117,7 @@ def test_a_missing_shared_folder_is_a_usage_error(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
+        cwd=CHECKOUT,
     )
     assert proc.returncode == 2
     assert "--shared" in proc.stderr and "workload.json" in proc.stderr
@@ -129,6 +130,7 @@ def test_cli_runs_tooldeck_side_and_prints_json() -> None:
         capture_output=True,
         text=True,
         timeout=120,
+        cwd=CHECKOUT,
     )
     assert proc.returncode in (0, 1), proc.stderr  # 1 only if the < 100 us target is missed here
     data = json.loads(proc.stdout)

@@ -20,13 +20,14 @@ import json
 import logging
 import statistics
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks.assembly import hermes_python
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.bench.assembly import hermes_python
 from tooldeck.dialects import DIALECTS, get_dialect, render_loadout
 from tooldeck.dialects.names import safe_name
 from tooldeck.errors import ConfigError, TooldeckError
@@ -39,19 +40,17 @@ ORDER = ("openai", "responses", "anthropic", "gemini")
 
 
 def find_schemas(path: str | None = None) -> Path:
-    """The LiveMCP schema file: `path`, else under ../shared or /work/shared (from the cwd)."""
+    """The LiveMCP schema file: `path`, else `data/schemas/...` in the shared folder."""
+    from benchmarks.paths import BenchSetupError, shared_file
+
     if path is not None:
         if not Path(path).is_file():
             raise ConfigError(f"{path} not found", path="--schemas")
         return Path(path)
-    for shared in (
-        Path.cwd().parent / "shared",
-        Path(__file__).resolve().parents[4] / "shared",
-        Path("/work/shared"),
-    ):
-        if (shared / SCHEMAS).is_file():
-            return shared / SCHEMAS
-    raise ConfigError(f"no {SCHEMAS} under ../shared or /work/shared; pass --schemas FILE", path="--schemas")
+    try:
+        return shared_file(str(SCHEMAS))
+    except BenchSetupError as exc:
+        raise ConfigError(f"{exc}; or pass --schemas FILE", path="--schemas") from None
 
 
 @dataclass
@@ -247,3 +246,31 @@ def _verdict(value: bool | None) -> str:
 
 
 __all__ = ["DIALECTS", "DialectsResult", "find_schemas", "format_table", "run_dialects_bench"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks dialects [--rounds N] [--schemas FILE] [--no-hermes] [--json]`."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks dialects", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5, help="timed rounds per figure (median reported)")
+    ap.add_argument("--schemas", default=None, help="LiveMCP schema file (default: in the shared folder)")
+    ap.add_argument("--no-hermes", action="store_true", help="tooldeck only")
+    ap.add_argument("--hermes-python", default=None, help="python of a Hermes venv ($HERMES_PY)")
+    ap.add_argument("--json", action="store_true", help="machine-readable output")
+    args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error("--rounds must be >= 1")
+    try:
+        result = run_dialects_bench(
+            find_schemas(args.schemas),
+            rounds=args.rounds,
+            hermes=not args.no_hermes,
+            hermes_py=args.hermes_python,
+        )
+    except ConfigError as exc:
+        print(f"benchmarks: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json(), indent=2) if args.json else format_table(result))
+    return 1 if result.hermes_error else 0

@@ -18,7 +18,6 @@ and the verdict for each target of issue 3 (async <= 25 us, sync <= 150 us, 8 x 
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -27,10 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooldeck.bench import dispatch_children as children
+from benchmarks import dispatch_children as children
 from tooldeck.errors import TooldeckError
 
-PYDANTIC_AI_VENV = Path.home() / ".cache" / "tooldeck" / "pydantic-ai-venv"
 TARGETS = {"async_us": 25.0, "sync_us": 150.0, "batch_ms": 230.0}
 LABELS = {
     "sync_us": "sync tool, per call (us)",
@@ -54,18 +52,10 @@ class DispatchOptions:
 
 
 def pydantic_ai_python(explicit: str | None = None) -> str:
-    """$PYDANTIC_AI_PY, else ~/.cache/tooldeck/pydantic-ai-venv (created with pip once)."""
-    chosen = explicit or os.environ.get("PYDANTIC_AI_PY")
-    if chosen:
-        if not Path(chosen).exists():
-            raise DispatchBenchError(f"PYDANTIC_AI_PY: {chosen} does not exist")
-        return chosen
-    python = PYDANTIC_AI_VENV / "bin" / "python"
-    if not python.exists():
-        print(f"creating {PYDANTIC_AI_VENV} with pydantic-ai-slim (once)", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(PYDANTIC_AI_VENV)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "pydantic-ai-slim"], check=True)
-    return str(python)
+    """`explicit`, else $PYDANTIC_AI_PY, else a pydantic-ai-slim venv built once in the cache."""
+    from benchmarks.paths import peer_python
+
+    return explicit or peer_python("pydantic-ai", ["pydantic-ai-slim"], env_var="PYDANTIC_AI_PY")
 
 
 def run_child(who: str, python: str, script: str, opts: DispatchOptions, home: Path) -> dict[str, Any]:
@@ -105,7 +95,7 @@ def run_bench(opts: DispatchOptions, progress: Any = None) -> dict[str, Any]:
     contenders: list[tuple[str, str, str]] = [("tooldeck", sys.executable, children.TOOLDECK)]
     skipped: dict[str, str] = {}
     if opts.peers:
-        from tooldeck.bench.assembly import hermes_python
+        from benchmarks.assembly import hermes_python
 
         try:
             contenders.append(("hermes", hermes_python(opts.hermes_py), children.HERMES))
@@ -204,3 +194,30 @@ def table(report: dict[str, Any]) -> str:
     for who, why in report["skipped"].items():
         out.append(f"{who} not measured: {why}")
     return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m benchmarks dispatch [--rounds N] [--calls N] [--warmup N] [--no-peers] [--json]`."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks dispatch", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=5, help="measured rounds (fresh processes each)")
+    ap.add_argument("--calls", type=int, default=3000, help="timed calls per per-call figure")
+    ap.add_argument("--warmup", type=int, default=300, help="untimed calls before each figure")
+    ap.add_argument("--no-peers", action="store_true", help="tooldeck only")
+    ap.add_argument("--json", action="store_true", help="machine-readable output")
+    args = ap.parse_args(argv)
+    if args.rounds < 1 or args.calls < 1 or args.warmup < 0:
+        ap.error("--rounds and --calls must be >= 1, --warmup >= 0")
+    opts = DispatchOptions(rounds=args.rounds, calls=args.calls, warmup=args.warmup, peers=not args.no_peers)
+
+    def progress(message: str) -> None:
+        print(f"bench dispatch: {message}", file=sys.stderr, flush=True)
+
+    try:
+        report = run_bench(opts, progress=None if args.json else progress)
+    except DispatchBenchError as exc:
+        print(f"benchmarks: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(report, indent=2) if args.json else table(report))
+    return 0

@@ -1,18 +1,17 @@
-"""`tooldeck bench dispatch`: the tooldeck child really runs; the table computes ratios and verdicts."""
+"""`python -m benchmarks dispatch`: the tooldeck child really runs; the table computes ratios and verdicts."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from pathlib import Path
 
-from tooldeck.bench.dispatch import DispatchOptions, run_bench, summarise, table
+from benchmarks.dispatch import DispatchOptions, run_bench, summarise, table
+from tests.support.benchrun import CHECKOUT
+
 from tooldeck.config import parse_config
 from tooldeck.execution.events import CallbackSink, CollectingSink, ExecutionEvent, FanOutSink
 from tooldeck.execution.settings import ExecutionSettings
-
-BIN = Path(sys.executable).parent / "tooldeck"
 
 
 def test_the_tooldeck_child_measures_the_real_path() -> None:
@@ -42,8 +41,9 @@ def test_ratios_and_verdicts() -> None:
 def test_cli_json_without_peers() -> None:
     proc = subprocess.run(
         [
-            str(BIN),
-            "bench",
+            sys.executable,
+            "-m",
+            "benchmarks",
             "dispatch",
             "--no-peers",
             "--rounds",
@@ -58,6 +58,7 @@ def test_cli_json_without_peers() -> None:
         text=True,
         timeout=120,
         check=False,
+        cwd=CHECKOUT,
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)

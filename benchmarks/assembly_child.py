@@ -15,10 +15,10 @@ _T0_NS = _time.monotonic_ns()  # first statement of the process
 import os  # noqa: E402  (already loaded by site)
 import sys  # noqa: E402  (builtin)
 
-# Run as a script, the folder of this file is sys.path[0]; drop it so that no module in it can
-# shadow a top-level name. tooldeck itself comes from the installed package.
+# Run as a script, the folder of this file is sys.path[0]; the checkout replaces it, so that
+# `benchmarks` is importable and no module in this folder shadows a top-level name.
 if sys.path and os.path.abspath(sys.path[0] or ".") == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def child_main(argv: list[str]) -> dict[str, object]:
@@ -33,8 +33,8 @@ def child_main(argv: list[str]) -> dict[str, object]:
     # ---- harness (after tooldeck, so it cannot pre-load what tooldeck pays for) -------------
     from pathlib import Path
 
-    from tooldeck.bench import assembly_phases as phases
-    from tooldeck.bench import assembly_workload as wl
+    from benchmarks import assembly_phases as phases
+    from benchmarks import assembly_workload as wl
 
     t_h = _time.monotonic_ns()
     path = Path(argv[0])

@@ -1,4 +1,4 @@
-"""`tooldeck bench dialects` runs end to end: the real CLI, the real LiveMCP file, Hermes 0.19.0
+"""`python -m benchmarks dialects` runs end to end: the real command, the real LiveMCP file, Hermes 0.19.0
 in its own venv. Speed is the benchmark's business; this checks that it measures what it says."""
 
 from __future__ import annotations
@@ -7,15 +7,15 @@ import json
 from typing import Any
 
 import pytest
+from tests.support.benchrun import bench
 
-from ..cli.clirun import tooldeck
-from .conftest import LIVEMCP
+from ..dialects.conftest import LIVEMCP
 
 
 # A fresh machine first builds the Hermes venv (pip install hermes-agent==0.19.0).
 @pytest.mark.timeout(900)
 def test_bench_dialects_json(livemcp_tools: list[dict[str, Any]]) -> None:
-    proc = tooldeck("bench", "dialects", "--rounds", "1", "--json", "--schemas", str(LIVEMCP), timeout=900)
+    proc = bench("dialects", "--rounds", "1", "--json", "--schemas", str(LIVEMCP), timeout=900)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["tools"] == len(livemcp_tools) == 527
@@ -39,11 +39,9 @@ def test_bench_dialects_json(livemcp_tools: list[dict[str, Any]]) -> None:
 
 
 def test_bench_dialects_table_and_bad_path(livemcp_tools: list[dict[str, Any]]) -> None:
-    proc = tooldeck(
-        "bench", "dialects", "--rounds", "1", "--no-hermes", "--schemas", str(LIVEMCP), timeout=600
-    )
+    proc = bench("dialects", "--rounds", "1", "--no-hermes", "--schemas", str(LIVEMCP), timeout=600)
     assert proc.returncode == 0, proc.stderr
     assert "dialect" in proc.stdout and "gemini" in proc.stdout and "warm" in proc.stdout
-    bad = tooldeck("bench", "dialects", "--schemas", "/nonexistent/schemas.json")
+    bad = bench("dialects", "--schemas", "/nonexistent/schemas.json")
     assert bad.returncode == 2
     assert "--schemas" in bad.stderr and "not found" in bad.stderr

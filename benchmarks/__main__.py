@@ -1,0 +1,33 @@
+"""`python -m benchmarks NAME [options]`: run one benchmark and print its table."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+# name -> (module, one line). Each module has `main(argv: list[str]) -> int`.
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "assembly": ("benchmarks.assembly", "cold/warm tool assembly on the 300-tool workload vs Hermes"),
+    "cli": ("benchmarks.cli_cold", "`tooldeck tools --json` as a whole process vs Hermes's first list"),
+    "dispatch": ("benchmarks.dispatch", "cost of one tool call through the execution path vs peers"),
+    "dialects": ("benchmarks.dialects", "rendering 527 real MCP schemas per provider dialect vs Hermes"),
+}
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python -m benchmarks NAME [options]   (NAME --help for its options)\n")
+        for name, (_, line) in BENCHMARKS.items():
+            print(f"  {name:<10} {line}")
+        return 0 if argv else 2
+    entry = BENCHMARKS.get(argv[0])
+    if entry is None:
+        print(f"unknown benchmark {argv[0]!r}; one of: {', '.join(BENCHMARKS)}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(entry[0])
+    code: int = module.main(argv[1:])
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,1 +1,0 @@
-"""Benchmarks run by `tooldeck bench`."""
