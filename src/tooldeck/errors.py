@@ -1,19 +1,59 @@
-"""The two exception families of tooldeck.
+"""Every public exception of tooldeck, in two families.
 
-    TooldeckError                 -- something is wrong (user misuse, bad config, tool failure)
+    TooldeckError                 -- something is wrong (user misuse, bad config, tool or provider failure)
       ├── ToolDefinitionError     -- a Tool could not be built (bad name, schema, option)
-      ├── ToolConflictError       -- two owners claim one tool name in one source
-      ├── ConfigError             -- tooldeck.yaml is invalid (carries the key path)
-      ├── SourceError             -- a `use:` entry, plugin or package could not be loaded
-      └── ToolsetError            -- unknown toolset or include cycle (strict mode)
+      ├── ToolConflictError       -- two owners claim one tool name in one kind of source
+      ├── ConfigError             -- the configuration is invalid (carries the key path)
+      │     ├── UnknownPlatformError  -- a platform no config names ("did you mean ...")
+      │     └── ModelNotConfigured    -- no model endpoint, key or name to call
+      ├── SourceError             -- a `use:` entry, plugin, package or server could not be loaded
+      ├── ToolsetError            -- unknown toolset or include cycle (strict mode)
+      ├── DialectError            -- an unknown dialect, or tools a dialect cannot carry
+      ├── ToolError               -- raised by a handler: a clean failure the model is told about
+      │     ├── ToolUnavailableError  -- what the tool needs is gone right now
+      │     └── WorkspaceError        -- a path outside the workspace (reported as `denied`)
+      ├── ModelError              -- a model provider call failed
+      └── SessionError            -- an unknown session id, or an unusable session database
 
-    TooldeckSignal                -- control flow, not failure (approval needed, interrupt, ...)
+    TooldeckSignal                -- control flow, not failure
+      └── CallRejected            -- a call is answered with an error before it runs
 
-Signals are raised to steer the run and are caught by the layer that asked for them; errors
-are reported to the user (or, for tool failures, to the model as an error envelope).
+Signals steer the run and are caught by the layer that raised them; errors are reported to the
+user, or, for tool failures, to the model as an error envelope.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from tooldeck.execution.types import ErrorEnvelope
+
+# What kind of failure a tool call ended in; the `type` of its error envelope.
+ErrorType = Literal[
+    "invalid_arguments",
+    "unknown_tool",
+    "timeout",
+    "tool_error",
+    "denied",
+    "not_promoted",
+    "unavailable",
+    "cancelled",
+]
+
+# What went wrong with a model provider call.
+ModelErrorKind = Literal[
+    "auth",
+    "not_found",
+    "context_length",
+    "rate_limit",
+    "server",
+    "connection",
+    "timeout",
+    "bad_request",
+    "bad_response",
+]
+RETRYABLE_MODEL_ERRORS: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout"})
 
 
 class TooldeckError(Exception):
@@ -25,7 +65,12 @@ class ToolDefinitionError(TooldeckError, ValueError):
 
 
 class ToolConflictError(TooldeckError):
-    """Two owners claim the same tool name within one source."""
+    """Two owners claim the same tool name within one kind of source."""
+
+    def __init__(self, message: str, *, name: str = "", owners: tuple[str, str] = ("", "")) -> None:
+        super().__init__(message)
+        self.name = name
+        self.owners = owners
 
 
 class ConfigError(TooldeckError):
@@ -36,16 +81,111 @@ class ConfigError(TooldeckError):
 
     def __init__(self, message: str, *, path: str | None = None) -> None:
         self.path = path
+        self.detail = message
         super().__init__(f"{path}: {message}" if path else message)
 
 
+class UnknownPlatformError(ConfigError):
+    """A platform that neither `platform` nor `platform_toolsets` names."""
+
+
+class ModelNotConfigured(ConfigError):
+    """No endpoint, key or model name to call: the message says how to point at one."""
+
+
 class SourceError(TooldeckError):
-    """A tool source (a `use:` reference, a plugin, a package) could not be loaded."""
+    """A tool source (a `use:` reference, a plugin, a package, a server) could not be loaded."""
 
 
 class ToolsetError(TooldeckError):
     """A toolset name is unknown or toolsets include each other in a cycle (strict mode)."""
 
 
+class DialectError(TooldeckError, ValueError):
+    """An unknown dialect name, or a set of tools one request cannot carry."""
+
+
+class ToolError(TooldeckError):
+    """Raised by a handler for a clean failure: the message goes to the model as is, no traceback.
+
+    `type` picks the envelope type (`tool_error`, `denied`, `unavailable`, ...) and `retryable`
+    tells the model whether trying again (possibly with other arguments) may help.
+    """
+
+    def __init__(self, message: str, *, type: ErrorType = "tool_error", retryable: bool = False) -> None:
+        super().__init__(message)
+        self.type: ErrorType = type
+        self.retryable = retryable
+
+
+class ToolUnavailableError(ToolError):
+    """What a tool needs is gone right now (server down, binary missing); maybe later."""
+
+    def __init__(self, message: str, *, retryable: bool = True) -> None:
+        super().__init__(message, type="unavailable", retryable=retryable)
+
+
+class WorkspaceError(ToolError):
+    """A path is outside the workspace (or unusable); reported to the model as `denied`."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, type="denied", retryable=True)
+
+
+class ModelError(TooldeckError):
+    """A model provider call failed. The message says what to check; `kind` says what happened."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: ModelErrorKind,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.kind: ModelErrorKind = kind
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in RETRYABLE_MODEL_ERRORS
+
+
+class SessionError(TooldeckError):
+    """A session id that does not exist (or matches several), or an unusable session database."""
+
+
 class TooldeckSignal(Exception):
-    """Root of control-flow signals (approval needed, interrupt, ...)."""
+    """Root of control-flow signals."""
+
+
+class CallRejected(TooldeckSignal):
+    """A call is answered with an error before it runs; `error` is what the model is told."""
+
+    def __init__(self, error: ErrorEnvelope) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+__all__ = [
+    "CallRejected",
+    "ConfigError",
+    "DialectError",
+    "ErrorType",
+    "ModelError",
+    "ModelErrorKind",
+    "ModelNotConfigured",
+    "SessionError",
+    "SourceError",
+    "ToolConflictError",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolUnavailableError",
+    "TooldeckError",
+    "TooldeckSignal",
+    "ToolsetError",
+    "UnknownPlatformError",
+    "WorkspaceError",
+]

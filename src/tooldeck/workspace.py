@@ -12,16 +12,9 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from tooldeck.execution.types import ToolFailure
+from tooldeck.errors import WorkspaceError
 
 VIRTUAL_ROOT = "/workspace"
-
-
-class WorkspaceError(ToolFailure):
-    """A path is outside the workspace (or unusable); reported to the model as `denied`."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, type="denied", retryable=True)
 
 
 class Workspace:

@@ -16,7 +16,7 @@ from support.scripted_server import Recorded, ScriptedServer, Turn
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, scoped_loadout
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.builtins.todo import todo_action
-from tooldeck.execution.types import ToolFailure
+from tooldeck.execution.types import ToolError
 
 
 def run(agent: Any, prompt: str, convo: Any = None) -> Any:
@@ -41,9 +41,9 @@ def test_todo_list_add_update_complete() -> None:
     state.update(out.update or {})
     assert [(i["id"], i["status"]) for i in state["todo"]] == [(1, "completed"), (2, "in_progress")]
     assert "(1/2 done)" in todo_action(state, "list").content
-    with pytest.raises(ToolFailure, match="no task with id 7"):
+    with pytest.raises(ToolError, match="no task with id 7"):
         todo_action(state, "complete", id=7)
-    with pytest.raises(ToolFailure, match="items"):
+    with pytest.raises(ToolError, match="items"):
         todo_action(state, "add")
 
 
@@ -79,12 +79,12 @@ def test_memory_files_caps_and_edits(tmp_path: Path) -> None:
     files.add("user", "Prefers short answers.")
     files.replace("memory", "uses uv", "The repo uses uv (never pip).")
     assert files.entries("memory") == ["The repo uses uv (never pip)."]
-    with pytest.raises(ToolFailure, match="over its cap of 120"):
+    with pytest.raises(ToolError, match="over its cap of 120"):
         files.add("memory", "x" * 150)
-    with pytest.raises(ToolFailure, match="no entry"):
+    with pytest.raises(ToolError, match="no entry"):
         files.remove("memory", "kubernetes")
     files.add("memory", "Tests run with pytest.")
-    with pytest.raises(ToolFailure, match="2 entries"):
+    with pytest.raises(ToolError, match="2 entries"):
         files.remove("memory", "e")
     files.remove("memory", "pytest")
     assert (tmp_path / "MEMORY.md").read_text().strip() == "The repo uses uv (never pip)."
@@ -202,7 +202,7 @@ def test_sub_agents_never_get_delegation_and_unknown_toolsets_are_named() -> Non
     child = scoped_loadout(parent, None)
     assert "delegate_task" not in child.exposed_names
     assert set(child.exposed_names) == {"add", "explode", "todo"}
-    with pytest.raises(ToolFailure, match=r"toolset\(s\) web are not available.*available: math, todo"):
+    with pytest.raises(ToolError, match=r"toolset\(s\) web are not available.*available: math, todo"):
         scoped_loadout(parent, ["web"])
 
 

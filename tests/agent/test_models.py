@@ -12,12 +12,12 @@ from support.scripted_server import ScriptedServer, Turn
 from tooldeck.agent.events import EventLog, RetryScheduled, TextDelta
 from tooldeck.agent.messages import Message, assistant, user
 from tooldeck.agent.models.anthropic import AnthropicModel, anthropic_base_url, anthropic_messages
-from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings
-from tooldeck.agent.models.factory import ModelNotConfigured, make_model, resolve_model_settings
+from tooldeck.agent.models.base import ModelRequest, ModelSettings
+from tooldeck.agent.models.factory import make_model, resolve_model_settings
 from tooldeck.agent.models.openai_chat import OpenAIChatModel
 from tooldeck.agent.models.scripted import ScriptedModel, call, reply
 from tooldeck.config import ModelConfig
-from tooldeck.errors import ConfigError
+from tooldeck.errors import ConfigError, ModelError, ModelNotConfigured
 from tooldeck.execution.types import ToolCall
 
 

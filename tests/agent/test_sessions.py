@@ -8,7 +8,8 @@ import pytest
 
 from tooldeck.agent.messages import Message, assistant, user
 from tooldeck.agent.runtime import unanswered_calls
-from tooldeck.agent.sessions import SessionError, SessionStore, fts_query
+from tooldeck.agent.sessions import SessionStore, fts_query
+from tooldeck.errors import SessionError
 from tooldeck.execution.types import ToolCall
 
 

@@ -186,7 +186,7 @@ def test_provider_errors_are_surfaced_clearly(
     words: list[str],
     home: Path,
 ) -> None:
-    from tooldeck.agent.models.base import ModelError
+    from tooldeck.errors import ModelError
 
     scripted_server.add(Turn(status=status, error=error))
     with pytest.raises(ModelError) as info:
@@ -200,7 +200,7 @@ def test_provider_errors_are_surfaced_clearly(
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_unreachable_endpoint_is_a_connection_error_naming_the_url(provider: str, home: Path) -> None:
-    from tooldeck.agent.models.base import ModelError
+    from tooldeck.errors import ModelError
 
     server = ScriptedServer().start()
     url = server.openai_url
@@ -239,7 +239,7 @@ def test_a_stream_cut_before_any_text_is_retried(
 def test_a_stream_cut_after_text_reached_the_user_is_an_error_not_a_retry(
     scripted_server: ScriptedServer, provider: str, home: Path
 ) -> None:
-    from tooldeck.agent.models.base import ModelError
+    from tooldeck.errors import ModelError
 
     scripted_server.add(Turn(text="a long answer in pieces", cut_after=3), Turn(text="never asked"))
     with pytest.raises(ModelError, match="ended before") as info:

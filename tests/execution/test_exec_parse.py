@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldeck import Tool, tool
-from tooldeck.execution.calls import CallRejected, ToolIndex, normalise_name, parse_arguments
+from tooldeck.errors import CallRejected
+from tooldeck.execution.calls import ToolIndex, normalise_name, parse_arguments
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
 

@@ -13,7 +13,7 @@ from tooldeck import Tool, ToolContext, tool
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ToolFailure, ToolOutput, ToolUnavailableError
+from tooldeck.execution.types import ToolError, ToolOutput, ToolUnavailableError
 
 from .helpers import call, loadout, one, run
 
@@ -148,7 +148,7 @@ def test_tool_failure_controls_the_envelope() -> None:
     @tool
     def picky() -> str:
         """Fails cleanly."""
-        raise ToolFailure("the index is rebuilding, try in a minute", retryable=True)
+        raise ToolError("the index is rebuilding, try in a minute", retryable=True)
 
     @tool
     def gone() -> str:

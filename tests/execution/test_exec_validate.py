@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from tooldeck import Tool, tool
-from tooldeck.execution.calls import CallRejected, validate
+from tooldeck.errors import CallRejected
+from tooldeck.execution.calls import validate
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.schema_check import check_arguments, compile_schema
 from tooldeck.execution.types import ToolCall, ValidatedCall

@@ -10,7 +10,7 @@ import pytest
 
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolFailure
+from tooldeck.execution.types import ToolCall, ToolError
 from tooldeck.tools.file_search import search, search_files
 from tooldeck.tools.gitignore import parse, walk
 from tooldeck.workspace import Workspace
@@ -92,9 +92,9 @@ def test_backends_agree_on_a_bigger_tree(ws: Path) -> None:
 
 
 def test_bad_regex_and_missing_path_are_clear(ws: Path) -> None:
-    with pytest.raises(ToolFailure, match="invalid regular expression"):
+    with pytest.raises(ToolError, match="invalid regular expression"):
         search(Workspace(ws), "(unclosed")
-    with pytest.raises(ToolFailure, match="file not found"):
+    with pytest.raises(ToolError, match="file not found"):
         search(Workspace(ws), "x", path="nope")
 
 

@@ -17,12 +17,13 @@ if TYPE_CHECKING:
     from tooldeck.agent.events import Event, EventLog, EventSink
     from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, LoopSettings, Recorder, TurnResult
     from tooldeck.agent.messages import Message, ModelReply, Usage
-    from tooldeck.agent.models.base import ModelClient, ModelError, ModelRequest, ModelSettings
-    from tooldeck.agent.models.factory import ModelNotConfigured, make_model, resolve_model_settings
+    from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
+    from tooldeck.agent.models.factory import make_model, resolve_model_settings
     from tooldeck.agent.models.scripted import ScriptedModel, call, reply
     from tooldeck.agent.runtime import Agent, AgentSettings
     from tooldeck.agent.sessions import SessionStore
     from tooldeck.agent.toolview import ToolView
+    from tooldeck.errors import ModelError, ModelNotConfigured
 
 _LAZY: dict[str, str] = {
     "Agent": "tooldeck.agent.runtime",
@@ -36,8 +37,8 @@ _LAZY: dict[str, str] = {
     "LoopSettings": "tooldeck.agent.loop",
     "Message": "tooldeck.agent.messages",
     "ModelClient": "tooldeck.agent.models.base",
-    "ModelError": "tooldeck.agent.models.base",
-    "ModelNotConfigured": "tooldeck.agent.models.factory",
+    "ModelError": "tooldeck.errors",
+    "ModelNotConfigured": "tooldeck.errors",
     "ModelReply": "tooldeck.agent.messages",
     "ModelRequest": "tooldeck.agent.models.base",
     "ModelSettings": "tooldeck.agent.models.base",

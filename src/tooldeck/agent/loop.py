@@ -26,9 +26,10 @@ from tooldeck.agent.events import (
     null_sink,
 )
 from tooldeck.agent.messages import Message, ModelReply, Usage, tool_message, user
-from tooldeck.agent.models.base import ModelClient, ModelError, ModelRequest
+from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
-from tooldeck.execution.types import ToolCall, ToolError, ToolResult
+from tooldeck.errors import ModelError
+from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
 
 TurnStatus = Literal["done", "interrupted", "budget_exhausted"]
 
@@ -216,7 +217,7 @@ def one_result_per_call(calls: Sequence[ToolCall], results: Sequence[ToolResult]
     for call in calls:
         found = by_id.get(call.id)
         if found is None:
-            error = ToolError("tool_error", "the executor returned no result for this call", call.name)
+            error = ErrorEnvelope("tool_error", "the executor returned no result for this call", call.name)
             found = ToolResult(call_id=call.id, name=call.name, content=error.to_json(), error=error)
         out.append(found)
     return out

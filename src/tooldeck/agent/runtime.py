@@ -29,7 +29,7 @@ from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.policy import Approver, Policy
 from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ToolError
+from tooldeck.execution.types import ErrorEnvelope
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
@@ -250,7 +250,7 @@ def unanswered_calls(messages: list[Message]) -> list[Message]:
     for m in messages:
         for call in m.tool_calls:
             if call.id not in answered:
-                error = ToolError(
+                error = ErrorEnvelope(
                     "cancelled", "the run stopped before this call finished; it may not have run", call.name
                 )
                 out.append(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.agent.messages import Message
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import SessionError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -52,10 +52,6 @@ CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
     INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
 END;
 """
-
-
-class SessionError(TooldeckError):
-    """A session id that does not exist (or matches several), or an unusable state file."""
 
 
 @dataclass(frozen=True, slots=True)

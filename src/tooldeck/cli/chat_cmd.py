@@ -74,7 +74,7 @@ async def _repl(
     from rich.markup import escape
 
     from tooldeck.agent.console import StepPrinter
-    from tooldeck.agent.models.base import ModelError
+    from tooldeck.errors import ModelError
 
     console.print(
         f"[dim]tooldeck chat — model {escape(agent.model.model_name)}, session {convo.session_id}. /help[/]"

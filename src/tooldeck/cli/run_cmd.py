@@ -60,8 +60,7 @@ def build_agent(
     """The agent for a command; config problems and a missing model endpoint exit 2."""
     from tooldeck.agent.models.factory import make_model, resolve_model_settings
     from tooldeck.agent.runtime import Agent
-    from tooldeck.agent.sessions import SessionError
-    from tooldeck.errors import ConfigError, ToolsetError
+    from tooldeck.errors import ConfigError, SessionError, ToolsetError
 
     deck = load_deck(config)
     try:
@@ -85,7 +84,7 @@ def build_agent(
 
 
 def open_conversation(agent: Agent, resume: str | None) -> Conversation:
-    from tooldeck.agent.sessions import SessionError
+    from tooldeck.errors import SessionError
 
     if resume is None:
         return agent.new_conversation()
@@ -194,7 +193,7 @@ def run_command(
 async def _turn(
     agent: Agent, convo: Conversation, prompt: str | None
 ) -> tuple[TurnResult | None, str | None]:
-    from tooldeck.agent.models.base import ModelError
+    from tooldeck.errors import ModelError
 
     try:
         return await agent.run(convo, prompt), None

@@ -20,7 +20,8 @@ app.add_typer(sessions_app, name="sessions")
 
 def open_store(config: Path | None) -> SessionStore:
     from tooldeck.agent.services import tooldeck_home
-    from tooldeck.agent.sessions import SessionError, SessionStore
+    from tooldeck.agent.sessions import SessionStore
+    from tooldeck.errors import SessionError
 
     cfg = load_deck(config).config
     db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else None
@@ -79,7 +80,7 @@ def show_command(
     as_json: bool = JsonOption,
 ) -> None:
     """One session: its messages, state and any pending question."""
-    from tooldeck.agent.sessions import SessionError
+    from tooldeck.errors import SessionError
 
     with open_store(config) as store:
         try:

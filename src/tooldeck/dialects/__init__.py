@@ -24,7 +24,7 @@ from tooldeck.dialects.openai_responses import OpenAIResponsesDialect
 from tooldeck.dialects.profiles import DEFAULT_PROFILE, ModelProfile, profile_for_model
 from tooldeck.dialects.report import ToolCost, token_table, tool_costs
 from tooldeck.dialects.tokens import ENCODINGS, EncodingName, count_tool
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import DialectError
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Loadout
@@ -54,10 +54,6 @@ __all__ = [
     "token_table",
     "tool_costs",
 ]
-
-
-class DialectError(TooldeckError, ValueError):
-    """An unknown dialect name (or a tool that cannot be rendered in one)."""
 
 
 def _profile(profile: ModelProfile | str | None) -> ModelProfile:

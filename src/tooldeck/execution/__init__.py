@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from tooldeck.execution.runner import CancelToken
     from tooldeck.execution.settings import ExecutionSettings
     from tooldeck.execution.types import (
+        ErrorEnvelope,
         ToolCall,
         ToolError,
-        ToolFailure,
         ToolOutput,
         ToolResult,
         ToolUnavailableError,
@@ -60,8 +60,8 @@ _LAZY: dict[str, str] = {
     "Policy": "tooldeck.execution.policy",
     "TerminalApprover": "tooldeck.execution.policy",
     "ToolCall": "tooldeck.execution.types",
+    "ErrorEnvelope": "tooldeck.execution.types",
     "ToolError": "tooldeck.execution.types",
-    "ToolFailure": "tooldeck.execution.types",
     "ToolOutput": "tooldeck.execution.types",
     "ToolResult": "tooldeck.execution.types",
     "ToolUnavailableError": "tooldeck.execution.types",
@@ -91,6 +91,7 @@ __all__ = [
     "CollectingSink",
     "Decision",
     "DenyApprover",
+    "ErrorEnvelope",
     "EventSink",
     "ExecutionEvent",
     "ExecutionSettings",
@@ -100,7 +101,6 @@ __all__ = [
     "TerminalApprover",
     "ToolCall",
     "ToolError",
-    "ToolFailure",
     "ToolOutput",
     "ToolResult",
     "ToolUnavailableError",

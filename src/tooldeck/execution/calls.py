@@ -15,21 +15,14 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from tooldeck.errors import CallRejected, ErrorType
 from tooldeck.execution.schema_check import Check, check_arguments, compile_schema
-from tooldeck.execution.types import ErrorType, ToolCall, ToolError, ValidatedCall
+from tooldeck.execution.types import ErrorEnvelope, ToolCall, ValidatedCall
 from tooldeck.tool import Tool
 
 
-class CallRejected(Exception):  # an internal signal, caught by the executor
-    """A call failed before running; `error` is what the model is told."""
-
-    def __init__(self, error: ToolError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
 def reject(kind: ErrorType, message: str, tool: str, *, retryable: bool = True) -> CallRejected:
-    return CallRejected(ToolError(kind, message, tool, retryable))
+    return CallRejected(ErrorEnvelope(kind, message, tool, retryable))
 
 
 # -- X1: arguments ---------------------------------------------------------------------------

@@ -23,7 +23,8 @@ from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import ToolContext
-from tooldeck.execution.calls import CallRejected, ToolIndex, prepare
+from tooldeck.errors import CallRejected
+from tooldeck.execution.calls import ToolIndex, prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import CallGate
 from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Policy
@@ -31,7 +32,7 @@ from tooldeck.execution.results import SpillStore, error_result, failure_result,
 from tooldeck.execution.runner import CancelToken, run_sync
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ToolCall, ToolError, ToolFailure, ToolResult, ValidatedCall
+from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
@@ -289,7 +290,7 @@ class Executor:
     async def _run(self, vc: ValidatedCall, batch: Batch, started: float) -> ToolResult:
         quick = self.gate.quick(vc)
         if quick is not True:
-            refusal = quick if isinstance(quick, ToolError) else await self._decide(vc, batch)
+            refusal = quick if isinstance(quick, ErrorEnvelope) else await self._decide(vc, batch)
             if refusal is not None:
                 return self._failed(vc.id, refusal, started)
         tool = vc.tool
@@ -301,8 +302,8 @@ class Executor:
             shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
         except _TimedOut:
             message = f"tool {tool.name!r} did not finish within {plan.timeout:g} s and was stopped"
-            return self._failed(vc.id, ToolError("timeout", message, tool.name, True), started)
-        except ToolFailure as exc:
+            return self._failed(vc.id, ErrorEnvelope("timeout", message, tool.name, True), started)
+        except ToolError as exc:
             return self._finished(
                 failure_result(vc.id, tool.name, exc, time.perf_counter() - started), started
             )
@@ -322,7 +323,7 @@ class Executor:
         result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration)
         return self._finished(result, started) if self.events is not None else result
 
-    async def _decide(self, vc: ValidatedCall, batch: Batch) -> ToolError | None:
+    async def _decide(self, vc: ValidatedCall, batch: Batch) -> ErrorEnvelope | None:
         """The policy and approval step; a cancelled batch or a failing policy refuses the call."""
         try:
             return await self.gate.decide(vc, batch.approval_lock)
@@ -332,10 +333,12 @@ class Executor:
             task = asyncio.current_task()
             if task is not None and task is batch.owner:
                 task.uncancel()
-            return ToolError("cancelled", "the batch was cancelled while the call awaited approval", vc.name)
+            return ErrorEnvelope(
+                "cancelled", "the batch was cancelled while the call awaited approval", vc.name
+            )
         except Exception as exc:  # boundary: a policy or approver bug must fail closed, not crash the run
             log.warning("policy failed for %s (%s)", vc.name, vc.id, exc_info=True)
-            return ToolError(
+            return ErrorEnvelope(
                 "denied", f"the policy check failed ({type(exc).__name__}: {exc}); not run", vc.name
             )
 
@@ -403,7 +406,7 @@ class Executor:
 
     # -- results and events ----------------------------------------------------------------
 
-    def _failed(self, call_id: str, err: ToolError, started: float) -> ToolResult:
+    def _failed(self, call_id: str, err: ErrorEnvelope, started: float) -> ToolResult:
         result = error_result(call_id, err.tool, err.type, err.message, retryable=err.retryable)
         return self._finished(result, started)
 

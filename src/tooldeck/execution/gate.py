@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from tooldeck.execution.policy import ApprovalRequest, Approver, Policy
 from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ToolError, ValidatedCall
+from tooldeck.execution.types import ErrorEnvelope, ValidatedCall
 
 Emit = Callable[..., None]
 
@@ -41,7 +41,7 @@ class CallGate:
         self.emit = emit
         self.grants: set[tuple[str, str | None]] = set()
 
-    def quick(self, vc: ValidatedCall) -> ToolError | bool:
+    def quick(self, vc: ValidatedCall) -> ErrorEnvelope | bool:
         """The checks that need no await: a refusal, True to go ahead, False when `decide` must be asked."""
         name = vc.tool.name
         if self.deferred and name in self.deferred and name not in self.settings.promoted_names():
@@ -49,14 +49,16 @@ class CallGate:
                 f"tool {name!r} is deferred: its schema has not been loaded yet. Call tool_search "
                 f"(e.g. query 'select:{name}') to load it, then call {name!r} again"
             )
-            return ToolError("not_promoted", message, name, True)
+            return ErrorEnvelope("not_promoted", message, name, True)
         allowed = self.skills_allowed
         if allowed is not None and name not in allowed and name != "read_result":
             message = f"tool {name!r} is not allowed by the active skills (not in their allowed_tools)"
-            return ToolError("denied", message, name, False)
+            return ErrorEnvelope("denied", message, name, False)
         return not self.custom_policy and not vc.tool.requires_approval
 
-    async def decide(self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]) -> ToolError | None:
+    async def decide(
+        self, vc: ValidatedCall, approval_lock: Callable[[], asyncio.Lock]
+    ) -> ErrorEnvelope | None:
         """The Policy's verdict, and the approver's answer when it asks; None means go ahead."""
         name = vc.tool.name
         decision = await self.policy.decide(vc)
@@ -85,5 +87,5 @@ class CallGate:
         return None
 
 
-def _denied(name: str, message: str) -> ToolError:
-    return ToolError("denied", message, name, False)
+def _denied(name: str, message: str) -> ErrorEnvelope:
+    return ErrorEnvelope("denied", message, name, False)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from tooldeck.execution.types import ErrorType, ToolError, ToolFailure, ToolOutput, ToolResult
+from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
 from tooldeck.tool import Tool
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
@@ -28,11 +28,11 @@ UNTRUSTED_CLOSE = "</untrusted_content>"
 
 def error_result(call_id: str, tool: str, kind: ErrorType, message: str, *, retryable: bool = False,
                  duration_s: float = 0.0) -> ToolResult:  # fmt: skip
-    err = ToolError(kind, message, tool, retryable)
+    err = ErrorEnvelope(kind, message, tool, retryable)
     return ToolResult(call_id, tool, err.to_json(), err, duration_s=duration_s)
 
 
-def failure_result(call_id: str, tool: str, exc: ToolFailure, duration_s: float) -> ToolResult:
+def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -> ToolResult:
     return error_result(call_id, tool, exc.type, str(exc), retryable=exc.retryable, duration_s=duration_s)
 
 
@@ -100,7 +100,7 @@ class SpillStore:
 
     def path(self, result_id: str) -> Path:
         if not result_id or _SAFE_ID.search(result_id):
-            raise ToolFailure(
+            raise ToolError(
                 f"invalid result id {result_id!r}: ids are letters, digits, '_' and '-'", retryable=True
             )
         path = self.root / f"{result_id}.txt"
@@ -111,7 +111,7 @@ class SpillStore:
                 if known
                 else "; no results are kept in this session"
             )
-            raise ToolFailure(f"no kept result with id {result_id!r}{hint}", retryable=True)
+            raise ToolError(f"no kept result with id {result_id!r}{hint}", retryable=True)
         return path
 
     def read(self, result_id: str, offset: int = 0, limit: int = 20_000) -> str:

@@ -8,21 +8,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import ErrorType, ToolError, ToolUnavailableError
 from tooldeck.tool import Tool
-
-ErrorType = Literal[
-    "invalid_arguments",
-    "unknown_tool",
-    "timeout",
-    "tool_error",
-    "denied",
-    "not_promoted",
-    "unavailable",
-    "cancelled",
-]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,8 +24,8 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolError:
-    """The one error envelope every failure kind is reported in (spec X6)."""
+class ErrorEnvelope:
+    """What the model is told when a call fails: one envelope for every kind of failure."""
 
     type: ErrorType
     message: str
@@ -64,7 +53,7 @@ class ToolResult:
     call_id: str
     name: str
     content: str
-    error: ToolError | None = None
+    error: ErrorEnvelope | None = None
     # State-update tools (X7) return changes to the run state, e.g. {"artifacts": [...]}.
     update: Mapping[str, Any] | None = None
     # Control-flow tools (X7): set when the run must stop and wait (e.g. clarify's question).
@@ -91,27 +80,6 @@ class ToolOutput:
     interrupt: Mapping[str, Any] | None = None
 
 
-# Errors a handler may raise to control its envelope; anything else becomes `tool_error`.
-class ToolFailure(TooldeckError):
-    """Raised by a handler for a clean failure: the message goes to the model as is, no traceback.
-
-    `type` picks the envelope type (`tool_error`, `denied`, `unavailable`, ...) and `retryable`
-    tells the model whether trying again (possibly with other arguments) may help.
-    """
-
-    def __init__(self, message: str, *, type: ErrorType = "tool_error", retryable: bool = False) -> None:
-        super().__init__(message)
-        self.type: ErrorType = type
-        self.retryable = retryable
-
-
-class ToolUnavailableError(ToolFailure):
-    """What a tool needs is gone right now (server down, binary missing); maybe later."""
-
-    def __init__(self, message: str, *, retryable: bool = True) -> None:
-        super().__init__(message, type="unavailable", retryable=retryable)
-
-
 @dataclass(frozen=True, slots=True)
 class ValidatedCall:
     """A call that parsed and passed validation, before policy and running (pydantic-ai's idea).
@@ -134,3 +102,15 @@ class ValidatedCall:
     @property
     def name(self) -> str:
         return self.tool.name
+
+
+__all__ = [
+    "ErrorEnvelope",
+    "ErrorType",
+    "ToolCall",
+    "ToolError",
+    "ToolOutput",
+    "ToolResult",
+    "ToolUnavailableError",
+    "ValidatedCall",
+]

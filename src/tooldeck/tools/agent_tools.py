@@ -18,7 +18,7 @@ from tooldeck.agent.builtins.todo import TodoStatus, todo_action
 from tooldeck.agent.services import services_of, tooldeck_home
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
-from tooldeck.execution.types import ToolFailure, ToolOutput
+from tooldeck.execution.types import ToolError, ToolOutput
 from tooldeck.tool import DescriptionContext
 
 
@@ -142,7 +142,7 @@ async def delegate_task(
 
     services = services_of(ctx)
     if services is None or services.delegator is None:
-        raise ToolFailure(
+        raise ToolError(
             "delegate_task runs sub-agents and works only inside an agent run (tooldeck run/chat)"
         )
     jobs = parse_tasks(goal, context, toolsets, tasks)

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
-from tooldeck.execution.types import ToolFailure
+from tooldeck.execution.types import ToolError
 from tooldeck.tools.files import is_binary, missing, workspace_of
 from tooldeck.tools.gitignore import walk
 from tooldeck.workspace import Workspace
@@ -80,10 +80,10 @@ def search(
         try:
             re.compile(pattern, re.IGNORECASE if ignore_case else 0)
         except re.error as exc:
-            raise ToolFailure(f"invalid regular expression {pattern!r}: {exc}", retryable=True) from None
+            raise ToolError(f"invalid regular expression {pattern!r}: {exc}", retryable=True) from None
     rg = shutil.which("rg") if backend in ("auto", "rg") else None
     if backend == "rg" and rg is None:
-        raise ToolFailure("ripgrep (rg) is not installed", type="unavailable")
+        raise ToolError("ripgrep (rg) is not installed", type="unavailable")
     if rg is not None:
         return _rg(rg, ws, start, pattern, target, file_glob, ignore_case)
     return _python(ws, start, pattern, target, file_glob, ignore_case)
@@ -105,11 +105,11 @@ def _rg(
 
     done = run_process_sync(argv, cwd=ws.root, timeout=60)
     if done.timed_out:
-        raise ToolFailure(
+        raise ToolError(
             "the search took longer than 60 s and was stopped; narrow the path or pattern", type="timeout"
         )
     if done.returncode not in (0, 1):
-        raise ToolFailure(f"search failed: {done.stderr.strip()[:500]}", retryable=True)
+        raise ToolError(f"search failed: {done.stderr.strip()[:500]}", retryable=True)
     lines = [ln.removeprefix("./") for ln in done.stdout.splitlines() if ln]
     if target == "files":
         return sorted(ln for ln in lines if _name_matches(ln, pattern, ignore_case))

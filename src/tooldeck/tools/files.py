@@ -15,7 +15,7 @@ from typing import Annotated
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
-from tooldeck.execution.types import ToolFailure
+from tooldeck.execution.types import ToolError
 from tooldeck.workspace import Workspace
 
 MAX_LINE_CHARS = 2000
@@ -80,7 +80,7 @@ def is_binary(path: Path) -> bool:
         return b"\x00" in fh.read(8192)
 
 
-def missing(ws: Workspace, path: str, real: Path) -> ToolFailure:
+def missing(ws: Workspace, path: str, real: Path) -> ToolError:
     """A 'not found' failure that suggests similar names (siblings first, then same basename)."""
     hints: list[str] = []
     parent = real.parent
@@ -93,7 +93,7 @@ def missing(ws: Workspace, path: str, real: Path) -> ToolFailure:
         ]
     hints += [ws.display(p) for p in _same_name(ws.root, real.name) if ws.display(p) not in hints]
     hint = f"; did you mean: {', '.join(hints[:5])}?" if hints else ""
-    return ToolFailure(f"file not found: {path!r}{hint}", retryable=True)
+    return ToolError(f"file not found: {path!r}{hint}", retryable=True)
 
 
 def _same_name(root: Path, name: str, budget: int = 5000) -> list[Path]:
@@ -112,14 +112,12 @@ def _existing_text_file(ws: Workspace, path: str) -> Path:
     if not real.exists():
         raise missing(ws, path, real)
     if real.is_dir():
-        raise ToolFailure(
+        raise ToolError(
             f"{path!r} is a directory, not a file; list it with search_files(pattern='*', target='files', path={path!r})",
             retryable=True,
         )
     if is_binary(real):
-        raise ToolFailure(
-            f"{path!r} is a binary file ({real.stat().st_size} bytes); read_file only shows text"
-        )
+        raise ToolError(f"{path!r} is a binary file ({real.stat().st_size} bytes); read_file only shows text")
     return real
 
 
@@ -152,7 +150,7 @@ def read_file(
     if total == 0:
         return f"({name} is empty)"
     if not shown:
-        raise ToolFailure(f"offset {offset} is past the end of {name} ({total} lines)", retryable=True)
+        raise ToolError(f"offset {offset} is past the end of {name} ({total} lines)", retryable=True)
     last = offset + len(shown) - 1
     if last < total:
         shown.append(
@@ -194,7 +192,7 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
     ws = workspace_of(context)
     real = ws.resolve(path)
     if real.is_dir():
-        raise ToolFailure(f"{path!r} is a directory; give a file path", retryable=True)
+        raise ToolError(f"{path!r} is a directory; give a file path", retryable=True)
     existed = real.exists()
     atomic_write(real, content)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
@@ -218,20 +216,20 @@ def patch(
     real = _existing_text_file(ws, path)
     name = ws.display(real)
     if not old_string:
-        raise ToolFailure(
+        raise ToolError(
             "old_string is empty; to create or overwrite a whole file use write_file", retryable=True
         )
     if old_string == new_string:
-        raise ToolFailure("old_string and new_string are identical; nothing to change", retryable=True)
+        raise ToolError("old_string and new_string are identical; nothing to change", retryable=True)
     text = real.read_bytes().decode("utf-8", errors="replace")
     count = text.count(old_string)
     if count == 0:
-        raise ToolFailure(
+        raise ToolError(
             f"old_string was not found in {name} (0 matches){_near_miss(text, old_string)}", retryable=True
         )
     if count > 1 and not replace_all:
         lines = _match_lines(text, old_string)
-        raise ToolFailure(
+        raise ToolError(
             f"old_string matches {count} times in {name} (at lines {', '.join(map(str, lines[:10]))}); "
             "include more surrounding text so it matches once, or set replace_all=true",
             retryable=True,

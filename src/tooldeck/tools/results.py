@@ -10,7 +10,7 @@ from __future__ import annotations
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
 from tooldeck.execution.results import SpillStore
-from tooldeck.execution.types import ToolFailure
+from tooldeck.execution.types import ToolError
 
 
 @tool(toolset="results", read_only=True, idempotent=True, open_world=False)
@@ -24,9 +24,9 @@ def read_result(id: str, offset: int = 0, limit: int = 20_000, context: ToolCont
     """
     spill = context.extra.get("spill") if context is not None else None
     if not isinstance(spill, SpillStore):
-        raise ToolFailure("no kept results here: read_result only works inside a tool-calling session")
+        raise ToolError("no kept results here: read_result only works inside a tool-calling session")
     if offset < 0:
-        raise ToolFailure("offset must be >= 0", type="invalid_arguments", retryable=True)
+        raise ToolError("offset must be >= 0", type="invalid_arguments", retryable=True)
     page_max = context.extra.get("max_result_chars") if context is not None else None
     cap = page_max if isinstance(page_max, int) else 100_000
     return spill.read(id, offset, min(max(limit, 1), cap, 100_000))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tooldeck.execution.types import ToolFailure, ToolOutput
+from tooldeck.execution.types import ToolError, ToolOutput
 
 ASKED = "The question was shown to the user. Their answer will arrive as the next user message."
 
@@ -14,7 +14,7 @@ ASKED = "The question was shown to the user. Their answer will arrive as the nex
 def clarify_output(question: str, choices: Sequence[str] | None = None) -> ToolOutput:
     question = question.strip()
     if not question:
-        raise ToolFailure("clarify: the question is empty")
+        raise ToolError("clarify: the question is empty")
     payload: dict[str, object] = {"kind": "clarify", "question": question}
     if choices:
         payload["choices"] = [str(c) for c in choices]

@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck.agent.models.base import ModelError
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.execution.types import ToolFailure
+from tooldeck.errors import ModelError
+from tooldeck.execution.types import ToolError
 
 CHILD_BLOCKED: frozenset[str] = frozenset({"delegate_task", "clarify", "memory"})
 
@@ -58,7 +58,7 @@ def scoped_loadout(parent: Loadout, toolsets: Sequence[str] | None) -> Loadout:
         available = sorted({t.toolset for t in allowed} | {t.toolset for t in deferred})
         unknown = [name for name in toolsets if name not in available]
         if unknown:
-            raise ToolFailure(
+            raise ToolError(
                 f"delegate_task: toolset(s) {', '.join(unknown)} are not available to sub-agents; "
                 f"available: {', '.join(available) or 'none'}"
             )
@@ -93,7 +93,7 @@ class Delegator:
         self, tasks: Sequence[SubTask], *, parent_session: str | None = None
     ) -> list[dict[str, Any]]:
         if not tasks:
-            raise ToolFailure("delegate_task: give a `goal` or a non-empty `tasks` list")
+            raise ToolError("delegate_task: give a `goal` or a non-empty `tasks` list")
         scoped = [scoped_loadout(self.parent, t.toolsets) for t in tasks]  # errors before anything runs
         gate = asyncio.Semaphore(self.max_concurrency)
 
@@ -136,7 +136,7 @@ def parse_tasks(
         data = item if isinstance(item, dict) else item.model_dump()
         g = str(data.get("goal") or "").strip()
         if not g:
-            raise ToolFailure(f"delegate_task: tasks[{i}].goal is empty")
+            raise ToolError(f"delegate_task: tasks[{i}].goal is empty")
         ts = data.get("toolsets")
         out.append(SubTask(g, str(data.get("context") or ""), tuple(ts) if ts is not None else None))
     return out

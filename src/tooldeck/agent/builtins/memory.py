@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tooldeck.execution.types import ToolFailure
+from tooldeck.execution.types import ToolError
 
 Target = Literal["memory", "user"]
 SEPARATOR = "\n§\n"
@@ -40,7 +40,7 @@ class MemoryFiles:
 
     def path(self, target: Target) -> Path:
         if target not in FILES:
-            raise ToolFailure(f"memory: unknown target {target!r}; use 'memory' or 'user'")
+            raise ToolError(f"memory: unknown target {target!r}; use 'memory' or 'user'")
         return self.home / FILES[target]
 
     def entries(self, target: Target) -> list[str]:
@@ -102,7 +102,7 @@ class MemoryFiles:
         text = SEPARATOR.join(entries)
         cap = self.limits.of(target)
         if len(text) > cap:
-            raise ToolFailure(
+            raise ToolError(
                 f"memory: {FILES[target]} would hold {len(text)} characters, over its cap of {cap}; "
                 "replace or remove entries first (action='replace' or 'remove')"
             )
@@ -116,20 +116,20 @@ class MemoryFiles:
 def _clean(content: str) -> str:
     content = content.strip()
     if not content:
-        raise ToolFailure("memory: the content is empty")
+        raise ToolError("memory: the content is empty")
     if "§" in content.splitlines():
-        raise ToolFailure("memory: an entry may not contain a line holding only '§'")
+        raise ToolError("memory: an entry may not contain a line holding only '§'")
     return content
 
 
 def _find_one(target: Target, entries: list[str], old_text: str) -> int:
     if not old_text or not old_text.strip():
-        raise ToolFailure("memory: give `old_text`, a piece of the entry to change")
+        raise ToolError("memory: give `old_text`, a piece of the entry to change")
     hits = [i for i, e in enumerate(entries) if old_text.strip() in e]
     if not hits:
-        raise ToolFailure(f"memory: no entry in {FILES[target]} contains {old_text!r}")
+        raise ToolError(f"memory: no entry in {FILES[target]} contains {old_text!r}")
     if len(hits) > 1:
-        raise ToolFailure(
+        raise ToolError(
             f"memory: {len(hits)} entries in {FILES[target]} contain {old_text!r}; quote more of it"
         )
     return hits[0]
@@ -147,7 +147,7 @@ def memory_action(
     if action == "remove":
         return files.remove(target, old_text or "")
     if content is None:
-        raise ToolFailure(f"memory {action}: give the `content` to store")
+        raise ToolError(f"memory {action}: give the `content` to store")
     if action == "add":
         return files.add(target, content)
     return files.replace(target, old_text or "", content)

@@ -8,23 +8,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tooldeck.execution.types import ToolFailure, ToolOutput
+from tooldeck.execution.types import ToolError, ToolOutput
 
 STATE_KEY = "artifacts"
 
 
 def present(state: Mapping[str, Any], workspace: Path, paths: Sequence[str]) -> ToolOutput:
     if not paths:
-        raise ToolFailure("present_files: give at least one path")
+        raise ToolError("present_files: give at least one path")
     root = workspace.resolve()
     artifacts = [str(a) for a in state.get(STATE_KEY) or []]
     added = []
     for raw in paths:
         path = (root / raw).resolve()
         if not path.is_relative_to(root):
-            raise ToolFailure(f"present_files: {raw!r} is outside the workspace {root}")
+            raise ToolError(f"present_files: {raw!r} is outside the workspace {root}")
         if not path.is_file():
-            raise ToolFailure(f"present_files: {raw!r} is not a file in the workspace")
+            raise ToolError(f"present_files: {raw!r} is not a file in the workspace")
         rel = path.relative_to(root).as_posix()
         if rel not in artifacts:
             artifacts.append(rel)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from tooldeck.agent.sessions import SearchHit, SessionStore
-from tooldeck.execution.types import ToolFailure
+from tooldeck.execution.types import ToolError
 
 
 def format_hits(query: str, hits: list[SearchHit]) -> str:
@@ -21,7 +21,7 @@ def format_hits(query: str, hits: list[SearchHit]) -> str:
 
 def search_sessions(store: SessionStore, query: str, *, limit: int, current_session: str | None) -> str:
     if not query.strip():
-        raise ToolFailure("session_search: the query is empty")
+        raise ToolError("session_search: the query is empty")
     if not 1 <= limit <= 50:
-        raise ToolFailure(f"session_search: limit must be between 1 and 50, got {limit}")
+        raise ToolError(f"session_search: limit must be between 1 and 50, got {limit}")
     return format_hits(query, store.search(query, limit=limit, exclude_session=current_session))

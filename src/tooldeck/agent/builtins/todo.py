@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from tooldeck.context import ToolContext
-from tooldeck.execution.types import ToolFailure, ToolOutput
+from tooldeck.execution.types import ToolError, ToolOutput
 
 TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
 STATE_KEY = "todo"
@@ -44,24 +44,24 @@ def todo_action(
         return ToolOutput(render(todos))
     if action == "add":
         if not items:
-            raise ToolFailure("todo add: give the new tasks in `items` (a list of strings)")
+            raise ToolError("todo add: give the new tasks in `items` (a list of strings)")
         next_id = max((i["id"] for i in todos), default=0) + 1
         for offset, text in enumerate(items):
             if not text.strip():
-                raise ToolFailure(f"todo add: items[{offset}] is empty")
+                raise ToolError(f"todo add: items[{offset}] is empty")
             todos.append({"id": next_id + offset, "content": text.strip(), "status": "pending"})
         return ToolOutput(render(todos), update={STATE_KEY: todos})
     if id is None:
-        raise ToolFailure(f"todo {action}: give the task `id` (see `todo list`)")
+        raise ToolError(f"todo {action}: give the task `id` (see `todo list`)")
     target = next((i for i in todos if i["id"] == id), None)
     if target is None:
         known = ", ".join(str(i["id"]) for i in todos) or "none"
-        raise ToolFailure(f"todo {action}: no task with id {id} (ids: {known})")
+        raise ToolError(f"todo {action}: no task with id {id} (ids: {known})")
     if action == "complete":
         target["status"] = "completed"
     else:
         if content is None and status is None:
-            raise ToolFailure("todo update: give a new `content`, a new `status`, or both")
+            raise ToolError("todo update: give a new `content`, a new `status`, or both")
         if content is not None:
             target["content"] = content.strip()
         if status is not None:

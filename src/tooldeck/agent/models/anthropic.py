@@ -15,7 +15,6 @@ import anthropic
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object
 from tooldeck.agent.models.base import (
-    ModelError,
     ModelRequest,
     ModelSettings,
     SdkModel,
@@ -28,6 +27,7 @@ from tooldeck.agent.models.base import (
 from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.retry import call_with_retries
 from tooldeck.agent.models.tools_render import render_tools
+from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall
 
 DEFAULT_MAX_TOKENS = 4096

@@ -18,45 +18,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tooldeck.agent.events import EventSink
 from tooldeck.agent.messages import Message, ModelReply
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import ModelErrorKind
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Loadout
 
 Provider = Literal["openai", "responses", "anthropic"]
-ErrorKind = Literal[
-    "auth",
-    "not_found",
-    "context_length",
-    "rate_limit",
-    "server",
-    "connection",
-    "timeout",
-    "bad_request",
-    "bad_response",
-]
-RETRYABLE: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout"})
-
-
-class ModelError(TooldeckError):
-    """A model provider call failed. The message says what to check; `kind` says what happened."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        kind: ErrorKind,
-        status: int | None = None,
-        retry_after_s: float | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.kind: ErrorKind = kind
-        self.status = status
-        self.retry_after_s = retry_after_s
-
-    @property
-    def retryable(self) -> bool:
-        return self.kind in RETRYABLE
+ErrorKind = ModelErrorKind
 
 
 @dataclass(frozen=True, slots=True)

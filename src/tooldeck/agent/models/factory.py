@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tooldeck.agent.models.base import ModelClient, ModelSettings, Provider
-from tooldeck.errors import ConfigError
+from tooldeck.errors import ConfigError, ModelNotConfigured
 
 if TYPE_CHECKING:
     from tooldeck.config import ModelConfig
@@ -23,10 +23,6 @@ NOT_CONFIGURED = """no model endpoint is configured. Point tooldeck at one:
     (--base-url is the host root, e.g. https://api.anthropic.com)
   or in tooldeck.yaml:
     model: {provider: openai, name: MODEL, base_url: "http://127.0.0.1:8000/v1", api_key_env: MY_KEY}"""
-
-
-class ModelNotConfigured(ConfigError):
-    """No endpoint, key or model name to call: the message says how to point at one."""
 
 
 def resolve_model_settings(

@@ -13,10 +13,11 @@ import openai
 
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
-from tooldeck.agent.models.base import ModelError, ModelRequest, ModelSettings, SdkModel, client_options
+from tooldeck.agent.models.base import ModelRequest, ModelSettings, SdkModel, client_options
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.retry import call_with_retries
 from tooldeck.agent.models.tools_render import render_tools
+from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import openai
 
 from tooldeck.agent.models.base import (
-    ModelError,
     ModelSettings,
     classify_status,
     describe_status_error,
     error_detail,
     retry_after,
 )
+from tooldeck.errors import ModelError
 
 
 def translate_openai_error(exc: openai.OpenAIError, settings: ModelSettings) -> ModelError:

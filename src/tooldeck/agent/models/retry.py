@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from tooldeck.agent.events import EventSink, RetryScheduled
-from tooldeck.agent.models.base import ModelError, ModelSettings
+from tooldeck.agent.models.base import ModelSettings
+from tooldeck.errors import ModelError
 
 T = TypeVar("T")
 
