@@ -25,7 +25,6 @@ def child_main(argv: list[str]) -> dict[str, object]:
     t_pre = _time.monotonic_ns()
     # ---- cold: import, the way an application does -----------------------------------------
     import tooldeck  # noqa: F401
-    from tooldeck.config import Config  # noqa: F401
     from tooldeck.deck import Deck  # noqa: F401
     from tooldeck.dialects import render_loadout  # noqa: F401
 
@@ -45,7 +44,7 @@ def child_main(argv: list[str]) -> dict[str, object]:
     figures = {
         "harness_pre_import_ms": phases.ms(t_pre - _T0_NS),
         "import_tooldeck_ms": phases.ms(t_imp - t_pre),
-        # A config built in code never imports pydantic; only parsing YAML does.
+        # A config file already validated (the config cache) needs neither YAML nor pydantic.
         "pydantic_imported_by_first_list": "pydantic" in sys.modules,
         "harness_post_import_ms": phases.ms(t_h - t_imp),
         **cold.figures,

@@ -1,7 +1,9 @@
 """The phases of the assembly benchmark on tooldeck, through the path a user takes.
 
-Cold: build the Deck (config + discovery of built-in tools and plugins), register the 300
-workload tools, assemble and render the first OpenAI `tools` list. Then, in the same process:
+Cold: load the Deck from a config file (the validated config comes from the config cache after
+the first run, as for any application that reads its tooldeck.yaml) with the discovery of the
+built-in tools and plugins, register the 300 workload tools, assemble and render the first
+OpenAI `tools` list. Then, in the same process:
 warm repeats, a full recompute with the memos cleared (private, labelled so), an availability
 flip with the public invalidation, and the output checks (names, hash, JSON bytes).
 
@@ -20,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import assembly_workload as wl
-from tooldeck.config import Config, ToolsetConfig
 from tooldeck.deck import Deck
 from tooldeck.dialects import render_loadout
 from tooldeck.tool import Tool
@@ -63,20 +64,24 @@ def stats_us(samples_ns: list[int]) -> dict[str, Any]:
     }
 
 
-def bench_config(doc: dict[str, Any]) -> Config:
+def bench_config_text(doc: dict[str, Any]) -> str:
     """Platform `bench` selects `synplat`, a composite of synset_00..07 (as in workload.json)."""
     (name, includes), *_ = doc["platform"].items()
-    return Config(
-        platform=wl.PLATFORM,
-        platform_toolsets={wl.PLATFORM: [name]},
-        toolsets={name: ToolsetConfig(includes=list(includes))},
+    return (
+        f"platform: {wl.PLATFORM}\n"
+        f"platform_toolsets: {{{wl.PLATFORM}: [{name}]}}\n"
+        f"toolsets: {{{name}: {{includes: [{', '.join(includes)}]}}}}\n"
     )
 
 
-def cold_phases(workload_path: Path, *, verify: bool, builtins: bool = True) -> ColdResult:
+def cold_phases(
+    workload_path: Path, *, verify: bool, builtins: bool = True, config_dir: Path | None = None
+) -> ColdResult:
     """Build, discover, register, first assembly; each phase timed with CLOCK_MONOTONIC.
 
-    `builtins=False` skips the discovery of tooldeck's built-in tools (a diagnostic variant).
+    The config file is written to `config_dir` (default: the working directory) when it is not
+    there yet. `builtins=False` skips the discovery of tooldeck's built-in tools (a diagnostic
+    variant).
     """
     mono = time.monotonic_ns
     t0 = mono()
@@ -84,9 +89,12 @@ def cold_phases(workload_path: Path, *, verify: bool, builtins: bool = True) -> 
     checks = wl.make_checks(doc["checks"])
     specs = wl.tool_specs(doc, checks)
     t1 = mono()
-    config = bench_config(doc)
+    config_path = (config_dir or Path.cwd()) / "tooldeck-bench.yaml"
+    text = bench_config_text(doc)
+    if not config_path.exists() or config_path.read_text(encoding="utf-8") != text:
+        config_path.write_text(text, encoding="utf-8")
     t2 = mono()
-    deck = Deck.from_config(config, builtins=builtins)
+    deck = Deck.load(config_path, builtins=builtins)
     builtin = len(deck.registry)
     t3 = mono()
     tools = [
@@ -238,8 +246,10 @@ def measure(cold: ColdResult, counts: Counts) -> dict[str, Any]:
 
 def run_in_process(shared: str | Path | None = None, counts: Counts | None = None) -> dict[str, Any]:
     """All phases in this process (cold figures include nothing of import or start-up)."""
+    import tempfile
+
     path = wl.find_shared(shared) / wl.HERMES_DIR / "workload.json"
-    cold = cold_phases(path, verify=True)
+    cold = cold_phases(path, verify=True, config_dir=Path(tempfile.mkdtemp(prefix="tooldeck-bench-")))
     return {
         "cold": cold.figures,
         "workload_sha256": wl.fingerprint(cold.doc),

@@ -197,7 +197,7 @@ def format_table(result: dict[str, Any], summary: dict[str, Any]) -> str:
         + "; medians; ratio = Hermes / tooldeck",
         f"workload {result['workload_sha256'][:16]}: 300 tools / 30 toolsets / 20 checks (4 x 50 ms); "
         f"platform synplat = synset_00..07 (80 tools); python {result['python']}, cpus={result['cpus']}",
-        "tooldeck path: Deck.from_config (built-in tools discovered"
+        "tooldeck path: Deck.load (config file, built-in tools discovered"
         + ("" if result.get("tooldeck_builtins", True) else ": NO, --no-builtins diagnostic")
         + f"), register 300 Tools, deck.loadout() + render_loadout(openai); scratch {result['scratch']}",
         "",

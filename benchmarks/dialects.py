@@ -186,7 +186,8 @@ def _warm_us(tools: list[Tool], dialect: str, calls: int) -> float:
         start = time.perf_counter()
         again = render_loadout(loadout, dialect)
         samples.append(time.perf_counter() - start)
-        if again is not first:
+        # A new list each time, holding the same cached (read-only) tool objects.
+        if again is first or any(a is not b for a, b in zip(again, first, strict=True)):
             raise TooldeckError("warm render did not come from the cache")
     return statistics.median(samples) * 1e6
 

@@ -8,24 +8,27 @@ import tooldeck
 def test_all_is_pinned() -> None:
     assert sorted(tooldeck.__all__) == sorted(
         [
-            "Availability",
-            "ConfigError",
-            "DescriptionContext",
-            "Diagnostic",
-            "Fate",
-            "Loadout",
-            "Registry",
-            "SourceError",
-            "Tool",
-            "ToolConflictError",
-            "ToolContext",
-            "ToolDefinitionError",
-            "TooldeckError",
-            "TooldeckSignal",
-            "ToolsetError",
-            "function_tool",
-            "tool",
+            "Agent", "ApprovalAnswer", "ApprovalRequest", "Approver", "Availability", "Config",
+            "ConfigError", "Deck", "DescriptionContext", "Diagnostic", "DialectError", "ErrorEnvelope",
+            "Explanation", "Fate", "Loadout", "ModelError", "ModelNotConfigured", "Resource",
+            "ScriptedModel", "SessionError", "Source", "SourceError", "SourceListing", "Tool", "ToolCall",
+            "ToolConflictError", "ToolContext", "ToolDefinitionError", "ToolError", "ToolOutput",
+            "ToolResult", "ToolSource", "ToolUnavailableError", "TooldeckError", "TooldeckSignal",
+            "ToolsetError", "UnknownPlatformError", "WorkspaceError", "__version__", "function_tool",
+            "load_config", "parse_config", "tool",
         ]
-    )
+    )  # fmt: skip
     for name in tooldeck.__all__:
         assert getattr(tooldeck, name) is not None
+
+
+def test_every_exception_lives_in_one_module_under_one_of_two_roots() -> None:
+    import inspect
+
+    import tooldeck.errors as errors
+
+    for name in tooldeck.__all__:
+        value = getattr(tooldeck, name)
+        if inspect.isclass(value) and issubclass(value, BaseException):
+            assert value.__module__ == "tooldeck.errors", name
+            assert issubclass(value, errors.TooldeckError | errors.TooldeckSignal), name

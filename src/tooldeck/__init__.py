@@ -1,41 +1,138 @@
 """tooldeck: the tool layer of an LLM agent.
 
 Declare tools once; tooldeck decides which the model may see (and says why the others are
-hidden), renders them for the provider, runs the calls and the agent loop.
+hidden), renders them for the provider, runs the calls and the agent loop. Everything starts at
+`Deck`:
+
+    from tooldeck import Deck, tool
+
+    @tool(toolset="text")
+    def shout(text: str) -> str:
+        "Upper-case a text."
+        return text.upper()
+
+    deck = Deck(tools=[shout])
+    deck.tools()                            # what the model is sent
+    deck.call_sync("shout", {"text": "hi"})  # a call through the whole execution path
 """
 
-from tooldeck.assembly.loadout import Diagnostic, Fate, Loadout
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from tooldeck.availability_types import Availability
 from tooldeck.context import ToolContext
 from tooldeck.decorator import function_tool, tool
 from tooldeck.errors import (
     ConfigError,
+    DialectError,
+    ModelError,
+    ModelNotConfigured,
+    SessionError,
     SourceError,
     ToolConflictError,
     TooldeckError,
     TooldeckSignal,
     ToolDefinitionError,
+    ToolError,
     ToolsetError,
+    ToolUnavailableError,
+    UnknownPlatformError,
+    WorkspaceError,
 )
-from tooldeck.registry import Registry
-from tooldeck.tool import DescriptionContext, Tool
+from tooldeck.output import ToolOutput
+from tooldeck.tool import DescriptionContext, Resource, Tool
+
+__version__ = "0.2.0"
+
+# Imported on first use, so that a module that only defines tools stays cheap to import.
+if TYPE_CHECKING:
+    from tooldeck.agent.models.scripted import ScriptedModel
+    from tooldeck.agent.runtime import Agent
+    from tooldeck.assembly.loadout import Fate, Loadout
+    from tooldeck.config import Config
+    from tooldeck.config_load import load_config, parse_config
+    from tooldeck.deck import Deck, Explanation
+    from tooldeck.diagnostics import Diagnostic
+    from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, Approver
+    from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
+    from tooldeck.sources.base import Source, SourceListing, ToolSource
+
+_LAZY: dict[str, str] = {
+    "Agent": "tooldeck.agent.runtime",
+    "ApprovalAnswer": "tooldeck.execution.policy",
+    "ApprovalRequest": "tooldeck.execution.policy",
+    "Approver": "tooldeck.execution.policy",
+    "Config": "tooldeck.config",
+    "Deck": "tooldeck.deck",
+    "Diagnostic": "tooldeck.diagnostics",
+    "ErrorEnvelope": "tooldeck.execution.types",
+    "Explanation": "tooldeck.deck",
+    "Fate": "tooldeck.assembly.loadout",
+    "Loadout": "tooldeck.assembly.loadout",
+    "ScriptedModel": "tooldeck.agent.models.scripted",
+    "Source": "tooldeck.sources.base",
+    "SourceListing": "tooldeck.sources.base",
+    "ToolCall": "tooldeck.execution.types",
+    "ToolResult": "tooldeck.execution.types",
+    "ToolSource": "tooldeck.sources.base",
+    "load_config": "tooldeck.config_load",
+    "parse_config": "tooldeck.config_load",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooldeck' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
+    "Agent",
+    "ApprovalAnswer",
+    "ApprovalRequest",
+    "Approver",
     "Availability",
+    "Config",
     "ConfigError",
+    "Deck",
     "DescriptionContext",
     "Diagnostic",
+    "DialectError",
+    "ErrorEnvelope",
+    "Explanation",
     "Fate",
     "Loadout",
-    "Registry",
+    "ModelError",
+    "ModelNotConfigured",
+    "Resource",
+    "ScriptedModel",
+    "SessionError",
+    "Source",
     "SourceError",
+    "SourceListing",
     "Tool",
+    "ToolCall",
     "ToolConflictError",
     "ToolContext",
     "ToolDefinitionError",
+    "ToolError",
+    "ToolOutput",
+    "ToolResult",
+    "ToolSource",
+    "ToolUnavailableError",
     "TooldeckError",
     "TooldeckSignal",
     "ToolsetError",
+    "UnknownPlatformError",
+    "WorkspaceError",
+    "__version__",
     "function_tool",
+    "load_config",
+    "parse_config",
     "tool",
 ]

@@ -1,4 +1,4 @@
-"""Requirement checks: is what a tool needs there, and if not, why (spec A1, A2).
+"""Requirement checks: is what a tool needs there, and if not, why.
 
 Requirements are keys: an env var, a binary on PATH, an importable module, a custom check.
 Env vars are read on every assembly (cheap and always fresh). The others are cached for
@@ -154,7 +154,12 @@ class AvailabilityChecker:
             )
         entry = self._cache.get(key)
         if entry is not None and entry.last_good is not None and now - entry.last_good <= self.flap_grace_s:
-            return Availability.yes(f"kept last good answer ({failure.reason})")
+            # The grace answer is cached like any other, so assemblies inside the grace window do
+            # not probe the failing check again and again; a late answer from a running check
+            # replaces it.
+            grace = Availability.yes(f"kept last good answer ({failure.reason})")
+            self._cache[key] = _Entry(grace, now + self.ttl_s, entry.last_good)
+            return grace
         if job.done.is_set():  # a raised check is cached like any answer; a pending one is not
             self._store(key, failure, now, good=False)
         return failure

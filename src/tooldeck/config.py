@@ -1,37 +1,38 @@
-"""`tooldeck.yaml`: the configuration (spec "Config").
+"""`tooldeck.yaml`: the configuration, one validated model whichever way it is built.
 
-The sections are frozen dataclasses, cheap to build in code (`Config(platform="cli", ...)`);
-a config read from YAML or a dict is validated by pydantic (`parse_config`, `load_config`),
-imported only then, so a program that builds its config in code never pays for it.
-Unknown keys are errors naming their path; `${VAR}` in any string is replaced from the
-environment before validation, and a missing variable is an error naming it and its path.
-Every problem becomes a `ConfigError` whose message starts with the key path.
+The sections are frozen dataclasses validated by pydantic: `Config(...)` in code, `parse_config`
+on a mapping and `load_config` on a file all run the same validation, and every problem is a
+`ConfigError` whose message starts with the key path (``sandbox.kind``, ``tools[2].use``).
+Unknown keys are errors; `${VAR}` in any string read from a file or mapping is replaced from the
+environment, and a missing variable is an error naming it and its key path. Keys whose feature
+is not built yet are refused with a message saying so.
+
+pydantic is imported only when something is validated (see `config_load.py`). A file whose
+validated form is already in the config cache loads without it, which keeps `tooldeck tools`
+fast.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from tooldeck.errors import ConfigError
-
 if TYPE_CHECKING:
-    # Bounds in the annotations below stay strings until pydantic reads them: `_adapter` puts
-    # these names into the module first, so building a config in code never imports them.
+    # Bounds in the annotations below stay strings until pydantic reads them: the validator puts
+    # these names into this module first, so importing the config never imports them.
     from annotated_types import Ge, Gt
 
 # pydantic reads this from each section: unknown keys are errors.
 _FORBID: Any = {"extra": "forbid"}
-USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 
 
 @dataclass(frozen=True)
 class ToolsetConfig:
+    """A user-defined toolset: tool names plus other toolsets it includes."""
+
     __pydantic_config__ = _FORBID
     description: str = ""
     tools: list[str] = field(default_factory=list)
@@ -75,6 +76,8 @@ class ToolEntry:
 
 @dataclass(frozen=True)
 class ModelConfig:
+    """The model the agent talks to."""
+
     __pydantic_config__ = _FORBID
     provider: Literal["openai", "responses", "anthropic"] = "openai"
     name: str | None = None
@@ -91,15 +94,19 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class SandboxConfig:
+    """Where file and shell tools may act."""
+
     __pydantic_config__ = _FORBID
     kind: Literal["none", "bwrap"] = "none"
     allow_host_shell: bool = False
+    # The root the file tools are confined to; relative to the config file's folder.
     workspace: str = "."
 
 
 @dataclass(frozen=True)
 class ApprovalsConfig:
     __pydantic_config__ = _FORBID
+    # What tools that need approval get: asked (ask), refused (deny) or run (allow).
     mode: Literal["ask", "deny", "allow"] = "ask"
 
 
@@ -131,10 +138,23 @@ class ChecksConfig:
 
 @dataclass(frozen=True)
 class ExecutionConfig:
+    """How tool calls run."""
+
     __pydantic_config__ = _FORBID
+    # Seconds a call may run when its tool sets no `timeout`.
     default_timeout_s: Annotated[float, Gt(0)] = 120.0
+    # An upper bound on every call's timeout, even a tool's own.
+    max_timeout_s: Annotated[float, Gt(0)] | None = None
+    # Calls of one batch running at the same time.
     max_concurrency: Annotated[int, Ge(1)] = 8
+    # Result size (characters) above which a result is cut and kept aside; a tool may set its own.
     max_result_chars: Annotated[int, Ge(1)] = 100_000
+    # Accept `Read-File` for `read_file` when exactly one tool matches (the result says so).
+    normalize_names: bool = True
+
+    def timeout_for(self, tool_timeout: float | None) -> float:
+        timeout = tool_timeout or self.default_timeout_s
+        return min(timeout, self.max_timeout_s) if self.max_timeout_s is not None else timeout
 
 
 @dataclass(frozen=True)
@@ -151,6 +171,8 @@ class DialectsConfig:
 
 @dataclass(frozen=True)
 class AgentConfig:
+    """The agent loop and its agent-level tools."""
+
     __pydantic_config__ = _FORBID
     max_iterations: Annotated[int, Ge(1)] = 90
     system_prompt: str | None = None
@@ -188,7 +210,7 @@ class PluginsConfig:
 
 @dataclass(frozen=True)
 class Config:
-    """The whole of `tooldeck.yaml`."""
+    """The whole of `tooldeck.yaml`. Building one validates it (a `ConfigError` names the key)."""
 
     __pydantic_config__ = _FORBID
     platform: str = "cli"
@@ -205,14 +227,22 @@ class Config:
     mcp_servers: dict[str, McpServerConfig] | str = field(default_factory=dict)
     tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)
     skills: list[SkillConfig] = field(default_factory=list)
+    web: dict[str, Any] = field(default_factory=dict)
+    acp_agents: dict[str, Any] = field(default_factory=dict)
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     dialects: DialectsConfig = field(default_factory=DialectsConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    # The tooldeck home (sessions, memory, spilled results); default $TOOLDECK_HOME or ~/.tooldeck.
     home: str | None = None
     strict: bool = False
     # Where the file was read from (not a YAML key): relative paths resolve against it.
     base_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        from tooldeck.config_load import validate_instance
+
+        validate_instance(self)
 
     def resolve_path(self, value: str) -> Path:
         """A path from the config, relative to the config file's folder."""
@@ -221,121 +251,19 @@ class Config:
             path = Path(self.base_dir) / path
         return path
 
+    @property
+    def workspace(self) -> Path:
+        """The workspace root, resolved against the config file's folder."""
+        return self.resolve_path(self.sandbox.workspace)
+
     def replace(self, **changes: Any) -> Config:
-        """A copy with some top-level keys changed (not validated; see `parse_config`)."""
+        """A validated copy with some top-level keys changed."""
         return dataclasses.replace(self, **changes)
 
-
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-
-
-def interpolate(value: Any, env: Mapping[str, str], path: str = "") -> Any:
-    """Replace `${VAR}` (or `${VAR:-default}`) in every string; a missing VAR is a ConfigError."""
-    if isinstance(value, str):
-
-        def sub(match: re.Match[str]) -> str:
-            name, default = match.group(1), match.group(2)
-            if name in env:
-                return env[name]
-            if default is not None:
-                return default
-            raise ConfigError(
-                f"environment variable {name} is not set (used as ${{{name}}})", path=path or None
-            )
-
-        return _VAR.sub(sub, value)
-    if isinstance(value, Mapping):
-        return {k: interpolate(v, env, _join(path, str(k))) for k, v in value.items()}
-    if isinstance(value, list):
-        return [interpolate(v, env, f"{path}[{i}]") for i, v in enumerate(value)]
-    return value
-
-
-def parse_config(data: Any, *, env: Mapping[str, str] | None = None, base_dir: str | None = None) -> Config:
-    """Validate a config mapping (already parsed from YAML) with pydantic."""
-    from pydantic import ValidationError
-
-    if data is None:
-        data = {}
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"the config must be a mapping of keys, got {type(data).__name__}")
-    if "base_dir" in data:
-        raise ConfigError("unknown key", path="base_dir")
-    data = interpolate(data, os.environ if env is None else env)
-    try:
-        config: Config = _adapter().validate_python({**data, "base_dir": base_dir})
-    except ValidationError as exc:
-        raise ConfigError(_describe(exc)) from None
-    for i, entry in enumerate(config.tools):
-        if not USE_PATTERN.fullmatch(entry.use):
-            raise ConfigError(
-                f"must look like 'package.module:attribute', got {entry.use!r}", path=f"tools[{i}].use"
-            )
-    return config
-
-
-_ADAPTER: Any = None
-
-
-def _adapter() -> Any:
-    global _ADAPTER
-    if _ADAPTER is None:
-        import annotated_types
-        from pydantic import TypeAdapter
-
-        globals().update(Ge=annotated_types.Ge, Gt=annotated_types.Gt)
-        _ADAPTER = TypeAdapter(Config)
-    return _ADAPTER
-
-
-def load_config(path: str | Path | None = None) -> Config:
-    """Read `path`, or `./tooldeck.yaml` when present, or return the built-in defaults."""
-    import yaml
-
-    if path is None:
-        default = Path("tooldeck.yaml")
-        if not default.exists():
-            return Config(base_dir=str(Path.cwd()))
-        path = default
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
-    return parse_config(data, base_dir=str(path.resolve().parent))
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _describe(exc: Any) -> str:
-    """pydantic's errors as `key.path: message` lines (union branches folded)."""
-    lines: list[str] = []
-    errors = list(exc.errors())
-    # For `dict | str` keys (mcp_servers), an error inside the dict branch makes the str branch noise.
-    tagged = {
-        tuple(e["loc"][:1]) for e in errors if len(e["loc"]) > 2 and str(e["loc"][1]).startswith("dict[")
-    }
-    errors = [
-        e
-        for e in errors
-        if not (len(e["loc"]) == 2 and e["loc"][1] == "str" and tuple(e["loc"][:1]) in tagged)
-    ]
-    for err in errors:
-        loc = ""
-        for part in err["loc"]:
-            loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
-        # pydantic puts union members / function-validator tags into the path; drop them.
-        loc = re.sub(r"\.(function-[a-z]+\[[^\]]*\]|str|dict\[str,McpServerConfig\])", "", loc)
-        unknown = err["type"] in ("extra_forbidden", "unexpected_keyword_argument")
-        msg = "unknown key" if unknown else err["msg"]
-        lines.append(f"{loc or '(top level)'}: {msg}")
-    return "; ".join(lines)
+    def with_section(self, section: str, **changes: Any) -> Config:
+        """A validated copy with some keys of one section changed: `with_section("execution", max_concurrency=2)`."""
+        current: Any = getattr(self, section)
+        if not dataclasses.is_dataclass(current) or isinstance(current, type):
+            raise TypeError(f"{section!r} is not a config section")
+        updated: Any = dataclasses.replace(current, **changes)
+        return dataclasses.replace(self, **{section: updated})

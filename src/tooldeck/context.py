@@ -1,15 +1,20 @@
 """What a running tool may know about the call it serves.
 
-A handler asks for it by annotating a parameter with `ToolContext`; that parameter is
-left out of the schema the model sees and filled in by the executor.
+A handler asks for it by annotating a parameter with `ToolContext`; that parameter is left out
+of the schema the model sees and filled in by the executor. Layers above the tools hand their
+services to tools through `services`, keyed by type: `context.get(Workspace)`,
+`context.get(SpillStore)`, `context.get(AgentServices)` - typed, never by string keys.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(slots=True)
@@ -24,5 +29,12 @@ class ToolContext:
     state: dict[str, Any] = field(default_factory=dict)
     # Set when the batch is cancelled; long-running sync handlers should poll it.
     cancelled: threading.Event = field(default_factory=threading.Event)
-    # Anything the embedding application wants to pass to its tools.
+    # Objects offered by the layers running the call, keyed by their type.
+    services: Mapping[type, object] = field(default_factory=dict)
+    # Anything the embedding application wants to pass to its own tools.
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def get(self, kind: type[T]) -> T | None:
+        """The service of type `kind` offered to this call, or None."""
+        found = self.services.get(kind)
+        return found if isinstance(found, kind) else None

@@ -1,75 +1,315 @@
-"""`Deck`: a config, the registry filled from every source, and the assembler over them.
+"""`Deck`: the front door. A config, the tools of every source, and everything done with them.
 
-A thin façade for the CLI and for applications: `Deck.load("tooldeck.yaml").loadout()`.
-It holds no policy of its own; sources, gates and rendering live in their own modules.
+    deck = Deck.load("tooldeck.yaml")             # or Deck(Config(...), tools=[...])
+    deck.tools(dialect="anthropic")                # what the model is sent
+    deck.explain("web_search")                     # why a tool is (not) visible
+    await deck.call("read_file", {"path": "README.md"})
+    agent = deck.agent(model)                      # the agent loop over this deck
+
+The layers behind it (sources, registry, assembly, dialects, execution, agent) stay importable
+for advanced use; a user does not need them. The deck fills its registry from its sources and
+re-lists a source when it announces a change; every call and every agent turn uses the loadout
+as assembled at that moment, under this deck's config.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
-from tooldeck.assembly.loadout import Diagnostic, Loadout
+from tooldeck.assembly.loadout import Fate, Loadout
 from tooldeck.assembly.pipeline import Assembler
-from tooldeck.config import Config, load_config
+from tooldeck.config import Config
+from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ConfigError, ToolConflictError
 from tooldeck.registry import Registry
-from tooldeck.sources.config_entries import load_entry
-from tooldeck.sources.discovery import discover_package
-from tooldeck.sources.entry_points import load_plugins
+from tooldeck.sources.base import ChangeKind, StaticSource, ToolSource
 from tooldeck.tool import Tool
 
-BUILTIN_PACKAGE = "tooldeck.tools"
+if TYPE_CHECKING:
+    from tooldeck.agent.events import EventSink as AgentEventSink
+    from tooldeck.agent.models.base import ModelClient
+    from tooldeck.agent.runtime import Agent
+    from tooldeck.agent.sessions import SessionStore
+    from tooldeck.execution.events import EventSink
+    from tooldeck.execution.executor import Executor
+    from tooldeck.execution.policy import Approver, Policy
+    from tooldeck.execution.types import ToolCall, ToolResult
+
+# The modules of tooldeck's own tool library (the "builtin" source).
+BUILTIN_MODULES = ("tooldeck.tools", "tooldeck.agent.tools", "tooldeck.execution.read_result")
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Every candidate tool's fate, plus what the sources and the assembly had to say."""
+
+    platform: str
+    fates: tuple[Fate, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": f.name,
+                "toolset": f.tool.toolset,
+                "source": f.tool.source,
+                "status": f.status,
+                "gate": f.gate,
+                "reason": f.reason,
+            }
+            for f in self.fates
+        ]
+
+
 class Deck:
-    config: Config
-    registry: Registry
-    assembler: Assembler
-    # What the sources reported while loading (skips, renames, failed plugins).
-    notes: list[Diagnostic] = field(default_factory=list)
+    """A configured set of tools: what the model sees, why, and how calls run."""
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        tools: Iterable[Tool] = (),
+        sources: Iterable[ToolSource] = (),
+        builtins: bool = True,
+    ) -> None:
+        self.config = config if config is not None else Config()
+        tools = list(tools)
+        # What was given besides the config: kept for `with_config`.
+        self._given = ([StaticSource(tools)] if tools else []) + list(sources)
+        self._builtins = builtins
+        self.sources: list[ToolSource] = [*_config_sources(self.config, builtins=builtins), *self._given]
+        _check_unique_names(self.sources)
+        self.registry = Registry()
+        self.assembler = Assembler(self.registry, self.config)
+        self._notes: dict[str, tuple[Diagnostic, ...]] = {}
+        for source in self.sources:
+            self._sync(source)
+            source.subscribe(self._on_change)
 
     @classmethod
-    def load(cls, path: str | Path | None = None, *, builtins: bool = True) -> Deck:
-        """Read the config (see `load_config`) and fill the registry from every source."""
-        return cls.from_config(load_config(path), builtins=builtins)
-
-    @classmethod
-    def from_config(
-        cls, config: Config, *, builtins: bool = True, extra_tools: list[Tool] | None = None
+    def load(
+        cls,
+        path: str | Path | None = None,
+        *,
+        tools: Iterable[Tool] = (),
+        sources: Iterable[ToolSource] = (),
+        builtins: bool = True,
     ) -> Deck:
-        registry = Registry()
-        notes: list[Diagnostic] = []
-        # Modules next to the config file are importable by `use:` and `discover:`.
-        if config.base_dir and config.base_dir not in sys.path:
-            sys.path.insert(0, config.base_dir)
-        try:
-            if builtins:
-                found, n = discover_package(BUILTIN_PACKAGE, source="builtin")
-                registry.register_many(found)
-                notes += [d for d in n if d.level != "info"]
-            for package in config.discover:
-                found, n = discover_package(package, source="user")
-                registry.register_many(found)
-                notes += n
-            if config.plugins.enabled:
-                found, n = load_plugins(disabled=frozenset(config.plugins.disabled))
-                registry.register_many(found)
-                notes += n
-            for i, entry in enumerate(config.tools):
-                found, n = load_entry(entry, i)
-                registry.register_many(found)
-                notes += n
-            registry.register_many(extra_tools or [])
-        except ToolConflictError as exc:
-            raise ConfigError(str(exc)) from None
-        return cls(config, registry, Assembler(registry, config), notes)
+        """Read the config file (default `./tooldeck.yaml` when present) and load every source."""
+        from tooldeck.config_load import load_config
+
+        return cls(load_config(path), tools=tools, sources=sources, builtins=builtins)
+
+    def with_config(self, config: Config) -> Deck:
+        """A deck over the same tools and sources under another config (e.g. `config.with_section(...)`)."""
+        return Deck(config, sources=self._given, builtins=self._builtins)
+
+    # -- what the model sees ---------------------------------------------------------------
 
     def loadout(self, platform: str | None = None) -> Loadout:
+        """The assembly for `platform` (default: config `platform`), as of now (cached while nothing changes)."""
         return self.assembler.assemble(platform)
 
-    def diagnostics(self, loadout: Loadout) -> list[Diagnostic]:
-        """Source notes and assembly diagnostics together, without repeats."""
-        return list(dict.fromkeys([*self.notes, *loadout.diagnostics]))
+    def tools(
+        self, dialect: str = "openai", *, platform: str | None = None, strict: bool | None = None
+    ) -> list[dict[str, Any]]:
+        """The exposed tools exactly as a request in `dialect` carries them (a new list of read-only tools)."""
+        from tooldeck.dialects import render_loadout
+
+        strict = self.config.dialects.openai.strict if strict is None else strict
+        return render_loadout(self.loadout(platform), dialect, strict=strict, profile=self.config.model.name)
+
+    def explain(self, *names: str, platform: str | None = None) -> Explanation:
+        """Every candidate's fate (or those named), with the config and source diagnostics."""
+        loadout = self.loadout(platform)
+        fates = loadout.fates()
+        if names:
+            wanted = set(names)
+            fates = [f for f in fates if f.name in wanted]
+        return Explanation(loadout.platform, tuple(fates), tuple(self.diagnostics(loadout)))
+
+    def diagnostics(self, loadout: Loadout | None = None) -> list[Diagnostic]:
+        """What the sources reported and what the assembly found, without repeats."""
+        found = [d for notes in self._notes.values() for d in notes]
+        if loadout is not None:
+            found += loadout.diagnostics
+        return list(dict.fromkeys(found))
+
+    def invalidate(self) -> None:
+        """Forget cached check answers: the next assembly checks availability again."""
+        self.assembler.invalidate()
+
+    # -- calls -----------------------------------------------------------------------------
+
+    def executor(
+        self,
+        *,
+        platform: str | None = None,
+        approver: Approver | None = None,
+        policy: Policy | None = None,
+        events: EventSink | None = None,
+        session_id: str | None = None,
+    ) -> Executor:
+        """An executor over the current loadout (for advanced use; `call` is the usual way)."""
+        from tooldeck.execution.executor import Executor
+
+        return Executor(
+            self.loadout(platform), approver=approver, policy=policy, events=events, session_id=session_id
+        )
+
+    async def call(
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any] | None = None,
+        *,
+        platform: str | None = None,
+        approver: Approver | None = None,
+        call_id: str = "call_1",
+    ) -> ToolResult:
+        """One call through the whole execution path, as a model would make it.
+
+        Arguments may be a dict or the raw JSON text a model sent. Tools that need approval are
+        refused unless an `approver` says yes (or `approvals.mode` is allow).
+        """
+        from tooldeck.execution.types import ToolCall
+
+        [result] = await self.call_batch(
+            [ToolCall(call_id, name, arguments)], platform=platform, approver=approver
+        )
+        return result
+
+    def call_sync(
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any] | None = None,
+        *,
+        platform: str | None = None,
+        approver: Approver | None = None,
+        call_id: str = "call_1",
+    ) -> ToolResult:
+        """`call` for synchronous code."""
+        from tooldeck.execution.types import ToolCall
+
+        calls = [ToolCall(call_id, name, arguments)]
+        [result] = self.executor(platform=platform, approver=approver).execute_sync(calls)
+        return result
+
+    async def call_batch(
+        self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
+    ) -> list[ToolResult]:
+        """A batch as one model reply makes it: concurrent where safe, one result per call id, in order."""
+        return await self.executor(platform=platform, approver=approver).execute(calls)
+
+    def call_batch_sync(
+        self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
+    ) -> list[ToolResult]:
+        return self.executor(platform=platform, approver=approver).execute_sync(calls)
+
+    # -- the agent -------------------------------------------------------------------------
+
+    def agent(
+        self,
+        model: ModelClient | str | None = None,
+        *,
+        platform: str | None = None,
+        approver: Approver | None = None,
+        policy: Policy | None = None,
+        events: AgentEventSink | None = None,
+        store: SessionStore | Literal[False] | None = None,
+        max_iterations: int | None = None,
+        delegate_model: ModelClient | None = None,
+    ) -> Agent:
+        """The agent loop over this deck. `model` is a client, a model name, or None for config `model:`."""
+        from tooldeck.agent.runtime import Agent
+
+        if model is None or isinstance(model, str):
+            from tooldeck.agent.models.factory import make_model, resolve_model_settings
+
+            settings = resolve_model_settings(
+                self.config.model, model=model, strict_tools=self.config.dialects.openai.strict
+            )
+            model = make_model(settings)
+        return Agent(
+            self,
+            model,
+            platform=platform,
+            store=store,
+            policy=policy,
+            approver=approver,
+            events=events,
+            delegate_model=delegate_model,
+            max_iterations=max_iterations,
+        )
+
+    # -- sources ---------------------------------------------------------------------------
+
+    def _sync(self, source: ToolSource) -> None:
+        listing = source.list_tools()
+        tools = [t if t.source == source.kind else _as_kind(t, source.kind) for t in listing.tools]
+        try:
+            self.registry.sync(source.name, tools)
+        except ToolConflictError as exc:
+            raise ConfigError(f"source {source.name!r}: {exc}") from None
+        self._notes[source.name] = listing.diagnostics
+
+    def _on_change(self, source: ToolSource, change: ChangeKind) -> None:
+        if change == "tools":
+            self._sync(source)
+        self.assembler.invalidate()
+
+    def close(self) -> None:
+        """Close every source (MCP connections, child processes)."""
+        for source in self.sources:
+            source.close()
+
+    def __enter__(self) -> Deck:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
+    """The sources the config names, in order: built-ins, `discover:`, plugins, `tools:` entries."""
+    from tooldeck.sources.config_entries import ConfigEntrySource
+    from tooldeck.sources.discovery import PackageSource
+    from tooldeck.sources.entry_points import PluginSource
+
+    # Modules next to the config file are importable by `use:` and `discover:`.
+    if config.base_dir and config.base_dir not in sys.path:
+        sys.path.insert(0, config.base_dir)
+    out: list[ToolSource] = []
+    if builtins:
+        out.append(
+            PackageSource(
+                list(BUILTIN_MODULES), name="builtin", kind="builtin", trusted=True, report_skips=False
+            )
+        )
+    if config.discover:
+        out.append(PackageSource(list(config.discover), name="discover", kind="user"))
+    if config.plugins.enabled:
+        out.append(PluginSource(disabled=frozenset(config.plugins.disabled)))
+    if config.tools:
+        out.append(ConfigEntrySource(list(config.tools)))
+    return out
+
+
+def _as_kind(tool: Tool, kind: Any) -> Tool:
+    from dataclasses import replace
+
+    return replace(tool, source=kind)
+
+
+def _check_unique_names(sources: list[ToolSource]) -> None:
+    seen: set[str] = set()
+    for source in sources:
+        if source.name in seen:
+            raise ConfigError(f"two tool sources are named {source.name!r}; give each source its own name")
+        seen.add(source.name)
+
+
+__all__ = ["Deck", "Explanation"]

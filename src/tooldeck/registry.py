@@ -1,11 +1,12 @@
-"""The registry: every candidate tool, from every source (spec R3).
+"""The registry: every candidate tool, from every source.
 
-One name may be offered by several *sources* (config, built-in, MCP, plugin); all are kept as
-candidates and the first assembly gate picks the winner by priority and reports the loser. Within
-one source a name has one owner: a second registration is a `ToolConflictError` naming both,
-unless `replace=True` says the overwrite is intended. Every mutation bumps `generation`, which
-keys every cache built on the registry. `snapshot()` is an immutable view, safe to use from any
-thread while others register.
+One name may be offered by several kinds of source (config, built-in, MCP, plugin); all are kept
+as candidates and the first assembly gate picks the winner by priority and reports the loser.
+Within one kind a name has one owner: a second registration is a `ToolConflictError` naming
+both, unless `replace=True` says the overwrite is intended. `sync(source, tools)` replaces what
+one named source offered, in one step (how a deck loads and refreshes its sources). Every
+mutation bumps `generation`, which keys every cache built on the registry. `snapshot()` is an
+immutable view, safe to use from any thread while others register.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class Registry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._lock = threading.RLock()
         self._by_name: dict[str, dict[str, Tool]] = {}
+        # Which named source registered which (name, kind) keys, for `sync`.
+        self._by_source: dict[str, set[tuple[str, str]]] = {}
         self._generation = 0
         self._snapshot: RegistrySnapshot | None = None
         for t in tools:
@@ -51,23 +54,55 @@ class Registry:
         return self._generation
 
     def register(self, tool: Tool, *, replace: bool = False) -> None:
-        """Add a tool. A same-source name clash raises unless `replace=True`."""
+        """Add a tool. A same-kind name clash raises unless `replace=True`."""
         with self._lock:
-            owners = self._by_name.setdefault(tool.name, {})
-            existing = owners.get(tool.source)
-            if existing is not None and existing is not tool and not replace:
-                raise ToolConflictError(
-                    f"tool name {tool.name!r} is claimed twice in source {tool.source!r}: "
-                    f"by {_owner(existing)} and by {_owner(tool)}; rename one, or register "
-                    "with replace=True to overwrite on purpose"
-                )
-            owners[tool.source] = tool
+            self._add(tool, replace=replace)
             self._bump()
+
+    def sync(self, source: str, tools: Iterable[Tool]) -> None:
+        """Make `tools` exactly what the source named `source` offers (one generation bump).
+
+        A clash with another source of the same kind raises `ToolConflictError` and changes nothing.
+        """
+        tools = list(tools)
+        with self._lock:
+            previous = self._by_source.get(source, set())
+            mine = {
+                key: self._by_name[key[0]][key[1]]
+                for key in previous
+                if key[1] in self._by_name.get(key[0], {})
+            }
+            seen: dict[tuple[str, str], Tool] = {}
+            for t in tools:
+                key = (t.name, t.source)
+                clash = seen.get(key)
+                if clash is None and key not in mine:
+                    clash = self._by_name.get(t.name, {}).get(t.source)
+                if clash is not None and clash is not t:
+                    raise _conflict(clash, t)
+                seen[key] = t
+            for name, kind in previous:
+                owners = self._by_name.get(name, {})
+                owners.pop(kind, None)
+                if not owners:
+                    self._by_name.pop(name, None)
+            for t in tools:
+                self._by_name.setdefault(t.name, {})[t.source] = t
+            self._by_source[source] = set(seen)
+            self._bump()
+
+    def _add(self, tool: Tool, *, replace: bool) -> None:
+        owners = self._by_name.setdefault(tool.name, {})
+        existing = owners.get(tool.source)
+        if existing is not None and existing is not tool and not replace:
+            raise _conflict(existing, tool)
+        owners[tool.source] = tool
 
     def register_many(self, tools: Iterable[Tool], *, replace: bool = False) -> None:
         with self._lock:
             for t in tools:
-                self.register(t, replace=replace)
+                self._add(t, replace=replace)
+            self._bump()
 
     def replace(self, tool: Tool) -> None:
         """Register `tool`, overwriting the same-source tool of that name if there is one."""
@@ -86,23 +121,6 @@ class Registry:
             if removed:
                 self._bump()
             return removed
-
-    def deregister_source(self, source: str, *, where: dict[str, object] | None = None) -> int:
-        """Remove every tool of one source (optionally with matching `meta`); returns the count."""
-        with self._lock:
-            doomed = [
-                (name, src)
-                for name, owners in self._by_name.items()
-                for src, t in owners.items()
-                if src == source and all(t.meta.get(k) == v for k, v in (where or {}).items())
-            ]
-            for name, src in doomed:
-                del self._by_name[name][src]
-                if not self._by_name[name]:
-                    del self._by_name[name]
-            if doomed:
-                self._bump()
-            return len(doomed)
 
     def get(self, name: str) -> Tool | None:
         """The highest-priority tool registered under `name`."""
@@ -130,6 +148,16 @@ class Registry:
     def _bump(self) -> None:
         self._generation += 1
         self._snapshot = None
+
+
+def _conflict(first: Tool, second: Tool) -> ToolConflictError:
+    a, b = _owner(first), _owner(second)
+    return ToolConflictError(
+        f"tool name {second.name!r} is claimed twice by {second.source} tools: by {a} and by {b}; "
+        "rename one of them, or remove one",
+        name=second.name,
+        owners=(a, b),
+    )
 
 
 def _owner(tool: Tool) -> str:

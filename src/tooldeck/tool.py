@@ -1,4 +1,4 @@
-"""The Tool: one callable capability the model may be shown (spec R1).
+"""The Tool: one callable capability the model may be shown.
 
 `Tool(...)` is the explicit form: a JSON-schema `parameters` object and a handler that takes
 the arguments as one dict. `@tool` (see `decorator.py`) builds the same Tool from a typed
@@ -18,24 +18,44 @@ from tooldeck.availability_types import Availability
 from tooldeck.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
+    from tooldeck.config import Config
     from tooldeck.context import ToolContext
 
 NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 Check = Callable[[], "bool | Availability"]
 Description = "str | Callable[[DescriptionContext], str]"
-SourceKind = Literal["config", "user", "builtin", "mcp", "plugin"]
-# Lower wins when two sources offer the same name (spec R4).
-SOURCE_PRIORITY: Mapping[str, int] = {"config": 0, "user": 1, "builtin": 2, "mcp": 3, "plugin": 4}
+SourceKind = Literal["config", "user", "builtin", "mcp", "plugin", "acp"]
+# Lower wins when two kinds of source offer the same name.
+SOURCE_PRIORITY: Mapping[str, int] = {"config": 0, "user": 1, "builtin": 2, "mcp": 3, "plugin": 4, "acp": 5}
+ResourceMode = Literal["read", "write"]
 
 
 @dataclass(frozen=True, slots=True)
 class DescriptionContext:
-    """What a live description (S2) may look at: the loadout being assembled."""
+    """What a live description may look at: the loadout being assembled and the config."""
 
     exposed: frozenset[str]
     deferred: frozenset[str]
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    config: Config | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """What a call touches, so calls of one batch that touch the same thing do not overlap.
+
+    `arg` names the argument holding a workspace path (`Resource(arg="path", mode="read")`);
+    `key` is a fixed key (`Resource(key="mcp:git")`: one server's calls in turn). Readers of one
+    resource may overlap; a writer runs alone.
+    """
+
+    arg: str | None = None
+    key: str | None = None
+    mode: ResourceMode = "write"
+
+    def __post_init__(self) -> None:
+        if (self.arg is None) == (self.key is None):
+            raise ToolDefinitionError("a Resource takes exactly one of arg= or key=")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -65,6 +85,10 @@ class Tool:
     shell: bool = False
     needs_vision: bool = False
     defer: bool | None = None
+    # What its calls touch, for the batch scheduler (see `Resource`).
+    resource: Resource | None = None
+    # Never hidden by active skills' allowed_tools (the model needs it to find tools or talk).
+    essential: bool = False
     # Who defined it, for conflict errors and `explain`: "module.path:attr", "config tools[2]", ...
     owner: str = ""
     source: SourceKind = "user"
@@ -102,8 +126,10 @@ class Tool:
             raise ToolDefinitionError(f"tool {self.name!r}: unknown source {self.source!r}")
         if self.name in self.references:
             raise ToolDefinitionError(f"tool {self.name!r}: references must name other tools")
+        if self.resource is not None and not isinstance(self.resource, Resource):
+            raise ToolDefinitionError(f"tool {self.name!r}: resource must be a Resource(arg=... or key=...)")
         if isinstance(self.description, str):
-            from tooldeck.assembly.rewrite import check_template
+            from tooldeck.templates import check_template
 
             check_template(self.name, self.description, self.references)
 

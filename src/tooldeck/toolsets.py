@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from tooldeck.assembly.loadout import Diagnostic
+from tooldeck.diagnostics import Diagnostic
 from tooldeck.tool import Tool
 
 

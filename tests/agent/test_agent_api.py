@@ -10,13 +10,11 @@ import tooldeck.agent
 EXPECTED = {
     "Agent",
     "AgentLoop",
-    "AgentSettings",
     "BatchRunner",
     "Conversation",
     "Event",
     "EventLog",
     "EventSink",
-    "LoopSettings",
     "Message",
     "ModelClient",
     "ModelError",
@@ -26,6 +24,7 @@ EXPECTED = {
     "ModelSettings",
     "Recorder",
     "ScriptedModel",
+    "SessionRunner",
     "SessionStore",
     "ToolView",
     "TurnResult",
@@ -45,7 +44,7 @@ def test_all_is_pinned_and_every_name_resolves() -> None:
 
 def test_loading_the_builtin_agent_tools_does_not_import_the_loop_or_the_sdks() -> None:
     code = (
-        "import sys; import tooldeck.tools.agent_tools; "
+        "import sys; import tooldeck.agent.tools; "
         "print(sorted(m for m in ('tooldeck.agent.loop', 'tooldeck.agent.runtime', 'openai', 'anthropic') "
         "if m in sys.modules))"
     )

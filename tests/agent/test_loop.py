@@ -19,7 +19,6 @@ from tooldeck.agent.models.scripted import ScriptExhausted
 from tooldeck.agent.toolview import catalog_hash, promote, promoted_names
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ToolCall, ToolOutput, ToolResult
 
 
@@ -27,11 +26,10 @@ def make_loop(
     model: ScriptedModel, loadout: Loadout, convo: Conversation, **kw: Any
 ) -> tuple[AgentLoop, EventLog]:
     log = EventLog()
-    settings = ExecutionSettings(
-        promoted=lambda: promoted_names(convo.state, loadout), workspace=kw.pop("ws", None)
+    runner = Executor(
+        loadout, promoted=lambda: promoted_names(convo.state, loadout), session_id=convo.session_id
     )
-    runner = Executor(loadout, settings=settings, session_id=convo.session_id)
-    return AgentLoop(model, runner=runner, tools=ToolView(loadout), events=log, **kw), log
+    return AgentLoop(model, runner=runner, tools=ToolView(lambda: loadout), events=log, **kw), log
 
 
 def test_a_reply_without_tool_calls_ends_the_turn() -> None:
@@ -70,7 +68,8 @@ class LossyRunner:
 def test_every_call_id_gets_exactly_one_result_even_from_a_lossy_runner() -> None:
     calls = [call("add", {"a": 1, "b": 1}), call("add", {"a": 2, "b": 2}), call("add", {"a": 3, "b": 3})]
     model = ScriptedModel([reply(calls=calls), reply("done")])
-    loop = AgentLoop(model, runner=LossyRunner(), tools=ToolView(loadout_of(["math"])))
+    lo = loadout_of(["math"])
+    loop = AgentLoop(model, runner=LossyRunner(), tools=ToolView(lambda: lo))
     convo = Conversation("s")
     asyncio.run(loop.run(convo, "go"))
     tool_msgs = [m for m in convo.messages if m.role == "tool"]
@@ -95,7 +94,7 @@ def test_present_files_updates_run_state_with_artifacts(tmp_path: Path) -> None:
         ]
     )
     convo = Conversation("s")
-    loop, log = make_loop(model, loadout_of(["file"]), convo, ws=str(tmp_path))
+    loop, log = make_loop(model, loadout_of(["file"], sandbox={"workspace": str(tmp_path)}), convo)
     asyncio.run(loop.run(convo, "make a report"))
     # Both calls of one batch count: the second saw the first's update.
     assert convo.state["artifacts"] == ["report.md", "data.csv"]
@@ -138,6 +137,19 @@ def test_clarify_interrupts_and_the_answer_resumes_the_same_conversation() -> No
 PROMOTION: dict[str, Any] = {}
 
 
+def _deferring(base: Loadout, toolset: str) -> Loadout:
+    """`base` with the tools of `toolset` deferred, as the deferral gate does."""
+    return Loadout(
+        platform=base.platform,
+        exposed=tuple(t for t in base.exposed if t.toolset != toolset),
+        deferred=tuple(t for t in base.exposed if t.toolset == toolset),
+        hidden=base.hidden,
+        descriptions=base.descriptions,
+        reasons=base.reasons,
+        config=base.config,
+    )
+
+
 @tool(toolset="finder")
 def load_tools(names: list[str], context: ToolContext | None = None) -> ToolOutput:
     """Stand-in for tool_search: promote deferred tools."""
@@ -147,9 +159,9 @@ def load_tools(names: list[str], context: ToolContext | None = None) -> ToolOutp
 
 
 def test_deferred_tools_are_sent_only_once_promoted() -> None:
-    deck = deck_with(["math", "slow", "finder"], tool_search={"enabled": True, "defer": ["slow"]})
+    deck = deck_with(["math", "slow", "finder"])
     deck.registry.register(load_tools)
-    loadout = deck.loadout()
+    loadout = _deferring(deck.loadout(), "slow")
     PROMOTION["loadout"] = loadout
     assert loadout.deferred_names == ("slow_echo", "sync_sleep")
     model = ScriptedModel(
@@ -187,24 +199,18 @@ def test_budget_exhaustion_drops_tool_calls_from_the_summary_reply() -> None:
         ]
     )
     convo = Conversation("s")
-    loop, _ = make_loop(model, loadout_of(["math"]), convo, settings=_settings(1))
+    loop, _ = make_loop(model, loadout_of(["math"]), convo, max_iterations=1)
     result = asyncio.run(loop.run(convo, "go"))
     assert (result.status, result.text) == ("budget_exhausted", "summary")
     assert model.requests[1].allow_tools is False and model.requests[1].tool_names == ()
     assert convo.messages[-1].tool_calls == ()
 
 
-def _settings(n: int) -> Any:
-    from tooldeck.agent.loop import LoopSettings
-
-    return LoopSettings(max_iterations=n)
-
-
 def test_an_agent_without_a_session_store_runs_in_memory(tmp_path: Path) -> None:
     from tooldeck.agent import Agent
 
     model = ScriptedModel([reply(calls=[call("todo", {"action": "add", "items": ["x"]})]), reply("planned")])
-    agent = Agent(loadout_of(["todo"]), model, store=None, home=tmp_path)
+    agent = Agent(deck_with(["todo"], home=str(tmp_path)), model, store=False)
 
     async def main() -> Any:
         convo = agent.new_conversation()

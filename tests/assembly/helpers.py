@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tooldeck.assembly.pipeline import Assembler
-from tooldeck.config import parse_config
+from tooldeck.config_load import parse_config
 from tooldeck.registry import Registry
 from tooldeck.tool import Tool
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
 from tooldeck.assembly.gates import (
     AvailabilityGate,
     DedupGate,
@@ -18,7 +20,8 @@ from tooldeck.assembly.gates import (
     ToolsetGate,
 )
 from tooldeck.availability_types import Availability
-from tooldeck.config import parse_config
+from tooldeck.config_load import parse_config
+from tooldeck.errors import ConfigError
 from tooldeck.tool import Tool
 from tooldeck.toolsets import Toolset, ToolsetIndex
 
@@ -117,7 +120,7 @@ def test_availability_gate_uses_the_reasons_it_is_given() -> None:
 
 
 def test_skills_gate_least_privilege() -> None:
-    tools = [make("read"), make("write"), make("clarify"), make("bash")]
+    tools = [make("read"), make("write"), make("clarify", essential=True), make("bash")]
     kept, _ = SkillsGate().apply(tools, gi(tools, skills=[{"name": "free"}]))  # no list: all allowed
     assert len(kept) == 4
     cfg = {
@@ -128,22 +131,13 @@ def test_skills_gate_least_privilege() -> None:
         ]
     }
     kept, hidden = SkillsGate().apply(tools, gi(tools, **cfg))
-    assert names(kept) == ["read", "write", "clarify"]  # union + the always-allowed core
+    assert names(kept) == ["read", "write", "clarify"]  # union + the essential tools
     assert names([f.tool for f in hidden]) == ["bash"] and "(a, b)" in (hidden[0].reason or "")
 
 
-def test_deferral_gate_splits_without_hiding() -> None:
-    tools = [
-        make("mcp__gh__issue", "mcp-gh", source="mcp"),
-        make("read"),
-        make("big_one", defer=True),
-        make("tool_search"),
-    ]
+def test_deferral_is_refused_until_tool_search_exists() -> None:
+    tools = [make("mcp__gh__issue", "mcp-gh", source="mcp"), make("big_one", defer=True)]
     exposed, deferred = DeferralGate().split(tools, gi(tools))  # tool_search disabled: nothing deferred
-    assert len(exposed) == 4 and not deferred
-    exposed, deferred = DeferralGate().split(tools, gi(tools, tool_search={"enabled": True}))
-    assert names(deferred) == ["mcp__gh__issue", "big_one"] and names(exposed) == ["read", "tool_search"]
-    exposed, deferred = DeferralGate().split(
-        tools, gi(tools, tool_search={"enabled": True, "defer": ["re*"]})
-    )
-    assert names(deferred) == ["read", "big_one"]
+    assert len(exposed) == 2 and not deferred
+    with pytest.raises(ConfigError, match=r"tool_search\.enabled: .*not supported"):
+        gi(tools, tool_search={"enabled": True})

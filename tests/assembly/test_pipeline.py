@@ -76,7 +76,7 @@ def test_live_descriptions_s2_see_only_exposed_tools() -> None:
     def describe(ctx: DescriptionContext) -> str:
         return (
             f"Run code that may call: {', '.join(sorted(ctx.exposed - {'execute_code'}))}; "
-            f"up to {ctx.settings['delegation_max_concurrency']} helpers."
+            f"up to {ctx.config.agent.delegation_max_concurrency if ctx.config else 0} helpers."
         )
 
     code = Tool(name="execute_code", description=describe, parameters={}, toolset="core")

@@ -9,9 +9,8 @@ import sys
 from benchmarks.dispatch import DispatchOptions, run_bench, summarise, table
 from tests.support.benchrun import CHECKOUT
 
-from tooldeck.config import parse_config
+from tooldeck.config_load import parse_config
 from tooldeck.execution.events import CallbackSink, CollectingSink, ExecutionEvent, FanOutSink
-from tooldeck.execution.settings import ExecutionSettings
 
 
 def test_the_tooldeck_child_measures_the_real_path() -> None:
@@ -65,20 +64,24 @@ def test_cli_json_without_peers() -> None:
     assert report["rounds"] == 1 and len(report["rows"]) == 3
 
 
-def test_settings_from_config() -> None:
+def test_execution_settings_come_from_the_config() -> None:
     cfg = parse_config(
         {
-            "execution": {"default_timeout_s": 7, "max_concurrency": 2, "max_result_chars": 99},
+            "execution": {
+                "default_timeout_s": 7,
+                "max_concurrency": 2,
+                "max_result_chars": 99,
+                "max_timeout_s": 5,
+            },
             "approvals": {"mode": "deny"},
             "sandbox": {"workspace": "work"},
         },
         base_dir="/srv/project",
     )
-    s = ExecutionSettings.from_config(cfg, max_concurrency=3)
-    assert (s.default_timeout_s, s.max_concurrency, s.max_result_chars) == (7, 3, 99)
-    assert s.approval_mode == "deny" and s.workspace == "/srv/project/work"
-    assert s.timeout_for(None) == 7 and s.timeout_for(2) == 2
-    assert ExecutionSettings(timeout_cap_s=1).timeout_for(60) == 1
+    e = cfg.execution
+    assert (e.default_timeout_s, e.max_concurrency, e.max_result_chars) == (7, 2, 99)
+    assert cfg.approvals.mode == "deny" and str(cfg.workspace) == "/srv/project/work"
+    assert e.timeout_for(None) == 5 and e.timeout_for(2) == 2 and e.timeout_for(60) == 5
 
 
 def test_fan_out_sink_survives_a_broken_subscriber() -> None:

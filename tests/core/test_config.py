@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tooldeck.config import Config, load_config, parse_config
+from tooldeck.config import Config, SandboxConfig
+from tooldeck.config_load import load_config, parse_config
 from tooldeck.errors import ConfigError
 
 
@@ -80,11 +82,41 @@ def test_mcp_server_errors_name_the_server_key() -> None:
     assert str(info.value) == "mcp_servers.git.transport: Input should be 'stdio', 'http' or 'sse'"
 
 
-def test_building_a_config_in_code_does_not_import_pydantic() -> None:
+def test_a_config_built_in_code_is_validated_like_a_file() -> None:
+    with pytest.raises(ConfigError, match=r"sandbox\.kind: Input should be 'none' or 'bwrap'"):
+        Config(sandbox=SandboxConfig(kind="docker"))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"platform_toolsets\.cli: Input should be a valid list"):
+        Config(platform_toolsets={"cli": "file"})  # type: ignore[dict-item]
+    with pytest.raises(
+        ConfigError, match=r"execution\.max_concurrency: Input should be greater than or equal to 1"
+    ):
+        Config().with_section("execution", max_concurrency=0)
+    assert Config().with_section("execution", max_concurrency=2).execution.max_concurrency == 2
+
+
+def test_keys_whose_feature_is_not_built_are_refused() -> None:
+    with pytest.raises(ConfigError, match=r"^tool_search\.enabled: .*not supported"):
+        parse_config({"tool_search": {"enabled": True}})
+    with pytest.raises(ConfigError, match=r"^acp_agents: "):
+        parse_config({"acp_agents": {"x": {"command": "agent"}}})
+
+
+def test_a_cached_config_file_loads_without_yaml_or_pydantic(tmp_path: Path) -> None:
+    path = tmp_path / "tooldeck.yaml"
+    path.write_text("platform: cli\nmodel: {name: '${TD_TEST_MODEL}'}\n", encoding="utf-8")
+    env = {**os.environ, "TOOLDECK_CACHE_DIR": str(tmp_path / "cache"), "TD_TEST_MODEL": "m1"}
     code = (
-        "import sys; from tooldeck.config import Config, ToolsetConfig; "
-        "c = Config(platform_toolsets={'p': ['s']}, toolsets={'s': ToolsetConfig(includes=['a'])}); "
-        "assert c.toolsets['s'].includes == ['a']; print('pydantic' in sys.modules or 'annotated_types' in sys.modules)"
+        "import sys; from tooldeck.config_load import load_config; c = load_config(sys.argv[1]); "
+        "print(c.model.name, 'pydantic' in sys.modules, 'yaml' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    run = [sys.executable, "-c", code, str(path)]
+
+    def out(e: dict[str, str]) -> str:
+        return subprocess.run(run, capture_output=True, text=True, check=True, env=e).stdout.strip()
+
+    assert out(env) == "m1 True True"  # first read: parsed and validated, then cached
+    assert out(env) == "m1 False False"  # same bytes, same environment: from the cache
+    assert out({**env, "TD_TEST_MODEL": "m2"}) == "m2 True True"  # the variable changed: read again
+    path.write_text("platform: cli\nmodel: {name: other}\n", encoding="utf-8")
+    assert out(env) == "other True True"  # the file changed: read again
+    assert out({**env, "TOOLDECK_CACHE_DIR": ""}) == "other True True"  # an empty value turns it off

@@ -6,7 +6,8 @@ import threading
 
 import pytest
 
-from tooldeck import Registry, Tool, ToolConflictError
+from tooldeck import Tool, ToolConflictError
+from tooldeck.registry import Registry
 
 
 def make(name: str, *, source: str = "user", owner: str = "", toolset: str = "t") -> Tool:
@@ -37,7 +38,18 @@ def test_same_name_from_different_sources_is_kept_for_the_dedup_gate() -> None:
     reg = Registry([make("read_file", source="builtin"), make("read_file", source="mcp")])
     assert len(reg) == 2
     assert reg.get("read_file").source == "builtin"  # type: ignore[union-attr]
-    assert reg.deregister_source("mcp") == 1 and len(reg) == 1
+
+
+def test_sync_replaces_what_one_source_offered_in_one_generation() -> None:
+    reg = Registry()
+    reg.sync("srv", [make("a", source="mcp"), make("b", source="mcp")])
+    g = reg.generation
+    reg.sync("srv", [make("b", source="mcp"), make("c", source="mcp")])
+    assert reg.generation == g + 1
+    assert sorted(t.name for t in reg.snapshot()) == ["b", "c"]
+    with pytest.raises(ToolConflictError, match="claimed twice by mcp tools"):
+        reg.sync("other", [make("c", source="mcp")])
+    assert sorted(t.name for t in reg.snapshot()) == ["b", "c"]  # nothing changed
 
 
 def test_snapshots_are_immutable_and_consistent_under_concurrent_registration() -> None:

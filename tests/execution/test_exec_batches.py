@@ -9,11 +9,10 @@ import threading
 import time
 from typing import Any
 
-from tooldeck import Tool, tool
+from tooldeck import Resource, Tool, tool
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.runner import CancelToken
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ToolCall
 
 from .helpers import call, loadout, run
@@ -74,7 +73,7 @@ def test_independent_calls_run_concurrently_and_return_in_model_order() -> None:
 def test_max_concurrency_is_respected() -> None:
     tl = Timeline()
     t = sleeper("nap", tl)
-    ex = Executor(loadout(t), settings=ExecutionSettings(max_concurrency=3))
+    ex = Executor(loadout(t, execution={"max_concurrency": 3}))
     results = run(ex, [call("nap", {"key": f"k{i}", "s": 0.05}, f"c{i}") for i in range(9)])
     assert all(r.ok for r in results)
     assert tl.peak == 3
@@ -105,8 +104,8 @@ def test_interactive_and_sequential_tools_are_barriers() -> None:
 
 def test_calls_on_the_same_path_never_overlap(tmp_path: Any) -> None:
     tl = Timeline()
-    writer = sleeper("write", tl, meta={"resource_arg": "path", "resource_mode": "write"})
-    reader = sleeper("read", tl, meta={"resource_arg": "path", "resource_mode": "read"})
+    writer = sleeper("write", tl, resource=Resource(arg="path", mode="write"))
+    reader = sleeper("read", tl, resource=Resource(arg="path", mode="read"))
     calls = [
         call("write", {"key": "w1", "path": "a.txt", "s": 0.1}, "1"),
         call("write", {"key": "w2", "path": "./a.txt", "s": 0.1}, "2"),  # same file, other spelling
@@ -115,7 +114,7 @@ def test_calls_on_the_same_path_never_overlap(tmp_path: Any) -> None:
         call("read", {"key": "r2", "path": "a.txt", "s": 0.1}, "5"),
         call("write", {"key": "w4", "path": "a.txt", "s": 0.05}, "6"),
     ]
-    results = run(Executor(loadout(writer, reader), workspace=tmp_path), calls)
+    results = run(Executor(loadout(writer, reader, workspace=tmp_path)), calls)
     assert all(r.ok for r in results)
     sp = tl.spans
     assert sp["w2"][0] >= sp["w1"][1]
@@ -233,7 +232,7 @@ def test_exactly_one_result_per_id_under_a_thousand_mixed_calls() -> None:
                     cid, kind if kind != "dup" else "ok", {"s": rng.random() * 0.003, "path": f"f{i % 7}"}
                 )
             )
-    ex = Executor(loadout(*tools), settings=ExecutionSettings(max_concurrency=16))
+    ex = Executor(loadout(*tools, execution={"max_concurrency": 16}))
     results = run(ex, calls)
     expected_ids = list(dict.fromkeys(c.id for c in calls))
     assert [r.call_id for r in results] == expected_ids

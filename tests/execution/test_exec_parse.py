@@ -140,9 +140,8 @@ def test_ambiguous_normalisation_is_refused() -> None:
 
 
 def test_normalisation_can_be_switched_off() -> None:
-    from tooldeck.execution.settings import ExecutionSettings
 
-    ex = Executor(loadout(read_file), settings=ExecutionSettings(normalize_names=False))
+    ex = Executor(loadout(read_file, execution={"normalize_names": False}))
     assert one(ex, "Read_File", {"path": "a"}).error is not None
 
 

@@ -20,7 +20,6 @@ from tooldeck.execution.policy import (
     DenyApprover,
     TerminalApprover,
 )
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ValidatedCall
 
 from .helpers import call, loadout, one, run
@@ -49,11 +48,9 @@ def test_deferred_tool_not_promoted_is_refused_with_a_pointer_to_tool_search() -
 
 def test_promoted_names_as_a_set_or_a_live_function() -> None:
     deferred_tool, ran = counting_tool("later")
-    assert one(
-        Executor(loadout(deferred=[deferred_tool]), settings=ExecutionSettings(promoted={"later"})), "later"
-    ).ok
+    assert one(Executor(loadout(deferred=[deferred_tool]), promoted=lambda: {"later"}), "later").ok
     promoted: set[str] = set()
-    ex = Executor(loadout(deferred=[deferred_tool]), settings=ExecutionSettings(promoted=lambda: promoted))
+    ex = Executor(loadout(deferred=[deferred_tool]), promoted=lambda: promoted)
     assert one(ex, "later").error is not None
     promoted.add("later")  # tool_search promoted it meanwhile
     assert one(ex, "later").ok
@@ -63,7 +60,7 @@ def test_promoted_names_as_a_set_or_a_live_function() -> None:
 def test_skills_allowed_from_the_loadout_refuse_other_tools() -> None:
     allowed, _ = counting_tool("allowed")
     other, ran = counting_tool("other")
-    ex = Executor(loadout(allowed, other, settings={"skills_allowed": frozenset({"allowed"})}))
+    ex = Executor(loadout(allowed, other, skills_allowed=frozenset({"allowed"})))
     assert one(ex, "allowed").ok
     result = one(ex, "other")
     assert result.error is not None and result.error.type == "denied"
@@ -71,11 +68,13 @@ def test_skills_allowed_from_the_loadout_refuse_other_tools() -> None:
     assert ran == []
 
 
-def test_skills_allowed_setting_overrides_the_loadout() -> None:
+def test_no_skill_list_allows_everything_and_essential_tools_pass_any_list() -> None:
     a, _ = counting_tool("a")
-    ex = Executor(loadout(a), settings=ExecutionSettings(skills_allowed=frozenset({"b"})))
+    ex = Executor(loadout(a, skills_allowed=frozenset({"b"})))
     assert one(ex, "a").error is not None
-    assert one(Executor(loadout(a, settings={"skills_allowed": None})), "a").ok
+    assert one(Executor(loadout(a, skills_allowed=None)), "a").ok
+    essential = a.with_options(essential=True)
+    assert one(Executor(loadout(essential, skills_allowed=frozenset({"b"}))), "a").ok
 
 
 @pytest.mark.parametrize(
@@ -91,7 +90,7 @@ def test_skills_allowed_setting_overrides_the_loadout() -> None:
 )
 def test_requires_approval_follows_the_mode(mode: str, approver: object, outcome: str) -> None:
     t, ran = counting_tool("rm_rf", requires_approval=True)
-    ex = Executor(loadout(t), settings=ExecutionSettings(approval_mode=mode), approver=approver)  # type: ignore[arg-type]
+    ex = Executor(loadout(t, approvals=mode), approver=approver)  # type: ignore[arg-type]
     result = one(ex, "rm_rf", {"x": 1})
     assert (result.error.type if result.error else "ok") == outcome
     assert len(ran) == (1 if outcome == "ok" else 0)
@@ -101,7 +100,7 @@ def test_requires_approval_follows_the_mode(mode: str, approver: object, outcome
 
 def test_tools_without_the_flag_need_no_approval() -> None:
     t, _ = counting_tool("safe")
-    assert one(Executor(loadout(t), settings=ExecutionSettings(approval_mode="deny")), "safe").ok
+    assert one(Executor(loadout(t, approvals="deny")), "safe").ok
 
 
 def test_callback_approver_sees_the_validated_call_and_can_grant_for_the_session() -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from tooldeck import Tool, tool
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.settings import ExecutionSettings
 
 from .helpers import loadout, one
 
@@ -61,7 +60,7 @@ def test_read_result_errors_are_clear(tmp_path: Path) -> None:
 
 def test_default_limit_comes_from_the_settings(tmp_path: Path) -> None:
     t = Tool(name="t", description="d", parameters={"type": "object"}, handler=lambda a: "x" * 500)
-    ex = Executor(loadout(t), settings=ExecutionSettings(max_result_chars=100), spill_dir=tmp_path)
+    ex = Executor(loadout(t, execution={"max_result_chars": 100}), spill_dir=tmp_path)
     assert "showing characters 0-100 of 500" in one(ex, "t").content
     assert one(Executor(loadout(t), spill_dir=tmp_path), "t").content == "x" * 500
 

@@ -12,7 +12,6 @@ import pytest
 from tooldeck import Tool, ToolContext, tool
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ToolError, ToolOutput, ToolUnavailableError
 
 from .helpers import call, loadout, one, run
@@ -97,7 +96,7 @@ def test_default_timeout_applies_when_the_tool_sets_none() -> None:
         return "late"
 
     start = time.monotonic()
-    result = one(Executor(loadout(slow), settings=ExecutionSettings(default_timeout_s=0.2)), "slow")
+    result = one(Executor(loadout(slow, execution={"default_timeout_s": 0.2})), "slow")
     assert result.error is not None and result.error.type == "timeout"
     assert time.monotonic() - start < 1.5
 
@@ -105,7 +104,7 @@ def test_default_timeout_applies_when_the_tool_sets_none() -> None:
 def test_timeout_cap_bounds_a_tools_own_longer_timeout() -> None:
     long = sleeps_forever.with_options(timeout=60)
     start = time.monotonic()
-    result = one(Executor(loadout(long), settings=ExecutionSettings(timeout_cap_s=0.2)), long.name)
+    result = one(Executor(loadout(long, execution={"max_timeout_s": 0.2})), long.name)
     assert result.error is not None and result.error.type == "timeout"
     assert time.monotonic() - start < 1.5
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tooldeck import tool
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.subprocess import run_process, run_process_sync
+from tooldeck.processes import run_process, run_process_sync
 
 from .helpers import loadout, one
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.config import parse_config
+from tooldeck.config_load import parse_config
 from tooldeck.deck import Deck
 from tooldeck.errors import ConfigError
 from tooldeck.sources.discovery import discover_package
@@ -64,7 +64,7 @@ def test_discovery_reports_every_skip_and_failure(pkg: str) -> None:
     text = "\n".join(str(n) for n in notes)
     assert f"skipped {pkg}.plain: no tool definitions" in text  # pre-check, never imported
     assert f"skipped {pkg}._private: private module" in text
-    assert f"failed to import {pkg}.broken: ModuleNotFoundError" in text
+    assert f"cannot import module '{pkg}.broken': ModuleNotFoundError" in text
     assert f"{pkg}.plain" not in sys.modules
 
 
@@ -97,7 +97,10 @@ def test_entry_point_plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert sorted(t.name for t in tools) == ["made", "ping"] and all(t.source == "plugin" for t in tools)
     text = "\n".join(str(n) for n in notes)
     assert "plugin bad (tdplug:NOT_A_TOOL) is a int, not a tool" in text
-    assert "plugin missing (tdplug_nope:x) failed to load: ModuleNotFoundError" in text
+    assert (
+        "plugin missing (tdplug_nope:x) failed to load: cannot import module 'tdplug_nope': ModuleNotFoundError"
+        in text
+    )
     tools, notes = load_plugins(disabled=frozenset({"ping", "bad", "missing"}))
     assert [t.name for t in tools] == ["made"]
 
@@ -111,11 +114,11 @@ def test_config_use_entries_options_and_name_mismatch(pkg: str) -> None:
             ]
         }
     )
-    deck = Deck.from_config(cfg, builtins=False)
+    deck = Deck(cfg, builtins=False)
     shout = deck.registry.get("shout")
     assert shout is not None and shout.source == "config" and shout.group == "text" and shout.timeout == 3
-    assert [d.path for d in deck.notes] == ["tools[1].name"]
-    assert "'yell' differs from the tool's own name 'extra'" in deck.notes[0].message
+    assert [d.path for d in deck.diagnostics()] == ["tools[1].name"]
+    assert "'yell' differs from the tool's own name 'extra'" in deck.diagnostics()[0].message
 
 
 @pytest.mark.parametrize(
@@ -128,12 +131,12 @@ def test_config_use_entries_options_and_name_mismatch(pkg: str) -> None:
 )
 def test_bad_use_entries_name_the_entry(use: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        Deck.from_config(parse_config({"tools": [{"use": use}]}), builtins=False)
+        Deck(parse_config({"tools": [{"use": use}]}), builtins=False)
 
 
 def test_config_beats_discovered_and_the_loser_is_reported(pkg: str) -> None:
     cfg = parse_config({"discover": [pkg], "tools": [{"use": f"{pkg}.good:shout"}]})
-    lo = Deck.from_config(cfg, builtins=False).loadout()
+    lo = Deck(cfg, builtins=False).loadout()
     fates = [(f.name, f.tool.source, f.status, f.gate) for f in lo.fates() if f.name == "shout"]
     assert fates == [("shout", "config", "exposed", None), ("shout", "user", "hidden", "dedup")]
 
@@ -142,9 +145,9 @@ def test_same_source_conflict_is_a_config_error(pkg: str) -> None:
     cfg = parse_config({"tools": [{"use": f"{pkg}.good:shout"}, {"use": f"{pkg}.good:shout", "timeout": 2}]})
     with pytest.raises(
         ConfigError,
-        match=r"claimed twice in source 'config': by config tools\[0\].* and by config tools\[1\]",
+        match=r"claimed twice by config tools: by config tools\[0\].* and by config tools\[1\].*rename one",
     ):
-        Deck.from_config(cfg, builtins=False)
+        Deck(cfg, builtins=False)
 
 
 def test_entry_point_scan_agrees_with_importlib_metadata(

@@ -12,16 +12,14 @@ from typing import Any
 
 from support.scripted_server import ScriptedServer
 from tooldeck import tool
-from tooldeck.agent.builtins.memory import MemoryFiles
 from tooldeck.agent.events import EventLog
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model
-from tooldeck.agent.runtime import Agent, AgentSettings
+from tooldeck.agent.runtime import Agent
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import parse_config
+from tooldeck.config_load import parse_config
 from tooldeck.deck import Deck
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.tool import Tool
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")
@@ -87,7 +85,7 @@ TEST_TOOLS: list[Tool] = [add, explode, slow_echo, sync_sleep, launch]
 def deck_with(toolsets: Sequence[str], **config: Any) -> Deck:
     """A deck with the built-in tools plus TEST_TOOLS, exposing only `toolsets` on platform cli."""
     data = {"platform_toolsets": {"cli": list(toolsets)}, **config}
-    return Deck.from_config(parse_config(data), extra_tools=TEST_TOOLS)
+    return Deck(parse_config(data), tools=TEST_TOOLS)
 
 
 def loadout_of(toolsets: Sequence[str], **config: Any) -> Loadout:
@@ -113,22 +111,18 @@ def make_agent(
     stream: bool = False,
     max_iterations: int = 90,
     events: EventLog | None = None,
-    loadout: Loadout | None = None,
-    **agent_settings: Any,
+    deck: Deck | None = None,
+    **agent_config: Any,
 ) -> tuple[Agent, EventLog]:
+    """An agent over the scripted server; its home and workspace are `home`."""
     log = events or EventLog()
-    if loadout is None:
-        # The loadout's live descriptions (S2) read the same agent settings the Agent runs with.
-        limit = agent_settings.get("delegation_max_concurrency", 3)
-        loadout = loadout_of(toolsets, agent={"delegation_max_concurrency": limit})
-    agent = Agent(
-        loadout,
+    if deck is None:
+        config = {"home": str(home), "sandbox": {"workspace": str(home)}, "agent": agent_config}
+        deck = deck_with(toolsets, **config)
+    agent = deck.agent(
         make_model(settings_for(server, provider, stream=stream)),
         store=SessionStore(home / "state.db"),
-        memory=MemoryFiles(home),
-        settings=AgentSettings(max_iterations=max_iterations, **agent_settings),
-        execution=ExecutionSettings(workspace=str(home)),
         events=log,
-        home=home,
+        max_iterations=max_iterations,
     )
     return agent, log

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tooldeck.assembly.loadout import Loadout
+from tooldeck.config import Config
+from tooldeck.config_load import parse_config
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.types import ToolCall, ToolResult
 from tooldeck.tools.file_search import search_files
@@ -27,8 +29,8 @@ def ws(tmp_path: Path) -> Path:
 
 
 def call(ws: Path, name: str, **args: object) -> ToolResult:
-    lo = Loadout("t", (read_file, write_file, patch, search_files), (), (), {}, {})
-    ex = Executor(lo, workspace=ws)
+    lo = Loadout("t", (read_file, write_file, patch, search_files), (), (), {}, {}, config=_config(ws))
+    ex = Executor(lo)
     [result] = asyncio.run(ex.execute([ToolCall("c1", name, args)]))
     return result
 
@@ -152,3 +154,7 @@ def test_symlinks_that_escape_are_refused(ws: Path) -> None:
 def test_absolute_and_virtual_paths_inside_the_workspace_work(ws: Path) -> None:
     assert call(ws, "read_file", path=str(ws / "notes.txt")).ok
     assert call(ws, "read_file", path="/workspace/notes.txt").content.startswith("1|alpha")
+
+
+def _config(ws: Path) -> Config:
+    return parse_config({"sandbox": {"workspace": str(ws)}, "home": str(ws.parent / "home")})

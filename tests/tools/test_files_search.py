@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tooldeck.assembly.loadout import Loadout
+from tooldeck.config import Config
+from tooldeck.config_load import parse_config
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.types import ToolCall, ToolError
 from tooldeck.tools.file_search import search, search_files
@@ -99,8 +101,8 @@ def test_bad_regex_and_missing_path_are_clear(ws: Path) -> None:
 
 
 def test_the_tool_pages_results(ws: Path) -> None:
-    lo = Loadout("t", (search_files,), (), (), {}, {})
-    ex = Executor(lo, workspace=ws)
+    lo = Loadout("t", (search_files,), (), (), {}, {}, config=_config(ws))
+    ex = Executor(lo)
     [r] = asyncio.run(ex.execute([ToolCall("1", "search_files", {"pattern": "main", "limit": 2})]))
     assert r.content.splitlines()[:2] == ["docs/readme.md:1:See main.", "logs/keep.log:1:main kept"]
     assert "showing results 1-2 of 4" in r.content and "offset=2" in r.content
@@ -132,3 +134,7 @@ def test_walk_prunes_ignored_directories(ws: Path) -> None:
     assert "build/out.py" not in found and "pkg/build/inner.py" not in found
     assert ".hidden/secret.py" not in found
     assert "logs/keep.log" in found and "logs/today.log" not in found
+
+
+def _config(ws: Path) -> Config:
+    return parse_config({"sandbox": {"workspace": str(ws)}, "home": str(ws.parent / "home")})

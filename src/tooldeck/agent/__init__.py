@@ -1,7 +1,6 @@
-"""The agent loop (spec L): model clients, the loop, sessions, agent-level tools.
+"""The agent loop: model clients, the loop, sessions, agent-level tools.
 
-    from tooldeck.agent import Agent, make_model, resolve_model_settings
-    agent = Agent.from_deck(Deck.load(), make_model(resolve_model_settings(config.model)))
+    agent = Deck.load().agent()            # the model from config `model:` (or pass a client)
 
 For tests, `ScriptedModel([reply(calls=[call("add", {"a": 1})]), reply("done")])` plays a script.
 """
@@ -15,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 # should not pay for the loop, the runtime and the executor.
 if TYPE_CHECKING:
     from tooldeck.agent.events import Event, EventLog, EventSink
-    from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, LoopSettings, Recorder, TurnResult
+    from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, Recorder, TurnResult
     from tooldeck.agent.messages import Message, ModelReply, Usage
     from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
     from tooldeck.agent.models.factory import make_model, resolve_model_settings
     from tooldeck.agent.models.scripted import ScriptedModel, call, reply
-    from tooldeck.agent.runtime import Agent, AgentSettings
+    from tooldeck.agent.runner import SessionRunner
+    from tooldeck.agent.runtime import Agent
     from tooldeck.agent.sessions import SessionStore
     from tooldeck.agent.toolview import ToolView
     from tooldeck.errors import ModelError, ModelNotConfigured
@@ -28,13 +28,12 @@ if TYPE_CHECKING:
 _LAZY: dict[str, str] = {
     "Agent": "tooldeck.agent.runtime",
     "AgentLoop": "tooldeck.agent.loop",
-    "AgentSettings": "tooldeck.agent.runtime",
     "BatchRunner": "tooldeck.agent.loop",
     "Conversation": "tooldeck.agent.loop",
     "Event": "tooldeck.agent.events",
     "EventLog": "tooldeck.agent.events",
     "EventSink": "tooldeck.agent.events",
-    "LoopSettings": "tooldeck.agent.loop",
+    "SessionRunner": "tooldeck.agent.runner",
     "Message": "tooldeck.agent.messages",
     "ModelClient": "tooldeck.agent.models.base",
     "ModelError": "tooldeck.errors",
@@ -65,13 +64,11 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "Agent",
     "AgentLoop",
-    "AgentSettings",
     "BatchRunner",
     "Conversation",
     "Event",
     "EventLog",
     "EventSink",
-    "LoopSettings",
     "Message",
     "ModelClient",
     "ModelError",
@@ -81,6 +78,7 @@ __all__ = [
     "ModelSettings",
     "Recorder",
     "ScriptedModel",
+    "SessionRunner",
     "SessionStore",
     "ToolView",
     "TurnResult",

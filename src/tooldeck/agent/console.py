@@ -21,6 +21,7 @@ from tooldeck.agent.events import (
 )
 from tooldeck.agent.messages import arguments_text
 from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest
+from tooldeck.text import for_terminal
 
 
 def stderr_console() -> Any:
@@ -44,33 +45,32 @@ class StepPrinter:
         self.streamed_any = False
 
     def __call__(self, event: Event) -> None:
-        from rich.markup import escape
 
         c = self.console
         if isinstance(event, TextDelta) and self.stream_text:
             self._streamed = True
             self.streamed_any = True
-            c.print(escape(event.text), end="", style="green")
+            c.print(_shown(event.text), end="", style="green")
         elif isinstance(event, ModelReplied):
             if self._streamed:
                 c.print()
             elif self.stream_text and event.text and event.tool_calls:
-                c.print(escape(event.text), style="green")
+                c.print(_shown(event.text), style="green")
             self._streamed = False
         elif isinstance(event, ToolCallsStarted):
             for call in event.calls:
                 c.print(
-                    f"[cyan]→ {escape(call.name)}[/]({escape(_short(arguments_text(call.arguments), 200))})"
+                    f"[cyan]→ {_shown(call.name)}[/]({_shown(_short(arguments_text(call.arguments), 200))})"
                 )
         elif isinstance(event, ToolResultReady):
             r = event.result
             style, mark = ("red", "✗") if r.error is not None else ("dim", "←")
-            c.print(f"[{style}]{mark} {escape(r.name)}: {escape(_short(r.content))}[/]")
+            c.print(f"[{style}]{mark} {_shown(r.name)}: {_shown(_short(r.content))}[/]")
         elif isinstance(event, StateUpdated):
-            c.print(f"[magenta]  state: {escape(', '.join(event.update))} updated[/]")
+            c.print(f"[magenta]  state: {_shown(', '.join(event.update))} updated[/]")
         elif isinstance(event, RetryScheduled):
             c.print(
-                f"[yellow]  retry {event.attempt} in {event.delay_s:.1f}s: {escape(_short(event.error))}[/]"
+                f"[yellow]  retry {event.attempt} in {event.delay_s:.1f}s: {_shown(_short(event.error))}[/]"
             )
         elif isinstance(event, BudgetExhausted):
             c.print(f"[yellow]  iteration budget used up ({event.iterations}); asking for a summary[/]")
@@ -105,12 +105,11 @@ class ChatApprover:
             return await self._ask(request)
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        from rich.markup import escape
 
         args = json.dumps(dict(request.call.arguments), ensure_ascii=False)
         self.reader.console.print(
-            f"[bold yellow]approval needed:[/] {escape(request.reason)}\n  {escape(request.call.tool.name)}"
-            f"({escape(_short(args, 500))})"
+            f"[bold yellow]approval needed:[/] {_shown(request.reason)}\n  {_shown(request.call.tool.name)}"
+            f"({_shown(_short(args, 500))})"
         )
         answer = await self.reader.read("Allow? [y]es once / [s]ession / [N]o: ")
         choice = (answer or "").strip().lower()
@@ -121,3 +120,11 @@ class ChatApprover:
         return ApprovalAnswer(
             False, "once", "refused in chat" if answer is not None else "no answer (end of input)"
         )
+
+
+def _shown(text: str) -> str:
+    """Text for the rich console: control sequences made visible, markup escaped."""
+    from rich.markup import escape
+
+    shown: str = escape(for_terminal(text))
+    return shown

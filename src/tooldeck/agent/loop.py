@@ -1,4 +1,4 @@
-"""The agent loop (spec L1): call the model, run its tool calls, repeat until it answers.
+"""The agent loop: call the model, run its tool calls, repeat until it answers.
 
 The loop is small on purpose. It owns the order of steps and nothing else; it delegates to
 the model client (L2), the batch runner (the execution engine, X), the tool view (which
@@ -90,12 +90,6 @@ class TurnResult:
         return str(self.interrupt.get("question", ""))
 
 
-@dataclass(frozen=True, slots=True)
-class LoopSettings:
-    max_iterations: int = 90
-    budget_note: str = BUDGET_NOTE
-
-
 class AgentLoop:
     """Runs turns of one agent: `await loop.run(conversation, "user text")`."""
 
@@ -107,14 +101,16 @@ class AgentLoop:
         tools: ToolView,
         recorder: Recorder | None = None,
         events: EventSink | None = None,
-        settings: LoopSettings | None = None,
+        max_iterations: int = 90,
+        budget_note: str = BUDGET_NOTE,
     ) -> None:
         self.model = model
         self.runner = runner
         self.tools = tools
         self.recorder = recorder
         self.events = events or null_sink
-        self.settings = settings or LoopSettings()
+        self.max_iterations = max_iterations
+        self.budget_note = budget_note
 
     async def run(self, convo: Conversation, prompt: str | None) -> TurnResult:
         """One turn: the user's message (or a clarify answer), then model and tools until done."""
@@ -123,7 +119,7 @@ class AgentLoop:
         convo.pending = None
         usage = Usage()
         iteration = 0
-        while iteration < self.settings.max_iterations:
+        while iteration < self.max_iterations:
             iteration += 1
             reply = await self._call_model(convo, iteration, allow_tools=True)
             usage += reply.usage
@@ -134,7 +130,7 @@ class AgentLoop:
             if interrupt is not None:
                 return self._interrupted(convo, interrupt, iteration, usage)
         self.events(BudgetExhausted(iterations=iteration))
-        self._append(convo, user(self.settings.budget_note.format(n=iteration)))
+        self._append(convo, user(self.budget_note.format(n=iteration)))
         reply = await self._call_model(convo, iteration + 1, allow_tools=False)
         usage += reply.usage
         # Tool calls in the summary are dropped: nothing would answer them.

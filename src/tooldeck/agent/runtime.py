@@ -1,39 +1,38 @@
-"""`Agent`: wires a loadout, a model client, the execution engine, sessions and the agent-level
-services together, and hands each turn to the small `AgentLoop`.
+"""`Agent`: a model and a source of loadouts (a `Deck`), run turn by turn.
 
-    agent = Agent.from_deck(Deck.load(), make_model(settings))
+    agent = deck.agent(model)
     convo = agent.new_conversation()
     result = await agent.run(convo, "What is in README.md?")
 
-Sub-agents (`delegate_task`) are spawned here: a child session, the scoped loadout, the
-parent's model, policy, approver and workspace.
+The agent assembles the loadout again for every model call (cheap: the deck caches it by the
+availability it saw), so a tool whose check flips, or a source whose tools change, is seen at
+the next call. It wires the small `AgentLoop` to the model, a `SessionRunner` (the execution
+engine over the current loadout), the session store and the events; sub-agents
+(`delegate_task`) are spawned here on a scoped view of the same loadouts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.events import EventSink, null_sink
-from tooldeck.agent.loop import AgentLoop, Conversation, LoopSettings, TurnResult
+from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.base import ModelClient
-from tooldeck.agent.services import SERVICES_KEY, AgentServices, tooldeck_home
+from tooldeck.agent.runner import SessionRunner
+from tooldeck.agent.services import AgentServices
 from tooldeck.agent.sessions import SessionStore, new_session_id
-from tooldeck.agent.toolview import ToolView, promoted_names
+from tooldeck.agent.toolview import ToolView
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.execution.executor import Executor
 from tooldeck.execution.policy import Approver, Policy
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ErrorEnvelope
+from tooldeck.home import tooldeck_home
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
-    from tooldeck.deck import Deck
 
 DEFAULT_SYSTEM = (
     "You are a capable assistant with tools. Use them to do what the user asks, check your work, and "
@@ -42,107 +41,78 @@ DEFAULT_SYSTEM = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSettings:
-    max_iterations: int = 90
-    system_prompt: str | None = None
-    delegation_max_concurrency: int = 3
-    delegation_timeout_s: float = 600.0
-    delegation_max_iterations: int | None = None
+class LoadoutSource(Protocol):
+    """What the agent needs from a deck: its config and the current loadout of a platform."""
 
-    @classmethod
-    def from_config(cls, config: Config, **overrides: Any) -> AgentSettings:
-        a = config.agent
-        values: dict[str, Any] = {
-            "max_iterations": a.max_iterations,
-            "system_prompt": a.system_prompt,
-            "delegation_max_concurrency": a.delegation_max_concurrency,
-            "delegation_timeout_s": a.delegation_timeout_s,
-            "delegation_max_iterations": a.delegation_max_iterations,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None})
-        return cls(**values)
+    @property
+    def config(self) -> Config: ...
+
+    def loadout(self, platform: str | None = None) -> Loadout: ...
 
 
 class Agent:
-    """One agent: a loadout and a model, plus where its sessions and memory live."""
+    """One agent: a deck's tools and a model, plus where its sessions and memory live."""
 
     def __init__(
         self,
-        loadout: Loadout,
-        model: ModelClient,
-        *,
-        store: SessionStore | None = None,
-        memory: MemoryFiles | None = None,
-        settings: AgentSettings | None = None,
-        execution: ExecutionSettings | None = None,
-        policy: Policy | None = None,
-        approver: Approver | None = None,
-        events: EventSink | None = None,
-        home: Path | None = None,
-        delegate_model: ModelClient | None = None,
-    ) -> None:
-        self.loadout = loadout
-        self.model = model
-        # Sub-agents use the parent's model unless this overrides it.
-        self.delegate_model = delegate_model
-        self.store = store
-        self.home = home or tooldeck_home()
-        self.memory = memory or MemoryFiles(self.home)
-        self.settings = settings or AgentSettings()
-        self.execution = execution or ExecutionSettings()
-        self.policy = policy
-        self.approver = approver
-        self.events = events or null_sink
-        # One loop (and so one executor, with its session-scoped approval grants) per conversation.
-        self._loops: dict[str, tuple[Conversation, AgentLoop]] = {}
-
-    @classmethod
-    def from_deck(
-        cls,
-        deck: Deck,
+        deck: LoadoutSource,
         model: ModelClient,
         *,
         platform: str | None = None,
-        store: SessionStore | None = None,
-        events: EventSink | None = None,
-        approver: Approver | None = None,
+        store: SessionStore | Literal[False] | None = None,
         policy: Policy | None = None,
-        max_iterations: int | None = None,
+        approver: Approver | None = None,
+        events: EventSink | None = None,
         delegate_model: ModelClient | None = None,
-    ) -> Agent:
+        max_iterations: int | None = None,
+    ) -> None:
         cfg = deck.config
-        home = tooldeck_home(cfg.home, base_dir=cfg.base_dir)
+        self.deck = deck
+        self.config = cfg
+        self.platform = platform
+        self.model = model
+        # Sub-agents use the parent's model unless this overrides it.
+        self.delegate_model = delegate_model
+        self.home = tooldeck_home(cfg.home, base_dir=cfg.base_dir)
+        # None: the configured session database; False: sessions kept in memory only.
         if store is None:
-            db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else home / "state.db"
+            db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else self.home / "state.db"
             store = SessionStore(db)
+        self.store: SessionStore | None = store or None
         limits = MemoryLimits(cfg.agent.memory_max_chars, cfg.agent.user_max_chars)
-        return cls(
-            deck.loadout(platform),
-            model,
-            store=store,
-            memory=MemoryFiles(home, limits=limits),
-            settings=AgentSettings.from_config(cfg, max_iterations=max_iterations),
-            execution=ExecutionSettings.from_config(cfg),
-            policy=policy,
-            approver=approver,
-            events=events,
-            home=home,
-            delegate_model=delegate_model,
-        )
+        self.memory = MemoryFiles(self.home, limits=limits)
+        self.max_iterations = max_iterations or cfg.agent.max_iterations
+        self.policy = policy
+        self.approver = approver
+        self.events = events or null_sink
+        # One loop (and so one runner, with its session-scoped approval grants) per conversation.
+        self._loops: dict[str, tuple[Conversation, AgentLoop]] = {}
+
+    def loadout(self) -> Loadout:
+        """The loadout as assembled now."""
+        return self.deck.loadout(self.platform)
 
     # -- sessions --------------------------------------------------------------------------
 
     def system_prompt(self, loadout: Loadout | None = None) -> str:
-        """The base prompt, the deferred tools by name (D1), and the memory snapshot (L3)."""
-        loadout = loadout or self.loadout
-        parts = [self.settings.system_prompt or DEFAULT_SYSTEM]
-        if loadout.deferred and "tool_search" in loadout.exposed_names:
+        """The base prompt, the deferred tools by name, and the memory snapshot."""
+        from tooldeck.agent.tools import memory as memory_tool
+
+        loadout = loadout or self.loadout()
+        parts = [self.config.agent.system_prompt or DEFAULT_SYSTEM]
+        if loadout.deferred:
             names = ", ".join(loadout.deferred_names)
             parts.append(f"More tools are available but not loaded; call tool_search to load them: {names}")
-        snapshot = self.memory.snapshot() if "memory" in loadout.exposed_names else ""
-        if snapshot:
-            parts.append(snapshot)
+        exposed = loadout.get(memory_tool.name)
+        # The built-in memory tool (not a tool of another source that took its name).
+        if (
+            exposed is not None
+            and exposed.handler is memory_tool.handler
+            and not loadout.is_deferred(exposed.name)
+        ):
+            snapshot = self.memory.snapshot()
+            if snapshot:
+                parts.append(snapshot)
         return "\n\n".join(parts)
 
     def new_conversation(
@@ -173,16 +143,14 @@ class Agent:
         """One turn of `convo`: the user's message (or a clarify answer) until the model answers."""
         cached = self._loops.get(convo.session_id)
         if cached is None or cached[0] is not convo:
-            loop = self._loop(
-                convo, self.loadout, self.settings.max_iterations, delegate=True, events=self.events
-            )
+            loop = self._loop(convo, self.loadout, self.max_iterations, delegate=True, events=self.events)
             cached = self._loops[convo.session_id] = (convo, loop)
         return await cached[1].run(convo, prompt)
 
     def _loop(
         self,
         convo: Conversation,
-        loadout: Loadout,
+        loadouts: Callable[[], Loadout],
         max_iterations: int,
         *,
         delegate: bool,
@@ -190,37 +158,39 @@ class Agent:
         model: ModelClient | None = None,
     ) -> AgentLoop:
         delegator = None
-        if delegate and "delegate_task" in loadout.exposed_names:
+        if delegate:
+            agent_cfg = self.config.agent
             delegator = Delegator(
-                loadout,
+                loadouts,
                 self._spawn,
-                max_concurrency=self.settings.delegation_max_concurrency,
-                timeout_s=self.settings.delegation_timeout_s,
+                max_concurrency=agent_cfg.delegation_max_concurrency,
+                timeout_s=agent_cfg.delegation_timeout_s,
             )
         services = AgentServices(home=self.home, memory=self.memory, store=self.store, delegator=delegator)
-        execution = _with_promoted(self.execution, loadout, convo.state)
-        runner = Executor(
-            loadout,
-            settings=execution,
+        view = ToolView(loadouts)
+        runner = SessionRunner(
+            view,
+            session_id=convo.session_id,
             policy=self.policy,
             approver=self.approver,
-            session_id=convo.session_id,
             spill_dir=self.home / "spill",
-            extra={SERVICES_KEY: services},
+            services={AgentServices: services},
         )
         return AgentLoop(
             model or self.model,
             runner=runner,
-            tools=ToolView(loadout),
+            tools=view,
             recorder=self.store,
             events=events,
-            settings=LoopSettings(max_iterations=max_iterations),
+            max_iterations=max_iterations,
         )
 
-    async def _spawn(self, loadout: Loadout, prompt: str, parent_id: str | None) -> SubOutcome:
+    async def _spawn(self, loadouts: Callable[[], Loadout], prompt: str, parent_id: str | None) -> SubOutcome:
         convo = self.new_conversation(system=SUBAGENT_SYSTEM, parent_id=parent_id, model=self.delegate_model)
-        budget = self.settings.delegation_max_iterations or self.settings.max_iterations
-        loop = self._loop(convo, loadout, budget, delegate=False, events=null_sink, model=self.delegate_model)
+        budget = self.config.agent.delegation_max_iterations or self.max_iterations
+        loop = self._loop(
+            convo, loadouts, budget, delegate=False, events=null_sink, model=self.delegate_model
+        )
         result = await loop.run(convo, prompt)
         return SubOutcome(result.status, result.text, convo.session_id, result.iterations)
 
@@ -230,14 +200,6 @@ class Agent:
             await self.delegate_model.aclose()
         if self.store is not None:
             self.store.close()
-
-
-def _with_promoted(
-    settings: ExecutionSettings, loadout: Loadout, state: Mapping[str, Any]
-) -> ExecutionSettings:
-    from dataclasses import replace
-
-    return replace(settings, promoted=lambda: promoted_names(state, loadout))
 
 
 def unanswered_calls(messages: list[Message]) -> list[Message]:
@@ -258,3 +220,6 @@ def unanswered_calls(messages: list[Message]) -> list[Message]:
                 )
                 answered.add(call.id)
     return out
+
+
+__all__ = ["DEFAULT_SYSTEM", "Agent", "LoadoutSource", "unanswered_calls"]

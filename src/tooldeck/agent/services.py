@@ -1,34 +1,24 @@
-"""What agent-level tools (L3) reach through their `ToolContext`: home dir, sessions, memory,
-the delegator. The runtime puts an `AgentServices` into `context.extra[SERVICES_KEY]`; a tool
-called outside an agent (e.g. `tooldeck call memory`) falls back to the defaults from the
+"""What agent-level tools reach through their `ToolContext`: home dir, sessions, memory, the
+delegator. The agent offers an `AgentServices` to every call (`context.get(AgentServices)`); a
+tool called outside an agent (e.g. `tooldeck call memory`) falls back to the defaults from the
 environment, so memory and session search work on their own too.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tooldeck.context import ToolContext
+from tooldeck.home import tooldeck_home
 
 if TYPE_CHECKING:
     from tooldeck.agent.builtins.delegate import Delegator
     from tooldeck.agent.builtins.memory import MemoryFiles
     from tooldeck.agent.sessions import SessionStore
 
-SERVICES_KEY = "tooldeck.agent"
-DEFAULT_HOME = "~/.tooldeck"
-
-
-def tooldeck_home(configured: str | None = None, *, base_dir: str | None = None) -> Path:
-    """The tooldeck home: config `home:`, else env `TOOLDECK_HOME`, else `~/.tooldeck`."""
-    value = configured or os.environ.get("TOOLDECK_HOME") or DEFAULT_HOME
-    path = Path(os.path.expanduser(value))
-    if not path.is_absolute() and base_dir and configured:
-        path = Path(base_dir) / path
-    return path
+__all__ = ["AgentServices", "services_of", "tooldeck_home"]
 
 
 @dataclass
@@ -40,7 +30,4 @@ class AgentServices:
 
 
 def services_of(context: ToolContext | None) -> AgentServices | None:
-    if context is None:
-        return None
-    found: Any = context.extra.get(SERVICES_KEY) or context.state.get("_" + SERVICES_KEY)
-    return found if isinstance(found, AgentServices) else None
+    return context.get(AgentServices) if context is not None else None

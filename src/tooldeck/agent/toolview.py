@@ -1,4 +1,4 @@
-"""Which tool schemas the model sees on each iteration (spec D2, the loop side).
+"""Which tool schemas the model sees on each iteration.
 
 Deferred tools are sent by name only until `tool_search` promotes them. Promotions live in the
 run state under `promoted` as `{"catalog": <hash>, "names": [...]}`; they count only while the
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
@@ -51,34 +51,18 @@ def promote(state: dict[str, Any], loadout: Loadout, names: list[str]) -> None:
 
 
 class ToolView:
-    """The loadout the model sees, given the run state (promoted deferred tools become exposed)."""
+    """The loadout the model sees, given the run state: the current assembly, with the deferred
+    tools the run promoted exposed."""
 
-    def __init__(self, loadout: Loadout | None) -> None:
-        self.loadout = loadout
-        self._views: dict[frozenset[str], Loadout] = {}
+    def __init__(self, loadouts: Callable[[], Loadout]) -> None:
+        self.loadouts = loadouts
 
-    def for_state(self, state: Mapping[str, Any]) -> Loadout | None:
-        if self.loadout is None or not self.loadout.deferred:
-            return self.loadout
-        names = promoted_names(state, self.loadout)
+    def for_state(self, state: Mapping[str, Any]) -> Loadout:
+        base = self.loadouts()
+        if not base.deferred:
+            return base
+        names = promoted_names(state, base)
         if not names:
-            return self.loadout
-        view = self._views.get(names)
-        if view is None:
-            view = _with_promoted(self.loadout, names)
-            self._views[names] = view
+            return base
+        view: Loadout = base.cached_render(("tooldeck.promoted", names), lambda: base.with_exposed(names))
         return view
-
-
-def _with_promoted(base: Loadout, names: frozenset[str]) -> Loadout:
-    promoted = tuple(t for t in base.deferred if t.name in names)
-    return Loadout(
-        platform=base.platform,
-        exposed=base.exposed + promoted,
-        deferred=tuple(t for t in base.deferred if t.name not in names),
-        hidden=base.hidden,
-        descriptions=base.descriptions,
-        reasons=base.reasons,
-        diagnostics=base.diagnostics,
-        settings=base.settings,
-    )

@@ -1,4 +1,4 @@
-"""The gates, in the order they apply (spec G). Each is a small named unit.
+"""The gates, in the order they apply. Each is a small named unit.
 
 A gate takes the tools still in the running and returns the ones it keeps plus a `Fate` for
 each one it hides (with its own name and a human reason). Gates are pure: everything they
@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from tooldeck.assembly.loadout import Diagnostic, Fate
+from tooldeck.assembly.loadout import Fate
 from tooldeck.availability_types import Availability
 from tooldeck.config import Config
+from tooldeck.config_load import ALL_TOOLSETS
+from tooldeck.diagnostics import Diagnostic
+from tooldeck.errors import UnknownPlatformError
 from tooldeck.tool import SOURCE_PRIORITY, Tool
 from tooldeck.toolsets import ToolsetIndex
-
-# Tools no skill list can take away: the model needs them to find tools and talk to the user.
-ALWAYS_ALLOWED: frozenset[str] = frozenset({"tool_search", "clarify", "todo", "read_result"})
 
 
 @dataclass(slots=True)
@@ -64,7 +64,7 @@ class DedupGate:
                 t,
                 self.name,
                 f"shadowed by the {w.source} tool of the same name ({w.owner or w.toolset}); "
-                "priority: config > user > builtin > mcp > plugin",
+                "priority: config > user > builtin > mcp > plugin > acp",
             )
             for t in tools
             if (w := winners[t.name]) is not t
@@ -73,23 +73,18 @@ class DedupGate:
 
 
 class ToolsetGate:
-    """Keep the tools of the platform's toolsets (all toolsets when none are configured)."""
+    """Keep the tools of the platform's toolsets (every toolset when the config names none)."""
 
     name = "toolset"
 
     def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
-        selected = gi.config.platform_toolsets.get(gi.platform)
-        if selected is None:
-            if gi.config.platform_toolsets:
-                gi.diagnostics.append(
-                    Diagnostic(
-                        "warning",
-                        f"no entry for platform {gi.platform!r}; all toolsets are selected",
-                        "platform_toolsets",
-                    )
-                )
+        selected = selected_toolsets(gi.config, gi.platform)
+        if selected is None or ALL_TOOLSETS & set(selected):
+            why = (
+                "no platform_toolsets configured" if selected is None else f"platform_toolsets.{gi.platform}"
+            )
             for t in tools:
-                gi.reasons[t.name] = f"toolset {t.toolset} (no platform_toolsets for {gi.platform!r}: all)"
+                gi.reasons[t.name] = f"toolset {t.toolset} ({why}: all toolsets)"
             return list(tools), []
         where = f"platform_toolsets.{gi.platform}"
         res = gi.toolsets.resolve(selected, where=where)
@@ -101,17 +96,40 @@ class ToolsetGate:
                 gi.reasons[t.name] = f"{where}: {path}"
                 kept.append(t)
             else:
-                hidden.append(
-                    _hide(
-                        t,
-                        self.name,
-                        f"toolset {t.toolset!r} is not selected by {where} ({', '.join(selected)})",
-                    )
-                )
-        for name in sorted(set(res.tools) - {t.name for t in tools}):
-            if name not in {t.name for t in tools}:
-                gi.diagnostics.append(Diagnostic("warning", f"toolset lists unknown tool {name!r}", where))
+                why = f"toolset {t.toolset!r} is not selected by {where} ({', '.join(selected)})"
+                hidden.append(_hide(t, self.name, why))
+        names = {t.name for t in tools}
+        for name in sorted(set(res.tools) - names):
+            gi.diagnostics.append(Diagnostic("warning", f"toolset lists unknown tool {name!r}", where))
         return kept, hidden
+
+
+def selected_toolsets(config: Config, platform: str) -> list[str] | None:
+    """The toolsets `platform` selects; None when the config names no platform at all.
+
+    A platform the config does not know is an error ("did you mean"), never a silent fallback
+    to every toolset.
+    """
+    if not config.platform_toolsets:
+        if platform != config.platform:
+            raise UnknownPlatformError(
+                f"unknown platform {platform!r}: the config defines no platform_toolsets, so the only "
+                f"platform is {config.platform!r}",
+                path="platform",
+            )
+        return None
+    selected = config.platform_toolsets.get(platform)
+    if selected is None:
+        import difflib
+
+        known = sorted(config.platform_toolsets)
+        close = difflib.get_close_matches(platform, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise UnknownPlatformError(
+            f"unknown platform {platform!r} (platform_toolsets defines: {', '.join(known)}){hint}",
+            path="platform_toolsets",
+        )
+    return selected
 
 
 class DisabledToolsetsGate:
@@ -210,11 +228,14 @@ class AvailabilityGate:
 
 
 def skills_allowed(config: Config) -> frozenset[str] | None:
-    """The union of active skills' allowed_tools, or None when no active skill restricts tools."""
+    """The union of active skills' allowed_tools, or None when no active skill restricts tools.
+
+    Essential tools (`Tool.essential`) pass the skills gate whatever this says.
+    """
     lists = [s.allowed_tools for s in config.skills if s.active and s.allowed_tools is not None]
     if not lists:
         return None
-    return frozenset(name for names in lists for name in names) | ALWAYS_ALLOWED
+    return frozenset(name for names in lists for name in names)
 
 
 class SkillsGate:
@@ -226,8 +247,8 @@ class SkillsGate:
             return list(tools), []
         active = ", ".join(s.name for s in gi.config.skills if s.active and s.allowed_tools is not None)
         why = f"not in allowed_tools of the active skills ({active})"
-        kept = [t for t in tools if t.name in allowed]
-        return kept, [_hide(t, self.name, why) for t in tools if t.name not in allowed]
+        kept = [t for t in tools if t.name in allowed or t.essential]
+        return kept, [_hide(t, self.name, why) for t in tools if t.name not in allowed and not t.essential]
 
 
 def deferral_rule(tool: Tool, patterns: Sequence[str]) -> str | None:
@@ -253,7 +274,7 @@ class DeferralGate:
             return list(tools), []
         exposed, deferred = [], []
         for t in tools:
-            rule = deferral_rule(t, ts.defer) if t.name != "tool_search" else None
+            rule = deferral_rule(t, ts.defer)
             if rule is None:
                 exposed.append(t)
             else:
@@ -262,7 +283,7 @@ class DeferralGate:
         return exposed, deferred
 
 
-# The order of the spec. Deferral is last and handled by the pipeline (it splits, not hides).
+# The order they apply in. Deferral is last and handled by the pipeline (it splits, not hides).
 SELECTION_GATES: tuple[Gate, ...] = (
     DedupGate(),
     ToolsetGate(),

@@ -1,4 +1,4 @@
-"""The Loadout: what one assembly decided, tool by tool (spec G).
+"""The Loadout: what one assembly decided, tool by tool.
 
 Exposed tools go to the model with their full schema, deferred tools by name only (behind
 tool_search), and every hidden tool carries the gate that hid it and a human reason, so
@@ -12,21 +12,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tooldeck.config import Config
+from tooldeck.diagnostics import Diagnostic
 from tooldeck.tool import Tool
 
 Status = Literal["exposed", "deferred", "hidden"]
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """A problem found while assembling (unknown toolset, include cycle, ...)."""
-
-    level: Literal["info", "warning", "error"]
-    message: str
-    path: str | None = None  # config key path, when there is one
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +44,10 @@ class Loadout:
     descriptions: Mapping[str, str]
     reasons: Mapping[str, str]  # why exposed/deferred tools made it (selection path)
     diagnostics: tuple[Diagnostic, ...] = ()
-    settings: Mapping[str, Any] = field(default_factory=dict)
+    # The config it was assembled under (the executor and agent take their settings from it).
+    config: Config = field(default_factory=Config)
+    # The union of the active skills' allowed tools, or None when no skill restricts tools.
+    skills_allowed: frozenset[str] | None = None
     _renders: dict[Any, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _index: dict[str, Tool] = field(init=False, repr=False)
@@ -73,6 +66,40 @@ class Loadout:
     @property
     def deferred_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.deferred)
+
+    def with_exposed(self, names: frozenset[str]) -> Loadout:
+        """This loadout with the deferred tools in `names` exposed (promoted), sharing its descriptions."""
+        promoted = tuple(t for t in self.deferred if t.name in names)
+        if not promoted:
+            return self
+        return Loadout(
+            platform=self.platform,
+            exposed=self.exposed + promoted,
+            deferred=tuple(t for t in self.deferred if t.name not in names),
+            hidden=self.hidden,
+            descriptions=self.descriptions,
+            reasons=self.reasons,
+            diagnostics=self.diagnostics,
+            config=self.config,
+            skills_allowed=self.skills_allowed,
+        )
+
+    def restricted_to(self, names: frozenset[str], *, why: str, gate: str = "scope") -> Loadout:
+        """This loadout with only the tools in `names` left; the others hidden by `gate` with `why`."""
+        dropped = tuple(
+            Fate(t, "hidden", gate, why) for t in (*self.exposed, *self.deferred) if t.name not in names
+        )
+        return Loadout(
+            platform=self.platform,
+            exposed=tuple(t for t in self.exposed if t.name in names),
+            deferred=tuple(t for t in self.deferred if t.name in names),
+            hidden=self.hidden + dropped,
+            descriptions=self.descriptions,
+            reasons=self.reasons,
+            diagnostics=self.diagnostics,
+            config=self.config,
+            skills_allowed=self.skills_allowed,
+        )
 
     def get(self, name: str) -> Tool | None:
         """The exposed or deferred tool called `name` (what a call may route to)."""

@@ -21,11 +21,12 @@ from tooldeck.assembly.gates import (
     GateInput,
     skills_allowed,
 )
-from tooldeck.assembly.loadout import Diagnostic, Fate, Loadout
+from tooldeck.assembly.loadout import Fate, Loadout
 from tooldeck.assembly.rewrite import render_description
 from tooldeck.availability import AvailabilityChecker, RequirementKey, combine, requirement_keys
 from tooldeck.availability_types import Availability
 from tooldeck.config import Config
+from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ToolsetError
 from tooldeck.registry import Registry
 from tooldeck.tool import DescriptionContext, Tool
@@ -158,15 +159,7 @@ class Assembler:
             hidden.extend(dropped)
         exposed, deferred = DeferralGate().split(current, gi)
         cfg = self.config
-        settings: dict[str, Any] = {
-            "skills_allowed": skills_allowed(cfg),
-            "tool_search_enabled": cfg.tool_search.enabled,
-            "delegation_max_concurrency": cfg.agent.delegation_max_concurrency,
-            "workspace": cfg.sandbox.workspace,
-        }
-        ctx = DescriptionContext(
-            frozenset(t.name for t in exposed), frozenset(t.name for t in deferred), settings
-        )
+        ctx = DescriptionContext(frozenset(t.name for t in exposed), frozenset(t.name for t in deferred), cfg)
         descriptions = {t.name: render_description(t, ctx) for t in (*exposed, *deferred)}
         return Loadout(
             platform=platform,
@@ -176,5 +169,6 @@ class Assembler:
             descriptions=descriptions,
             reasons=gi.reasons,
             diagnostics=sel.diagnostics + tuple(gi.diagnostics),
-            settings=settings,
+            config=cfg,
+            skills_allowed=skills_allowed(cfg),
         )

@@ -1,63 +1,83 @@
-"""`tooldeck call NAME --args JSON [--yes]`: one call through the full execution path (X, K).
+"""`tooldeck call NAME --args JSON [--yes]`: one call through the full execution path.
 
 `--args` goes verbatim to the argument parser, so malformed JSON, an unknown tool or invalid
-arguments come back as an error envelope with exit 1 - just what a model would read - and
-only bad usage of the command itself (no NAME, an unreadable config) exits 2.
+arguments come back as an error envelope with exit 1 - just what a model would read - and only
+bad usage of the command itself (no NAME, an unreadable config) exits 2. `--args -` reads the
+arguments from stdin and `--args @FILE` from a file, for arguments longer than a command line.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import sys
 import time
 from pathlib import Path
 
-import typer
+from tooldeck.cli.common import (
+    add_config,
+    add_json,
+    add_platform,
+    assemble,
+    fail,
+    load_deck,
+    print_json,
+)
+from tooldeck.text import for_terminal
 
-from tooldeck.cli.app import app
-from tooldeck.cli.common import ConfigOption, JsonOption, PlatformOption, assemble, load_deck, print_json
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import Approver, AutoApprover, TerminalApprover
-from tooldeck.execution.settings import ExecutionSettings
-from tooldeck.execution.types import ToolCall
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help="the tool to call, exactly as the model would name it")
+    parser.add_argument(
+        "--args", "-a", default="", help="arguments as JSON, passed verbatim; '-' reads stdin, @FILE a file"
+    )
+    parser.add_argument(
+        "--yes", "-y", action="store_true", help="approve the call up front if it needs approval"
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=None, help="seconds before the call is stopped (default: config)"
+    )
+    add_config(parser)
+    add_platform(parser)
+    add_json(parser)
 
 
-@app.command("call")
-def call_command(
-    name: str = typer.Argument(..., help="The tool to call (exactly as the model would name it)."),
-    args: str = typer.Option("", "--args", "-a", help="Arguments as JSON, passed verbatim (default: {})."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Approve the call up front if it needs approval."),
-    timeout: float | None = typer.Option(
-        None, "--timeout", help="Seconds before the call is stopped (default: config)."
-    ),
-    config: Path | None = ConfigOption,
-    platform: str | None = PlatformOption,
-    as_json: bool = JsonOption,
-) -> None:
-    """Call one tool as a model would, and print its result (exit 1 when it is an error)."""
-    if timeout is not None and not timeout > 0:
-        raise typer.BadParameter("must be > 0 seconds", param_hint="--timeout")
-    deck = load_deck(config)
-    loadout = assemble(deck, platform)
-    # --timeout bounds this call even when the tool sets its own, longer timeout.
-    overrides = {"default_timeout_s": timeout, "timeout_cap_s": timeout} if timeout is not None else {}
-    settings = ExecutionSettings.from_config(deck.config, **overrides)
-    approver: Approver = AutoApprover() if yes else TerminalApprover()
-    home = deck.config.home
-    spill_dir = deck.config.resolve_path(home) / "spill" if home else None
+def read_arguments(raw: str) -> str:
+    if raw == "-":
+        return sys.stdin.read()
+    if raw.startswith("@"):
+        try:
+            return Path(raw[1:]).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            fail(f"cannot read arguments from {raw[1:]}: {getattr(exc, 'strerror', None) or exc}")
+    return raw
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooldeck.execution.executor import Executor
+    from tooldeck.execution.policy import Approver, AutoApprover, TerminalApprover
+    from tooldeck.execution.types import ToolCall
+
+    if args.timeout is not None and not args.timeout > 0:
+        fail("--timeout must be > 0 seconds")
+    arguments = read_arguments(args.args)
+    deck = load_deck(args.config)
+    if args.timeout is not None:
+        # --timeout bounds this call even when the tool sets its own, longer timeout.
+        execution = {"default_timeout_s": args.timeout, "max_timeout_s": args.timeout}
+        deck = deck.with_config(deck.config.with_section("execution", **execution))
+    loadout = assemble(deck, args.platform)
+    approver: Approver = AutoApprover() if args.yes else TerminalApprover()
     # One spill area for every `tooldeck call`, so a cut result can be paged by a later
     # `tooldeck call read_result --args '{"id": ...}'`.
-    executor = Executor(loadout, settings=settings, approver=approver, session_id="cli", spill_dir=spill_dir)
+    executor = Executor(loadout, approver=approver, session_id="cli")
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
-    try:
-        [result] = executor.execute_sync([ToolCall(call_id, name, args)])
-    except KeyboardInterrupt:
-        typer.echo("tooldeck: interrupted; the call was cancelled", err=True)
-        raise typer.Exit(130) from None
-    if as_json:
+    [result] = executor.execute_sync([ToolCall(call_id, args.name, arguments)])
+    if args.as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
         print_json({"ok": result.ok, "content": result.content, "error": error})
     else:
-        typer.echo(result.content)
+        print(for_terminal(result.content))
         if result.error is not None:
-            typer.echo(f"tooldeck: {result.error.type}: {result.error.message}", err=True)
-    raise typer.Exit(0 if result.ok else 1)
+            print(f"tooldeck: {result.error.type}: {for_terminal(result.error.message)}", file=sys.stderr)
+    return 0 if result.ok else 1

@@ -6,25 +6,18 @@ Commands at the prompt: /exit (or /quit, Ctrl-D), /new (a fresh session), /sessi
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
-from tooldeck.cli.app import app
-from tooldeck.cli.common import ConfigOption, PlatformOption
 from tooldeck.cli.run_cmd import (
-    BaseUrlOption,
-    MaxIterOption,
-    ModelOption,
-    ProviderOption,
-    ResumeOption,
-    TranscriptOption,
+    add_agent_options,
     build_agent,
     open_conversation,
     run_async,
     write_transcript,
 )
+from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
     from tooldeck.agent.console import LineReader
@@ -34,53 +27,37 @@ if TYPE_CHECKING:
 HELP = "/exit  leave   /new  start a new session   /session  show the session id   /help  this text"
 
 
-@app.command("chat")
-def chat_command(
-    model: str | None = ModelOption,
-    base_url: str | None = BaseUrlOption,
-    provider: str | None = ProviderOption,
-    resume: str | None = ResumeOption,
-    transcript: Path | None = TranscriptOption,
-    max_iterations: int | None = MaxIterOption,
-    config: Path | None = ConfigOption,
-    platform: str | None = PlatformOption,
-) -> None:
-    """Chat with the agent interactively."""
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_agent_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from tooldeck.agent.console import ChatApprover, LineReader, StepPrinter
+    from tooldeck.cli.run_cmd import check_writable
 
+    check_writable(args.transcript)
     console = Console(highlight=False, soft_wrap=True)
     reader = LineReader(console)
     printer = StepPrinter(console)
-    agent = build_agent(
-        config,
-        platform=platform,
-        model=model,
-        base_url=base_url,
-        provider=provider,
-        max_iterations=max_iterations,
-        events=printer,
-        approver=ChatApprover(reader),
-    )
-    convo = open_conversation(agent, resume)
-    code = run_async(_repl(agent, convo, reader, console, transcript))
-    raise typer.Exit(code)
+    agent = build_agent(args, events=printer, approver=ChatApprover(reader))
+    convo = open_conversation(agent, args.resume)
+    return run_async(_repl(agent, convo, reader, console, args.transcript), session_id=convo.session_id)
 
 
 async def _repl(
     agent: Agent, convo: Conversation, reader: LineReader, console: Any, transcript: Path | None
 ) -> int:
-    from rich.markup import escape
 
     from tooldeck.agent.console import StepPrinter
     from tooldeck.errors import ModelError
 
     console.print(
-        f"[dim]tooldeck chat — model {escape(agent.model.model_name)}, session {convo.session_id}. /help[/]"
+        f"[dim]tooldeck chat — model {_shown(agent.model.model_name)}, session {convo.session_id}. /help[/]"
     )
     if convo.pending:
-        console.print(f"[bold yellow]?[/] {escape(str(convo.pending.get('question', '')))}")
+        console.print(f"[bold yellow]?[/] {_shown(str(convo.pending.get('question', '')))}")
     code = 0
     try:
         while True:
@@ -106,17 +83,25 @@ async def _repl(
             try:
                 result = await agent.run(convo, text)
             except ModelError as exc:
-                console.print(f"[bold red]model error:[/] {escape(str(exc))}")
+                console.print(f"[bold red]model error:[/] {_shown(str(exc))}")
                 code = 1
                 continue
             if result.status == "interrupted":
-                console.print(f"[bold yellow]?[/] {escape(result.text)}")
+                console.print(f"[bold yellow]?[/] {_shown(result.text)}")
                 for choice in (result.interrupt or {}).get("choices") or []:
-                    console.print(f"  - {escape(str(choice))}")
+                    console.print(f"  - {_shown(str(choice))}")
             elif streamer is None or not streamer.streamed_any:
-                console.print(f"[bold]agent>[/] {escape(result.text)}")
+                console.print(f"[bold]agent>[/] {_shown(result.text)}")
     finally:
         if transcript is not None:
             write_transcript(transcript, convo, None, None)
         await agent.aclose()
     return code
+
+
+def _shown(text: str) -> str:
+    """Text for the rich console: control sequences made visible, markup escaped."""
+    from rich.markup import escape
+
+    shown: str = escape(for_terminal(text))
+    return shown

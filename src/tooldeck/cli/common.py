@@ -1,32 +1,48 @@
-"""Helpers shared by the commands: loading the deck, printing, exit codes."""
+"""What the commands share: common options, loading the deck, printing, failing with a code."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
+from tooldeck.cli.main import CliError
 
-from tooldeck.assembly.loadout import Diagnostic, Loadout
-from tooldeck.deck import Deck
-from tooldeck.errors import ConfigError, ToolsetError
+if TYPE_CHECKING:
+    from tooldeck.assembly.loadout import Loadout
+    from tooldeck.deck import Deck
+    from tooldeck.diagnostics import Diagnostic
 
-ConfigOption = typer.Option(None, "--config", "-c", help="Config file (default: ./tooldeck.yaml if present).")
-JsonOption = typer.Option(False, "--json", help="Machine-readable output.")
-PlatformOption = typer.Option(
-    None, "--platform", "-p", help="Platform whose toolsets to use (default: config)."
-)
+DIALECTS = ("openai", "responses", "anthropic", "gemini")
+
+
+def add_config(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", "-c", type=Path, default=None, help="config file (default: ./tooldeck.yaml if present)"
+    )
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", dest="as_json", action="store_true", help="machine-readable output")
+
+
+def add_platform(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--platform", "-p", default=None, help="platform whose toolsets to use (default: config)"
+    )
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    typer.echo(f"tooldeck: {message}", err=True)
-    raise typer.Exit(code)
+    raise CliError(message, code)
 
 
 def load_deck(config: Path | None) -> Deck:
     """Load the config and sources; a bad config exits 2 with the key path."""
+    from tooldeck.deck import Deck
+    from tooldeck.errors import ConfigError
+
     try:
         return Deck.load(config)
     except ConfigError as exc:
@@ -34,9 +50,11 @@ def load_deck(config: Path | None) -> Deck:
 
 
 def assemble(deck: Deck, platform: str | None) -> Loadout:
+    from tooldeck.errors import ConfigError, ToolsetError
+
     try:
         return deck.loadout(platform)
-    except ToolsetError as exc:
+    except (ToolsetError, ConfigError) as exc:
         fail(f"config error: {exc}")
 
 
@@ -45,10 +63,10 @@ def print_json(value: Any) -> None:
 
 
 def warn_diagnostics(diagnostics: list[Diagnostic]) -> None:
-    """Warnings go to stderr in machine mode, so stdout stays parseable and nothing vanishes."""
+    """Warnings go to stderr, so stdout stays parseable in machine mode and nothing vanishes."""
     for d in diagnostics:
         if d.level != "info":
-            typer.echo(f"tooldeck: {d.level}: {d}", err=True)
+            print(f"tooldeck: {d.level}: {d}", file=sys.stderr)
 
 
 def console() -> Any:

@@ -2,84 +2,91 @@
 
 from __future__ import annotations
 
+import argparse
 import difflib
-from pathlib import Path
+import sys
+from typing import TYPE_CHECKING
 
-import typer
-
-from tooldeck.assembly.loadout import Fate
-from tooldeck.cli.app import app
 from tooldeck.cli.common import (
-    ConfigOption,
-    JsonOption,
-    PlatformOption,
-    assemble,
+    DIALECTS,
+    add_config,
+    add_json,
+    add_platform,
     console,
     fail,
     load_deck,
     print_json,
     warn_diagnostics,
 )
-from tooldeck.dialects.cli_views import cost_cell, cost_record, print_strict_refusals, render_costs
+
+if TYPE_CHECKING:
+    from tooldeck.assembly.loadout import Fate
+    from tooldeck.diagnostics import Diagnostic
+    from tooldeck.dialects.report import ToolCost
 
 STATUS_STYLE = {"exposed": "green", "deferred": "yellow", "hidden": "red"}
 
 
-def fate_record(fate: Fate) -> dict[str, object]:
-    t = fate.tool
-    return {
-        "name": t.name,
-        "toolset": t.toolset,
-        "source": t.source,
-        "status": fate.status,
-        "gate": fate.gate,
-        "reason": fate.reason,
-        "owner": t.owner,
-    }
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "names", nargs="*", metavar="NAME", help="only these tools (default: every candidate)"
+    )
+    add_config(parser)
+    add_platform(parser)
+    parser.add_argument(
+        "--dialect", "-d", choices=DIALECTS, default="openai", help="dialect for token shares"
+    )
+    parser.add_argument("--strict", action="store_true", help="say why a tool cannot be OpenAI-strict")
+    add_json(parser)
 
 
-@app.command("explain")
-def explain_command(
-    names: list[str] = typer.Argument(None, help="Only these tools (default: every candidate)."),
-    config: Path | None = ConfigOption,
-    platform: str | None = PlatformOption,
-    as_json: bool = JsonOption,
-    dialect: str = typer.Option(
-        "openai", "--dialect", "-d", help="Dialect for token shares and strict mode."
-    ),
-    strict: bool = typer.Option(False, "--strict", help="Say why a tool cannot be OpenAI-strict."),
-) -> None:
-    """Explain, tool by tool and gate by gate, why each candidate is exposed, deferred or hidden."""
-    deck = load_deck(config)
-    loadout = assemble(deck, platform)
-    fates = loadout.fates()
-    if names:
+def run(args: argparse.Namespace) -> int:
+    from tooldeck.cli.views import cost_record, render_costs
+    from tooldeck.deck import Explanation
+    from tooldeck.errors import ConfigError, ToolsetError
+
+    deck = load_deck(args.config)
+    try:
+        everything = deck.explain(platform=args.platform)
+    except (ConfigError, ToolsetError) as exc:
+        fail(f"config error: {exc}")
+    fates = list(everything.fates)
+    if args.names:
         known = {f.name for f in fates}
-        missing = [n for n in names if n not in known]
-        for n in missing:
-            close = difflib.get_close_matches(n, sorted(known), n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            typer.echo(f"tooldeck: no candidate tool named {n!r}{hint}", err=True)
-        fates = [f for f in fates if f.name in set(names)]
+        for n in args.names:
+            if n not in known:
+                close = difflib.get_close_matches(n, sorted(known), n=3)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                print(f"tooldeck: no candidate tool named {n!r}{hint}", file=sys.stderr)
+        fates = [f for f in fates if f.name in set(args.names)]
         if not fates:
             fail("none of the named tools is a candidate", 1)
-    diagnostics = deck.diagnostics(loadout)
-    costs = render_costs(
-        loadout, dialect, strict or deck.config.dialects.openai.strict, deck.config.model.name
-    )
-    if as_json:
+    loadout = deck.loadout(args.platform)
+    strict = args.strict or deck.config.dialects.openai.strict
+    costs = render_costs(loadout, args.dialect, strict, deck.config.model.name)
+    diagnostics = list(everything.diagnostics)
+    if args.as_json:
         warn_diagnostics(diagnostics)
-        print_json(
-            [
-                fate_record(f) | cost_record(costs.get(f.name) if f.status == "exposed" else None)
-                for f in fates
-            ]
-        )
-        return
+        records = Explanation(everything.platform, tuple(fates), everything.diagnostics).to_json()
+        for record, f in zip(records, fates, strict=True):
+            record["owner"] = f.tool.owner
+            record.update(cost_record(costs.get(f.name) if f.status == "exposed" else None))
+        print_json(records)
+        return 0
+    _table(fates, costs, loadout.platform, args.dialect, diagnostics)
+    return 0
+
+
+def _table(
+    fates: list[Fate], costs: dict[str, ToolCost], platform: str, dialect: str, diagnostics: list[Diagnostic]
+) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
+    from tooldeck.cli.views import cost_cell, print_strict_refusals
+
     con = console()
-    table = Table(title=f"Why each tool is (not) visible — platform {loadout.platform}")
+    table = Table(title=f"Why each tool is (not) visible — platform {escape(platform)}")
     for col in ("name", "toolset", "source", "status", "gate"):
         table.add_column(col, no_wrap=col in ("name", "status"))
     table.add_column("reason", overflow="fold", min_width=30, ratio=1)
@@ -87,12 +94,12 @@ def explain_command(
     for f in fates:
         style = STATUS_STYLE[f.status]
         table.add_row(
-            f.name,
-            f.tool.toolset,
+            escape(f.name),
+            escape(f.tool.toolset),
             f.tool.source,
             f"[{style}]{f.status}[/]",
             f.gate or "",
-            f.reason or "",
+            escape(f.reason or ""),
             cost_cell(costs.get(f.name) if f.status == "exposed" else None),
         )
     con.print(table)

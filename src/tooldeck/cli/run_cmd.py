@@ -1,12 +1,14 @@
-"""`tooldeck run PROMPT`: one agent turn; prints the final answer (spec C).
+"""`tooldeck run PROMPT`: one agent turn; prints the final answer.
 
-Exit codes: 0 the turn ended (answer, summary after the iteration budget, or a clarify question
-waiting for `--resume`), 1 the model call failed, 2 bad usage or config (including no model
-endpoint configured).
+Exit codes: 0 the turn ended with an answer (or a clarify question waiting for `--resume`);
+1 the turn ended without one (the model call failed, the iteration budget ran out, the reply was
+empty); 2 bad usage or config (including no model endpoint configured); 130 interrupted (the
+session id is printed, and the session can be resumed).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
@@ -14,12 +16,10 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
+from tooldeck.cli.common import add_config, add_json, add_platform, fail, load_deck, print_json
+from tooldeck.cli.main import CliError
+from tooldeck.text import for_terminal
 
-from tooldeck.cli.app import app
-from tooldeck.cli.common import ConfigOption, JsonOption, PlatformOption, fail, load_deck, print_json
-
-# The agent machinery is imported when a command runs, not when the CLI starts.
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink
     from tooldeck.agent.loop import Conversation, TurnResult
@@ -28,56 +28,65 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-ModelOption = typer.Option(None, "--model", "-m", help="Model name (default: config model.name).")
-BaseUrlOption = typer.Option(
-    None,
-    "--base-url",
-    help="What the provider's SDK takes as base URL: OpenAI-compatible ends in /v1; Anthropic is the host root.",
-)
-ProviderOption = typer.Option(None, "--provider", help="openai | responses | anthropic (default: config).")
-ResumeOption = typer.Option(None, "--resume", help="Continue a stored session (id or unique prefix).")
-TranscriptOption = typer.Option(None, "--transcript", help="Write the session's messages to this JSON file.")
-MaxIterOption = typer.Option(None, "--max-iterations", min=1, help="Tool iterations per turn (default 90).")
-YesOption = typer.Option(
-    False,
-    "--yes",
-    "-y",
-    help="Approve tools that need approval (else asked on a terminal, refused without one).",
-)
+
+def add_agent_options(parser: argparse.ArgumentParser) -> None:
+    """The options `run`, `chat` and `batch` share: the model, the session, the budget."""
+    parser.add_argument("--model", "-m", default=None, help="model name (default: config model.name)")
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        help="what the provider's SDK takes as base URL: OpenAI-compatible ends in /v1; Anthropic is the host root",
+    )
+    parser.add_argument("--provider", choices=("openai", "responses", "anthropic"), default=None)
+    parser.add_argument("--resume", default=None, help="continue a stored session (id or unique prefix)")
+    parser.add_argument(
+        "--transcript", type=Path, default=None, help="write the session's messages to this JSON file"
+    )
+    parser.add_argument(
+        "--max-iterations", type=int, default=None, help="tool iterations per turn (default 90)"
+    )
+    add_config(parser)
+    add_platform(parser)
 
 
-def build_agent(
-    config: Path | None,
-    *,
-    platform: str | None,
-    model: str | None,
-    base_url: str | None,
-    provider: str | None,
-    max_iterations: int | None,
-    events: EventSink | None,
-    approver: Approver | None,
-) -> Agent:
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "prompt",
+        nargs="?",
+        default=None,
+        help="the user's message ('-' reads stdin; with --resume: the answer)",
+    )
+    add_agent_options(parser)
+    parser.add_argument("--yes", "-y", action="store_true", help="approve tools that need approval")
+    parser.add_argument("--verbose", "-v", action="store_true", help="show each step on stderr")
+    add_json(parser)
+
+
+def build_agent(args: argparse.Namespace, *, events: EventSink | None, approver: Approver | None) -> Agent:
     """The agent for a command; config problems and a missing model endpoint exit 2."""
     from tooldeck.agent.models.factory import make_model, resolve_model_settings
-    from tooldeck.agent.runtime import Agent
     from tooldeck.errors import ConfigError, SessionError, ToolsetError
 
-    deck = load_deck(config)
+    if args.max_iterations is not None and args.max_iterations < 1:
+        fail("--max-iterations must be >= 1")
+    deck = load_deck(args.config)
     try:
+        deck.loadout(
+            args.platform
+        )  # an unknown platform or a strict-mode problem: say so before anything runs
         settings = resolve_model_settings(
             deck.config.model,
-            model=model,
-            base_url=base_url,
-            provider=provider,
+            model=args.model,
+            base_url=args.base_url,
+            provider=args.provider,
             strict_tools=deck.config.dialects.openai.strict,
         )
-        return Agent.from_deck(
-            deck,
+        return deck.agent(
             make_model(settings),
-            platform=platform,
+            platform=args.platform,
             events=events,
             approver=approver,
-            max_iterations=max_iterations,
+            max_iterations=args.max_iterations,
         )
     except (ConfigError, ToolsetError, SessionError) as exc:
         fail(str(exc) if isinstance(exc, ConfigError) else f"config error: {exc}")
@@ -94,6 +103,22 @@ def open_conversation(agent: Agent, resume: str | None) -> Conversation:
         fail(str(exc))
 
 
+def check_writable(path: Path | None) -> None:
+    """Fail before any model call when the transcript could not be written."""
+    if path is None:
+        return
+    if path.is_dir():
+        fail(f"--transcript {path} is a folder; give a file path")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        fail(f"--transcript {path}: folder {parent} does not exist")
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        fail(f"cannot write transcript {path}: {exc.strerror or exc}")
+
+
 def write_transcript(path: Path, convo: Conversation, result: TurnResult | None, error: str | None) -> None:
     data: dict[str, Any] = {
         "session_id": convo.session_id,
@@ -105,7 +130,8 @@ def write_transcript(path: Path, convo: Conversation, result: TurnResult | None,
     if error is not None:
         data["error"] = error
     try:
-        path.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
+        text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+        path.write_text(text.encode("utf-8", "replace").decode("utf-8"), encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write transcript {path}: {exc.strerror or exc}", 1)
 
@@ -123,58 +149,39 @@ def result_json(result: TurnResult, convo: Conversation) -> dict[str, Any]:
     }
 
 
-def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Run the command's coroutine; Ctrl-C ends it quietly with exit code 130."""
+def run_async(coro: Coroutine[Any, Any, T], *, session_id: str | None = None) -> T:
+    """Run the command's coroutine; Ctrl-C ends it with exit code 130 and the session to resume."""
     try:
         return asyncio.run(coro)
     except KeyboardInterrupt:
-        typer.echo("tooldeck: interrupted", err=True)
-        raise typer.Exit(130) from None
+        where = f"; resume with: tooldeck run --resume {session_id}" if session_id else ""
+        raise CliError(f"interrupted{where}", 130) from None
 
 
-@app.command("run")
-def run_command(
-    prompt: str | None = typer.Argument(
-        None, help="The user's message ('-' reads stdin; with --resume: the next message or the answer)."
-    ),
-    model: str | None = ModelOption,
-    base_url: str | None = BaseUrlOption,
-    provider: str | None = ProviderOption,
-    resume: str | None = ResumeOption,
-    transcript: Path | None = TranscriptOption,
-    max_iterations: int | None = MaxIterOption,
-    yes: bool = YesOption,
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Show each step on stderr."),
-    config: Path | None = ConfigOption,
-    platform: str | None = PlatformOption,
-    as_json: bool = JsonOption,
-) -> None:
-    """Run one agent turn and print the final answer."""
+def read_prompt(prompt: str | None) -> str | None:
+    if prompt != "-":
+        return prompt
+    text = sys.stdin.read().strip()
+    if not text:
+        fail("PROMPT '-' read an empty message from stdin")
+    return text
+
+
+def run(args: argparse.Namespace) -> int:
     from tooldeck.execution.policy import AutoApprover, TerminalApprover
 
-    if prompt is None and resume is None:
+    if args.prompt is None and args.resume is None:
         fail("missing PROMPT (the user's message; '-' reads it from stdin)")
-    if prompt == "-":
-        prompt = sys.stdin.read().strip()
-        if not prompt:
-            fail("PROMPT '-' read an empty message from stdin")
+    prompt = read_prompt(args.prompt)
+    check_writable(args.transcript)
     events = None
-    if verbose:
+    if args.verbose:
         from tooldeck.agent.console import StepPrinter, stderr_console
 
         events = StepPrinter(stderr_console(), stream_text=False)
-    agent = build_agent(
-        config,
-        platform=platform,
-        model=model,
-        base_url=base_url,
-        provider=provider,
-        max_iterations=max_iterations,
-        events=events,
-        # On a terminal the user is asked; without one the answer is no (fail closed).
-        approver=AutoApprover() if yes else TerminalApprover(),
-    )
-    convo = open_conversation(agent, resume)
+    # On a terminal the user is asked; without one the answer is no (fail closed).
+    agent = build_agent(args, events=events, approver=AutoApprover() if args.yes else TerminalApprover())
+    convo = open_conversation(agent, args.resume)
     unfinished = bool(convo.messages) and convo.messages[-1].role in ("user", "tool") and not convo.pending
     if prompt is None and not unfinished:
         # Without a new message only an unfinished turn (a model error, a crash) can be continued.
@@ -182,12 +189,12 @@ def run_command(
             f" is waiting for an answer to: {convo.pending.get('question')}" if convo.pending else " ended"
         )
         fail(f"session {convo.session_id}{waiting}; pass the next message as PROMPT")
-    result, error = run_async(_turn(agent, convo, prompt))
-    if transcript is not None:
-        write_transcript(transcript, convo, result, error)
+    result, error = run_async(_turn(agent, convo, prompt), session_id=convo.session_id)
+    if args.transcript is not None:
+        write_transcript(args.transcript, convo, result, error)
     if result is None:
         fail(f"model error: {error} (session {convo.session_id})", 1)
-    _report(result, convo, as_json)
+    return _report(result, convo, args.as_json)
 
 
 async def _turn(
@@ -203,19 +210,23 @@ async def _turn(
         await agent.aclose()
 
 
-def _report(result: TurnResult, convo: Conversation, as_json: bool) -> None:
+def _report(result: TurnResult, convo: Conversation, as_json: bool) -> int:
+    answered = result.status == "interrupted" or (result.status == "done" and result.text.strip())
     if as_json:
         print_json(result_json(result, convo))
-        return
-    typer.echo(result.text)
+    elif result.text:
+        print(for_terminal(result.text))
     if result.status == "interrupted":
         choices = (result.interrupt or {}).get("choices")
-        if choices:
-            typer.echo("choices: " + " | ".join(str(c) for c in choices))
-        typer.echo(
+        if choices and not as_json:
+            print("choices: " + " | ".join(for_terminal(str(c)) for c in choices))
+        print(
             f'tooldeck: the agent is waiting for your answer: tooldeck run --resume {result.session_id} "ANSWER"',
-            err=True,
+            file=sys.stderr,
         )
     elif result.status == "budget_exhausted":
-        typer.echo(f"tooldeck: the iteration budget ran out after {result.iterations} iterations", err=True)
-    typer.echo(f"tooldeck: session {result.session_id}", err=True)
+        print(f"tooldeck: the iteration budget ran out after {result.iterations} iterations", file=sys.stderr)
+    elif not answered:
+        print("tooldeck: the model ended the turn without an answer (an empty reply)", file=sys.stderr)
+    print(f"tooldeck: session {result.session_id}", file=sys.stderr)
+    return 0 if answered else 1

@@ -1,29 +1,56 @@
-"""`tooldeck sessions list|show ID`: the stored sessions (spec L4, C)."""
+"""`tooldeck sessions list|show ID|search QUERY`: the stored sessions."""
 
 from __future__ import annotations
 
+import argparse
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import typer
-
-from tooldeck.cli.app import app
-from tooldeck.cli.common import ConfigOption, JsonOption, console, fail, load_deck, print_json
+from tooldeck.cli.common import add_config, add_json, console, fail, print_json
+from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
     from tooldeck.agent.sessions import SessionStore
 
-sessions_app = typer.Typer(help="Stored agent sessions: list them, show one.", no_args_is_help=True)
-app.add_typer(sessions_app, name="sessions")
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    p = sub.add_parser("list", help="stored sessions, most recently active first")
+    p.add_argument("--limit", "-n", type=int, default=50, help="how many, newest first")
+    p.add_argument("--all", dest="all_", action="store_true", help="include sub-agent sessions")
+    p = sub.add_parser("show", help="one session: its messages, state and any pending question")
+    p.add_argument("session_id", metavar="ID", help="session id (or a unique prefix)")
+    p = sub.add_parser("search", help="full-text search over the messages of stored sessions")
+    p.add_argument("query", metavar="QUERY", help="words to find (any may match; best first)")
+    p.add_argument("--limit", "-n", type=int, default=10)
+    for p in sub.choices.values():
+        add_config(p)
+        add_json(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    if getattr(args, "limit", 1) < 1:
+        fail("--limit must be >= 1")
+    if args.action == "list":
+        list_command(args.limit, args.all_, args.config, args.as_json)
+    elif args.action == "show":
+        show_command(args.session_id, args.config, args.as_json)
+    else:
+        search_command(args.query, min(args.limit, 50), args.config, args.as_json)
+    return 0
 
 
 def open_store(config: Path | None) -> SessionStore:
-    from tooldeck.agent.services import tooldeck_home
     from tooldeck.agent.sessions import SessionStore
-    from tooldeck.errors import SessionError
+    from tooldeck.config_load import load_config
+    from tooldeck.errors import ConfigError, SessionError
+    from tooldeck.home import tooldeck_home
 
-    cfg = load_deck(config).config
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        fail(f"config error: {exc}")
     db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else None
     path = db or tooldeck_home(cfg.home, base_dir=cfg.base_dir) / "state.db"
     try:
@@ -36,14 +63,7 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ts))
 
 
-@sessions_app.command("list")
-def list_command(
-    limit: int = typer.Option(50, "--limit", "-n", min=1, help="How many, newest first."),
-    all_: bool = typer.Option(False, "--all", help="Include sub-agent sessions."),
-    config: Path | None = ConfigOption,
-    as_json: bool = JsonOption,
-) -> None:
-    """Stored sessions, most recently active first."""
+def list_command(limit: int, all_: bool, config: Path | None, as_json: bool) -> None:
     with open_store(config) as store:
         rows = store.list_sessions(limit=limit, include_children=all_)
     if as_json:
@@ -73,13 +93,7 @@ def list_command(
     console().print(table)
 
 
-@sessions_app.command("show")
-def show_command(
-    session_id: str = typer.Argument(..., help="Session id (or a unique prefix)."),
-    config: Path | None = ConfigOption,
-    as_json: bool = JsonOption,
-) -> None:
-    """One session: its messages, state and any pending question."""
+def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
     from tooldeck.errors import SessionError
 
     with open_store(config) as store:
@@ -104,30 +118,22 @@ def show_command(
             }
         )
         return
-    from rich.markup import escape
 
     con = console()
     con.print(f"[bold]session {s.id}[/] — {s.status}, model {s.model}, updated {_when(s.updated_at)} UTC")
     for m in s.messages:
         if m.role == "tool":
             style = "red" if m.is_error else "dim"
-            con.print(f"[{style}]tool {escape(m.name or '')} ({m.tool_call_id}):[/] {escape(m.content)}")
+            con.print(f"[{style}]tool {_shown(m.name or '')} ({m.tool_call_id}):[/] {_shown(m.content)}")
             continue
-        con.print(f"[bold]{m.role}:[/] {escape(m.content)}")
+        con.print(f"[bold]{m.role}:[/] {_shown(m.content)}")
         for c in m.tool_calls:
-            con.print(f"  [cyan]→ {escape(c.name)}[/] {escape(str(c.arguments))} ({c.id})")
+            con.print(f"  [cyan]→ {_shown(c.name)}[/] {_shown(str(c.arguments))} ({c.id})")
     if s.interrupt:
-        con.print(f"[yellow]waiting for an answer to:[/] {escape(str(s.interrupt.get('question', '')))}")
+        con.print(f"[yellow]waiting for an answer to:[/] {_shown(str(s.interrupt.get('question', '')))}")
 
 
-@sessions_app.command("search")
-def search_command(
-    query: str = typer.Argument(..., help="Words to find in past messages (any may match; best first)."),
-    limit: int = typer.Option(10, "--limit", "-n", min=1, max=50),
-    config: Path | None = ConfigOption,
-    as_json: bool = JsonOption,
-) -> None:
-    """Full-text search over the messages of stored sessions (what the session_search tool sees)."""
+def search_command(query: str, limit: int, config: Path | None, as_json: bool) -> None:
     with open_store(config) as store:
         hits = store.search(query, limit=limit)
     if as_json:
@@ -144,10 +150,17 @@ def search_command(
             ]
         )
         return
-    from rich.markup import escape
 
     con = console()
     if not hits:
-        con.print(f"no past messages match {escape(query)!r}")
+        con.print(f"no past messages match {_shown(query)!r}")
     for h in hits:
-        con.print(f"[bold]{h.session_id}[/] ({h.role}, {_when(h.created_at)}): {escape(h.snippet)}")
+        con.print(f"[bold]{h.session_id}[/] ({h.role}, {_when(h.created_at)}): {_shown(h.snippet)}")
+
+
+def _shown(text: str) -> str:
+    """Text for the rich console: control sequences made visible, markup escaped."""
+    from rich.markup import escape
+
+    shown: str = escape(for_terminal(text))
+    return shown

@@ -2,71 +2,74 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import argparse
 
-import typer
-
-from tooldeck.cli.app import app
 from tooldeck.cli.common import (
-    ConfigOption,
-    JsonOption,
-    PlatformOption,
+    DIALECTS,
+    add_config,
+    add_json,
+    add_platform,
     assemble,
     console,
     load_deck,
     print_json,
     warn_diagnostics,
 )
-from tooldeck.dialects import render_loadout
-from tooldeck.dialects.cli_views import print_token_table
-
-DIALECTS = ("openai", "responses", "anthropic", "gemini")
 
 
-@app.command("tools")
-def tools_command(
-    config: Path | None = ConfigOption,
-    platform: str | None = PlatformOption,
-    dialect: str = typer.Option("openai", "--dialect", "-d", help="openai | responses | anthropic | gemini"),
-    as_json: bool = JsonOption,
-    strict: bool = typer.Option(
-        False, "--strict", help="OpenAI strict mode (or config dialects.openai.strict)."
-    ),
-    tokens: bool = typer.Option(False, "--tokens", help="Token cost of the exposed tools in each dialect."),
-) -> None:
-    """Show the tools the model would be sent, in a provider's dialect."""
-    if dialect not in DIALECTS:
-        raise typer.BadParameter(f"must be one of {', '.join(DIALECTS)}", param_hint="--dialect")
-    deck = load_deck(config)
-    loadout = assemble(deck, platform)
-    strict = strict or deck.config.dialects.openai.strict
-    if tokens:
-        print_token_table(loadout, strict=strict, profile=deck.config.model.name, as_json=as_json)
-        return
-    rendered = render_loadout(loadout, dialect, strict=strict, profile=deck.config.model.name)
-    if as_json:
-        warn_diagnostics(deck.diagnostics(loadout))
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_config(parser)
+    add_platform(parser)
+    parser.add_argument("--dialect", "-d", choices=DIALECTS, default="openai", help="provider dialect")
+    parser.add_argument(
+        "--strict", action="store_true", help="OpenAI strict mode (or config dialects.openai.strict)"
+    )
+    parser.add_argument(
+        "--tokens", action="store_true", help="token cost of the exposed tools in each dialect"
+    )
+    add_json(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooldeck.dialects import render_loadout
+
+    deck = load_deck(args.config)
+    loadout = assemble(deck, args.platform)
+    strict = args.strict or deck.config.dialects.openai.strict
+    if args.tokens:
+        from tooldeck.cli.views import print_token_table
+
+        print_token_table(loadout, strict=strict, profile=deck.config.model.name, as_json=args.as_json)
+        return 0
+    rendered = render_loadout(loadout, args.dialect, strict=strict, profile=deck.config.model.name)
+    warn_diagnostics(deck.diagnostics(loadout))
+    if args.as_json:
         print_json(rendered)
-        return
+        return 0
+    from rich.markup import escape
     from rich.table import Table
 
     con = console()
-    table = Table(title=f"Exposed tools — platform {loadout.platform}, dialect {dialect}")
+    table = Table(title=f"Exposed tools — platform {loadout.platform}, dialect {args.dialect}")
     table.add_column("name", style="bold")
     table.add_column("toolset")
     table.add_column("parameters")
     table.add_column("description", overflow="fold")
     for t in loadout.exposed:
         params = ", ".join(t.parameters.get("properties", {})) or "—"
-        summary = loadout.description(t.name).splitlines()[0] if loadout.description(t.name) else ""
-        table.add_row(t.name, t.toolset, params, summary)
+        text = loadout.description(t.name)
+        table.add_row(
+            escape(t.name), escape(t.toolset), escape(params), escape(text.splitlines()[0] if text else "")
+        )
     con.print(table)
     if loadout.deferred:
         con.print(
-            f"Deferred behind tool_search ({len(loadout.deferred)}): {', '.join(loadout.deferred_names)}"
+            f"Deferred behind tool_search ({len(loadout.deferred)}): {', '.join(loadout.deferred_names)}",
+            markup=False,
         )
-    hidden = len(loadout.hidden)
     con.print(
-        f"{len(loadout.exposed)} exposed, {len(loadout.deferred)} deferred, {hidden} hidden "
-        "(run `tooldeck explain` for why)."
+        f"{len(loadout.exposed)} exposed, {len(loadout.deferred)} deferred, {len(loadout.hidden)} hidden "
+        "(run `tooldeck explain` for why).",
+        markup=False,
     )
+    return 0

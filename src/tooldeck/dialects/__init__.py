@@ -1,4 +1,4 @@
-"""Provider dialects: render a loadout's exposed tools as a provider expects them (spec P).
+"""Provider dialects: render a loadout's exposed tools as a provider expects them.
 
     render_loadout(loadout, "anthropic")          -> the `tools` array of a request
     render_report(loadout, "openai", strict=True) -> per tool: payload, notes, strict reason
@@ -7,8 +7,8 @@
 Four dialects (`openai` Chat Completions, `responses`, `anthropic`, `gemini`), each a
 `Dialect` subclass over one schema walker; provider quirks are sanitizers chosen by a model
 profile (`profile_for_model("kimi-k2")`). Renders are cached on the loadout under a key of
-everything they depend on (dialect, strict, profile); the returned lists are shared: do not
-mutate them.
+everything they depend on (dialect, strict, profile); `render_loadout` returns a new list of
+read-only tool objects each time.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.dialects.anthropic import AnthropicDialect
 from tooldeck.dialects.base import Dialect, RenderedTool
+from tooldeck.dialects.frozen import freeze
 from tooldeck.dialects.gemini import GeminiDialect
 from tooldeck.dialects.normalize import NormalizedSchema, normalize_parameters
 from tooldeck.dialects.openai_chat import OpenAIChatDialect
@@ -117,8 +118,11 @@ def render_loadout(
     # The loadout's cache lock is not re-entrant: render the report first, then cache the list.
     report = render_report(loadout, dialect, strict=strict, profile=profile)
     key = ("dialect", dialect, strict, profile.key if isinstance(profile, ModelProfile) else profile)
-    result: list[dict[str, Any]] = loadout.cached_render(key, lambda: [r.payload for r in report])
-    return result
+    shared: tuple[dict[str, Any], ...] = loadout.cached_render(
+        key, lambda: tuple(freeze(r.payload) for r in report)
+    )
+    # A new list each time (a caller may add its own tools to it); the tools in it are read-only.
+    return list(shared)
 
 
 def token_costs(

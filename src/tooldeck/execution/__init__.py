@@ -1,4 +1,4 @@
-"""Executing tool calls (spec X): parse, validate, police, run and shape every call.
+"""Executing tool calls: parse, validate, police, run and shape every call.
 
 The entry point is `Executor` (`tooldeck.execution.executor`); the records it exchanges with the
 agent loop are in `tooldeck.execution.types`.
@@ -24,11 +24,11 @@ if TYPE_CHECKING:
         ChainPolicy,
         Decision,
         DenyApprover,
+        Grants,
         Policy,
         TerminalApprover,
     )
     from tooldeck.execution.runner import CancelToken
-    from tooldeck.execution.settings import ExecutionSettings
     from tooldeck.execution.types import (
         ErrorEnvelope,
         ToolCall,
@@ -54,7 +54,7 @@ _LAZY: dict[str, str] = {
     "DenyApprover": "tooldeck.execution.policy",
     "EventSink": "tooldeck.execution.events",
     "ExecutionEvent": "tooldeck.execution.events",
-    "ExecutionSettings": "tooldeck.execution.settings",
+    "Grants": "tooldeck.execution.policy",
     "Executor": "tooldeck.execution.executor",
     "LoggingSink": "tooldeck.execution.events",
     "Policy": "tooldeck.execution.policy",
@@ -94,8 +94,8 @@ __all__ = [
     "ErrorEnvelope",
     "EventSink",
     "ExecutionEvent",
-    "ExecutionSettings",
     "Executor",
+    "Grants",
     "LoggingSink",
     "Policy",
     "TerminalApprover",

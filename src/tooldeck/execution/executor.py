@@ -1,4 +1,4 @@
-"""The Executor: from the model's tool calls to the results it reads (spec X1-X6).
+"""The Executor: from the model's tool calls to the results it reads.
 
     calls --prepare--> ValidatedCall --gate--> run (async / daemon thread, deadline) --shape--> ToolResult
 
@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import threading
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -27,16 +26,18 @@ from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import ToolIndex, prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import CallGate
-from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Policy
+from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, run_sync
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
-from tooldeck.execution.settings import ExecutionSettings
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
+from tooldeck.home import tooldeck_home
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
-__all__ = ["CancelToken", "ExecutionSettings", "Executor"]
+__all__ = ["CancelToken", "Executor"]
+
+Promoted = Callable[[], Collection[str]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,41 +68,52 @@ class _TimedOut(Exception):
 
 
 class Executor:
-    """Runs tool calls against one loadout. Cheap to build; build one per loadout."""
+    """Runs tool calls against one loadout, under the config it was assembled with.
+
+    Cheap to build: the agent builds one per batch over the current loadout. Approval grants
+    outlive it in a `Grants` object handed in by whoever owns the session.
+    """
 
     def __init__(
         self,
         loadout: Loadout,
         *,
-        settings: ExecutionSettings | None = None,
         policy: Policy | None = None,
         approver: Approver | None = None,
         events: EventSink | None = None,
-        workspace: Path | None = None,
         session_id: str | None = None,
         spill_dir: Path | None = None,
-        extra: Mapping[str, Any] | None = None,
+        promoted: Promoted | None = None,
+        grants: Grants | None = None,
+        services: Mapping[type, object] | None = None,
     ) -> None:
+        config = loadout.config
         self.loadout = loadout
-        self.settings = settings or ExecutionSettings()
+        self.limits = config.execution
         self.events = events
-        self.workspace = Workspace.of(workspace if workspace is not None else self.settings.workspace)
+        self.workspace = Workspace.of(config.workspace)
         self.session_id = session_id
-        self.spill = SpillStore(_spill_root(spill_dir, session_id))
-        self.extra = dict(extra or {})
-        normalise = self.settings.normalize_names
-        # Built once per loadout (the agent makes an executor per turn over the same loadout).
+        home = tooldeck_home(config.home, base_dir=config.base_dir)
+        self.spill = SpillStore(_spill_root(spill_dir or home / "spill", session_id))
+        self.services: dict[type, object] = {
+            **(services or {}),
+            Workspace: self.workspace,
+            SpillStore: self.spill,
+            type(self.limits): self.limits,
+        }
+        normalise = self.limits.normalize_names
+        # Built once per loadout (the agent makes an executor per batch over the same loadout).
         self._index: ToolIndex = loadout.cached_render(
             ("tooldeck.execution.ToolIndex", normalise), lambda: _index(loadout, normalise)
         )
-        skills = self.settings.skills_allowed
         self.gate = CallGate(
-            settings=self.settings,
             deferred=frozenset(loadout.deferred_names),
-            skills_allowed=skills if skills is not None else loadout.settings.get("skills_allowed"),
-            policy=policy or ApprovalFlagPolicy(self.settings.approval_mode),
+            promoted=promoted or frozenset,
+            skills_allowed=loadout.skills_allowed,
+            policy=policy or ApprovalFlagPolicy(config.approvals.mode),
             custom_policy=policy is not None,
             approver=approver,
+            grants=grants if grants is not None else Grants(),
             emit=self._emit,
         )
         self._plans: dict[str, _Plan] = {}
@@ -200,7 +212,7 @@ class Executor:
 
     async def _run_batch(self, calls: Sequence[ToolCall], batch: Batch) -> list[ToolResult]:
         plan = BatchPlan()
-        semaphore = asyncio.Semaphore(self.settings.max_concurrency)
+        semaphore = asyncio.Semaphore(self.limits.max_concurrency)
         slots: list[asyncio.Future[ToolResult]] = []
         for call in calls:
             started = time.perf_counter()
@@ -241,19 +253,13 @@ class Executor:
             )
 
     def _resource_keys(self, prepared: ValidatedCall) -> list[tuple[str, ResourceMode]]:
-        meta = prepared.tool.meta
-        if not meta:
+        resource = prepared.tool.resource
+        if resource is None:
             return []
-        mode: ResourceMode = "read" if meta.get("resource_mode") == "read" else "write"
-        arg = meta.get("resource_arg")
-        if isinstance(arg, str):
-            value = prepared.arguments.get(arg)
-            return [(f"path:{self.workspace.key(value)}", mode)] if isinstance(value, str) else []
-        keyer = meta.get("resource_key")
-        if callable(keyer):
-            key = keyer(prepared.arguments)
-            return [(str(key), mode)] if key is not None else []
-        return []
+        if resource.key is not None:
+            return [(resource.key, resource.mode)]
+        value = prepared.arguments.get(resource.arg or "")
+        return [(f"path:{self.workspace.key(value)}", resource.mode)] if isinstance(value, str) else []
 
     # -- one call --------------------------------------------------------------------------
 
@@ -274,11 +280,8 @@ class Executor:
         if plan is None:
             plan = _Plan(
                 is_async=tool.is_async,
-                timeout=self.settings.timeout_for(tool.timeout),
-                # read_result pages are sized by the tool itself (at most max_result_chars); never cut again.
-                limit=sys.maxsize
-                if tool.name == "read_result"
-                else tool.max_result_chars or self.settings.max_result_chars,
+                timeout=self.limits.timeout_for(tool.timeout),
+                limit=tool.max_result_chars or self.limits.max_result_chars,
                 direct=tool.call_style == "kwargs"
                 and tool.arg_model is not None
                 and tool.handler is not None,
@@ -388,12 +391,6 @@ class Executor:
         return tool.call(vc.arguments, context)
 
     def _context(self, vc: ValidatedCall, batch: Batch, cancel_event: threading.Event | None) -> ToolContext:
-        extra = {
-            **self.extra,
-            "spill": self.spill,
-            "workspace": self.workspace,
-            "max_result_chars": self.settings.max_result_chars,
-        }
         return ToolContext(
             call_id=vc.id,
             tool_name=vc.name,
@@ -401,7 +398,7 @@ class Executor:
             session_id=self.session_id,
             state=batch.state,
             cancelled=cancel_event or threading.Event(),
-            extra=extra,
+            services=self.services,
         )
 
     # -- results and events ----------------------------------------------------------------
@@ -445,7 +442,7 @@ class Executor:
 
 
 def _index(loadout: Loadout, normalise: bool) -> ToolIndex:
-    from tooldeck.tools.results import read_result
+    from tooldeck.execution.read_result import read_result
 
     tools = {t.name: t for t in (*loadout.deferred, *loadout.exposed)}
     tools.setdefault(read_result.name, read_result)  # truncation markers point at it
@@ -453,8 +450,5 @@ def _index(loadout: Loadout, normalise: bool) -> ToolIndex:
     return ToolIndex(tools, hidden=hidden, normalise=normalise)
 
 
-def _spill_root(spill_dir: Path | None, session_id: str | None) -> Path:
-    import tempfile
-
-    base = spill_dir if spill_dir is not None else Path(tempfile.gettempdir()) / "tooldeck-spill"
+def _spill_root(base: Path, session_id: str | None) -> Path:
     return base / (session_id or f"run-{int(time.time() * 1000)}-{threading.get_ident()}")

@@ -1,18 +1,17 @@
-"""The policy step of the executor (X3), applied to each validated call right before it runs.
+"""The policy step of the executor, applied to each validated call right before it runs.
 
 Order: deferred-and-not-promoted (`not_promoted`), outside the active skills (`denied`), then
 the `Policy`; an `ask` goes to the `Approver` (one prompt at a time), and with no approver the
-answer is no. A grant with scope `session` or `always` is remembered for this executor, bound
-to the tool and the rule that asked - never to a whole category.
+answer is no. A grant with scope `session` or `always` is remembered in the session's `Grants`,
+bound to the tool and the rule that asked - never to a whole category.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
-from tooldeck.execution.policy import ApprovalRequest, Approver, Policy
-from tooldeck.execution.settings import ExecutionSettings
+from tooldeck.execution.policy import ApprovalRequest, Approver, Grants, Policy
 from tooldeck.execution.types import ErrorEnvelope, ValidatedCall
 
 Emit = Callable[..., None]
@@ -24,34 +23,35 @@ class CallGate:
     def __init__(
         self,
         *,
-        settings: ExecutionSettings,
         deferred: frozenset[str],
+        promoted: Callable[[], Collection[str]],
         skills_allowed: frozenset[str] | None,
         policy: Policy,
         custom_policy: bool,
         approver: Approver | None,
+        grants: Grants,
         emit: Emit,
     ) -> None:
-        self.settings = settings
         self.deferred = deferred
+        self.promoted = promoted
         self.skills_allowed = skills_allowed
         self.policy = policy
         self.custom_policy = custom_policy
         self.approver = approver
+        self.grants = grants
         self.emit = emit
-        self.grants: set[tuple[str, str | None]] = set()
 
     def quick(self, vc: ValidatedCall) -> ErrorEnvelope | bool:
         """The checks that need no await: a refusal, True to go ahead, False when `decide` must be asked."""
         name = vc.tool.name
-        if self.deferred and name in self.deferred and name not in self.settings.promoted_names():
+        if self.deferred and name in self.deferred and name not in self.promoted():
             message = (
                 f"tool {name!r} is deferred: its schema has not been loaded yet. Call tool_search "
                 f"(e.g. query 'select:{name}') to load it, then call {name!r} again"
             )
             return ErrorEnvelope("not_promoted", message, name, True)
         allowed = self.skills_allowed
-        if allowed is not None and name not in allowed and name != "read_result":
+        if allowed is not None and name not in allowed and not vc.tool.essential:
             message = f"tool {name!r} is not allowed by the active skills (not in their allowed_tools)"
             return ErrorEnvelope("denied", message, name, False)
         return not self.custom_policy and not vc.tool.requires_approval
@@ -67,7 +67,7 @@ class CallGate:
         self.emit("policy", vc.id, name, outcome=decision.kind, message=decision.reason)
         if decision.kind == "deny":
             return _denied(name, f"refused by policy: {decision.reason}")
-        if (name, decision.rule) in self.grants:
+        if self.grants.covers(name, decision.rule):
             return None
         if self.approver is None:
             return _denied(
@@ -83,7 +83,7 @@ class CallGate:
             why = f": {answer.reason}" if answer.reason else ""
             return _denied(name, f"{decision.reason}; the user did not approve it{why}")
         if answer.scope != "once":
-            self.grants.add((name, decision.rule))
+            self.grants.add(name, decision.rule)
         return None
 
 

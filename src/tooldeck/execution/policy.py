@@ -1,9 +1,9 @@
-"""The policy step (X3): may this validated call run now?
+"""The policy step: may this validated call run now?
 
 The executor always refuses, before any policy, a deferred tool that was not promoted by
 `tool_search` (`not_promoted`) and a tool outside the active skills' `allowed_tools`
 (`denied`). Then a `Policy` decides allow / deny / ask; on ask, an `Approver` answers. With
-nobody to ask (non-interactive use), the answer is no: approvals fail closed (K2).
+nobody to ask (non-interactive use), the answer is no: approvals fail closed.
 
 The default policy is `ApprovalFlagPolicy`: tools with `requires_approval=True` follow
 `approvals.mode` (allow runs them, deny refuses them, ask asks the approver). The safety issue
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
@@ -33,7 +34,7 @@ class Decision:
 
     kind: DecisionKind
     reason: str = ""
-    # What rule matched, so a grant can be bound to it (K2: never to a whole category).
+    # What rule matched, so a grant can be bound to it (never to a whole category).
     rule: str | None = None
 
     @classmethod
@@ -50,6 +51,24 @@ class Decision:
 
 
 ALLOW = Decision("allow")
+
+
+class Grants:
+    """Approvals granted for longer than one call, each bound to a tool and the rule that asked.
+
+    One object per session, shared by every executor of that session (thread-safe).
+    """
+
+    def __init__(self) -> None:
+        self._granted: set[tuple[str, str | None]] = set()
+        self._lock = threading.Lock()
+
+    def covers(self, tool: str, rule: str | None) -> bool:
+        return (tool, rule) in self._granted
+
+    def add(self, tool: str, rule: str | None) -> None:
+        with self._lock:
+            self._granted.add((tool, rule))
 
 
 class Policy(Protocol):

@@ -1,10 +1,10 @@
-"""Running one handler (X4): async handlers awaited, sync handlers in daemon worker threads.
+"""Running one handler: async handlers awaited, sync handlers in daemon worker threads.
 
 Sync handlers run on `DaemonPool` threads rather than the default ThreadPoolExecutor, whose
 threads are joined at interpreter exit: a handler that never returns is abandoned after its
 timeout and cannot keep the process alive. The call's cancel event is set when it is abandoned
 (timeout or cancellation), and `current_cancel_event()` lets helpers such as
-`execution.subprocess` see it and kill their process group.
+`tooldeck.processes` see it and kill their process group.
 """
 
 from __future__ import annotations
@@ -18,17 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-_CANCEL: contextvars.ContextVar[threading.Event | _Job | None] = contextvars.ContextVar(
-    "tooldeck_cancel", default=None
-)
-
-
-def current_cancel_event() -> threading.Event | None:
-    """The cancel event of the tool call running in this thread or task, if any."""
-    source = _CANCEL.get()
-    if source is None or isinstance(source, threading.Event):
-        return source
-    return source.cancel_event()
+from tooldeck.processes import CANCEL_SOURCE as _CANCEL
 
 
 class CancelToken:

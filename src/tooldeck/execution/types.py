@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldeck.errors import ErrorType, ToolError, ToolUnavailableError
+from tooldeck.output import ToolOutput
 from tooldeck.tool import Tool
 
 
@@ -64,20 +65,6 @@ class ToolResult:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolOutput:
-    """What a handler may return instead of a plain value, for the other forms of tools (X7).
-
-    `update` is merged into the run state (state-update tools such as `present_files`);
-    `interrupt` stops the run and hands a question to the user (control-flow tools such
-    as `clarify`); `content` is what the model reads either way.
-    """
-
-    content: str
-    update: Mapping[str, Any] | None = None
-    interrupt: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

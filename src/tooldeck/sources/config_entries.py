@@ -1,4 +1,4 @@
-"""Config `tools:` entries: `use: package.module:attribute` (DeerFlow's convention, spec R4c).
+"""Config `tools:` entries: `use: package.module:attribute` (DeerFlow's convention).
 
 The attribute may be a Tool, a `@tool` function (already a Tool), a plain function (wrapped
 with `@tool`), or a list of tools. Options in the entry override the tool's own. A config
@@ -8,14 +8,15 @@ routes by the tool's name, not the config label.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
 
-from tooldeck.assembly.loadout import Diagnostic
 from tooldeck.config import ToolEntry
 from tooldeck.decorator import function_tool
+from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ConfigError, SourceError, ToolDefinitionError
 from tooldeck.sources import tools_from_value
+from tooldeck.sources.base import Source, SourceListing
+from tooldeck.sources.imports import import_module
 from tooldeck.tool import Tool
 
 
@@ -23,9 +24,9 @@ def resolve_use(use: str, *, where: str) -> object:
     """Import `package.module:attribute` and return the attribute."""
     module_name, _, attr = use.partition(":")
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"cannot import module {module_name!r}: {exc}", path=where) from None
+        module = import_module(module_name)
+    except SourceError as exc:
+        raise ConfigError(str(exc), path=where) from None
     value: object = module
     for part in attr.split("."):
         try:
@@ -38,6 +39,11 @@ def resolve_use(use: str, *, where: str) -> object:
 def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnostic]]:
     where = f"tools[{index}].use"
     value = resolve_use(entry.use, where=where)
+    if isinstance(value, type):
+        raise ConfigError(
+            f"{entry.use} is a class, not a tool: point `use:` at a Tool, a @tool function or a plain function",
+            path=where,
+        )
     if callable(value) and not isinstance(value, Tool):
         try:
             value = function_tool(value)
@@ -63,3 +69,21 @@ def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnosti
     except ToolDefinitionError as exc:
         raise ConfigError(str(exc), path=f"tools[{index}]") from None
     return out, notes
+
+
+class ConfigEntrySource(Source):
+    """The tools named by the config's `tools:` entries (highest priority)."""
+
+    def __init__(self, entries: list[ToolEntry], *, name: str = "config") -> None:
+        super().__init__(name, "config")
+        self.entries = list(entries)
+
+    def load(self) -> SourceListing:
+        """Every entry's tools; an entry that cannot be loaded is a `ConfigError` naming it."""
+        tools: list[Tool] = []
+        notes: list[Diagnostic] = []
+        for i, entry in enumerate(self.entries):
+            found, n = load_entry(entry, i)
+            tools += found
+            notes += n
+        return SourceListing(tuple(tools), tuple(notes))

@@ -1,4 +1,4 @@
-"""Discover tools in the modules of a package, with a cheap static pre-check (spec R4a).
+"""Discover tools in the modules of a package, with a cheap static pre-check.
 
 Before importing a module we read its text: a module that mentions neither `@tool`, `Tool(`
 nor `__tools__` is skipped without being imported, and the skip is reported with its reason.
@@ -12,11 +12,16 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 
-from tooldeck.assembly.loadout import Diagnostic
+from tooldeck.diagnostics import Diagnostic
+from tooldeck.errors import SourceError
 from tooldeck.sources import module_tools
+from tooldeck.sources.base import Source, SourceListing
+from tooldeck.sources.imports import import_module
 from tooldeck.tool import SourceKind, Tool
 
 _MARKERS = re.compile(r"@tool\b|\bTool\(|\bfunction_tool\(|__tools__")
@@ -33,13 +38,49 @@ def precheck(path: Path) -> str | None:
     return None
 
 
-def discover_package(package: str, *, source: SourceKind) -> tuple[list[Tool], list[Diagnostic]]:
-    """Import the tool modules of `package` and collect their module-level tools."""
+class PackageSource(Source):
+    """The tools defined in the modules of some packages (`discover:`, and the built-in library)."""
+
+    def __init__(
+        self,
+        packages: list[str],
+        *,
+        name: str,
+        kind: SourceKind,
+        trusted: bool = False,
+        report_skips: bool = True,
+    ) -> None:
+        super().__init__(name, kind)
+        self.packages = list(packages)
+        self.trusted = trusted
+        self.report_skips = report_skips
+
+    def load(self) -> SourceListing:
+        tools: list[Tool] = []
+        notes: list[Diagnostic] = []
+        for i, package in enumerate(self.packages):
+            found, n = discover_package(
+                package, source=self.kind, trusted=self.trusted, where=f"discover[{i}]"
+            )
+            tools += found
+            notes += n if self.report_skips else [d for d in n if d.level != "info"]
+        return SourceListing(tuple(tools), tuple(notes))
+
+
+def discover_package(
+    package: str, *, source: SourceKind, trusted: bool = False, where: str | None = None
+) -> tuple[list[Tool], list[Diagnostic]]:
+    """Import the tool modules of `package` and collect their module-level tools.
+
+    `trusted` (tooldeck's own library) imports directly; anything else goes through the guarded
+    import that turns a failing, exiting, printing or hanging module into a diagnostic.
+    """
     notes: list[Diagnostic] = []
-    where = f"discover[{package}]"
+    where = where or f"discover[{package}]"
+    load: Callable[[str], ModuleType] = importlib.import_module if trusted else import_module
     try:
-        pkg = importlib.import_module(package)
-    except ImportError as exc:
+        pkg = load(package)
+    except (ImportError, SourceError) as exc:
         return [], [Diagnostic("warning", f"cannot import package {package!r}: {exc}", where)]
     paths = list(getattr(pkg, "__path__", []))
     if not paths:
@@ -51,7 +92,7 @@ def discover_package(package: str, *, source: SourceKind) -> tuple[list[Tool], l
             notes.append(Diagnostic("info", f"skipped {modname}: private module", where))
             continue
         if info.ispkg:
-            sub, sub_notes = discover_package(modname, source=source)
+            sub, sub_notes = discover_package(modname, source=source, trusted=trusted, where=where)
             tools += sub
             notes += sub_notes
             continue
@@ -62,11 +103,9 @@ def discover_package(package: str, *, source: SourceKind) -> tuple[list[Tool], l
             notes.append(Diagnostic("info", f"skipped {modname}: {reason}", where))
             continue
         try:
-            module = importlib.import_module(modname)
-        except Exception as exc:  # boundary: importing user code may raise anything
-            notes.append(
-                Diagnostic("warning", f"failed to import {modname}: {type(exc).__name__}: {exc}", where)
-            )
+            module = load(modname)
+        except (ImportError, SourceError) as exc:
+            notes.append(Diagnostic("warning", str(exc), where))
             continue
         tools += _collect(module, source)
     return tools, notes

@@ -10,15 +10,16 @@ its e-mail parser cost more at start-up than the whole scan.
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 import sys
 from dataclasses import dataclass, replace
 
-from tooldeck.assembly.loadout import Diagnostic
+from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import SourceError
 from tooldeck.sources import tools_from_value
+from tooldeck.sources.base import Source, SourceListing
+from tooldeck.sources.imports import describe, import_module
 from tooldeck.tool import Tool
 
 GROUP = "tooldeck.tools"
@@ -32,7 +33,7 @@ class EntryPoint:
 
     def load(self) -> object:
         module, _, attr = self.value.partition(":")
-        obj: object = importlib.import_module(module.strip())
+        obj: object = import_module(module.strip())
         for part in attr.strip().split(".") if attr.strip() else ():
             obj = getattr(obj, part)
         return obj
@@ -96,12 +97,22 @@ def load_plugins(*, disabled: frozenset[str] = frozenset()) -> tuple[list[Tool],
                 value = value()
             found = tools_from_value(value, where=where)
         except SourceError as exc:
-            notes.append(Diagnostic("warning", str(exc), "plugins"))
+            notes.append(Diagnostic("warning", f"{where} failed to load: {exc}", "plugins"))
             continue
-        except Exception as exc:  # boundary: a third-party plugin may raise anything on load
-            notes.append(
-                Diagnostic("warning", f"{where} failed to load: {type(exc).__name__}: {exc}", "plugins")
-            )
+        except Exception as exc:  # boundary: a third-party plugin's factory may raise anything
+            notes.append(Diagnostic("warning", f"{where} failed to load: {describe(exc)}", "plugins"))
             continue
         tools += [replace(t, source="plugin", owner=t.owner or where) for t in found]
     return tools, notes
+
+
+class PluginSource(Source):
+    """Installed distributions' `tooldeck.tools` entry points."""
+
+    def __init__(self, *, disabled: frozenset[str] = frozenset(), name: str = "plugins") -> None:
+        super().__init__(name, "plugin")
+        self.disabled = disabled
+
+    def load(self) -> SourceListing:
+        tools, notes = load_plugins(disabled=self.disabled)
+        return SourceListing(tuple(tools), tuple(notes))

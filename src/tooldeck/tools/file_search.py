@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
-from tooldeck.execution.types import ToolError
+from tooldeck.errors import ToolError
 from tooldeck.tools.files import is_binary, missing, workspace_of
 from tooldeck.tools.gitignore import walk
 from tooldeck.workspace import Workspace
@@ -101,7 +101,7 @@ def _rg(
         argv += ["-i"] if ignore_case else []
         argv += ["-g", file_glob] if file_glob else []
         argv += ["-e", pattern, "--", rel]
-    from tooldeck.execution.subprocess import run_process_sync  # asyncio & co: only when searching
+    from tooldeck.processes import run_process_sync  # asyncio & co: only when searching
 
     done = run_process_sync(argv, cwd=ws.root, timeout=60)
     if done.timed_out:

@@ -15,7 +15,8 @@ from typing import Annotated
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
-from tooldeck.execution.types import ToolError
+from tooldeck.errors import ToolError
+from tooldeck.tool import Resource
 from tooldeck.workspace import Workspace
 
 MAX_LINE_CHARS = 2000
@@ -65,10 +66,7 @@ _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_c
 def workspace_of(context: ToolContext | None) -> Workspace:
     """The workspace a call may touch: the executor's, else one rooted at the context's path or cwd."""
     if context is not None:
-        ws = context.extra.get("workspace")
-        if isinstance(ws, Workspace):
-            return ws
-        return Workspace.of(context.workspace)
+        return context.get(Workspace) or Workspace.of(context.workspace)
     return Workspace.of(None)
 
 
@@ -121,7 +119,7 @@ def _existing_text_file(ws: Workspace, path: str) -> Path:
     return real
 
 
-@tool(toolset="file", read_only=True, idempotent=True, meta={"resource_arg": "path", "resource_mode": "read"})
+@tool(toolset="file", read_only=True, idempotent=True, resource=Resource(arg="path", mode="read"))
 def read_file(
     path: str,
     offset: Annotated[int, Bounds(1)] = 1,
@@ -181,7 +179,7 @@ def atomic_write(target: Path, data: str) -> None:
         raise
 
 
-@tool(toolset="file", destructive=True, meta={"resource_arg": "path", "resource_mode": "write"})
+@tool(toolset="file", destructive=True, resource=Resource(arg="path", mode="write"))
 def write_file(path: str, content: str, context: ToolContext | None = None) -> str:
     """Write a whole file (created with its folders if needed, replaced if it exists).
 
@@ -200,7 +198,7 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
     return f"{'replaced' if existed else 'created'} {ws.display(real)}: {size} bytes, {lines} lines"
 
 
-@tool(toolset="file", destructive=True, meta={"resource_arg": "path", "resource_mode": "write"})
+@tool(toolset="file", destructive=True, resource=Resource(arg="path", mode="write"))
 def patch(
     path: str, old_string: str, new_string: str, replace_all: bool = False, context: ToolContext | None = None
 ) -> str:

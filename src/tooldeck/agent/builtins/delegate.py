@@ -1,4 +1,4 @@
-"""`delegate_task`: run sub-agents on scoped tasks (L3, the delegation form of X7).
+"""`delegate_task`: run sub-agents on scoped tasks.
 
 A sub-agent gets a subset of the parent's tools (the toolsets the task names, or all of the
 parent's), never `delegate_task` itself (no recursive delegation), nor the tools that need the
@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.errors import ModelError
-from tooldeck.execution.types import ToolError
+from tooldeck.errors import ModelError, ToolError
 
 CHILD_BLOCKED: frozenset[str] = frozenset({"delegate_task", "clarify", "memory"})
 
@@ -46,8 +45,8 @@ class SubOutcome:
     iterations: int = 0
 
 
-# Runs one sub-agent turn on `loadout` with `prompt`; the runtime supplies it.
-Spawn = Callable[[Loadout, str, str | None], Awaitable[SubOutcome]]
+# Runs one sub-agent turn with `prompt` on the loadouts the function gives; the runtime supplies it.
+Spawn = Callable[[Callable[[], Loadout], str, str | None], Awaitable[SubOutcome]]
 
 
 def scoped_loadout(parent: Loadout, toolsets: Sequence[str] | None) -> Loadout:
@@ -65,22 +64,20 @@ def scoped_loadout(parent: Loadout, toolsets: Sequence[str] | None) -> Loadout:
         wanted = set(toolsets)
         allowed = [t for t in allowed if t.toolset in wanted]
         deferred = [t for t in deferred if t.toolset in wanted]
-    return Loadout(
-        platform=parent.platform,
-        exposed=tuple(allowed),
-        deferred=tuple(deferred),
-        hidden=(),
-        descriptions=parent.descriptions,
-        reasons=parent.reasons,
-        settings=parent.settings,
-    )
+    names = frozenset(t.name for t in (*allowed, *deferred))
+    return parent.restricted_to(names, why="not given to this sub-agent", gate="delegation")
 
 
 class Delegator:
     """Runs sub-agent tasks with a concurrency cap and a per-task timeout."""
 
     def __init__(
-        self, parent: Loadout, spawn: Spawn, *, max_concurrency: int = 3, timeout_s: float = 600.0
+        self,
+        parent: Callable[[], Loadout],
+        spawn: Spawn,
+        *,
+        max_concurrency: int = 3,
+        timeout_s: float = 600.0,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError("delegation max_concurrency must be >= 1")
@@ -94,14 +91,19 @@ class Delegator:
     ) -> list[dict[str, Any]]:
         if not tasks:
             raise ToolError("delegate_task: give a `goal` or a non-empty `tasks` list")
-        scoped = [scoped_loadout(self.parent, t.toolsets) for t in tasks]  # errors before anything runs
+        current = self.parent()
+        for t in tasks:  # errors before anything runs
+            scoped_loadout(current, t.toolsets)
         gate = asyncio.Semaphore(self.max_concurrency)
 
-        async def one(index: int, task: SubTask, loadout: Loadout) -> dict[str, Any]:
+        async def one(index: int, task: SubTask) -> dict[str, Any]:
+            def loadouts() -> Loadout:
+                return scoped_loadout(self.parent(), task.toolsets)
+
             async with gate:
                 try:
                     outcome = await asyncio.wait_for(
-                        self.spawn(loadout, task.prompt(), parent_session), timeout=self.timeout_s
+                        self.spawn(loadouts, task.prompt(), parent_session), timeout=self.timeout_s
                     )
                 except TimeoutError:
                     outcome = SubOutcome(
@@ -118,11 +120,7 @@ class Delegator:
                 "iterations": outcome.iterations,
             }
 
-        return list(
-            await asyncio.gather(
-                *(one(i, t, lo) for i, (t, lo) in enumerate(zip(tasks, scoped, strict=True)))
-            )
-        )
+        return list(await asyncio.gather(*(one(i, t) for i, t in enumerate(tasks))))
 
 
 def parse_tasks(

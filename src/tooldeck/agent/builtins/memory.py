@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tooldeck.execution.types import ToolError
+from tooldeck.errors import ToolError
 
 Target = Literal["memory", "user"]
 SEPARATOR = "\n§\n"

@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tooldeck.execution.types import ToolError, ToolOutput
+from tooldeck.errors import ToolError
+from tooldeck.output import ToolOutput
 
 STATE_KEY = "artifacts"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from tooldeck.agent.sessions import SearchHit, SessionStore
-from tooldeck.execution.types import ToolError
+from tooldeck.errors import ToolError
 
 
 def format_hits(query: str, hits: list[SearchHit]) -> str:

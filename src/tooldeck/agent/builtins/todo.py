@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from tooldeck.context import ToolContext
-from tooldeck.execution.types import ToolError, ToolOutput
+from tooldeck.errors import ToolError
+from tooldeck.output import ToolOutput
 
 TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
 STATE_KEY = "todo"

@@ -1,4 +1,4 @@
-"""Running a child process for a tool so that a timeout or cancellation really stops it (X4).
+"""Running a child process for a tool so that a timeout or cancellation really stops it.
 
 The child starts in its own session (a new process group); on timeout or cancellation the
 whole group gets SIGTERM and, after a short grace, SIGKILL - so grandchildren (`sh -c`, `xargs`,
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import os
 import signal
 import subprocess
@@ -21,8 +22,26 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
-from tooldeck.execution.runner import current_cancel_event, run_sync
+
+class _CancelSource(Protocol):
+    def cancel_event(self) -> threading.Event: ...
+
+
+# The cancel event of the tool call running in this thread or task; set by the executor's runner.
+CANCEL_SOURCE: contextvars.ContextVar[threading.Event | _CancelSource | None] = contextvars.ContextVar(
+    "tooldeck_cancel", default=None
+)
+
+
+def current_cancel_event() -> threading.Event | None:
+    """The cancel event of the tool call running in this thread or task, if any."""
+    source = CANCEL_SOURCE.get()
+    if source is None or isinstance(source, threading.Event):
+        return source
+    return source.cancel_event()
+
 
 _POLL_S = 0.05
 
@@ -86,7 +105,7 @@ async def run_process(
         async with asyncio.timeout(timeout):
             out, err = await proc.communicate(input)
     except TimeoutError:
-        await run_sync(partial(kill_group, proc.pid, grace_s=grace_s))
+        await asyncio.to_thread(partial(kill_group, proc.pid, grace_s=grace_s))
         out, err = await proc.communicate()
         return ProcessResult(proc.returncode, _decode(out), _decode(err), timed_out=True)
     except asyncio.CancelledError:

@@ -1,7 +1,6 @@
 """How `tooldeck tools --tokens` and `tooldeck explain` show rendering: token costs, strict refusals.
 
-Kept beside the dialects so the command modules only call in: the figures come from
-`report.py` (cached on the loadout), the layout is here.
+The figures come from `tooldeck.dialects.report` (cached on the loadout); the layout is here.
 """
 
 from __future__ import annotations
@@ -10,20 +9,14 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from tooldeck.dialects.report import ToolCost, token_table, tool_costs
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Loadout
 
-KNOWN = ("openai", "responses", "anthropic", "gemini")
-
 
 def render_costs(loadout: Loadout, dialect: str, strict: bool, profile: str | None) -> dict[str, ToolCost]:
     """Token cost, share and strict outcome of each exposed tool (a bad dialect is a usage error)."""
-    if dialect not in KNOWN:
-        raise typer.BadParameter(f"must be one of {', '.join(KNOWN)}", param_hint="--dialect")
     return tool_costs(loadout, dialect, strict=strict, profile=profile)
 
 

@@ -1,4 +1,4 @@
-"""Agent-level tools (spec L3, X7): todo, memory, session_search, clarify, delegate_task,
+"""Agent-level tools: todo, memory, session_search, clarify, delegate_task,
 present_files. Ordinary `Tool`s; their handlers live in `tooldeck.agent.builtins` and reach the
 running agent (sessions, memory files, the delegator) through their `ToolContext`.
 """
@@ -15,14 +15,16 @@ from tooldeck.agent.builtins.clarify import clarify_output
 from tooldeck.agent.builtins.memory import MemoryFiles, memory_action
 from tooldeck.agent.builtins.present_files import present
 from tooldeck.agent.builtins.todo import TodoStatus, todo_action
-from tooldeck.agent.services import services_of, tooldeck_home
+from tooldeck.agent.services import services_of
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
-from tooldeck.execution.types import ToolError, ToolOutput
+from tooldeck.errors import ToolError
+from tooldeck.home import tooldeck_home
+from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext
 
 
-@tool(toolset="todo", sequential=True)
+@tool(toolset="todo", sequential=True, essential=True)
 def todo(
     action: Literal["list", "add", "update", "complete"],
     items: list[str] | None = None,
@@ -91,7 +93,7 @@ def session_search(query: str, limit: int = 5, context: ToolContext | None = Non
         return search_sessions(store, query, limit=limit, current_session=None)
 
 
-@tool(toolset="clarify", interactive=True)
+@tool(toolset="clarify", interactive=True, essential=True)
 def clarify(question: str, choices: list[str] | None = None) -> ToolOutput:
     """Ask the user a question when the request is ambiguous or a decision is theirs to make.
 
@@ -151,7 +153,7 @@ async def delegate_task(
 
 
 def _delegate_description(ctx: DescriptionContext) -> str:
-    limit = ctx.settings.get("delegation_max_concurrency", 3)
+    limit = ctx.config.agent.delegation_max_concurrency if ctx.config is not None else 3
     return (
         "Hand work to sub-agents that run with a subset of your tools and report back. Give one `goal` "
         f"(with `context`), or a `tasks` list for parallel work; at most {limit} sub-agents run at a time. "

@@ -1,0 +1,104 @@
+"""The `tooldeck` command. Each subcommand lives in its own module, imported only when it runs.
+
+`tooldeck --help` lists the commands from the table below without importing any of them; a
+command module has `configure(parser)` (its arguments) and `run(args) -> int` (its exit code).
+Exit codes: 0 success, 1 the work failed (a tool error, a model error), 2 bad usage or config,
+130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import os
+import sys
+import threading
+from typing import NoReturn
+
+# name -> (module, one line of help). Keep in the order `--help` shows them.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "tools": ("tooldeck.cli.tools_cmd", "the exposed tools exactly as they would be sent to the model"),
+    "explain": (
+        "tooldeck.cli.explain_cmd",
+        "every candidate tool with its fate: exposed, deferred or hidden, and why",
+    ),
+    "call": ("tooldeck.cli.call_cmd", "one tool call through the whole execution path"),
+    "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
+    "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
+    "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),
+}
+
+DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."
+
+
+class CliError(Exception):
+    """Ends a command with a message on stderr and an exit code."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _usage() -> str:
+    width = max(len(n) for n in COMMANDS)
+    lines = [
+        "usage: tooldeck COMMAND [options]   (tooldeck COMMAND --help for its options)",
+        "",
+        DESCRIPTION,
+        "",
+    ]
+    lines += ["commands:"] + [f"  {name:<{width}}  {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines += ["", "All commands take --config PATH (default ./tooldeck.yaml if present)."]
+    return "\n".join(lines)
+
+
+def dispatch(argv: list[str]) -> int:
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(_usage())
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        from tooldeck import __version__
+
+        print(f"tooldeck {__version__}")
+        return 0
+    name, rest = argv[0], argv[1:]
+    entry = COMMANDS.get(name)
+    if entry is None:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        print(f"tooldeck: unknown command {name!r}{hint} (tooldeck --help lists them)", file=sys.stderr)
+        return 2
+    module = importlib.import_module(entry[0])
+    parser = argparse.ArgumentParser(prog=f"tooldeck {name}", description=entry[1])
+    module.configure(parser)
+    args = parser.parse_args(rest)
+    code: int = module.run(args)
+    return code
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point. Exits promptly even when a hung check or tool thread is still alive."""
+    try:
+        code = dispatch(sys.argv[1:] if argv is None else argv)
+    except CliError as exc:
+        print(f"tooldeck: {exc}", file=sys.stderr)
+        code = exc.code
+    except SystemExit as exc:  # argparse's usage errors and --help
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    except KeyboardInterrupt:
+        print("tooldeck: interrupted", file=sys.stderr)
+        code = 130
+    with contextlib.suppress(BrokenPipeError):  # the reader went away (`| head`): nothing left to say
+        sys.stdout.flush()
+    sys.stderr.flush()
+    # A check or tool that never returns lives on in a daemon/worker thread; never wait for it.
+    if any(t is not threading.main_thread() and t.is_alive() for t in threading.enumerate()):
+        os._exit(code)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

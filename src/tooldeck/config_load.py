@@ -1,0 +1,217 @@
+"""Validating the configuration, from code, a mapping or a file (the model is in `config.py`).
+
+Every path ends in `_validated`: pydantic checks types, bounds and unknown keys, then
+`_check_meaning` checks what types cannot say (a `use:` reference's form, a platform that
+is not built yet). `Config(...)` in code runs the same through
+`validate_instance`. A file's validated form is kept in the config cache (`config_cache.py`), so
+reading the same file again under the same environment needs neither YAML nor pydantic.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from tooldeck.config import Config
+from tooldeck.errors import ConfigError
+
+USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+# Values of `platform_toolsets` entries that select every toolset.
+ALL_TOOLSETS = frozenset({"all", "*"})
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# Set while pydantic builds a Config from data it has just validated: its __post_init__ must not
+# validate again.
+_TRUSTED: ContextVar[bool] = ContextVar("tooldeck_config_trusted", default=False)
+_ADAPTER: Any = None
+
+
+def validate_instance(config: Config) -> None:
+    """Validate a Config built in code, in place (its fields take their validated values)."""
+    if _TRUSTED.get():
+        return
+    data = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    data = {k: _plain(v) for k, v in data.items()}
+    checked = _validated(data)
+    for f in dataclasses.fields(config):
+        object.__setattr__(config, f.name, getattr(checked, f.name))
+
+
+def parse_config(data: Any, *, env: Mapping[str, str] | None = None, base_dir: str | None = None) -> Config:
+    """Validate a config mapping (e.g. parsed from YAML); `${VAR}` is read from `env`."""
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"the config must be a mapping of keys, got {type(data).__name__}")
+    if "base_dir" in data:
+        raise ConfigError("unknown key", path="base_dir")
+    data = interpolate(data, os.environ if env is None else env)
+    return _validated({**data, "base_dir": base_dir})
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read `path`, or `./tooldeck.yaml` when present, or return the built-in defaults."""
+    from tooldeck import config_cache
+
+    if path is None:
+        default = Path("tooldeck.yaml")
+        if not default.exists():
+            return Config(base_dir=str(Path.cwd()))
+        path = default
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    base_dir = str(path.resolve().parent)
+    cached = config_cache.lookup(raw, base_dir)
+    if cached is not None:
+        return cached
+    data = _parse_yaml(path, raw)
+    seen: dict[str, str | None] = {}
+    if isinstance(data, Mapping):
+        data = interpolate(data, os.environ, seen=seen)
+    config = parse_config(data, env={k: v for k, v in seen.items() if v is not None}, base_dir=base_dir)
+    config_cache.store(raw, base_dir, seen, config)
+    return config
+
+
+def interpolate(
+    value: Any, env: Mapping[str, str], path: str = "", *, seen: dict[str, str | None] | None = None
+) -> Any:
+    """Replace `${VAR}` (or `${VAR:-default}`) in every string; a missing VAR is a ConfigError.
+
+    `seen` collects the variables read and their values (None when unset), for the cache key.
+    """
+    if isinstance(value, str):
+
+        def sub(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = env.get(name)
+            if seen is not None:
+                seen[name] = found
+            if found is not None:
+                return found
+            if default is not None:
+                return default
+            raise ConfigError(
+                f"environment variable {name} is not set (used as ${{{name}}})", path=path or None
+            )
+
+        return _VAR.sub(sub, value) if "${" in value else value
+    if isinstance(value, Mapping):
+        return {k: interpolate(v, env, _join(path, str(k)), seen=seen) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, env, f"{path}[{i}]", seen=seen) for i, v in enumerate(value)]
+    return value
+
+
+def _parse_yaml(path: Path, raw: bytes) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+
+
+def _validated(data: Mapping[str, Any]) -> Config:
+    from pydantic import ValidationError
+
+    token = _TRUSTED.set(True)
+    try:
+        config: Config = _adapter().validate_python(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+    finally:
+        _TRUSTED.reset(token)
+    _check_meaning(config)
+    return config
+
+
+def _check_meaning(config: Config) -> None:
+    """What the types cannot say; each problem names its key path."""
+    for i, entry in enumerate(config.tools):
+        if not USE_PATTERN.fullmatch(entry.use):
+            raise ConfigError(
+                f"must look like 'package.module:attribute', got {entry.use!r}", path=f"tools[{i}].use"
+            )
+    _refuse_unbuilt(config)
+
+
+# Keys that are part of the configuration's design but whose feature is not built yet: refused,
+# never silently accepted.
+def _refuse_unbuilt(config: Config) -> None:
+    if config.mcp_servers:
+        raise ConfigError("MCP servers are not supported by this version of tooldeck yet", path="mcp_servers")
+    if config.tool_search.enabled:
+        raise ConfigError(
+            "deferred tools behind tool_search are not supported by this version of tooldeck yet",
+            path="tool_search.enabled",
+        )
+    if config.web:
+        raise ConfigError("the web tools are not part of this version of tooldeck yet", path="web")
+    if config.acp_agents:
+        raise ConfigError("ACP agents are not supported by this version of tooldeck yet", path="acp_agents")
+
+
+def _plain(value: Any) -> Any:
+    """Sections built in code as dataclass instances, as mappings pydantic validates field by field."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _adapter() -> Any:
+    global _ADAPTER
+    if _ADAPTER is None:
+        import annotated_types
+        from pydantic import TypeAdapter
+
+        from tooldeck import config as module
+
+        vars(module).update(Ge=annotated_types.Ge, Gt=annotated_types.Gt)
+        _ADAPTER = TypeAdapter(Config)
+    return _ADAPTER
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _describe(exc: Any) -> str:
+    """pydantic's errors as `key.path: message` lines (union branches folded)."""
+    lines: list[str] = []
+    errors = list(exc.errors())
+    # For `dict | str` keys (mcp_servers), an error inside the dict branch makes the str branch noise.
+    tagged = {
+        tuple(e["loc"][:1]) for e in errors if len(e["loc"]) > 2 and str(e["loc"][1]).startswith("dict[")
+    }
+    errors = [
+        e
+        for e in errors
+        if not (len(e["loc"]) == 2 and e["loc"][1] == "str" and tuple(e["loc"][:1]) in tagged)
+    ]
+    for err in errors:
+        loc = ""
+        for part in err["loc"]:
+            loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
+        # pydantic puts union members / function-validator tags into the path; drop them.
+        loc = re.sub(r"\.(function-[a-z]+\[[^\]]*\]|str|dict\[str,McpServerConfig\])", "", loc)
+        unknown = err["type"] in ("extra_forbidden", "unexpected_keyword_argument")
+        msg = "unknown key" if unknown else err["msg"]
+        lines.append(f"{loc or '(top level)'}: {msg}")
+    return "; ".join(lines)

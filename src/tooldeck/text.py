@@ -1,0 +1,28 @@
+"""Text at the edges: what is printed for a person, stored, or sent must not break anything.
+
+Tool output and model replies may hold control characters, terminal escape sequences and lone
+surrogates (from a bad decode). Shown on a terminal they could retitle or recolour it; written
+as UTF-8 they raise. These helpers make text safe for each edge without losing what it says.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def for_terminal(text: str) -> str:
+    """`text` safe to print for a person: control characters and escape sequences shown as
+    `\\x1b`-style escapes, lone surrogates replaced. Machine output (`--json`) keeps the raw text."""
+    cleaned = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return utf8_safe(cleaned)
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with anything that cannot be encoded as UTF-8 (lone surrogates) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
