@@ -14,7 +14,6 @@ from __future__ import annotations
 import _thread
 import importlib.util
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -185,6 +184,8 @@ def _env_missing(name: str) -> Availability:
 
 def _probe_static(kind: str, subject: str) -> Availability:
     if kind == "bin":
+        import shutil
+
         return AVAILABLE if shutil.which(subject) else Availability.no(f"binary {subject} not found on PATH")
     if kind == "module":
         try:

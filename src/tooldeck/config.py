@@ -84,7 +84,6 @@ class ModelConfig:
     base_url: str | None = None
     api_key_env: str | None = None
     supports_vision: bool = False
-    context_window: Annotated[int, Ge(1)] | None = None
     max_tokens: Annotated[int, Ge(1)] | None = None
     temperature: float | None = None
     stream: bool = False

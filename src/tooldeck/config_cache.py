@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 import os
 import pickle
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,6 @@ from tooldeck import config as config_module
 from tooldeck import config_load
 from tooldeck.config import Config
 
-log = logging.getLogger("tooldeck.config")
 _FORMAT = b"tooldeck-config-cache-1"
 
 
@@ -65,12 +62,16 @@ def store(raw: bytes, base_dir: str, env: dict[str, str | None], config: Config)
         if folder.is_symlink() or (folder.stat().st_mode & 0o077):
             return  # not a private folder: never write (or trust) entries there
         blob = pickle.dumps({"env": env, "config": config}, protocol=pickle.HIGHEST_PROTOCOL)
+        import tempfile
+
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(blob)
         os.replace(tmp, folder / _key(raw, base_dir))
     except OSError as exc:
-        log.debug("config cache not written: %s", exc)
+        import logging
+
+        logging.getLogger("tooldeck.config").debug("config cache not written: %s", exc)
 
 
 def _key(raw: bytes, base_dir: str) -> str:

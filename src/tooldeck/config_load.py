@@ -32,13 +32,29 @@ _ADAPTER: Any = None
 
 def validate_instance(config: Config) -> None:
     """Validate a Config built in code, in place (its fields take their validated values)."""
-    if _TRUSTED.get():
+    if _TRUSTED.get() or _all_defaults(config):
         return
     data = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
     data = {k: _plain(v) for k, v in data.items()}
     checked = _validated(data)
     for f in dataclasses.fields(config):
         object.__setattr__(config, f.name, getattr(checked, f.name))
+
+
+def _all_defaults(config: Config) -> bool:
+    """True when every key has its default value (valid by construction: no need for pydantic)."""
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.name == "base_dir":
+            if value is not None and not isinstance(value, str):
+                return False
+            continue
+        if f.default is not dataclasses.MISSING:
+            if value is not f.default and value != f.default:
+                return False
+        elif f.default_factory is not dataclasses.MISSING and value != f.default_factory():
+            return False
+    return True
 
 
 def parse_config(data: Any, *, env: Mapping[str, str] | None = None, base_dir: str | None = None) -> Config:
@@ -153,11 +169,17 @@ def _check_meaning(config: Config) -> None:
 def _refuse_unbuilt(config: Config) -> None:
     if config.mcp_servers:
         raise ConfigError("MCP servers are not supported by this version of tooldeck yet", path="mcp_servers")
-    if config.tool_search.enabled:
+    if config.tool_search.enabled or config.tool_search.defer != ["mcp"]:
+        key = "tool_search.enabled" if config.tool_search.enabled else "tool_search.defer"
         raise ConfigError(
-            "deferred tools behind tool_search are not supported by this version of tooldeck yet",
-            path="tool_search.enabled",
+            "deferred tools behind tool_search are not supported by this version of tooldeck yet", path=key
         )
+    for i, entry in enumerate(config.tools):
+        if entry.defer is not None:
+            raise ConfigError(
+                "deferred tools behind tool_search are not supported by this version of tooldeck yet",
+                path=f"tools[{i}].defer",
+            )
     if config.web:
         raise ConfigError("the web tools are not part of this version of tooldeck yet", path="web")
     if config.acp_agents:

@@ -249,7 +249,7 @@ class Deck:
 
     def _sync(self, source: ToolSource) -> None:
         listing = source.list_tools()
-        tools = [t if t.source == source.kind else _as_kind(t, source.kind) for t in listing.tools]
+        tools = [t if t.source == source.kind else t.relabeled(source=source.kind) for t in listing.tools]
         try:
             self.registry.sync(source.name, tools)
         except ToolConflictError as exc:
@@ -296,12 +296,6 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
     if config.tools:
         out.append(ConfigEntrySource(list(config.tools)))
     return out
-
-
-def _as_kind(tool: Tool, kind: Any) -> Tool:
-    from dataclasses import replace
-
-    return replace(tool, source=kind)
 
 
 def _check_unique_names(sources: list[ToolSource]) -> None:

@@ -19,15 +19,14 @@
       └── CallRejected            -- a call is answered with an error before it runs
 
 Signals steer the run and are caught by the layer that raised them; errors are reported to the
-user, or, for tool failures, to the model as an error envelope.
+user, or, for tool failures, to the model as an `ErrorEnvelope` (the record defined here).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from tooldeck.execution.types import ErrorEnvelope
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
 
 # What kind of failure a tool call ended in; the `type` of its error envelope.
 ErrorType = Literal[
@@ -54,6 +53,29 @@ ModelErrorKind = Literal[
     "bad_response",
 ]
 RETRYABLE_MODEL_ERRORS: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout"})
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEnvelope:
+    """What the model is told when a call fails: one envelope for every kind of failure."""
+
+    type: ErrorType
+    message: str
+    tool: str
+    retryable: bool = False
+
+    def envelope(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "type": self.type,
+                "message": self.message,
+                "tool": self.tool,
+                "retryable": self.retryable,
+            }
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.envelope(), ensure_ascii=False)
 
 
 class TooldeckError(Exception):
@@ -173,6 +195,7 @@ __all__ = [
     "CallRejected",
     "ConfigError",
     "DialectError",
+    "ErrorEnvelope",
     "ErrorType",
     "ModelError",
     "ModelErrorKind",

@@ -8,6 +8,7 @@ JSON-schema object or an unknown option is a `ToolDefinitionError` saying what i
 
 from __future__ import annotations
 
+import copy
 import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -169,6 +170,18 @@ class Tool:
                 f"known: {', '.join(sorted(TOOL_OPTIONS))}"
             )
         return replace(self, **changes)
+
+    def relabeled(self, *, source: SourceKind | None = None, owner: str | None = None) -> Tool:
+        """A copy that says where it came from; nothing checked at construction changes, so the
+        copy is not validated again (sources stamp every tool they list with this)."""
+        if source is not None and source not in SOURCE_PRIORITY:
+            raise ToolDefinitionError(f"tool {self.name!r}: unknown source {source!r}")
+        clone = copy.copy(self)
+        if source is not None:
+            object.__setattr__(clone, "source", source)
+        if owner is not None:
+            object.__setattr__(clone, "owner", owner)
+        return clone
 
     def __repr__(self) -> str:
         return f"Tool(name={self.name!r}, toolset={self.toolset!r}, source={self.source!r})"

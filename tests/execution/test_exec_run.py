@@ -84,8 +84,13 @@ def test_a_handler_that_never_returns_times_out_in_time(hang: Tool) -> None:
     result = one(Executor(loadout(hang)), hang.name)
     elapsed = time.monotonic() - start
     assert result.error is not None and result.error.type == "timeout"
-    assert "0.3 s" in result.error.message and result.error.retryable
+    assert "0.3 s" in result.error.message and not result.error.retryable  # a repeat may not be safe
+    said = "cancelled" if hang.is_async else "abandoned at the deadline: its thread could not be stopped"
+    assert said in result.error.message
     assert elapsed < 1.5
+    # A tool that says a repeat is safe is offered a retry.
+    safe = hang.with_options(idempotent=True)
+    assert one(Executor(loadout(safe)), safe.name).error.retryable  # type: ignore[union-attr]
 
 
 def test_default_timeout_applies_when_the_tool_sets_none() -> None:

@@ -304,8 +304,7 @@ class Executor:
             value = await self._invoke(vc, plan, context, cancel_event, batch)
             shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
         except _TimedOut:
-            message = f"tool {tool.name!r} did not finish within {plan.timeout:g} s and was stopped"
-            return self._failed(vc.id, ErrorEnvelope("timeout", message, tool.name, True), started)
+            return self._failed(vc.id, _timeout_envelope(tool, plan), started)
         except ToolError as exc:
             return self._finished(
                 failure_result(vc.id, tool.name, exc, time.perf_counter() - started), started
@@ -439,6 +438,21 @@ class Executor:
     def _emit(self, kind: EventKind, call_id: str, tool: str, **fields: Any) -> None:
         if self.events is not None:
             self.events.emit(ExecutionEvent(kind, call_id, tool, **fields))
+
+
+def _timeout_envelope(tool: Tool, plan: _Plan) -> ErrorEnvelope:
+    """Say truthfully what a timeout did: an async handler is cancelled; a sync handler's thread
+    cannot be stopped, so its work may still complete. A retry is offered only for tools that
+    say a repeat is safe (read-only or idempotent)."""
+    if plan.is_async:
+        what = "was cancelled at the deadline"
+    else:
+        what = (
+            "was abandoned at the deadline: its thread could not be stopped and its work may still "
+            "complete (child processes it started through tooldeck were killed)"
+        )
+    message = f"tool {tool.name!r} did not finish within {plan.timeout:g} s and {what}"
+    return ErrorEnvelope("timeout", message, tool.name, bool(tool.read_only or tool.idempotent))
 
 
 def _index(loadout: Loadout, normalise: bool) -> ToolIndex:

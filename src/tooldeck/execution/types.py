@@ -5,12 +5,11 @@ These are the contract between the execution engine (X), the agent loop (L) and 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck.errors import ErrorType, ToolError, ToolUnavailableError
+from tooldeck.errors import ErrorEnvelope, ErrorType, ToolError, ToolUnavailableError
 from tooldeck.output import ToolOutput
 from tooldeck.tool import Tool
 
@@ -22,29 +21,6 @@ class ToolCall:
     id: str
     name: str
     arguments: str | Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorEnvelope:
-    """What the model is told when a call fails: one envelope for every kind of failure."""
-
-    type: ErrorType
-    message: str
-    tool: str
-    retryable: bool = False
-
-    def envelope(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "type": self.type,
-                "message": self.message,
-                "tool": self.tool,
-                "retryable": self.retryable,
-            }
-        }
-
-    def to_json(self) -> str:
-        return json.dumps(self.envelope(), ensure_ascii=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,6 @@ routes by the tool's name, not the config label.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from tooldeck.config import ToolEntry
 from tooldeck.decorator import function_tool
 from tooldeck.diagnostics import Diagnostic
@@ -65,7 +63,11 @@ def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnosti
         )
     owner = f"config tools[{index}] ({entry.use})"
     try:
-        out = [replace(t.with_options(**entry.options()), source="config", owner=owner) for t in tools]
+        options = entry.options()
+        out = [
+            (t.with_options(**options) if options else t).relabeled(source="config", owner=owner)
+            for t in tools
+        ]
     except ToolDefinitionError as exc:
         raise ConfigError(str(exc), path=f"tools[{index}]") from None
     return out, notes

@@ -13,7 +13,6 @@ import importlib.util
 import pkgutil
 import re
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
@@ -116,5 +115,5 @@ def _collect(module: object, source: SourceKind) -> list[Tool]:
     out: dict[str, Tool] = {}
     for attr, t in module_tools(module):
         if t.name not in out:
-            out[t.name] = replace(t, source=source, owner=t.owner or f"{name}:{attr}")
+            out[t.name] = t.relabeled(source=source, owner=t.owner or f"{name}:{attr}")
     return list(out.values())

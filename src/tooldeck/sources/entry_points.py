@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import SourceError
@@ -102,7 +102,7 @@ def load_plugins(*, disabled: frozenset[str] = frozenset()) -> tuple[list[Tool],
         except Exception as exc:  # boundary: a third-party plugin's factory may raise anything
             notes.append(Diagnostic("warning", f"{where} failed to load: {describe(exc)}", "plugins"))
             continue
-        tools += [replace(t, source="plugin", owner=t.owner or where) for t in found]
+        tools += [t.relabeled(source="plugin", owner=t.owner or where) for t in found]
     return tools, notes
 
 

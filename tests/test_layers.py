@@ -1,0 +1,147 @@
+"""Imports point one way, down the data's journey, and no module imports itself in a loop.
+
+Each module of the package belongs to a layer; a module may import its own layer and the
+layers below, never one above (not at the top, not inside a function, not for type checking
+only). Layers, bottom up: the foundations (errors, config, the Tool and what defines it) →
+the registry → sources and availability → assembly → dialects and execution → the built-in
+tool library → the agent → the deck (the façade) → the command line.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "tooldeck"
+
+# Bottom up. The first matching prefix decides a module's layer.
+LAYERS: list[tuple[str, ...]] = [
+    (
+        "tooldeck.errors",
+        "tooldeck.diagnostics",
+        "tooldeck.text",
+        "tooldeck.home",
+        "tooldeck.output",
+        "tooldeck.availability_types",
+        "tooldeck.templates",
+        "tooldeck.processes",
+        "tooldeck.config",
+        "tooldeck.config_load",
+        "tooldeck.config_cache",
+        "tooldeck.context",
+        "tooldeck.schemas",
+        "tooldeck.fs",
+        "tooldeck.workspace",
+        "tooldeck.tool",
+        "tooldeck.decorator",
+    ),
+    ("tooldeck.registry",),
+    ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets"),
+    ("tooldeck.assembly",),
+    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.safety", "tooldeck.skills"),
+    ("tooldeck.tools",),
+    ("tooldeck.agent", "tooldeck.batch"),
+    ("tooldeck.deck", "tooldeck.serve"),
+    ("tooldeck.cli",),
+]
+
+# Known edges that point up, each with the reason it is tolerated; keep this list empty.
+ALLOWED_UPWARD: dict[tuple[str, str], str] = {
+    (
+        "tooldeck.tool",
+        "tooldeck.dialects.normalize",
+    ): "schema normalisation moves below tool.py (schemas layer)",
+}
+
+
+def layer_of(module: str) -> int:
+    best = (-1, -1)
+    for i, prefixes in enumerate(LAYERS):
+        for p in prefixes:
+            if (module == p or module.startswith(p + ".")) and len(p) > best[1]:
+                best = (i, len(p))
+    if best[0] < 0:
+        if module == "tooldeck":
+            return layer_of("tooldeck.deck")  # the package's front door re-exports from every layer
+        raise AssertionError(f"module {module} has no layer: add it to LAYERS")
+    return best[0]
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(SRC.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> list[tuple[str, bool]]:
+    """(imported tooldeck module, at module top level) for every import in the file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rsplit(".", 1)[0]
+    top_level = {id(node) for node in tree.body}
+    found: list[tuple[str, bool]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            # `from pkg import sub` imports the submodule; `from pkg import name` the package.
+            names = [f"{base}.{a.name}" if _exists(f"{base}.{a.name}") else base for a in node.names]
+        for name in names:
+            if name.startswith("tooldeck") and _exists(name):
+                found.append((name, id(node) in top_level))
+    return found
+
+
+def _exists(name: str) -> bool:
+    rel = Path(*name.split("."))
+    return (SRC.parent / rel).with_suffix(".py").exists() or (SRC.parent / rel / "__init__.py").exists()
+
+
+def modules() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_no_module_imports_a_layer_above_its_own() -> None:
+    upward = []
+    for path in modules():
+        me = module_name(path)
+        mine = layer_of(me)
+        for target, _ in imports_of(path):
+            if layer_of(target) > mine and (me, target) not in ALLOWED_UPWARD:
+                upward.append(f"{me} -> {target}")
+    assert upward == []
+
+
+def test_top_level_imports_have_no_cycles() -> None:
+    graph = {module_name(p): {t for t, top in imports_of(p) if top} for p in modules()}
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if nxt == node or nxt not in graph:
+                continue
+            if state.get(nxt) == 1:
+                cycles.append([*stack[stack.index(nxt) :], nxt])
+            elif nxt not in state:
+                visit(nxt, [*stack, nxt])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    # A package's __init__ importing its own submodules is not a cycle of the design.
+    real = [
+        c
+        for c in cycles
+        if not all(m == c[0] or m.startswith(c[0] + ".") or c[0].startswith(m + ".") for m in c)
+    ]
+    assert real == []
