@@ -1,4 +1,4 @@
-"""`@tool`: build a Tool from a typed Python function (spec R2).
+"""`@tool`: build a Tool from a typed Python function.
 
 The schema comes from the type hints (through pydantic) and the parameter descriptions from
 the docstring (Google `Args:` sections and Sphinx `:param x:` lines). A parameter annotated

@@ -1,4 +1,4 @@
-"""Toolsets: named groups of tools, composable with `includes` (spec T1).
+"""Toolsets: named groups of tools, composable with `includes`.
 
 A toolset exists implicitly when a tool names it (`toolset="web"`), and explicitly when the
 config defines it (`toolsets: {research: {tools: [...], includes: [web, file]}}`); both add

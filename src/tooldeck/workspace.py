@@ -1,4 +1,4 @@
-"""Confining file paths to a workspace root (spec K4).
+"""Confining file paths to a workspace root.
 
 Every path a model gives a file tool goes through `Workspace.resolve`: relative paths are taken
 from the root, `/workspace/...` is the root's virtual name, and anything that would leave the

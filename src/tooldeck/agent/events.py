@@ -1,4 +1,4 @@
-"""Events the agent loop emits for every step (spec L1), and the sinks that receive them.
+"""Events the agent loop emits for every step, and the sinks that receive them.
 
 A sink is any callable taking an `Event`. The CLI's `chat` prints them as they happen, tests
 collect them in a list, an application may forward them to a UI. A sink must not raise; the
@@ -63,7 +63,7 @@ class ToolResultReady:
 
 @dataclass(frozen=True, slots=True)
 class StateUpdated:
-    """A state-update tool (X7) changed the run state (e.g. artifacts, todo list)."""
+    """A state-update tool changed the run state (e.g. artifacts, todo list)."""
 
     call_id: str
     update: Mapping[str, Any]
@@ -71,7 +71,7 @@ class StateUpdated:
 
 @dataclass(frozen=True, slots=True)
 class TurnInterrupted:
-    """A control-flow tool (X7, `clarify`) stopped the run; the user's answer resumes it."""
+    """A control-flow tool (`clarify`) stopped the run; the user's answer resumes it."""
 
     call_id: str
     interrupt: Mapping[str, Any]

@@ -1,10 +1,10 @@
 """The agent loop: call the model, run its tool calls, repeat until it answers.
 
 The loop is small on purpose. It owns the order of steps and nothing else; it delegates to
-the model client (L2), the batch runner (the execution engine, X), the tool view (which
-schemas the model may see this iteration, D2), the recorder (the session store, L4) and the
+the model client, the batch runner (the execution engine), the tool view (which
+schemas the model may see this iteration), the recorder (the session store) and the
 event sink. Control-flow (`clarify`) and state-update (`present_files`, `todo`) tools reach it
-as fields of `ToolResult` (X7).
+as fields of `ToolResult`.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class BatchRunner(Protocol):
 
 
 class Recorder(Protocol):
-    """Where the loop writes as it goes, so a crash loses nothing already returned (L4)."""
+    """Where the loop writes as it goes, so a crash loses nothing already returned."""
 
     def append_message(self, session_id: str, message: Message) -> None: ...
 

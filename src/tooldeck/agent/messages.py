@@ -1,4 +1,4 @@
-"""The conversation as the loop keeps it: provider-neutral messages (spec L1).
+"""The conversation as the loop keeps it: provider-neutral messages.
 
 Model clients translate these to and from their wire format; the session store and
 `--transcript` persist them with `to_dict` / `from_dict`. A tool call keeps its arguments
@@ -77,7 +77,7 @@ def assistant(text: str = "", tool_calls: Sequence[ToolCall] = ()) -> Message:
 
 
 def tool_message(result: ToolResult) -> Message:
-    """The role=tool message that answers one call (spec L1: matching `tool_call_id`)."""
+    """The role=tool message that answers one call."""
     return Message(
         role="tool",
         content=result.content,

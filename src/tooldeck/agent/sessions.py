@@ -1,4 +1,4 @@
-"""Sessions in SQLite (spec L4): every message written as it happens, full-text search (FTS5).
+"""Sessions in SQLite: every message written as it happens, full-text search (FTS5).
 
 One file (default `~/.tooldeck/state.db`) holds every session, its messages in order, the run
 state shared by tools (todo list, artifacts, promotions), and a pending question when a

@@ -3,7 +3,7 @@
 It runs in two stages. Selection (dedup, toolsets, disabled toolsets, groups, host shell,
 model capabilities) depends only on the registry generation, the config and the platform, so
 it is cached under that key. Availability is then evaluated for the survivors only (cached
-checks, concurrent under a budget), and the rest (availability, skills, deferral, S1/S2
+checks, concurrent under a budget), and the rest (availability, skills, deferral, description
 rewrites) is cached under the selection key *plus the availability it saw*. When a dependency
 appears or vanishes, the key changes and the next assembly is fresh.
 """

@@ -1,4 +1,4 @@
-"""From a raw tool call to a `ValidatedCall`: parse (X1), find the tool, validate (X2).
+"""From a raw tool call to a `ValidatedCall`: parse, find the tool, validate.
 
 Each step either returns its value or raises `CallRejected` carrying the error envelope the
 model will read. Nothing here runs a tool, so a rejected call is never executed.
@@ -25,7 +25,7 @@ def reject(kind: ErrorType, message: str, tool: str, *, retryable: bool = True) 
     return CallRejected(ErrorEnvelope(kind, message, tool, retryable))
 
 
-# -- X1: arguments ---------------------------------------------------------------------------
+# -- arguments -------------------------------------------------------------------------------
 
 
 def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict[str, Any]:
@@ -173,7 +173,7 @@ class ToolIndex:
         )
 
 
-# -- X2: validation --------------------------------------------------------------------------
+# -- validation ------------------------------------------------------------------------------
 
 _CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
 

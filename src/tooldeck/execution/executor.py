@@ -380,7 +380,7 @@ class Executor:
     def _call(vc: ValidatedCall, plan: _Plan, context: ToolContext | None) -> Any:
         tool = vc.tool
         if plan.direct and vc.model is not None:
-            # Tool.call would validate the arguments into the model again; it was done in X2.
+            # Tool.call would validate the arguments into the model again; it was done when the call was validated.
             model = vc.model
             kwargs = {name: getattr(model, name) for name in type(model).model_fields}
             if tool.context_param is not None:

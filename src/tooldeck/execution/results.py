@@ -1,7 +1,7 @@
-"""Shaping what a handler returned into the text the model reads (X6).
+"""Shaping what a handler returned into the text the model reads.
 
 - Plain strings pass through; other values become JSON; `ToolOutput` carries state updates
-  and interrupts (X7).
+  and interrupts.
 - Over the tool's `max_result_chars` the text is cut, with a marker saying how much was shown,
   and the full text is kept in the session's spill area, readable in pages with `read_result`.
 - Output of `open_world` tools (web, MCP) is framed as untrusted content, so the model reads

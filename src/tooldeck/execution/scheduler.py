@@ -1,4 +1,4 @@
-"""Ordering the calls of one batch (X5): what each call must wait for before it starts.
+"""Ordering the calls of one batch: what each call must wait for before it starts.
 
 - A *barrier* call (an `interactive` or `sequential` tool) waits for every earlier call, and
   every later call waits for it: it runs alone.

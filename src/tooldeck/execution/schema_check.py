@@ -1,4 +1,4 @@
-"""Validate arguments against a tool's JSON schema, with the lenient coercion models need (X2).
+"""Validate arguments against a tool's JSON schema, with the lenient coercion models need.
 
 Models often send `"5"` for an integer, `"0.5"` for a number, `"true"` for a boolean, or a JSON
 array encoded as a string. These are coerced to the declared type; anything that still does

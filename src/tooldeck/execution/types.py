@@ -31,9 +31,9 @@ class ToolResult:
     name: str
     content: str
     error: ErrorEnvelope | None = None
-    # State-update tools (X7) return changes to the run state, e.g. {"artifacts": [...]}.
+    # State-update tools return changes to the run state, e.g. {"artifacts": [...]}.
     update: Mapping[str, Any] | None = None
-    # Control-flow tools (X7): set when the run must stop and wait (e.g. clarify's question).
+    # Control-flow tools: set when the run must stop and wait (e.g. clarify's question).
     interrupt: Mapping[str, Any] | None = None
     duration_s: float = 0.0
     meta: Mapping[str, Any] = field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""Where candidate tools come from (spec R4): packages, entry points, config `use:` entries, MCP.
+"""Where candidate tools come from: packages, entry points, config `use:` entries, MCP.
 
 Each source returns the tools it found plus `Diagnostic`s for what it skipped, renamed or
 failed to load, so nothing disappears silently.

@@ -1,4 +1,4 @@
-"""`clarify`: a control-flow tool (X7). It does not wait for the user: it interrupts the run
+"""`clarify`: a control-flow tool. It does not wait for the user: it interrupts the run
 and hands the question out; the user's answer, as the next message, resumes the same session.
 """
 

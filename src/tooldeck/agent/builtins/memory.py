@@ -1,4 +1,4 @@
-"""`memory`: durable notes across sessions (L3) in MEMORY.md (the agent's notes) and USER.md
+"""`memory`: durable notes across sessions in MEMORY.md (the agent's notes) and USER.md
 (what it knows about the user), both in the tooldeck home, each with a size cap.
 
 Entries are separated by a line holding only `§`. The system prompt gets a snapshot of both

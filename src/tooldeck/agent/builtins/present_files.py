@@ -1,4 +1,4 @@
-"""`present_files`: a state-update tool (X7). It adds files to the run's `artifacts` (what a UI
+"""`present_files`: a state-update tool. It adds files to the run's `artifacts` (what a UI
 shows the user as results); paths must exist inside the workspace.
 """
 

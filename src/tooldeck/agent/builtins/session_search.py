@@ -1,4 +1,4 @@
-"""`session_search`: full-text search over past sessions' messages (L3, SQLite FTS5)."""
+"""`session_search`: full-text search over past sessions' messages (SQLite FTS5)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""`todo`: the agent's task list for this session (L3), kept in the run state under `todo`.
+"""`todo`: the agent's task list for this session, kept in the run state under `todo`.
 
-A state-update tool (X7): it returns the new list as an update instead of writing anywhere,
+A state-update tool: it returns the new list as an update instead of writing anywhere,
 so the loop merges it into the run state and the session store persists it.
 """
 

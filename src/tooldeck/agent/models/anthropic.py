@@ -1,4 +1,4 @@
-"""Anthropic Messages through the official `anthropic` SDK (spec L2).
+"""Anthropic Messages through the official `anthropic` SDK.
 
 `base_url` is the host root, as the SDK takes it; a trailing `/v1` is tolerated and removed.
 Tool results travel as `tool_result` blocks inside a user message; consecutive messages of one

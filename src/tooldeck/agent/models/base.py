@@ -1,4 +1,4 @@
-"""The one protocol every model client speaks (spec L2), and the errors they raise.
+"""The one protocol every model client speaks, and the errors they raise.
 
 A client turns a `ModelRequest` (provider-neutral messages plus the loadout whose exposed tools
 the model may call) into its provider's wire format, calls the provider through the official

@@ -1,4 +1,4 @@
-"""OpenAI-compatible Chat Completions through the official `openai` SDK (spec L2).
+"""OpenAI-compatible Chat Completions through the official `openai` SDK.
 
 Works with any endpoint that speaks the format: OpenAI, DeepSeek, vLLM, Ollama, llama.cpp
 server (`base_url` ending in `/v1`). Streaming and non-streaming; SDK retries are off, ours

@@ -1,4 +1,4 @@
-"""OpenAI Responses API through the official `openai` SDK (spec L2).
+"""OpenAI Responses API through the official `openai` SDK.
 
 The conversation is sent in full each call (`store=False`, no server-side state), so a session
 can resume against any endpoint. Tool calls are `function_call` items, results

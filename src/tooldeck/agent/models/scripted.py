@@ -1,4 +1,4 @@
-"""`ScriptedModel`: a model client that plays a script, for users' tests (spec L2).
+"""`ScriptedModel`: a model client that plays a script, for users' tests.
 
     model = ScriptedModel([
         reply(calls=[call("read_file", {"path": "a.txt"})]),
