@@ -87,8 +87,10 @@ class ModelConfig:
     max_tokens: Annotated[int, Ge(1)] | None = None
     temperature: float | None = None
     stream: bool = False
-    timeout_s: Annotated[float, Gt(0)] = 120.0
-    max_retries: Annotated[int, Ge(0)] = 3
+    # Seconds one model request may take, and how often a failed request is retried (429, 5xx,
+    # timeouts, dropped connections): an endpoint that hangs fails after about 3 minutes.
+    timeout_s: Annotated[float, Gt(0)] = 60.0
+    max_retries: Annotated[int, Ge(0)] = 2
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from typing import Any
 
 from tooldeck.agent.messages import Message
 from tooldeck.errors import SessionError
+from tooldeck.text import utf8_safe
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -149,8 +150,10 @@ class SessionStore:
 
     def append_message(self, session_id: str, message: Message) -> None:
         now = time.time()
-        data = json.dumps(message.to_dict(), ensure_ascii=False)
-        searchable = message.content + "".join(f" {c.name}" for c in message.tool_calls)
+        # ASCII escapes keep text that is not valid UTF-8 (lone surrogates from a bad decode)
+        # exactly, where SQLite would refuse it; the search column gets a cleaned copy.
+        data = json.dumps(message.to_dict())
+        searchable = utf8_safe(message.content + "".join(f" {c.name}" for c in message.tool_calls))
         with self._lock:
             row = self._db.execute(
                 "SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE session_id = ?", (session_id,)
@@ -161,7 +164,11 @@ class SessionStore:
                     "INSERT INTO messages (session_id, seq, role, content, data, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                     (session_id, row[0], message.role, searchable, data, now),
                 )
-                title = message.content.strip().splitlines()[0][:80] if message.content.strip() else None
+                title = (
+                    utf8_safe(message.content.strip().splitlines()[0][:80])
+                    if message.content.strip()
+                    else None
+                )
                 self._db.execute(
                     "UPDATE sessions SET updated_at = ?, title = COALESCE(title, CASE WHEN ? = 'user' THEN ? END) "
                     "WHERE id = ?",
@@ -186,7 +193,7 @@ class SessionStore:
             self._db.execute(
                 "UPDATE sessions SET state = ?, status = ?, interrupt = ?, updated_at = ? WHERE id = ?",
                 (
-                    json.dumps(persisted, ensure_ascii=False, default=str),
+                    json.dumps(persisted, default=str),
                     status,
                     json.dumps(dict(interrupt), default=str) if interrupt is not None else None,
                     time.time(),

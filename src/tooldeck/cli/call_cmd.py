@@ -19,6 +19,7 @@ from tooldeck.cli.common import (
     add_json,
     add_platform,
     assemble,
+    emit,
     fail,
     load_deck,
     print_json,
@@ -77,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         error = result.error.envelope()["error"] if result.error is not None else None
         print_json({"ok": result.ok, "content": result.content, "error": error})
     else:
-        print(for_terminal(result.content))
+        emit(for_terminal(result.content))
         if result.error is not None:
             print(f"tooldeck: {result.error.type}: {for_terminal(result.error.message)}", file=sys.stderr)
     return 0 if result.ok else 1

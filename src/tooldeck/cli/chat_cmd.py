@@ -38,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.cli.run_cmd import check_writable
 
     check_writable(args.transcript)
-    console = Console(highlight=False, soft_wrap=True)
+    from tooldeck.cli.output import real_stdout
+
+    console = Console(file=real_stdout(), highlight=False, soft_wrap=True)
     reader = LineReader(console)
     printer = StepPrinter(console)
     agent = build_agent(args, events=printer, approver=ChatApprover(reader))

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from tooldeck.cli.main import CliError
+from tooldeck.cli.output import emit, print_json, real_stdout
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Loadout
@@ -58,10 +58,6 @@ def assemble(deck: Deck, platform: str | None) -> Loadout:
         fail(f"config error: {exc}")
 
 
-def print_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
-
-
 def warn_diagnostics(diagnostics: list[Diagnostic]) -> None:
     """Warnings go to stderr, so stdout stays parseable in machine mode and nothing vanishes."""
     for d in diagnostics:
@@ -73,7 +69,23 @@ def console() -> Any:
     """A rich console; wide enough for the tables when output is not a terminal."""
     from rich.console import Console
 
-    con = Console(soft_wrap=False)
+    out = real_stdout()
+    con = Console(file=out, soft_wrap=False)
     if not con.is_terminal:
-        con = Console(soft_wrap=False, width=200)
+        con = Console(file=out, soft_wrap=False, width=200)
     return con
+
+
+__all__ = [
+    "DIALECTS",
+    "add_config",
+    "add_json",
+    "add_platform",
+    "assemble",
+    "console",
+    "emit",
+    "fail",
+    "load_deck",
+    "print_json",
+    "warn_diagnostics",
+]

@@ -75,7 +75,13 @@ def dispatch(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog=f"tooldeck {name}", description=entry[1])
     module.configure(parser)
     args = parser.parse_args(rest)
-    code: int = module.run(args)
+    from tooldeck.cli import output
+
+    # Stdout carries the command's result (often JSON): whatever tools or imported modules print
+    # while it runs goes to stderr, and log records (tracebacks included) to the log file, or to
+    # stderr with --verbose.
+    with output.command_streams(verbose=bool(getattr(args, "verbose", False))):
+        code: int = module.run(args)
     return code
 
 

@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tooldeck.cli.common import add_config, add_json, add_platform, fail, load_deck, print_json
+from tooldeck.cli.common import add_config, add_json, add_platform, emit, fail, load_deck, print_json
 from tooldeck.cli.main import CliError
 from tooldeck.text import for_terminal
 
@@ -215,11 +215,11 @@ def _report(result: TurnResult, convo: Conversation, as_json: bool) -> int:
     if as_json:
         print_json(result_json(result, convo))
     elif result.text:
-        print(for_terminal(result.text))
+        emit(for_terminal(result.text))
     if result.status == "interrupted":
         choices = (result.interrupt or {}).get("choices")
         if choices and not as_json:
-            print("choices: " + " | ".join(for_terminal(str(c)) for c in choices))
+            emit("choices: " + " | ".join(for_terminal(str(c)) for c in choices))
         print(
             f'tooldeck: the agent is waiting for your answer: tooldeck run --resume {result.session_id} "ANSWER"',
             file=sys.stderr,

@@ -6,9 +6,9 @@ The figures come from `tooldeck.dialects.report` (cached on the loadout); the la
 from __future__ import annotations
 
 import json
-import sys
 from typing import TYPE_CHECKING, Any
 
+from tooldeck.cli.output import real_stdout
 from tooldeck.dialects.report import ToolCost, token_table, tool_costs
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def print_token_table(loadout: Loadout, *, strict: bool, profile: str | None, as
     table = token_table(loadout, strict=strict, profile=profile)
     if as_json:
         out = {"tools": len(loadout.exposed), "strict": strict, "tokens": table}
-        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        real_stdout().write(json.dumps(out, indent=2) + "\n")
         return
     from rich.console import Console
     from rich.table import Table
@@ -69,6 +69,7 @@ def print_token_table(loadout: Loadout, *, strict: bool, profile: str | None, as
     view.add_column("cl100k_base", justify="right")
     for dialect, counts in table.items():
         view.add_row(dialect, str(counts["o200k_base"]), str(counts["cl100k_base"]))
-    con = Console(soft_wrap=False, width=None if sys.stdout.isatty() else 120)
+    stream = real_stdout()
+    con = Console(file=stream, soft_wrap=False, width=None if stream.isatty() else 120)
     con.print(view)
     con.print("Per tool: `tooldeck explain` (token share per tool, strict-mode refusals).")

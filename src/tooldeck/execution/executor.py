@@ -28,10 +28,11 @@ from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import CallGate
 from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
-from tooldeck.execution.runner import CancelToken, run_sync
+from tooldeck.execution.runner import CancelToken, HandlerRaised, run_sync
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.home import tooldeck_home
+from tooldeck.text import utf8_safe
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
@@ -316,8 +317,13 @@ class Executor:
             if task is not None and task is batch.owner:
                 task.uncancel()
             return self._finished(self._cancelled(vc.id, tool.name, "the batch was cancelled"), started)
-        except (Exception, SystemExit):  # boundary: a tool's failure (even sys.exit) is a tool_error result
-            return self._crashed(vc, started)
+        except (
+            BaseException
+        ) as exc:  # boundary: whatever a tool raises (even sys.exit) is a tool_error result
+            # Cancellation of our own task was handled above; a KeyboardInterrupt or SystemExit
+            # that gets here came from the tool's code, not from the user (a real Ctrl-C reaches
+            # the event loop as a cancellation).
+            return self._crashed(vc, started, exc)
         if shaped.spilled is not None:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
@@ -409,9 +415,11 @@ class Executor:
     def _cancelled(self, call_id: str, tool: str, why: str) -> ToolResult:
         return error_result(call_id, tool, "cancelled", f"{why}; the call did not complete")
 
-    def _crashed(self, vc: ValidatedCall, started: float) -> ToolResult:
-        trace = traceback.format_exc()
-        exc_line = trace.rstrip().splitlines()[-1] if trace.strip() else "unknown error"
+    def _crashed(self, vc: ValidatedCall, started: float, exc: BaseException) -> ToolResult:
+        original = exc.original if isinstance(exc, HandlerRaised) else exc
+        trace = "".join(traceback.format_exception(original))
+        text = utf8_safe(str(original))
+        exc_line = f"{type(original).__name__}: {text}" if text else type(original).__name__
         message = f"tool {vc.name!r} failed: {exc_line}"
         return self._finished(error_result(vc.id, vc.name, "tool_error", message), started, trace)
 

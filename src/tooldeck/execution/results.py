@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
+from tooldeck.text import utf8_safe
 from tooldeck.tool import Tool
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
@@ -131,6 +132,7 @@ def shape(value: Any, tool: Tool, *, call_id: str, limit: int, spill: SpillStore
         text, update, interrupt = value.content, value.update, value.interrupt
     else:
         text = to_text(value)
+    text = utf8_safe(text)
     untrusted = is_untrusted(tool)
     if len(text) <= limit:
         return Shaped(frame_untrusted(tool.name, text) if untrusted else text, update, interrupt)

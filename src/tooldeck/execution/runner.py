@@ -57,6 +57,16 @@ class CancelToken:
                 self._callbacks.remove(cb)
 
 
+class HandlerRaised(Exception):
+    """A handler raised a BaseException that is not an Exception (KeyboardInterrupt, SystemExit,
+    ...). Carried as an ordinary exception, so the event loop does not take it for the user's
+    Ctrl-C or an exit of the program."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(f"{type(original).__name__}: {original}")
+        self.original = original
+
+
 class _Job:
     """One function for a worker, and the hand-back of its outcome (sync wait or event loop)."""
 
@@ -180,8 +190,10 @@ class DaemonPool:
                 continue  # a submitter counted on this worker: its job is on the way
             try:
                 job.result = job.ctx.run(job.fn)
-            except BaseException as exc:  # boundary: whatever the handler raised goes to its caller
+            except Exception as exc:  # boundary: whatever the handler raised goes to its caller
                 job.error = exc
+            except BaseException as exc:  # KeyboardInterrupt, SystemExit...: the handler's, not the user's
+                job.error = HandlerRaised(exc)
             with job.guard:
                 job.finished = True
                 loop, fut = job.loop, job.future

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import os
 import sys
 import threading
 from types import ModuleType
@@ -18,12 +19,23 @@ from typing import Any
 
 from tooldeck.errors import SourceError
 
-# Seconds an import of user code may take before tooldeck gives up on it.
+# Seconds an import of user code may take before tooldeck gives up on it
+# ($TOOLDECK_IMPORT_TIMEOUT_S changes it).
 IMPORT_BUDGET_S = 20.0
 
 
-def import_module(name: str, *, timeout: float = IMPORT_BUDGET_S) -> ModuleType:
+def import_budget() -> float:
+    raw = os.environ.get("TOOLDECK_IMPORT_TIMEOUT_S")
+    try:
+        value = float(raw) if raw else IMPORT_BUDGET_S
+    except ValueError:
+        return IMPORT_BUDGET_S
+    return value if value > 0 else IMPORT_BUDGET_S
+
+
+def import_module(name: str, *, timeout: float | None = None) -> ModuleType:
     """Import `name`; every failure (exit, hang, exception) becomes a `SourceError`."""
+    timeout = import_budget() if timeout is None else timeout
     already = sys.modules.get(name)
     if already is not None:
         return already

@@ -23,6 +23,7 @@ from tooldeck.agent.models.base import (
     describe_status_error,
     error_detail,
     retry_after,
+    unreadable_reply,
 )
 from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.retry import call_with_retries
@@ -123,6 +124,8 @@ class AnthropicModel(SdkModel):
                 return acc.reply(self.settings.model)
             except anthropic.AnthropicError as exc:
                 raise self._translate(exc) from exc
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
+                raise unreadable_reply("anthropic", self.settings, exc) from exc
 
         return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
 

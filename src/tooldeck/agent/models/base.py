@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from tooldeck.agent.events import EventSink
 from tooldeck.agent.messages import Message, ModelReply
-from tooldeck.errors import ModelErrorKind
+from tooldeck.errors import ModelError, ModelErrorKind
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Loadout
@@ -39,8 +39,8 @@ class ModelSettings:
     max_tokens: int | None = None
     temperature: float | None = None
     stream: bool = False
-    timeout_s: float = 120.0
-    max_retries: int = 3
+    timeout_s: float = 60.0
+    max_retries: int = 2
     retry_initial_s: float = 1.0
     retry_max_s: float = 30.0
     strict_tools: bool = False
@@ -167,6 +167,18 @@ class SdkModel:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def unreadable_reply(provider: str, settings: ModelSettings, exc: Exception) -> ModelError:
+    """An endpoint answered, but not with a response the SDK could read (HTML, truncated JSON)."""
+    where = settings.base_url or provider
+    body = getattr(exc, "doc", None)
+    snippet = f"; it began: {body[:120]!r}" if isinstance(body, str) and body else ""
+    return ModelError(
+        f"{provider}: {where} answered with something that is not a model response "
+        f"({type(exc).__name__}: {str(exc)[:200]}){snippet}; is --base-url the API endpoint?",
+        kind="bad_response",
+    )
 
 
 def client_options(settings: ModelSettings) -> dict[str, Any]:

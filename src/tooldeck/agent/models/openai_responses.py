@@ -13,7 +13,7 @@ import openai
 
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
-from tooldeck.agent.models.base import ModelRequest, ModelSettings, SdkModel, client_options
+from tooldeck.agent.models.base import ModelRequest, ModelSettings, SdkModel, client_options, unreadable_reply
 from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.retry import call_with_retries
@@ -97,6 +97,8 @@ class OpenAIResponsesModel(SdkModel):
                 return self._parse(final)
             except openai.OpenAIError as exc:
                 raise translate_openai_error(exc, self.settings) from exc
+            except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
+                raise unreadable_reply("openai responses", self.settings, exc) from exc
 
         return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
 

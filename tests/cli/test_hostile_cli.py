@@ -1,0 +1,249 @@
+"""The command line under hostile and careless input: clear errors, clean stdout, no tracebacks.
+
+Each test reproduces an attack or a mistake (a module that raises, exits, hangs or prints on
+import; a tool that prints, raises a BaseException, or returns terminal escape sequences and
+lone surrogates; a platform typo; a class where a tool was expected) through the real
+`tooldeck` console script.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from .clirun import tooldeck
+
+TOOLS = '''
+import sys
+from tooldeck import tool
+
+
+@tool(toolset="t")
+def chatty(text: str) -> str:
+    """Prints while it works."""
+    print("noise on stdout from a tool")
+    return text
+
+
+@tool(toolset="t")
+def escapes() -> str:
+    """Returns terminal escape sequences and a lone surrogate."""
+    return "title\\x1b]0;pwned\\x07 red\\x1b[31mtext\\x1b[0m half\\ud800"
+
+
+@tool(toolset="t")
+def interrupts() -> str:
+    """Raises KeyboardInterrupt itself."""
+    raise KeyboardInterrupt("from the tool")
+
+
+class Odd(BaseException):
+    pass
+
+
+@tool(toolset="t")
+def odd() -> str:
+    """Raises a BaseException subclass."""
+    raise Odd("strange")
+
+
+@tool(toolset="t")
+async def async_interrupts() -> str:
+    """An async tool raising KeyboardInterrupt."""
+    raise KeyboardInterrupt("async")
+
+
+@tool(toolset="t")
+def boom() -> str:
+    """Raises."""
+    raise RuntimeError("kaboom")
+
+
+class NotATool:
+    pass
+'''
+
+
+def project(tmp_path: Path, config: str, **modules: str) -> Path:
+    (tmp_path / "hostile_tools.py").write_text(textwrap.dedent(TOOLS), encoding="utf-8")
+    for name, text in modules.items():
+        (tmp_path / f"{name}.py").write_text(textwrap.dedent(text), encoding="utf-8")
+    (tmp_path / "tooldeck.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
+    return tmp_path
+
+
+BASE = """
+plugins: {enabled: false}
+tools:
+  - {use: "hostile_tools:chatty"}
+  - {use: "hostile_tools:escapes"}
+  - {use: "hostile_tools:interrupts"}
+  - {use: "hostile_tools:odd"}
+  - {use: "hostile_tools:async_interrupts"}
+  - {use: "hostile_tools:boom"}
+"""
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {"TOOLDECK_HOME": str(tmp_path / "home"), "TOOLDECK_IMPORT_TIMEOUT_S": "2"}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("raise RuntimeError('broken at import')", "RuntimeError: broken at import"),
+        ("def f(:\n    pass", "SyntaxError"),
+        ("import sys\nsys.exit(3)", "it called sys.exit(3) while being imported"),
+        ("import time\ntime.sleep(60)", "did not finish within 2 s"),
+    ],
+    ids=["raises", "syntax", "exits", "hangs"],
+)
+def test_a_use_module_that_fails_to_import_is_a_config_error(
+    tmp_path: Path, env: dict[str, str], body: str, message: str
+) -> None:
+    root = project(tmp_path, 'tools: [{use: "badmod:x"}]\n', badmod=body)
+    start = time.monotonic()
+    proc = tooldeck("tools", "--json", cwd=root, env=env)
+    assert proc.returncode == 2, proc.stderr
+    assert "config error: tools[0].use: cannot import module 'badmod'" in proc.stderr or (
+        "tools[0].use" in proc.stderr and "badmod" in proc.stderr
+    )
+    assert message in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""
+    assert time.monotonic() - start < 20
+
+
+def test_a_discovered_package_that_fails_is_reported_and_the_rest_still_loads(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    root = project(tmp_path, BASE + "discover: [badpkg]\n")
+    (root / "badpkg").mkdir()
+    (root / "badpkg" / "__init__.py").write_text("")
+    (root / "badpkg" / "broken.py").write_text(
+        "from tooldeck import tool\nraise ValueError('nope')\n\n@tool\ndef never() -> str:\n    'n'\n    return 'n'\n"
+    )
+    proc = tooldeck("tools", "--json", cwd=root, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "badpkg.broken" in proc.stderr and "ValueError: nope" in proc.stderr
+    assert "chatty" in [t["function"]["name"] for t in json.loads(proc.stdout)]
+
+
+def test_printing_modules_and_tools_never_corrupt_json_output(tmp_path: Path, env: dict[str, str]) -> None:
+    root = project(
+        tmp_path,
+        BASE + '  - {use: "loud:quiet"}\n',
+        loud="print('hello from import')\nfrom tooldeck import tool\n\n@tool\ndef quiet() -> str:\n    'q'\n    return 'q'\n",
+    )
+    for args in (
+        ("tools", "--json"),
+        ("explain", "--json"),
+        ("call", "chatty", "--args", '{"text": "x"}', "--json"),
+    ):
+        proc = tooldeck(*args, cwd=root, env=env)
+        assert proc.returncode == 0, proc.stderr
+        json.loads(proc.stdout)  # stdout holds the JSON and nothing else
+        assert "hello from import" in proc.stderr
+    call = tooldeck("call", "chatty", "--args", '{"text": "x"}', "--json", cwd=root, env=env)
+    assert "noise on stdout from a tool" in call.stderr and json.loads(call.stdout)["content"] == "x"
+
+
+def test_terminal_escapes_are_shown_not_obeyed_and_json_keeps_them(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    root = project(tmp_path, BASE)
+    human = tooldeck("call", "escapes", cwd=root, env=env)
+    assert human.returncode == 0, human.stderr
+    assert "\x1b" not in human.stdout and "\\x1b]0;pwned\\x07" in human.stdout
+    machine = tooldeck("call", "escapes", "--json", cwd=root, env=env)
+    content = json.loads(machine.stdout)["content"]
+    assert "\x1b]0;pwned\x07" in content  # the raw text, as the model would get it
+    assert "\ud800" not in content and "half\ufffd" in content  # a lone surrogate is replaced
+
+
+@pytest.mark.parametrize("name", ["interrupts", "odd", "async_interrupts", "boom"])
+def test_a_tool_raising_anything_is_one_error_line_not_a_traceback(
+    tmp_path: Path, env: dict[str, str], name: str
+) -> None:
+    root = project(tmp_path, BASE)
+    proc = tooldeck("call", name, "--json", cwd=root, env=env)
+    assert proc.returncode == 1, proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["type"] == "tool_error"
+    assert "Traceback" not in proc.stderr and "interrupted" not in proc.stderr
+    human = tooldeck("call", name, cwd=root, env=env)
+    assert human.returncode == 1 and "Traceback" not in human.stderr
+    assert [line for line in human.stderr.splitlines() if line.startswith("tooldeck: tool_error")]
+    log = (Path(env["TOOLDECK_HOME"]) / "logs" / "tooldeck.log").read_text()
+    assert "Traceback" in log  # the detail is kept in the log file
+
+
+def test_a_platform_typo_is_an_error_with_a_suggestion_in_every_command(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    root = project(tmp_path, BASE + "platform_toolsets: {cli: [t], gateway: [t]}\n")
+    for args in (("tools",), ("explain",), ("call", "chatty", "--args", '{"text": "x"}')):
+        proc = tooldeck(*args, "--platform", "gatway", cwd=root, env=env)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "unknown platform 'gatway'" in proc.stderr and "did you mean 'gateway'" in proc.stderr
+    run = tooldeck(
+        "run",
+        "hi",
+        "--platform",
+        "gatway",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        cwd=root,
+        env=env,
+    )
+    assert run.returncode == 2 and "did you mean 'gateway'" in run.stderr
+
+
+def test_a_use_entry_naming_a_class_is_refused(tmp_path: Path, env: dict[str, str]) -> None:
+    root = project(tmp_path, 'tools: [{use: "hostile_tools:NotATool"}]\n')
+    proc = tooldeck("tools", "--json", cwd=root, env=env)
+    assert proc.returncode == 2
+    assert "tools[0].use: hostile_tools:NotATool is a class, not a tool" in proc.stderr
+
+
+def test_call_reads_long_arguments_from_stdin_or_a_file(tmp_path: Path, env: dict[str, str]) -> None:
+    root = project(tmp_path, BASE)
+    text = "y" * 300_000  # beyond what one command-line argument may hold
+    (root / "args.json").write_text(json.dumps({"text": text}))
+    from_file = tooldeck("call", "chatty", "--args", f"@{root / 'args.json'}", "--json", cwd=root, env=env)
+    assert json.loads(from_file.stdout)["content"].startswith("y" * 1000)
+    import subprocess
+
+    from .clirun import BIN
+
+    piped = subprocess.run(
+        [str(BIN), "call", "chatty", "--args", "-", "--json"],
+        input=json.dumps({"text": "from stdin"}),
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**__import__("os").environ, **env},
+        timeout=60,
+    )
+    assert json.loads(piped.stdout)["content"] == "from stdin"
+    missing = tooldeck("call", "chatty", "--args", "@/nonexistent/args.json", cwd=root, env=env)
+    assert missing.returncode == 2 and "cannot read arguments" in missing.stderr
+
+
+def test_explain_counts_tokens_of_huge_descriptions_in_linear_time(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    huge = "word " * 20_000 + "x" * 100_000
+    module = f"from tooldeck import Tool\nbig = Tool(name='big', description={huge!r}, parameters={{}}, handler=lambda a: 'ok')\n"
+    root = project(tmp_path, 'tools: [{use: "bigmod:big"}]\nplugins: {enabled: false}\n', bigmod=module)
+    start = time.monotonic()
+    proc = tooldeck("explain", "big", "--json", cwd=root, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)[0]["tokens"] > 20_000
+    assert time.monotonic() - start < 60
