@@ -27,8 +27,12 @@ def analyse_command(command: str, policy: ShellPolicy | None = None) -> Verdict:
 def _cached(command: str, policy: ShellPolicy) -> Verdict:
     try:
         findings = _findings(command, policy)
-    except Exception as exc:  # noqa: BLE001 - the analyser is a safety boundary: a bug fails closed (approve)
-        findings = [_signal_finding(Signal("analyser-error", f"the analyser failed: {type(exc).__name__}", ""), policy)]
+    except Exception as exc:
+        findings = [
+            _signal_finding(
+                Signal("analyser-error", f"the analyser failed: {type(exc).__name__}", ""), policy
+            )
+        ]
     return Verdict.from_findings(command, _dedupe(findings))
 
 
@@ -69,7 +73,9 @@ def _match(inv: Invocation, policy: ShellPolicy) -> list[Finding]:
 
 def _signal_finding(signal: Signal, policy: ShellPolicy) -> Finding:
     rule = RULES_BY_ID[signal.rule]
-    return Finding(rule.id, rule.category, policy.level(rule), _shown(signal.reason), _shown(signal.subcommand))
+    return Finding(
+        rule.id, rule.category, policy.level(rule), _shown(signal.reason), _shown(signal.subcommand)
+    )
 
 
 def _shown(text: str) -> str:

@@ -37,7 +37,9 @@ class State:
     downloads: set[str] = field(default_factory=set)
 
     def copy(self) -> State:
-        return State(self.scope.copy(), dict(self.functions), dict(self.aliases), self.cwd, set(self.downloads))
+        return State(
+            self.scope.copy(), dict(self.functions), dict(self.aliases), self.cwd, set(self.downloads)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,13 +144,20 @@ class CommandSemantics:
         return self.run_argv(tuple(argv), state, frame, stdin, redirects)
 
     def run_argv(
-        self, argv: tuple[Field, ...], state: State, frame: Frame, stdin: Flow | None, redirects: tuple[Redirect, ...] = ()
+        self,
+        argv: tuple[Field, ...],
+        state: State,
+        frame: Frame,
+        stdin: Flow | None,
+        redirects: tuple[Redirect, ...] = (),
     ) -> Flow:
         """Resolve and record one argv, then analyse whatever it runs."""
         first = argv[0]
         if first.exact and first.text in state.aliases and first.text not in frame.calls:
             text = " ".join([state.aliases[first.text], *(_shell_word(a) for a in argv[1:])])
-            return self.run_script(text, state, replace(frame.nested("alias"), calls=(*frame.calls, first.text)), stdin)
+            return self.run_script(
+                text, state, replace(frame.nested("alias"), calls=(*frame.calls, first.text)), stdin
+            )
         if first.exact and first.text in state.functions:
             return self._call_function(first.text, argv, state, frame, stdin)
         peeled = unwrap(argv)
@@ -178,8 +187,12 @@ class CommandSemantics:
         """State changes a command makes: the working directory, downloads, aliases."""
         name = inv.name
         if name == "cd":
-            target = next((a for a in inv.args if not a.text.startswith("-") or a.text == "-"), Field(HOME_MARK))
-            state.cwd = resolve(target.text, state.cwd).shown().replace("~", HOME_MARK, 1) if target.exact else "$CWD"
+            target = next(
+                (a for a in inv.args if not a.text.startswith("-") or a.text == "-"), Field(HOME_MARK)
+            )
+            state.cwd = (
+                resolve(target.text, state.cwd).shown().replace("~", HOME_MARK, 1) if target.exact else "$CWD"
+            )
             if state.cwd.startswith("./") or state.cwd == ".":
                 state.cwd = None if state.cwd == "." else state.cwd
         elif name in FETCHERS:
@@ -243,10 +256,14 @@ class CommandSemantics:
         shares_state = inv.name in ("eval", "source", ".")
         inner = state if shares_state else state.copy()
         if source.positional and not shares_state:
-            inner.scope.positional = list(source.positional[1:] if source.origin == "arg" else source.positional)
+            inner.scope.positional = list(
+                source.positional[1:] if source.origin == "arg" else source.positional
+            )
         self.run_script(text, inner, frame.nested(label))
 
-    def _interpreter(self, inv: Invocation, source: CodeSource, code: str, state: State, frame: Frame) -> None:
+    def _interpreter(
+        self, inv: Invocation, source: CodeSource, code: str, state: State, frame: Frame
+    ) -> None:
         facts = inspect_code(source.language, code)
         shown = f"{inv.name}: {code[:160]}"
         if facts.fork_loop:
@@ -254,21 +271,31 @@ class CommandSemantics:
         if facts.remote_exec:
             self.signal("interpreter-remote-exec", f"{inv.name} code downloads and executes code", shown)
         if facts.exfiltration:
-            self.signal("interpreter-exfiltration", f"{inv.name} code sends the environment or keys over the network", shown)
+            self.signal(
+                "interpreter-exfiltration",
+                f"{inv.name} code sends the environment or keys over the network",
+                shown,
+            )
         for command in facts.shell_commands:
             self.run_script(command.text, state.copy(), frame)
         for argv in facts.argvs:
             self.run_argv(argv, state.copy(), frame, None)
 
-    def _call_function(self, name: str, argv: tuple[Field, ...], state: State, frame: Frame, stdin: Flow | None) -> Flow:
+    def _call_function(
+        self, name: str, argv: tuple[Field, ...], state: State, frame: Frame, stdin: Flow | None
+    ) -> Flow:
         if name in frame.calls:
             if frame.spawning:
-                self.signal("fork-bomb", f"function {name} starts copies of itself in a pipe or background", name)
+                self.signal(
+                    "fork-bomb", f"function {name} starts copies of itself in a pipe or background", name
+                )
             return EMPTY_FLOW
         body = state.functions[name]
         inner = state.copy()
         inner.scope.positional = list(argv[1:])
-        return self.walk(body, inner, replace(frame.nested(f"function {name}"), calls=(*frame.calls, name)), stdin)
+        return self.walk(
+            body, inner, replace(frame.nested(f"function {name}"), calls=(*frame.calls, name)), stdin
+        )
 
 
 def _mark_downloaded(arg: Field, state: State) -> Field:
@@ -295,13 +322,35 @@ def _embedded_shell_code(inv: Invocation) -> Field | None:
     if inv.name == "ssh":
         operands = _ssh_operands(words)
         if len(operands) > 1:
-            rest = operands[1:]
-            return Field(" ".join(rest))
+            return Field(" ".join(operands[1:]))
     return None
 
 
 def _ssh_operands(words: list[str]) -> list[str]:
-    takes_value = set("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w".split())
+    takes_value = set(
+        [
+            "-b",
+            "-c",
+            "-D",
+            "-E",
+            "-e",
+            "-F",
+            "-I",
+            "-i",
+            "-J",
+            "-L",
+            "-l",
+            "-m",
+            "-O",
+            "-o",
+            "-p",
+            "-Q",
+            "-R",
+            "-S",
+            "-W",
+            "-w",
+        ]
+    )
     out: list[str] = []
     i = 0
     while i < len(words):

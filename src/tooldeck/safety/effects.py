@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.argv import options
+from tooldeck.safety.model import Field, Invocation
 
 WriteKind = Literal["append", "overwrite", "edit", "replace", "empty"]
 _NULL_SOURCES = frozenset({"/dev/null", "/dev/zero"})
@@ -24,7 +24,9 @@ def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
         kind: WriteKind = "append" if opts.has("-a", "--append") else "overwrite"
         out += [(f, kind) for f in opts.operands]
     elif name in ("cp", "mv", "install", "ln", "rsync", "scp"):
-        opts = options(inv, frozenset({"-t", "--target-directory", "-m", "--mode", "-o", "-g", "-S", "--suffix"}))
+        opts = options(
+            inv, frozenset({"-t", "--target-directory", "-m", "--mode", "-o", "-g", "-S", "--suffix"})
+        )
         directory = opts.value("-t", "--target-directory")
         operands = list(opts.operands)
         if directory is not None:
@@ -32,10 +34,12 @@ def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
         elif len(operands) >= 2:
             source = operands[0].text
             out.append((operands[-1], "empty" if source in _NULL_SOURCES else "replace"))
-    elif name in ("sed", "perl") and any(re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a.text) for a in inv.args):
-        operands = options(inv, frozenset({"-e", "-f", "--expression", "--file"})).operands
+    elif name in ("sed", "perl") and any(
+        re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a.text) for a in inv.args
+    ):
+        edited = options(inv, frozenset({"-e", "-f", "--expression", "--file"})).operands
         explicit_script = any(a.text in ("-e", "--expression", "-f") for a in inv.args) or name == "perl"
-        out += [(f, "edit") for f in (operands if explicit_script else operands[1:])]
+        out += [(f, "edit") for f in (edited if explicit_script else edited[1:])]
     elif name == "dd":
         out += [(Field(a.text[3:], a.exact), "overwrite") for a in inv.args if a.text.startswith("of=")]
     elif name == "truncate":
@@ -48,7 +52,7 @@ def emptied_files(inv: Invocation) -> list[Field]:
     name = inv.name
     out = [f for f, kind in written_files(inv) if kind in ("overwrite", "empty", "edit")]
     if name in ("rm", "unlink", "shred", "srm", "wipe"):
-        out += list(options(inv, frozenset({"-n", "--iterations", "-s", "--size"})).operands)
+        out += options(inv, frozenset({"-n", "--iterations", "-s", "--size"})).operands
     elif name == "ln" and any(a.text == "/dev/null" for a in inv.args):
         out += list(options(inv).operands[1:])
     elif name == "mv":

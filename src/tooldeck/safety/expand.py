@@ -276,7 +276,17 @@ def _unescape_double(raw: str) -> str:
     return re.sub(r"\\([$`\"\\\n])", lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
 
 
-_ANSI_SIMPLE = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b", "E": "\x1b"}
+_ANSI_SIMPLE = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "e": "\x1b",
+    "E": "\x1b",
+}
 
 
 def decode_ansi_c(body: str) -> str:
@@ -290,7 +300,9 @@ def decode_ansi_c(body: str) -> str:
             i += 1
             continue
         nxt = body[i + 1]
-        match = re.match(r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|0?([0-7]{1,3})", body[i + 1 :])
+        match = re.match(
+            r"x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|0?([0-7]{1,3})", body[i + 1 :]
+        )
         if match and (nxt in "xuU" or nxt.isdigit()):
             digits = next(g for g in match.groups() if g is not None)
             base = 8 if match.group(4) is not None else 16
@@ -328,7 +340,8 @@ def _split(pieces: list[_Piece], ifs: str) -> list[Field]:
                 fields.append([])
                 keep.append(False)
             if part:
-                fields[-1].append(_Piece(part, False, taint=piece.taint, glob=any(c in GLOB_CHARS for c in part)))
+                fields[-1].append(
+                    _Piece(part, False, taint=piece.taint, glob=any(c in GLOB_CHARS for c in part))
+                )
                 keep[-1] = True
     return [_join(f) for f, k in zip(fields, keep, strict=True) if k]
-

@@ -19,7 +19,9 @@ from tooldeck.safety.paths import is_secret
 
 FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c", "lwp-request", "GET", "fetch"})
 SOCKET_TOOLS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
-DECOMPRESSORS = frozenset({"gunzip", "zcat", "bunzip2", "bzcat", "unxz", "xzcat", "unzstd", "zstdcat", "uncompress"})
+DECOMPRESSORS = frozenset(
+    {"gunzip", "zcat", "bunzip2", "bzcat", "unxz", "xzcat", "unzstd", "zstdcat", "uncompress"}
+)
 ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "compgen"})
 SUMMARISERS = frozenset({"wc", "sha256sum", "sha1sum", "md5sum", "sha512sum", "cksum", "b2sum", "true", ":"})
 
@@ -45,7 +47,9 @@ def output_of(inv: Invocation) -> Flow:
         return _tr(inv)
     if _passes_stdin_through(inv):
         return Flow(inv.data.text if name in ("cat", "tee") else None, inv.data.taint | taint, inv.data.paths)
-    if name in DECOMPRESSORS or (name in ("gzip", "xz", "bzip2", "zstd") and _has(args, "-d", "--decompress")):
+    if name in DECOMPRESSORS or (
+        name in ("gzip", "xz", "bzip2", "zstd") and _has(args, "-d", "--decompress")
+    ):
         return Flow(None, inv.data.taint | taint | {DECODED})
     if name == "openssl":
         return _openssl(inv, taint)
@@ -267,7 +271,9 @@ def writes_to_stdout(inv: Invocation) -> bool:
         for i, w in enumerate(words):
             if w in ("-o", "--output") and i + 1 < len(words):
                 return words[i + 1] == "-"
-            if w in ("-O", "--remote-name", "--remote-name-all") or re.fullmatch(r"-[a-zA-Z]*[oO][a-zA-Z]*", w):
+            if w in ("-O", "--remote-name", "--remote-name-all") or re.fullmatch(
+                r"-[a-zA-Z]*[oO][a-zA-Z]*", w
+            ):
                 return False
         return True
     return True
@@ -308,9 +314,17 @@ def file_writes(inv: Invocation) -> list[Field]:
     for i, w in enumerate(words):
         t = w.text
         nxt = words[i + 1] if i + 1 < len(words) else None
-        if inv.name == "curl" and nxt is not None and (t in ("-o", "--output") or re.fullmatch(r"-[a-zA-Z]*o", t)):
+        if (
+            inv.name == "curl"
+            and nxt is not None
+            and (t in ("-o", "--output") or re.fullmatch(r"-[a-zA-Z]*o", t))
+        ):
             out.append(nxt)
-        if inv.name == "wget" and nxt is not None and (t in ("-O", "--output-document") or re.fullmatch(r"-[a-zA-Z]*O", t)):
+        if (
+            inv.name == "wget"
+            and nxt is not None
+            and (t in ("-O", "--output-document") or re.fullmatch(r"-[a-zA-Z]*O", t))
+        ):
             out.append(nxt)
     urls = [w for w in words if re.match(r"(https?|ftp)://", w.text)]
     remote_name = inv.name == "curl" and any(

@@ -18,9 +18,9 @@ from tooldeck.safety.programs import Language
 
 _STRING = r"""(?:[rRbBuUfF]{0,2}(?:'''(?:.|\n)*?'''|\"\"\"(?:.|\n)*?\"\"\"|'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"))"""
 _SHELL_CALLS = (
-    r"os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|pty\.spawn|os\.exec\w*|os\.spawn\w*"
-    r"|(?<![\w.])system|(?<![\w.])exec|shell_exec|passthru|(?<![\w.])popen|proc_open|IO\.popen|Open3\.\w+"
-    r"|Kernel\.(?:system|exec|spawn)|(?<![\w.])spawn|execSync|spawnSync|execFileSync|execFile|\.exec"
+    r"(?<!\w)(?:os\.system|os\.popen|subprocess\.\w+|commands\.getoutput|pty\.spawn|os\.exec\w*|os\.spawn\w*"
+    r"|system|exec|shell_exec|passthru|popen|proc_open|IO\.popen|Open3\.\w+|spawn|execSync|spawnSync"
+    r"|execFileSync|execFile)\b"
 )
 _DELETE_TREE = r"shutil\.rmtree|os\.removedirs|rmSync|rmdirSync|fs\.rm|promises\.rm|rimraf|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|rmtree|remove_tree|deleteDirectory"
 _DELETE_FILE = r"os\.remove|os\.unlink|os\.rmdir|unlinkSync|(?<![\w.])unlink|File\.delete|FileUtils\.rm"
@@ -82,7 +82,9 @@ def inspect_code(language: Language, code: str) -> CodeFacts:
                 facts.argvs.append((Field("rm"), Field(flags), target))
     _chmods(code, facts)
     _writes(code, facts)
-    facts.fork_loop = bool(_LOOP.search(code) and _FORK.search(code)) or bool(re.search(r"fork\s+while\s+fork", code))
+    facts.fork_loop = bool(_LOOP.search(code) and _FORK.search(code)) or bool(
+        re.search(r"fork\s+while\s+fork", code)
+    )
     network = bool(_NETWORK.search(code))
     facts.remote_exec = network and bool(_RUNS_DATA.search(code))
     facts.exfiltration = network and bool(_SECRETS.search(code))
@@ -160,7 +162,9 @@ def _chmods(code: str, facts: CodeFacts) -> None:
         target = _path_expr(code, match.end())
         mode = re.search(r",\s*(0o?[0-7]{3,4}|[0-7]{3,4})", code[match.end() : match.end() + 200])
         if target is not None and mode:
-            facts.argvs.append((Field("chmod"), Field(mode.group(1).replace("0o", "").lstrip("0") or "0"), target))
+            facts.argvs.append(
+                (Field("chmod"), Field(mode.group(1).replace("0o", "").lstrip("0") or "0"), target)
+            )
     for match in re.finditer(r"File\.chmod\(\s*(0o?[0-7]{3,4})\s*,\s*", code):
         target = _path_expr(code, match.end())
         if target is not None:

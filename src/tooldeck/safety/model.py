@@ -39,8 +39,8 @@ class Flow:
         return Flow(text, self.taint | other.taint, self.paths + other.paths)
 
 
-EMPTY_FLOW = Flow()
-UNKNOWN_FLOW = Flow(None, frozenset({DYNAMIC}))
+# Nothing written: known to be empty.
+EMPTY_FLOW = Flow("")
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,27 +36,119 @@ PathKind = Literal[
 ]
 
 SYSTEM_TOP = frozenset(
-    "bin boot dev etc lib lib32 lib64 libx32 opt proc run sbin srv sys usr var snap media mnt".split()
+    [
+        "bin",
+        "boot",
+        "dev",
+        "etc",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "opt",
+        "proc",
+        "run",
+        "sbin",
+        "srv",
+        "sys",
+        "usr",
+        "var",
+        "snap",
+        "media",
+        "mnt",
+    ]
 )
 CREDENTIAL_DIRS = frozenset(
-    ".ssh .gnupg .aws .kube .docker .azure .password-store .netrc .git-credentials .pgpass "
-    ".vault-token .npmrc .pypirc .terraform.d .gcloud".split()
+    [
+        ".ssh",
+        ".gnupg",
+        ".aws",
+        ".kube",
+        ".docker",
+        ".azure",
+        ".password-store",
+        ".netrc",
+        ".git-credentials",
+        ".pgpass",
+        ".vault-token",
+        ".npmrc",
+        ".pypirc",
+        ".terraform.d",
+        ".gcloud",
+    ]
 )
 CREDENTIAL_SUBPATHS = (".config/gcloud", ".config/gh", ".local/share/keyrings", ".config/rclone")
 NOT_SECRET_IN_SSH = re.compile(r"(.*\.pub|known_hosts.*|config|authorized_keys2?|environment)$")
 HISTORY_FILES = frozenset(
-    ".bash_history .zsh_history .history .sh_history .python_history .mysql_history .psql_history "
-    ".node_repl_history .lesshst .sqlite_history .rediscli_history .zhistory".split()
+    [
+        ".bash_history",
+        ".zsh_history",
+        ".history",
+        ".sh_history",
+        ".python_history",
+        ".mysql_history",
+        ".psql_history",
+        ".node_repl_history",
+        ".lesshst",
+        ".sqlite_history",
+        ".rediscli_history",
+        ".zhistory",
+    ]
 )
 CACHE_DIRS = frozenset(
-    ".cache .npm .yarn .pnpm-store .gradle .m2 .ivy2 .sbt .nuget .cargo .rustup .pub-cache .bundle "
-    ".gem .conda .pyenv .nvm .deno .bun .pip .android .composer .cpan .dotnet .vscode-server".split()
+    [
+        ".cache",
+        ".npm",
+        ".yarn",
+        ".pnpm-store",
+        ".gradle",
+        ".m2",
+        ".ivy2",
+        ".sbt",
+        ".nuget",
+        ".cargo",
+        ".rustup",
+        ".pub-cache",
+        ".bundle",
+        ".gem",
+        ".conda",
+        ".pyenv",
+        ".nvm",
+        ".deno",
+        ".bun",
+        ".pip",
+        ".android",
+        ".composer",
+        ".cpan",
+        ".dotnet",
+        ".vscode-server",
+    ]
 )
 RC_FILES = frozenset(
-    ".bashrc .bash_profile .bash_login .bash_logout .profile .zshrc .zprofile .zshenv .zlogin "
-    ".xinitrc .xprofile .xsessionrc .pam_environment .inputrc".split()
+    [
+        ".bashrc",
+        ".bash_profile",
+        ".bash_login",
+        ".bash_logout",
+        ".profile",
+        ".zshrc",
+        ".zprofile",
+        ".zshenv",
+        ".zlogin",
+        ".xinitrc",
+        ".xprofile",
+        ".xsessionrc",
+        ".pam_environment",
+        ".inputrc",
+    ]
 )
-RC_SUBPATHS = (".config/fish/config.fish", ".ssh/authorized_keys", ".ssh/authorized_keys2", ".ssh/rc", ".config/autostart")
+RC_SUBPATHS = (
+    ".config/fish/config.fish",
+    ".ssh/authorized_keys",
+    ".ssh/authorized_keys2",
+    ".ssh/rc",
+    ".config/autostart",
+)
 BLOCK_DEVICE = re.compile(
     r"/dev/(sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(p\d+)?|mmcblk\d+(p\d+)?"
     r"|md\d+(p\d+)?|dm-\d+|loop\d+(p\d+)?|sr\d+|nbd\d+(p\d+)?|zd\d+|rbd\d+|disk/.+|mapper/.+|root"

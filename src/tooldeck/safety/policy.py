@@ -32,7 +32,9 @@ class ShellPolicy:
     max_bytes: int = DEFAULT_MAX_BYTES
 
     @classmethod
-    def of(cls, *, block: Iterable[str] = (), approve: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES) -> ShellPolicy:
+    def of(
+        cls, *, block: Iterable[str] = (), approve: Iterable[str] = (), max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> ShellPolicy:
         return cls(frozenset(block), frozenset(approve), max_bytes)
 
     def __post_init__(self) -> None:
@@ -42,10 +44,14 @@ class ShellPolicy:
                 if name not in known:
                     close = difflib.get_close_matches(name, sorted(known), n=3)
                     hint = f"; did you mean {', '.join(close)}?" if close else ""
-                    raise ShellPolicyError(f"safety {list_name} list: unknown rule or category {name!r}{hint}")
+                    raise ShellPolicyError(
+                        f"safety {list_name} list: unknown rule or category {name!r}{hint}"
+                    )
         both = sorted(self.block & self.approve)
         if both:
-            raise ShellPolicyError(f"safety rules or categories in both block and approve lists: {', '.join(both)}")
+            raise ShellPolicyError(
+                f"safety rules or categories in both block and approve lists: {', '.join(both)}"
+            )
         if self.max_bytes < 1:
             raise ShellPolicyError("safety max_bytes must be positive")
 

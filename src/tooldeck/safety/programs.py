@@ -13,13 +13,52 @@ from typing import Literal
 
 from tooldeck.safety.model import Field, Taint
 
-SHELLS = frozenset("sh bash dash zsh ksh mksh ash fish yash posh rbash tcsh csh lksh oksh".split())
+SHELLS = frozenset(
+    [
+        "sh",
+        "bash",
+        "dash",
+        "zsh",
+        "ksh",
+        "mksh",
+        "ash",
+        "fish",
+        "yash",
+        "posh",
+        "rbash",
+        "tcsh",
+        "csh",
+        "lksh",
+        "oksh",
+    ]
+)
 Language = Literal["shell", "python", "perl", "ruby", "node", "php", "awk", "lua"]
 Origin = Literal["arg", "stdin", "file"]
 
 # Wrappers whose options take a value, so the value is not mistaken for the wrapped command.
 _VALUE_OPTIONS: dict[str, frozenset[str]] = {
-    "sudo": frozenset("-u -g -h -p -C -D -r -t -U -T -R --user --group --host --prompt --chdir --role --type".split()),
+    "sudo": frozenset(
+        [
+            "-u",
+            "-g",
+            "-h",
+            "-p",
+            "-C",
+            "-D",
+            "-r",
+            "-t",
+            "-U",
+            "-T",
+            "-R",
+            "--user",
+            "--group",
+            "--host",
+            "--prompt",
+            "--chdir",
+            "--role",
+            "--type",
+        ]
+    ),
     "doas": frozenset({"-u", "-C"}),
     "env": frozenset({"-u", "-C", "--unset", "--chdir", "-P", "--split-string"}),
     "nice": frozenset({"-n", "--adjustment"}),
@@ -30,7 +69,9 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "chrt": frozenset(),
     "exec": frozenset({"-a"}),
     "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
-    "systemd-run": frozenset({"-u", "--unit", "-p", "--property", "--uid", "--gid", "-E", "--setenv", "--slice"}),
+    "systemd-run": frozenset(
+        {"-u", "--unit", "-p", "--property", "--uid", "--gid", "-E", "--setenv", "--slice"}
+    ),
     "nsenter": frozenset({"-t", "--target", "-S", "-G"}),
     "strace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
     "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
@@ -39,8 +80,24 @@ _VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "firejail": frozenset(),
 }
 SIMPLE_WRAPPERS = frozenset(
-    "nohup time command builtin setsid unbuffer eatmydata fakeroot catchsegv torsocks "
-    "proxychains proxychains4 caffeinate pkexec run0 unshare".split()
+    [
+        "nohup",
+        "time",
+        "command",
+        "builtin",
+        "setsid",
+        "unbuffer",
+        "eatmydata",
+        "fakeroot",
+        "catchsegv",
+        "torsocks",
+        "proxychains",
+        "proxychains4",
+        "caffeinate",
+        "pkexec",
+        "run0",
+        "unshare",
+    ]
 )
 WRAPPERS = SIMPLE_WRAPPERS | frozenset(_VALUE_OPTIONS) | {"busybox", "toybox", "chroot"}
 
@@ -215,7 +272,13 @@ _VALUE_OPTS: dict[Language, frozenset[str]] = {
     "awk": frozenset({"-F", "-v", "-f", "--file", "--assign", "--field-separator"}),
     "lua": frozenset({"-l"}),
 }
-_NO_EXEC = {"shell": frozenset({"-n", "--version", "--help"}), "python": frozenset({"-m", "--version", "-V", "-h"})}
+_NO_EXEC = {
+    "shell": frozenset({"-n", "--version", "--help"}),
+    "python": frozenset({"-m", "--version", "-V", "-h"}),
+}
+
+
+_STDIN_FILES = frozenset({"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
 def code_source(name: str, args: tuple[Field, ...], *, stdin_piped: bool) -> CodeSource | None:
@@ -223,6 +286,8 @@ def code_source(name: str, args: tuple[Field, ...], *, stdin_piped: bool) -> Cod
     if name == "eval":
         return CodeSource("shell", "arg", _joined(args)) if args else None
     if name in ("source", "."):
+        if args and args[0].text in _STDIN_FILES:
+            return CodeSource("shell", "stdin", positional=args[1:])
         return CodeSource("shell", "file", file=args[0], positional=args[1:]) if args else None
     if name == "deno" and args[:1] and args[0].text == "eval":
         return CodeSource("node", "arg", args[1]) if len(args) > 1 else None
@@ -232,7 +297,9 @@ def code_source(name: str, args: tuple[Field, ...], *, stdin_piped: bool) -> Cod
     return _interpreter_source(language, args, stdin_piped=stdin_piped)
 
 
-def _interpreter_source(language: Language, args: tuple[Field, ...], *, stdin_piped: bool) -> CodeSource | None:
+def _interpreter_source(
+    language: Language, args: tuple[Field, ...], *, stdin_piped: bool
+) -> CodeSource | None:
     code_opts, value_opts = _CODE_OPTIONS[language], _VALUE_OPTS[language]
     codes: list[Field] = []
     wants_code = False
@@ -267,7 +334,7 @@ def _interpreter_source(language: Language, args: tuple[Field, ...], *, stdin_pi
         return CodeSource(language, "arg", _joined(tuple(codes)), positional=rest)
     if language == "awk":
         return CodeSource(language, "arg", rest[0], positional=rest[1:]) if rest else None
-    if not rest or rest[0].text in ("-", "/dev/stdin"):
+    if not rest or rest[0].text in _STDIN_FILES:
         return CodeSource(language, "stdin", positional=rest[1:]) if (stdin_piped or rest) else None
     return CodeSource(language, "file", file=rest[0], positional=rest[1:])
 

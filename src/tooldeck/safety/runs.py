@@ -12,7 +12,30 @@ import re
 
 from tooldeck.safety.model import Field, Invocation
 
-_XARGS_VALUE = frozenset("-a -d -E -e -I -i -L -l -n -P -s --arg-file --delimiter --eof --replace --max-lines --max-args --max-procs --max-chars --process-slot-var".split())
+_XARGS_VALUE = frozenset(
+    [
+        "-a",
+        "-d",
+        "-E",
+        "-e",
+        "-I",
+        "-i",
+        "-L",
+        "-l",
+        "-n",
+        "-P",
+        "-s",
+        "--arg-file",
+        "--delimiter",
+        "--eof",
+        "--replace",
+        "--max-lines",
+        "--max-args",
+        "--max-procs",
+        "--max-chars",
+        "--process-slot-var",
+    ]
+)
 _MAX_ITEMS = 16
 
 

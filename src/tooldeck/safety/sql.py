@@ -9,7 +9,9 @@ _DROP = re.compile(r"\b(DROP\s+(DATABASE|SCHEMA|TABLE|KEYSPACE|COLLECTION|OWNED|
 _DELETE = re.compile(r"\bDELETE\s+FROM\s+[\w.\"`\[\]]+(?P<rest>[^;]*)", re.I)
 _UPDATE = re.compile(r"\bUPDATE\s+[\w.\"`\[\]]+\s+SET\b(?P<rest>[^;]*)", re.I)
 _ALTER_DROP = re.compile(r"\bALTER\s+TABLE\s+[\w.\"`]+\s+DROP\s+(COLUMN\s+)?", re.I)
-_TRIVIAL = re.compile(r"^\s*(1|true|1\s*=\s*1|0\s*=\s*0|'?(\w+)'?\s*=\s*'?\2'?|not\s+false|1\s*<>\s*0)\s*(;|$)", re.I)
+_TRIVIAL = re.compile(
+    r"^\s*(1|true|1\s*=\s*1|0\s*=\s*0|'?(\w+)'?\s*=\s*'?\2'?|not\s+false|1\s*<>\s*0)\s*(;|$)", re.I
+)
 
 
 def destructive_statement(sql: str) -> str | None:

@@ -22,8 +22,18 @@ if TYPE_CHECKING:
     from tree_sitter import Node
 
 SEQUENCES = frozenset(
-    {"program", "compound_statement", "do_group", "else_clause", "elif_clause", "list", "if_statement",
-     "case_item", "negated_command", "subshell"}
+    {
+        "program",
+        "compound_statement",
+        "do_group",
+        "else_clause",
+        "elif_clause",
+        "list",
+        "if_statement",
+        "case_item",
+        "negated_command",
+        "subshell",
+    }
 )
 INFINITE_CONDITIONS = frozenset({":", "true", "[ 1 ]", "[[ 1 ]]", "((1))"})
 
@@ -181,7 +191,9 @@ class Walker(CommandSemantics):
         if body is None:
             return EMPTY_FLOW
         if endless and _spawns_in_background(body):
-            self.signal("spawn-loop", "an endless loop starts background jobs without bound", node_text(node)[:200])
+            self.signal(
+                "spawn-loop", "an endless loop starts background jobs without bound", node_text(node)[:200]
+            )
         return self.walk(body, state, frame, stdin)
 
     def _for(self, node: Node, state: State, frame: Frame, stdin: Flow | None) -> Flow:

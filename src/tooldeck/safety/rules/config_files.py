@@ -38,20 +38,37 @@ def _why(path: str) -> str:
     return "system configuration"
 
 
-@rules.rule("write-system-config", "approve", "writes a file under /etc, /boot or /usr (accounts, sudoers, sshd, hosts...)")
+@rules.rule(
+    "write-system-config",
+    "approve",
+    "writes a file under /etc, /boot or /usr (accounts, sudoers, sshd, hosts...)",
+)
 def _system(inv: Invocation) -> str | None:
     for target, kind in written_files(inv):
         path = resolve(target.text, inv.cwd)
         shown = path.shown()
-        if path.anchor == "/" and path.parts[:1] in (("etc",), ("boot",), ("usr",), ("lib",), ("bin",), ("sbin",)):
+        if path.anchor == "/" and path.parts[:1] in (
+            ("etc",),
+            ("boot",),
+            ("usr",),
+            ("lib",),
+            ("bin",),
+            ("sbin",),
+        ):
             return f"{inv.name} {kind}s {shown}: {_why(shown)}"
     return None
 
 
-@rules.rule("write-shell-startup", "approve", "writes shell start-up files or authorized_keys (a backdoor that runs later)")
+@rules.rule(
+    "write-shell-startup",
+    "approve",
+    "writes shell start-up files or authorized_keys (a backdoor that runs later)",
+)
 def _startup(inv: Invocation) -> str | None:
     for target, kind in written_files(inv):
-        if is_rc_file(target.text) or is_rc_file(resolve(target.text, inv.cwd).shown().replace("~", "\ue000", 1)):
+        if is_rc_file(target.text) or is_rc_file(
+            resolve(target.text, inv.cwd).shown().replace("~", "\ue000", 1)
+        ):
             return f"{inv.name} {kind}s {target.shown()}, which runs or grants access at every login"
     return None
 
@@ -68,15 +85,25 @@ def _crontab(inv: Invocation) -> str | None:
     return None
 
 
-_PRIVILEGED_GROUPS = frozenset("sudo wheel admin root docker adm lxd libvirt disk shadow".split())
+_PRIVILEGED_GROUPS = frozenset(
+    ["sudo", "wheel", "admin", "root", "docker", "adm", "lxd", "libvirt", "disk", "shadow"]
+)
 
 
-@rules.rule("account-tamper", "approve", "changes accounts: empty or new root passwords, uid 0, admin groups, deletion")
+@rules.rule(
+    "account-tamper",
+    "approve",
+    "changes accounts: empty or new root passwords, uid 0, admin groups, deletion",
+)
 def _accounts(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "passwd" and (set(words) & {"-d", "--delete", "-l", "-u", "root"}):
         return f"passwd {' '.join(words)} changes how an account logs in"
-    if inv.name in ("chpasswd", "userdel", "deluser", "vipw", "visudo") and "--help" not in words and (inv.name != "visudo" or "-c" not in words):
+    if (
+        inv.name in ("chpasswd", "userdel", "deluser", "vipw", "visudo")
+        and "--help" not in words
+        and (inv.name != "visudo" or "-c" not in words)
+    ):
         return f"{inv.name} changes accounts or sudo rights"
     if inv.name in ("usermod", "useradd", "adduser", "gpasswd"):
         groups = {g for w in words for g in w.split(",")}
@@ -101,7 +128,9 @@ _REMOVE_WORDS = {
 }
 
 
-@rules.rule("remove-core-package", "approve", "removes a core system package, or removes packages with force flags")
+@rules.rule(
+    "remove-core-package", "approve", "removes a core system package, or removes packages with force flags"
+)
 def _packages(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     operands = [w for w in words if not w.startswith("-")]

@@ -23,7 +23,27 @@ _SQL_OPTION = {
     "snowsql": ("-q", "--query"),
     "usql": ("-c", "--command"),
 }
-_VALUE_OPTIONS = frozenset("-d -U -h -p -u -P -D -H -f --host --port --user --dbname --database -init -cmd -separator".split())
+_VALUE_OPTIONS = frozenset(
+    [
+        "-d",
+        "-U",
+        "-h",
+        "-p",
+        "-u",
+        "-P",
+        "-D",
+        "-H",
+        "-f",
+        "--host",
+        "--port",
+        "--user",
+        "--dbname",
+        "--database",
+        "-init",
+        "-cmd",
+        "-separator",
+    ]
+)
 
 
 def sql_texts(inv: Invocation) -> list[str]:
@@ -69,7 +89,9 @@ def _redis(inv: Invocation) -> str | None:
     return None
 
 
-_MONGO_DROP = re.compile(r"dropDatabase\s*\(|\.drop\s*\(|\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)|drop_database")
+_MONGO_DROP = re.compile(
+    r"dropDatabase\s*\(|\.drop\s*\(|\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)|drop_database"
+)
 
 
 @rules.rule("mongo-drop", "approve", "drops a MongoDB database or collection, or deletes every document")
@@ -95,7 +117,9 @@ def _dropdb(inv: Invocation) -> str | None:
 def _http_delete(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     method = options(inv).value("-X", "--request")
-    if inv.name == "curl" and method and method.upper() == "DELETE" or (inv.name in ("http", "xh") and "DELETE" in words):
+    if (inv.name == "curl" and method and method.upper() == "DELETE") or (
+        inv.name in ("http", "xh") and "DELETE" in words
+    ):
         urls = [w for w in words if re.search(r"https?://|localhost|:\d{2,5}", w)]
         if any(re.search(r":9200|/_all\b|\*|/_data_stream", u) for u in urls):
             return f"HTTP DELETE of {urls[0]}"

@@ -19,7 +19,9 @@ def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
         recursive = opts.has("-r", "-R", "--recursive")
         return [(f, recursive) for f in opts.operands]
     if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio"):
-        return [(f, name in ("srm", "trash", "trash-put")) for f in options(inv).operands if f.text != "trash"]
+        return [
+            (f, name in ("srm", "trash", "trash-put")) for f in options(inv).operands if f.text != "trash"
+        ]
     if name == "rsync":
         opts = options(inv, frozenset({"-e", "--rsh", "--exclude", "--include", "--filter", "-f"}))
         deletes = any(w.startswith("--delete") or w in ("--remove-source-files",) for w in opts.long)
@@ -32,7 +34,9 @@ def _kind(inv: Invocation, target: Field) -> PathKind:
     return classify(target.text, inv.cwd)
 
 
-@rules.rule("delete-root", "block", "deletes the root filesystem (rm -rf /, rm -rf /*, rsync --delete onto /)")
+@rules.rule(
+    "delete-root", "block", "deletes the root filesystem (rm -rf /, rm -rf /*, rsync --delete onto /)"
+)
 def _root(inv: Invocation) -> str | None:
     if inv.name == "rm" and "--no-preserve-root" in inv.arg_texts():
         return "rm --no-preserve-root removes the whole filesystem"
@@ -76,7 +80,9 @@ def _parent(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("delete-workspace", "approve", "recursively deletes everything in the working directory (rm -rf *)")
+@rules.rule(
+    "delete-workspace", "approve", "recursively deletes everything in the working directory (rm -rf *)"
+)
 def _workspace(inv: Invocation) -> str | None:
     for target, recursive in deletion_targets(inv):
         if (recursive or target.glob) and _kind(inv, target) == "workspace_all":

@@ -21,7 +21,10 @@ def _devices(fields: tuple[Field, ...] | list[Field], cwd: str | None) -> list[F
 def _format(inv: Invocation) -> str | None:
     if not _FORMATTERS.fullmatch(inv.name):
         return None
-    opts = options(inv, frozenset({"-t", "-L", "-b", "-c", "-C", "-O", "-E", "-U", "-n", "-N", "-m", "-i", "-I", "-T", "-F"}))
+    opts = options(
+        inv,
+        frozenset({"-t", "-L", "-b", "-c", "-C", "-O", "-E", "-U", "-n", "-N", "-m", "-i", "-I", "-T", "-F"}),
+    )
     devices = _devices(opts.operands, inv.cwd)
     if devices:
         return f"{inv.name} formats {devices[0].shown()}, destroying everything on it"
@@ -42,17 +45,25 @@ def written_devices(inv: Invocation) -> list[Field]:
     """Block devices this invocation writes to: dd of=, cp/tee/pv targets, output redirections."""
     out = [r.target for r in inv.redirects if r.writes and classify(r.target.text, inv.cwd) == "device"]
     if inv.name == "dd":
-        out += [Field(a.text[3:]) for a in inv.args if a.text.startswith("of=") and classify(a.text[3:], inv.cwd) == "device"]
+        out += [
+            Field(a.text[3:])
+            for a in inv.args
+            if a.text.startswith("of=") and classify(a.text[3:], inv.cwd) == "device"
+        ]
     elif inv.name in ("cp", "tee", "pv", "install", "mv", "cat", "ddrescue", "dcfldd"):
         operands = options(inv).operands
-        targets = operands if inv.name == "tee" else operands[-1:] if inv.name != "cat" else []
+        targets = list(operands) if inv.name == "tee" else list(operands[-1:]) if inv.name != "cat" else []
         if inv.name in ("ddrescue", "dcfldd"):
-            targets = operands[1:2] + [Field(a.text[3:]) for a in inv.args if a.text.startswith("of=")]
+            targets = list(operands[1:2]) + [Field(a.text[3:]) for a in inv.args if a.text.startswith("of=")]
         out += _devices(targets, inv.cwd)
     return out
 
 
-@rules.rule("overwrite-device", "block", "writes raw data onto a block device (dd of=/dev/sda, > /dev/sda, tee /dev/sdb)")
+@rules.rule(
+    "overwrite-device",
+    "block",
+    "writes raw data onto a block device (dd of=/dev/sda, > /dev/sda, tee /dev/sdb)",
+)
 def _overwrite(inv: Invocation) -> str | None:
     devices = written_devices(inv)
     if devices:
@@ -65,7 +76,20 @@ _WIPERS: dict[str, tuple[str, ...]] = {
     "blkdiscard": (),
     "shred": (),
     "scrub": (),
-    "sgdisk": ("-Z", "--zap-all", "-z", "--zap", "-o", "--clear", "-d", "--delete", "-n", "--new", "-g", "--mbrtogpt"),
+    "sgdisk": (
+        "-Z",
+        "--zap-all",
+        "-z",
+        "--zap",
+        "-o",
+        "--clear",
+        "-d",
+        "--delete",
+        "-n",
+        "--new",
+        "-g",
+        "--mbrtogpt",
+    ),
     "sfdisk": ("--delete", "--wipe", "-w", "--wipe-partitions", "*"),
     "parted": ("mklabel", "mkpart", "rm", "resizepart", "mkpartfs", "mktable"),
     "fdisk": ("*",),
@@ -75,10 +99,39 @@ _WIPERS: dict[str, tuple[str, ...]] = {
     "hdparm": ("--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--write-sector"),
     "mdadm": ("--zero-superblock",),
 }
-_READ_ONLY = frozenset({"-l", "--list", "-p", "--print", "print", "-d", "--dump", "-v", "--verify", "-n", "--no-act", "-s", "--show", "-V", "--version", "-h", "--help", "-i", "--info", "-P", "--print-mbr", "-L"})
+_READ_ONLY = frozenset(
+    {
+        "-l",
+        "--list",
+        "-p",
+        "--print",
+        "print",
+        "-d",
+        "--dump",
+        "-v",
+        "--verify",
+        "-n",
+        "--no-act",
+        "-s",
+        "--show",
+        "-V",
+        "--version",
+        "-h",
+        "--help",
+        "-i",
+        "--info",
+        "-P",
+        "--print-mbr",
+        "-L",
+    }
+)
 
 
-@rules.rule("wipe-device", "approve", "wipes, discards or repartitions a block device (wipefs, shred, sgdisk, parted, ...)")
+@rules.rule(
+    "wipe-device",
+    "approve",
+    "wipes, discards or repartitions a block device (wipefs, shred, sgdisk, parted, ...)",
+)
 def _wipe(inv: Invocation) -> str | None:
     needed = _WIPERS.get(inv.name)
     if needed is None:
@@ -93,9 +146,10 @@ def _wipe(inv: Invocation) -> str | None:
         return None
     if inv.name == "wipefs" and any(w in ("-n", "--no-act") for w in words):
         return None
-    if needed and "*" not in needed and not any(w in needed or w.split("=", 1)[0] in needed for w in words):
-        if inv.name != "sgdisk" or not any(re.fullmatch(r"-[A-Za-z]*[Zzod][A-Za-z]*", w) for w in words):
-            return None
+    named = any(w in needed or w.split("=", 1)[0] in needed for w in words)
+    combined = inv.name == "sgdisk" and any(re.fullmatch(r"-[A-Za-z]*[Zzod][A-Za-z]*", w) for w in words)
+    if needed and "*" not in needed and not named and not combined:
+        return None
     return f"{inv.name} {' '.join(words)[:60]} destroys data on {devices[0].shown()}"
 
 

@@ -12,7 +12,9 @@ from tooldeck.safety.rules.deletion import deletion_targets
 
 rules = RuleSet("git_destruction")
 
-PROTECTED = re.compile(r"(refs/heads/)?(main|master|trunk|develop|development|production|prod|release(/.*)?|stable)")
+PROTECTED = re.compile(
+    r"(refs/heads/)?(main|master|trunk|develop|development|production|prod|release(/.*)?|stable)"
+)
 _GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
 
@@ -37,7 +39,11 @@ def _destination(refspec: str) -> str:
     return refspec.lstrip("+").rsplit(":", 1)[-1]
 
 
-@rules.rule("git-force-push-protected", "approve", "force-pushes to a protected branch (main, master, ...) or to an unnamed branch")
+@rules.rule(
+    "git-force-push-protected",
+    "approve",
+    "force-pushes to a protected branch (main, master, ...) or to an unnamed branch",
+)
 def _force_push(inv: Invocation) -> str | None:
     words = git_words(inv)
     if words[:1] != ["push"]:
@@ -79,7 +85,11 @@ def _delete_branch(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("git-discard-work", "approve", "discards uncommitted work: reset --hard, forced clean, checkout/restore of everything")
+@rules.rule(
+    "git-discard-work",
+    "approve",
+    "discards uncommitted work: reset --hard, forced clean, checkout/restore of everything",
+)
 def _discard(inv: Invocation) -> str | None:
     words = git_words(inv)
     if words[:1] == ["reset"] and "--hard" in words:
@@ -108,7 +118,9 @@ def _rewrite(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("git-destroy-reflog", "approve", "expires the reflog or prunes unreachable objects (the undo history)")
+@rules.rule(
+    "git-destroy-reflog", "approve", "expires the reflog or prunes unreachable objects (the undo history)"
+)
 def _reflog(inv: Invocation) -> str | None:
     words = git_words(inv)
     if words[:2] in (["reflog", "expire"], ["reflog", "delete"]):

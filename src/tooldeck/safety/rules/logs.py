@@ -22,7 +22,9 @@ def _wiped(inv: Invocation, kind: str) -> str | None:
     return None
 
 
-@rules.rule("wipe-history", "approve", "deletes, truncates or redirects shell history (history -c, > ~/.bash_history)")
+@rules.rule(
+    "wipe-history", "approve", "deletes, truncates or redirects shell history (history -c, > ~/.bash_history)"
+)
 def _history(inv: Invocation) -> str | None:
     if inv.name == "history" and any(w in ("-c", "-w") for w in inv.arg_texts()):
         return f"history {' '.join(inv.arg_texts())} clears the shell history"
@@ -30,7 +32,9 @@ def _history(inv: Invocation) -> str | None:
     return f"{inv.name} destroys the shell history {path}" if path else None
 
 
-@rules.rule("wipe-logs", "approve", "deletes, truncates or edits system logs under /var/log, or vacuums the journal")
+@rules.rule(
+    "wipe-logs", "approve", "deletes, truncates or edits system logs under /var/log, or vacuums the journal"
+)
 def _logs(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "journalctl" and any(w.startswith("--vacuum") for w in words):

@@ -16,7 +16,9 @@ def _dynamic(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("decoded-to-shell", "approve", "decoded or transformed text (base64, xxd, rev, openssl) is run as code")
+@rules.rule(
+    "decoded-to-shell", "approve", "decoded or transformed text (base64, xxd, rev, openssl) is run as code"
+)
 def _decoded(inv: Invocation) -> str | None:
     source = source_of(inv)
     if source is None or DECODED not in code_taint(inv, source):

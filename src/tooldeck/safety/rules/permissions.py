@@ -10,8 +10,12 @@ from tooldeck.safety.rules.base import RuleSet, options
 
 rules = RuleSet("permission_wreck")
 
-_WIDE: frozenset[PathKind] = frozenset({"root", "root_contents", "system", "all_homes", "home", "home_contents"})
-_SENSITIVE_FILES = re.compile(r"/etc/(passwd|shadow|gshadow|group|sudoers(\.d(/.*)?)?)|/(var/)?run/docker\.sock|/etc/ssh/.*")
+_WIDE: frozenset[PathKind] = frozenset(
+    {"root", "root_contents", "system", "all_homes", "home", "home_contents"}
+)
+_SENSITIVE_FILES = re.compile(
+    r"/etc/(passwd|shadow|gshadow|group|sudoers(\.d(/.*)?)?)|/(var/)?run/docker\.sock|/etc/ssh/.*"
+)
 _CHANGERS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 
 
@@ -34,7 +38,9 @@ def _recursive(inv: Invocation) -> bool:
     return options(inv).has("-R", "--recursive") or (inv.name == "chattr" and options(inv).has("-R"))
 
 
-@rules.rule("chmod-system-tree", "approve", "recursively changes modes, owners or ACLs of /, a system tree or home")
+@rules.rule(
+    "chmod-system-tree", "approve", "recursively changes modes, owners or ACLs of /, a system tree or home"
+)
 def _tree(inv: Invocation) -> str | None:
     if inv.name not in _CHANGERS or not _recursive(inv):
         return None
@@ -90,12 +96,16 @@ def _world(inv: Invocation) -> str | None:
     for target in targets:
         shown = resolve(target, inv.cwd).shown()
         kind = classify(target, inv.cwd)
-        if gain_write and (kind in ("system", "device", "root", "root_contents") or _SENSITIVE_FILES.fullmatch(shown)):
+        if gain_write and (
+            kind in ("system", "device", "root", "root_contents") or _SENSITIVE_FILES.fullmatch(shown)
+        ):
             return f"chmod {mode} lets every user write {shown}"
     return None
 
 
-@rules.rule("open-credentials", "approve", "lets other users read or write keys and credentials (~/.ssh, ~/.aws)")
+@rules.rule(
+    "open-credentials", "approve", "lets other users read or write keys and credentials (~/.ssh, ~/.aws)"
+)
 def _credentials(inv: Invocation) -> str | None:
     if inv.name not in ("chmod", "setfacl"):
         return None
@@ -109,7 +119,9 @@ def _credentials(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("chown-sensitive", "approve", "changes the owner of account databases, sudoers or the docker socket")
+@rules.rule(
+    "chown-sensitive", "approve", "changes the owner of account databases, sudoers or the docker socket"
+)
 def _chown(inv: Invocation) -> str | None:
     if inv.name not in ("chown", "chgrp"):
         return None

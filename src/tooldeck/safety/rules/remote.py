@@ -25,7 +25,9 @@ def code_taint(inv: Invocation, source: CodeSource) -> frozenset[Taint]:
     return frozenset()
 
 
-@rules.rule("pipe-to-shell", "approve", "pipes downloaded content into a shell or interpreter (curl ... | sh)")
+@rules.rule(
+    "pipe-to-shell", "approve", "pipes downloaded content into a shell or interpreter (curl ... | sh)"
+)
 def _pipe(inv: Invocation) -> str | None:
     source = source_of(inv)
     if source is not None and source.origin == "stdin" and NETWORK in inv.data.taint:
@@ -33,7 +35,9 @@ def _pipe(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("remote-code-argument", "approve", "runs downloaded text as code ($(curl ...) given to -c, eval, -e)")
+@rules.rule(
+    "remote-code-argument", "approve", "runs downloaded text as code ($(curl ...) given to -c, eval, -e)"
+)
 def _argument(inv: Invocation) -> str | None:
     source = source_of(inv)
     if source is not None and source.origin == "arg" and NETWORK in code_taint(inv, source):
@@ -41,7 +45,9 @@ def _argument(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("run-downloaded", "approve", "runs a downloaded script or binary (bash <(curl ...), curl -o x && sh x)")
+@rules.rule(
+    "run-downloaded", "approve", "runs a downloaded script or binary (bash <(curl ...), curl -o x && sh x)"
+)
 def _downloaded(inv: Invocation) -> str | None:
     if inv.argv and NETWORK in inv.argv[0].taint:
         return f"{inv.argv[0].shown()} was downloaded and is executed"

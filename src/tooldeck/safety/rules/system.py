@@ -20,16 +20,30 @@ _LOGGING_UNITS = re.compile(r"(auditd|rsyslog|syslog-ng|syslog|systemd-journald|
 def _root_shell(inv: Invocation) -> str | None:
     if inv.name in ("sudo", "doas") and any(a.text in ("-i", "-s", "--login", "--shell") for a in inv.args):
         return f"{inv.name} {' '.join(inv.arg_texts())} opens a root shell"
-    if inv.name in ("su", "machinectl") and "-c" not in inv.arg_texts() and inv.arg_texts()[:1] != ["--help"]:
-        if inv.name == "su" or inv.arg_texts()[:1] == ["shell"]:
-            return f"{inv.name} {' '.join(inv.arg_texts())} opens a shell as another user".replace("  ", " ")
+    words = inv.arg_texts()
+    interactive = "-c" not in words and words[:1] != ["--help"]
+    if interactive and (inv.name == "su" or (inv.name == "machinectl" and words[:1] == ["shell"])):
+        return f"{inv.name} {' '.join(words)}".strip() + " opens a shell as another user"
     if inv.privileged and inv.name in SHELLS and source_of(inv) is None and inv.stdin is None:
         return f"{inv.name} runs as root, interactively"
     return None
 
 
 _POWER = frozenset({"shutdown", "reboot", "poweroff", "halt", "kexec"})
-_SYSTEMCTL_POWER = frozenset({"poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "rescue", "emergency", "isolate", "soft-reboot"})
+_SYSTEMCTL_POWER = frozenset(
+    {
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "rescue",
+        "emergency",
+        "isolate",
+        "soft-reboot",
+    }
+)
 
 
 @rules.rule("power-state", "approve", "shuts down, reboots or halts the machine")
@@ -70,8 +84,28 @@ def _service(inv: Invocation) -> str | None:
 
 
 _CRITICAL_PROCESSES = frozenset(
-    "sshd systemd init dockerd containerd postgres postmaster mysqld mariadbd mongod redis-server nginx apache2 "
-    "httpd kubelet Xorg gdm NetworkManager systemd-journald auditd".split()
+    [
+        "sshd",
+        "systemd",
+        "init",
+        "dockerd",
+        "containerd",
+        "postgres",
+        "postmaster",
+        "mysqld",
+        "mariadbd",
+        "mongod",
+        "redis-server",
+        "nginx",
+        "apache2",
+        "httpd",
+        "kubelet",
+        "Xorg",
+        "gdm",
+        "NetworkManager",
+        "systemd-journald",
+        "auditd",
+    ]
 )
 
 
@@ -87,7 +121,9 @@ def _kill_targets(words: list[str]) -> list[str]:
     return words[i:]
 
 
-@rules.rule("kill-everything", "approve", "kills every process, every process of a user, or a critical daemon")
+@rules.rule(
+    "kill-everything", "approve", "kills every process, every process of a user, or a critical daemon"
+)
 def _kill(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "kill" and "-1" in _kill_targets(words):
@@ -127,22 +163,30 @@ def _security(inv: Invocation) -> str | None:
 @rules.rule("network-down", "approve", "takes network interfaces or routes down")
 def _network(inv: Invocation) -> str | None:
     words = inv.arg_texts()
-    if inv.name == "ip" and ("link" in words[:1] and "down" in words or words[:2] in (["addr", "flush"], ["route", "flush"])):
+    if inv.name == "ip" and (
+        ("link" in words[:1] and "down" in words) or words[:2] in (["addr", "flush"], ["route", "flush"])
+    ):
         return f"ip {' '.join(words)} cuts network access"
     if inv.name == "ifconfig" and "down" in words:
         return f"ifconfig {' '.join(words)} takes an interface down"
-    if inv.name in ("ifdown",) or (inv.name == "nmcli" and ("off" in words or "disconnect" in words or "down" in words)):
+    if inv.name in ("ifdown",) or (
+        inv.name == "nmcli" and ("off" in words or "disconnect" in words or "down" in words)
+    ):
         return f"{inv.name} {' '.join(words)} takes the network down"
     return None
 
 
-@rules.rule("container-host-root", "approve", "starts a container with the host's root filesystem or full privileges")
+@rules.rule(
+    "container-host-root", "approve", "starts a container with the host's root filesystem or full privileges"
+)
 def _container(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name not in ("docker", "podman", "nerdctl") or not set(words[:2]) & {"run", "create"}:
         return None
     for i, word in enumerate(words):
-        if word in ("--privileged", "--pid=host", "--userns=host") or (word == "--pid" and words[i + 1 : i + 2] == ["host"]):
+        if word in ("--privileged", "--pid=host", "--userns=host") or (
+            word == "--pid" and words[i + 1 : i + 2] == ["host"]
+        ):
             return f"{inv.name} {word} gives the container control of the host"
         volume = word.split("=", 1)[1] if word.startswith(("--volume=", "-v=")) else None
         if word in ("-v", "--volume") and i + 1 < len(words):
@@ -153,21 +197,31 @@ def _container(inv: Invocation) -> str | None:
             volume = f"{match.group(1)}:" if match else None
         if volume and ":" in volume:
             host = volume.split(":", 1)[0]
-            if classify(host) in ("root", "system", "home", "all_homes", "credentials") or host.endswith("docker.sock"):
+            if classify(host) in ("root", "system", "home", "all_homes", "credentials") or host.endswith(
+                "docker.sock"
+            ):
                 return f"{inv.name} mounts the host's {host} into a container"
     return None
 
 
-@rules.rule("kernel-tamper", "approve", "changes kernel parameters or modules (sysctl -w, writes under /proc/sys, rmmod)")
+@rules.rule(
+    "kernel-tamper",
+    "approve",
+    "changes kernel parameters or modules (sysctl -w, writes under /proc/sys, rmmod)",
+)
 def _kernel(inv: Invocation) -> str | None:
     words = inv.arg_texts()
-    if inv.name == "sysctl" and any(w in ("-w", "--write", "-p", "--load") or ("=" in w and not w.startswith("-")) for w in words):
+    if inv.name == "sysctl" and any(
+        w in ("-w", "--write", "-p", "--load") or ("=" in w and not w.startswith("-")) for w in words
+    ):
         return f"sysctl {' '.join(words)} changes kernel parameters"
     if inv.name in ("rmmod", "insmod") or (inv.name == "modprobe" and ("-r" in words or "--remove" in words)):
         return f"{inv.name} {' '.join(words)} changes loaded kernel modules"
     for redirect in inv.redirects:
         target = redirect.target.text
-        if redirect.writes and (target.startswith(("/proc/sys/", "/sys/")) or target == "/proc/sysrq-trigger"):
+        if redirect.writes and (
+            target.startswith(("/proc/sys/", "/sys/")) or target == "/proc/sysrq-trigger"
+        ):
             return f"writes to {target}, changing the running kernel"
     if inv.name == "tee" and any(w.startswith(("/proc/sys/", "/sys/", "/proc/sysrq-trigger")) for w in words):
         return "tee writes to kernel parameters"
