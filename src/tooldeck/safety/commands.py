@@ -202,6 +202,8 @@ class CommandSemantics:
                 if "=" in arg.text:
                     key, value = arg.text.split("=", 1)
                     state.aliases[key] = value
+        elif name == "set" and inv.args[:1] and inv.args[0].text == "--":
+            state.scope.positional = list(inv.args[1:])
         elif name == "read":
             for arg in inv.args:
                 if re.fullmatch(r"[A-Za-z_]\w*", arg.text):

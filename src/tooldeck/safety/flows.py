@@ -16,6 +16,7 @@ from collections.abc import Callable
 from tooldeck.safety.expand import decode_ansi_c
 from tooldeck.safety.model import DECODED, EMPTY_FLOW, FILE, NETWORK, SECRET, Field, Flow, Invocation, Taint
 from tooldeck.safety.paths import is_secret
+from tooldeck.safety.runs import find_item
 
 FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c", "lwp-request", "GET", "fetch"})
 SOCKET_TOOLS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
@@ -299,7 +300,8 @@ def _listed_paths(inv: Invocation) -> tuple[str, ...]:
             if w.startswith(("-", "(", "!")):
                 break
             roots.append(w)
-        return tuple(r.rstrip("/") + "/**" for r in roots or ["."])
+        expression = words[len(roots) :]
+        return tuple(find_item([root], expression).text for root in roots or ["."])
     if inv.name == "ls":
         if "-d" in words or any(re.fullmatch(r"-[a-zA-Z]*d[a-zA-Z]*", w) for w in words):
             return tuple(operands or ["."])

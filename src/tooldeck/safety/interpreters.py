@@ -70,7 +70,7 @@ def inspect_code(language: Language, code: str) -> CodeFacts:
     for match in re.finditer(rf"(?:{_SHELL_CALLS})\s*[\(\{{]?\s*", code):
         _call_target(code, match.end(), facts, shell=True)
     if language in ("perl", "ruby", "php", "shell"):
-        for match in re.finditer(r"`([^`]*)`|\b(?:qx|%x)\s*([({\[/])", code):
+        for match in re.finditer(r"`([^`]*)`|(?:\bqx|%x)\s*([({\[/])", code):
             if match.group(1) is not None:
                 facts.shell_commands.append(Field(match.group(1)))
             else:

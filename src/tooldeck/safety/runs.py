@@ -92,7 +92,7 @@ def find_actions(inv: Invocation) -> list[tuple[str, tuple[Field, ...]]]:
     while i < len(args) and not args[i].text.startswith(("-", "(", "!", ")")):
         roots.append(args[i].text)
         i += 1
-    item = _find_item(roots or ["."], [a.text for a in args[i:]])
+    item = find_item(roots or ["."], [a.text for a in args[i:]])
     out: list[tuple[str, tuple[Field, ...]]] = []
     while i < len(args):
         text = args[i].text
@@ -110,7 +110,7 @@ def find_actions(inv: Invocation) -> list[tuple[str, tuple[Field, ...]]]:
     return out
 
 
-def _find_item(roots: list[str], expression: list[str]) -> Field:
+def find_item(roots: list[str], expression: list[str]) -> Field:
     root = roots[0].rstrip("/") or "/"
     if "-maxdepth" in expression:
         index = expression.index("-maxdepth")
@@ -137,7 +137,9 @@ def parallel_argv(inv: Invocation) -> tuple[Field, ...] | None:
         command, items = words[:index], words[index + 1 :]
     else:
         command, items = words, _items(inv)
-    command = [w for w in command if not w.text.startswith("-")] or [Field("echo")]
+    while command and command[0].text.startswith("-"):
+        command = command[1:]
+    command = command or [Field("echo")]
     item = items[0] if items else Field("$ITEM", exact=False)
     if any("{}" in w.text for w in command):
         return tuple(_substitute(w, "{}", item) for w in command)

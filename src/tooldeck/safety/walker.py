@@ -139,10 +139,18 @@ class Walker(CommandSemantics):
         redirect_nodes = [c for c in node.children if c.type.endswith("_redirect")]
         redirects, stdin = self.redirects(redirect_nodes, state, frame, stdin)
         if body is not None and body.type == "command":
-            return self.command(body, state, frame, stdin, redirects)
-        out = self.walk(body, state, frame, stdin) if body is not None else EMPTY_FLOW
-        if redirects:
-            self.record(Invocation((Field(":"),), redirects, stdin, via=frame.via, cwd=state.cwd))
+            out = self.command(body, state, frame, stdin, redirects)
+        else:
+            out = self.walk(body, state, frame, stdin) if body is not None else EMPTY_FLOW
+            if redirects:
+                self.record(Invocation((Field(":"),), redirects, stdin, via=frame.via, cwd=state.cwd))
+        # The grammar nests what follows a heredoc's start line (`cat <<EOF | sh`) in the heredoc.
+        for redirect in redirect_nodes:
+            for rest in redirect.named_children:
+                if rest.type == "pipeline" and rest.children[:1] and rest.children[0].type in ("|", "|&"):
+                    out = self._pipeline(rest, state, frame, out)
+                elif rest.type in ("list", "command", "pipeline", "redirected_statement", "subshell"):
+                    out = self.walk(rest, state, frame, None)
         return out
 
     def redirects(

@@ -53,10 +53,10 @@ def _tree(inv: Invocation) -> str | None:
 
 
 def mode_bits(mode: str) -> tuple[bool, bool, bool]:
-    """(setuid or setgid, group/other gain write, group/other gain any access) for a chmod mode."""
+    """(setuid, group/other gain write, group/other gain any access) for a chmod mode."""
     if re.fullmatch(r"[0-7]{3,4}", mode):
         digits = mode.zfill(4)
-        special = int(digits[0]) & 0b110 != 0
+        special = int(digits[0]) & 0b100 != 0
         group, other = int(digits[2]), int(digits[3])
         return special, bool((group | other) & 0b010), bool(group | other)
     special = gain_write = gain_any = False
@@ -67,7 +67,7 @@ def mode_bits(mode: str) -> tuple[bool, bool, bool]:
         who, op, perms = match.groups()
         if op == "-":
             continue
-        if "s" in perms:
+        if "s" in perms and (who == "" or "u" in who or "a" in who):
             special = True
         others = who == "" or "a" in who or "g" in who or "o" in who
         if others and perms.strip("st"):
