@@ -1,7 +1,7 @@
 """The canonical form of a command, to bind an approval grant to exactly what was approved.
 
-Whitespace between words collapses to one space, comments go, and line breaks stay (they
-separate commands). Everything else is kept byte for byte — quoting included — so two commands
+Whitespace between words on a line collapses to one space and comments go; line breaks and
+what follows them stay as they are (they separate commands, and heredoc bodies start there). Everything else is kept byte for byte — quoting included — so two commands
 normalise alike only when bash would run them alike. Text that does not parse is only stripped.
 """
 
@@ -28,10 +28,10 @@ def normalise_command(command: str) -> str:
     position = 0
     for start, end in _leaves(root):
         gap = data[position:start]
-        if gap.strip():
-            out.append(gap)  # text the grammar does not cover: keep it exactly
-        elif b"\n" in gap:
-            out.append(b"\n")
+        if gap.strip() or b"\n" in gap:
+            # Text the grammar does not cover, and line breaks with the indentation after them
+            # (a heredoc body starts there): kept exactly.
+            out.append(gap)
         elif gap and out:
             out.append(b" ")
         out.append(data[start:end])

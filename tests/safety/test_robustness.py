@@ -1,0 +1,77 @@
+"""The analyser never raises, bounds its work, and fails closed on input it cannot read."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tooldeck.safety import ShellPolicy, analyse_command
+
+SHELLISH = st.text(
+    alphabet=st.sampled_from(list("rm -f/~*$(){}[]|&;<>'\"\\`=\n\tabcxyz0123456789#!.,:%^") + ["\x00", "\x1b", "\ud800"]),
+    max_size=200,
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=300))
+def test_never_raises_on_any_text(command: str) -> None:
+    verdict = analyse_command(command)
+    assert verdict.verdict in ("safe", "approve", "block")
+    assert verdict.command == command
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SHELLISH)
+def test_never_raises_on_shell_like_text(command: str) -> None:
+    verdict = analyse_command(command)
+    if "\x00" in command or "\ud800" in command:
+        assert (verdict.verdict, verdict.rule) == ("approve", "unsupported-characters")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["sh -c", "bash -c", "eval"]), st.integers(min_value=1, max_value=6))
+def test_nested_shells_reach_the_payload(shell: str, depth: int) -> None:
+    command = "rm -rf /"
+    for _ in range(depth):
+        command = f"{shell} {_quote(command)}"
+    assert analyse_command(command).verdict == "block"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def test_oversized_input_is_approve_with_a_reason() -> None:
+    verdict = analyse_command("echo " + "a" * 70_000)
+    assert (verdict.verdict, verdict.rule) == ("approve", "input-too-large")
+    assert "bytes" in verdict.reason
+    small = ShellPolicy.of(max_bytes=10)
+    assert analyse_command("echo hello world", small).rule == "input-too-large"
+
+
+def test_deeply_nested_input_is_bounded() -> None:
+    for command in ("(" * 5000 + "ls" + ")" * 5000, "$(" * 3000 + "ls" + ")" * 3000, "{ " * 3000 + "ls; " + "} " * 3000):
+        start = time.perf_counter()
+        verdict = analyse_command(command)
+        assert verdict.verdict == "approve", command[:20]
+        assert time.perf_counter() - start < 5
+
+
+def test_nesting_beyond_the_limit_is_approve() -> None:
+    verdict = analyse_command("eval " * 14 + "ls")
+    assert (verdict.verdict, verdict.rule) == ("approve", "too-complex")
+
+
+def test_long_benign_scripts_stay_fast_and_safe() -> None:
+    script = "\n".join(f"echo line {i} >> out.txt" for i in range(2000))
+    start = time.perf_counter()
+    assert analyse_command(script).verdict == "safe"
+    assert time.perf_counter() - start < 5
+
+
+def test_control_characters_are_analysed_not_crashed() -> None:
+    assert analyse_command("echo \x1b[31mred\x1b[0m").verdict == "safe"
+    assert analyse_command("rm -rf /\r").verdict != "safe"
