@@ -4,8 +4,8 @@ and benign look-alikes that must stay `safe`."""
 from __future__ import annotations
 
 import pytest
-
 from tests.safety.cases import BENIGN, DANGEROUS
+
 from tooldeck.safety import analyse_command
 
 DANGEROUS_CASES = [(category, command) for category, commands in DANGEROUS.items() for command in commands]

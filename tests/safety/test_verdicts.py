@@ -48,10 +48,10 @@ def test_other_rules_ask_for_approval(command: str, rule: str, category: str) ->
 
 
 def test_the_finding_names_the_resolved_subcommand() -> None:
-    verdict = analyse_command("x=/; c=rm; bash -c \"$c -rf $x\"")
+    verdict = analyse_command('x=/; c=rm; bash -c "$c -rf $x"')
     assert verdict.verdict == "block"
     assert verdict.subcommand == "rm -rf / (via bash -c)"
-    assert verdict.command == "x=/; c=rm; bash -c \"$c -rf $x\""
+    assert verdict.command == 'x=/; c=rm; bash -c "$c -rf $x"'
 
 
 def test_decoded_payload_is_resolved_and_named() -> None:
@@ -112,9 +112,19 @@ def test_rules_are_well_formed() -> None:
     ids = [rule.id for rule in ALL_RULES]
     assert len(ids) == len(set(ids))
     assert set(CATEGORIES) >= {
-        "recursive_delete", "disk_destruction", "permission_wreck", "remote_code_exec", "privilege_system",
-        "fork_bomb", "secret_exfiltration", "database_destruction", "git_destruction", "config_tampering",
-        "history_log_wiping", "obfuscated", "unanalysable",
+        "recursive_delete",
+        "disk_destruction",
+        "permission_wreck",
+        "remote_code_exec",
+        "privilege_system",
+        "fork_bomb",
+        "secret_exfiltration",
+        "database_destruction",
+        "git_destruction",
+        "config_tampering",
+        "history_log_wiping",
+        "obfuscated",
+        "unanalysable",
     }
     for rule in ALL_RULES:
         assert rule.level in ("approve", "block") and rule.description
@@ -122,5 +132,10 @@ def test_rules_are_well_formed() -> None:
 
 def test_verdict_as_dict_is_the_cli_shape() -> None:
     verdict = analyse_command("ls -la")
-    assert verdict.as_dict() == {"command": "ls -la", "verdict": "safe", "rule": None, "reason": "no rule matched"}
+    assert verdict.as_dict() == {
+        "command": "ls -la",
+        "verdict": "safe",
+        "rule": None,
+        "reason": "no rule matched",
+    }
     assert isinstance(verdict, Verdict)

@@ -13,18 +13,24 @@ from tooldeck.safety.verdict import Finding, Verdict
 from tooldeck.safety.walker import TooComplex, Walker
 
 
-def analyse_command(command: str, policy: ShellPolicy | None = None) -> Verdict:
+def analyse_command(command: str, policy: ShellPolicy | None = None, *, cache: bool = True) -> Verdict:
     """Classify one shell command (the string a tool would pass to `bash -c`).
 
     The verdict is `block` (never runnable, even with approval), `approve` (needs a human's
     consent) or `safe`. Input that cannot be analysed — a syntax error, an oversized or too
     deeply nested command, characters no shell can receive — is `approve`, never `safe`.
+    Verdicts are cached per (command, policy); `cache=False` analyses afresh (for timing).
     """
-    return _cached(command, policy or DEFAULT_POLICY)
+    chosen = policy or DEFAULT_POLICY
+    return _cached(command, chosen) if cache else _analyse(command, chosen)
 
 
 @lru_cache(maxsize=2048)
 def _cached(command: str, policy: ShellPolicy) -> Verdict:
+    return _analyse(command, policy)
+
+
+def _analyse(command: str, policy: ShellPolicy) -> Verdict:
     try:
         findings = _findings(command, policy)
     except Exception as exc:
