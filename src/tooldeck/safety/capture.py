@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from io import BufferedReader
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +35,7 @@ class RunResult:
 
 
 class _CappedReader:
-    def __init__(self, stream: object, limit: int) -> None:
+    def __init__(self, stream: BufferedReader, limit: int) -> None:
         self.stream = stream
         self.head_limit = limit // 2
         self.tail_limit = limit - self.head_limit
@@ -44,9 +45,8 @@ class _CappedReader:
         self.thread = threading.Thread(target=self._read, daemon=True)
 
     def _read(self) -> None:
-        read = self.stream.read1  # type: ignore[attr-defined]
         while True:
-            chunk: bytes = read(65536)
+            chunk = self.stream.read1(65536)
             if not chunk:
                 return
             room = self.head_limit - len(self.head)
@@ -87,7 +87,7 @@ def run_capped(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    assert proc.stdout is not None
+    assert isinstance(proc.stdout, BufferedReader)
     reader = _CappedReader(proc.stdout, output_limit)
     reader.thread.start()
     timed_out = False

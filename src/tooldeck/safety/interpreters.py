@@ -188,8 +188,7 @@ def _awk(code: str, facts: CodeFacts) -> None:
         facts.shell_commands.append(Field(match.group(1).replace('\\"', '"')))
     for match in re.finditer(r"\|\s*\"((?:\\.|[^\"\\])*)\"", code):
         target = match.group(1).strip()
-        if target.split(" ")[0] in ("sh", "bash", "/bin/sh", "/bin/bash"):
-            facts.remote_exec = facts.remote_exec or False
+        if target.split(" ")[0] not in ("sh", "bash", "/bin/sh", "/bin/bash"):
             facts.shell_commands.append(Field(target))
     for match in re.finditer(r"\"((?:\\.|[^\"\\])*)\"\s*\|\s*getline", code):
         facts.shell_commands.append(Field(match.group(1)))

@@ -9,7 +9,7 @@ never as `~`, so a quoted literal `'~'` (a file named ~) is never taken for the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 HOME_MARK = "\ue000"
@@ -91,7 +91,6 @@ class Invocation:
     via: str = ""
     # The working directory when known (`cd / && ...`); None means the workspace.
     cwd: str | None = None
-    cwd_known: bool = True
 
     @property
     def name(self) -> str:
@@ -125,11 +124,10 @@ def _quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Signal:
     """Something the walker saw that is not one invocation (a self-replicating function...)."""
 
     rule: str
     reason: str
     subcommand: str
-    details: dict[str, str] = field(default_factory=dict)

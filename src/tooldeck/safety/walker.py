@@ -14,7 +14,18 @@ from typing import TYPE_CHECKING
 
 from tooldeck.safety.commands import CommandSemantics, Frame, State
 from tooldeck.safety.expand import Expander
-from tooldeck.safety.model import EMPTY_FLOW, FILE, NETWORK, SECRET, Field, Flow, Invocation, Redirect, Signal
+from tooldeck.safety.model import (
+    EMPTY_FLOW,
+    FILE,
+    NETWORK,
+    SECRET,
+    Field,
+    Flow,
+    Invocation,
+    Redirect,
+    Signal,
+    Taint,
+)
 from tooldeck.safety.parser import ParseFailure, node_text, parse
 from tooldeck.safety.paths import is_secret
 
@@ -249,12 +260,12 @@ def _redirect_parts(node: Node) -> tuple[str, int | None, Node | None]:
 
 
 def _file_flow(target: Field, cwd: str | None) -> Flow:
-    taint: set[str] = {FILE}
+    taint: set[Taint] = {FILE}
     if is_secret(target.text, cwd):
         taint.add(SECRET)
     if target.text.startswith(("/dev/tcp/", "/dev/udp/")):
         taint.add(NETWORK)
-    return Flow(target.content.text if target.content else None, frozenset(taint) | target.taint)  # type: ignore[arg-type]
+    return Flow(target.content.text if target.content else None, frozenset(taint) | target.taint)
 
 
 def _spawns_in_background(body: Node) -> bool:
