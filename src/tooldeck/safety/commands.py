@@ -34,11 +34,15 @@ class State:
     functions: dict[str, Node] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    # Files written by downloads, and files written with known content (`echo 'rm -rf ~' > x.sh`),
+    # by resolved path; shared with subshells, since they describe the filesystem.
     downloads: set[str] = field(default_factory=set)
+    files: dict[str, str] = field(default_factory=dict)
 
     def copy(self) -> State:
+        """A subshell's state: its own variables and directory; the same filesystem."""
         return State(
-            self.scope.copy(), dict(self.functions), dict(self.aliases), self.cwd, set(self.downloads)
+            self.scope.copy(), dict(self.functions), dict(self.aliases), self.cwd, self.downloads, self.files
         )
 
 
@@ -181,7 +185,24 @@ class CommandSemantics:
         self._effects(inv, state)
         inner = replace(frame, wrappers=inv.wrappers, privileged=inv.privileged)
         self._runs(inv, state, inner)
-        return output_of(inv)
+        out = output_of(inv)
+        self._remember_writes(inv, out, state)
+        return out
+
+    def _remember_writes(self, inv: Invocation, out: Flow, state: State) -> None:
+        """Output redirected into a file: its content (to analyse if the file is run) and taint."""
+        targets = [
+            r.target for r in inv.redirects if r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1)
+        ]
+        if inv.name == "tee":
+            targets += [a for a in inv.args if not a.text.startswith("-")]
+        for target in targets:
+            path = resolve(target.text, state.cwd).shown()
+            if NETWORK in out.taint:
+                state.downloads.add(path)
+            if out.text is not None:
+                appended = any(r.op.endswith(">>") for r in inv.redirects) or "-a" in inv.arg_texts()
+                state.files[path] = (state.files.get(path, "") if appended else "") + out.text
 
     def _effects(self, inv: Invocation, state: State) -> None:
         """State changes a command makes: the working directory, downloads, aliases."""
@@ -230,6 +251,9 @@ class CommandSemantics:
             for arg in inv.args:
                 if "=" in arg.text:
                     self.run_script(arg.text.split("=", 1)[1], state.copy(), frame.nested("alias"))
+        elif "/" in inv.argv[0].text and resolve(inv.argv[0].text, state.cwd).shown() in state.files:
+            script = state.files[resolve(inv.argv[0].text, state.cwd).shown()]
+            self.run_script(script, state.copy(), frame.nested(f"script {inv.argv[0].shown()}"))
         else:
             text = _embedded_shell_code(inv)
             if text is not None:
@@ -250,6 +274,8 @@ class CommandSemantics:
             text = inv.data.text
         elif source.file is not None and source.file.content is not None:
             text = source.file.content.text
+        elif source.file is not None:
+            text = state.files.get(resolve(source.file.text, state.cwd).shown())
         if text is None:
             return
         if source.language != "shell":
