@@ -77,3 +77,22 @@ def test_long_benign_scripts_stay_fast_and_safe() -> None:
 def test_control_characters_are_analysed_not_crashed() -> None:
     assert analyse_command("echo \x1b[31mred\x1b[0m").verdict == "safe"
     assert analyse_command("rm -rf /\r").verdict != "safe"
+
+
+def test_exponential_function_calls_hit_the_budget() -> None:
+    chain = "; ".join(f"f{i}(){{ f{i + 1}; f{i + 1}; }}" for i in range(30)) + "; f0"
+    start = time.perf_counter()
+    verdict = analyse_command(chain, cache=False)
+    assert (verdict.verdict, verdict.rule) == ("approve", "too-complex")
+    assert time.perf_counter() - start < 5
+
+
+def test_nested_loops_are_unrolled_only_while_small() -> None:
+    values = " ".join(str(i) for i in range(8))
+    nested = (
+        f"for a in {values}; do for b in {values}; do for c in {values}; do rm -rf $a$b$c; done; done; done"
+    )
+    start = time.perf_counter()
+    assert analyse_command(nested, cache=False).verdict == "safe"
+    assert time.perf_counter() - start < 2
+    assert analyse_command("for d in build dist /; do rm -rf $d; done").rule == "delete-root"

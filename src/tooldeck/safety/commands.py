@@ -59,6 +59,8 @@ class Frame:
     background: bool = False
     # Inside a pipeline or a background job: a function calling itself here multiplies.
     spawning: bool = False
+    # How many times enclosing `for` loops are being walked (one walk per known value).
+    unrolled: int = 1
 
     def nested(self, via: str) -> Frame:
         return replace(self, nesting=self.nesting + 1, via=via if not self.via else f"{self.via} > {via}")

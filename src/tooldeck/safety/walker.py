@@ -55,9 +55,10 @@ class TooComplex(Exception):
 
 @dataclass(slots=True)
 class Budget:
-    max_nodes: int = 40_000
+    max_nodes: int = 20_000
     max_level: int = 120
     max_nested: int = 10
+    max_invocations: int = 2_000
     nodes: int = 0
 
     def tick(self, level: int) -> None:
@@ -77,6 +78,8 @@ class Walker(CommandSemantics):
     signals: list[Signal] = field(default_factory=list)
 
     def record(self, inv: Invocation) -> None:
+        if len(self.invocations) >= self.budget.max_invocations:
+            raise TooComplex(f"more than {self.budget.max_invocations} commands to analyse")
         self.invocations.append(inv)
 
     def signal(self, rule: str, reason: str, subcommand: str) -> None:
@@ -226,10 +229,11 @@ class Walker(CommandSemantics):
             values += expander.fields(value_node)
         name = node_text(variable)
         out = EMPTY_FLOW
-        if values and len(values) <= 8 and frame.nesting < 3:
+        if values and len(values) * frame.unrolled <= 16:
+            inner = replace(frame, unrolled=frame.unrolled * len(values))
             for value in values:
                 state.scope.variables[name] = value
-                out = self.walk(body, state, frame, stdin)
+                out = self.walk(body, state, inner, stdin)
             return out
         state.scope.variables[name] = Field("$" + name, exact=False)
         return self.walk(body, state, frame, stdin)
