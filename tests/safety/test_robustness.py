@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tooldeck.safety import ShellPolicy, analyse_command
+from tooldeck.safety import ShellPolicy, analyse_command, normalise_command
 
 SHELL_CHARACTERS = [*"rm -f/~*$(){}[]|&;<>'\"\\`=\n\tabcxyz0123456789#!.,:%^", "\x00", "\x1b", "\ud800"]
 SHELLISH = st.text(alphabet=st.sampled_from(SHELL_CHARACTERS), max_size=200)
@@ -96,3 +98,22 @@ def test_nested_loops_are_unrolled_only_while_small() -> None:
     assert analyse_command(nested, cache=False).verdict == "safe"
     assert time.perf_counter() - start < 2
     assert analyse_command("for d in build dist /; do rm -rf $d; done").rule == "delete-root"
+
+
+def test_four_byte_characters_after_a_brace_do_not_crash_the_process() -> None:
+    # tree-sitter-bash 0.25 can segfault on `{` + a 4-byte UTF-8 character (upstream issue #337);
+    # whether it does depends on memory layout, so this runs many such inputs in a child process
+    # (a crash fails this test instead of killing the run) and checks the characters survive.
+    code = (
+        "from tooldeck.safety import analyse_command, normalise_command\n"
+        "for cp in range(0x10000, 0x10FFFF, 997):\n"
+        "    for text in ('{' + chr(cp), 'echo {' + chr(cp) + 'x}', '\\x05{' + chr(cp) + 'L'):\n"
+        "        analyse_command(text, cache=False); normalise_command(text)\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert (out.returncode, out.stdout.strip()) == (0, "ok"), out.stderr[-2000:]
+    assert analyse_command("git commit -m 'ship it 🚀 {done}'").verdict == "safe"
+    assert normalise_command("echo  '🚀{x}'") == "echo '🚀{x}'"

@@ -23,7 +23,7 @@ def normalise_command(command: str) -> str:
     root, error = parse_lenient(stripped)
     if error is not None:
         return stripped
-    data = stripped.encode("utf-8")
+    data = stripped.encode("utf-8")  # the parser's bytes differ only inside 4-byte characters
     out: list[bytes] = []
     position = 0
     for start, end in _leaves(root):

@@ -9,6 +9,7 @@ analyser answers `approve` for it, never `safe`.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -38,8 +39,22 @@ def parse(text: str) -> Node:
 
 def parse_lenient(text: str) -> tuple[Node, str | None]:
     """The syntax tree even when it has errors, and the first error (None when it parses)."""
-    root = _parser().parse(text.encode("utf-8")).root_node
+    root = _parser().parse(parser_bytes(text)).root_node
     return root, (_first_error(root) if root.has_error else None)
+
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+def parser_bytes(text: str) -> bytes:
+    """The bytes handed to the parser: UTF-8 with each 4-byte character (emoji, rare CJK)
+    replaced by four underscores.
+
+    tree-sitter-bash 0.25 can crash the process (SIGSEGV) on a `{` followed by a 4-byte UTF-8
+    character (its issue #337). The placeholder keeps every byte offset and keeps the character
+    inside the word or string it was in, and such characters never carry shell syntax.
+    """
+    return _ASTRAL.sub("____", text).encode("utf-8")
 
 
 def _first_error(root: Node) -> str:
