@@ -1,0 +1,395 @@
+"""Resolving one simple command: its words, wrappers, aliases, functions and the code it runs.
+
+After expansion, wrappers are peeled (`sudo`, `env`, `timeout`, `busybox`...), the invocation is
+recorded for the rules, and whatever it runs in turn is analysed: the code of `sh -c`, `eval`,
+`source` and interpreter one-liners, a shell reading a pipe, `xargs` and `find -exec` commands,
+shell functions (a function that spawns itself is a fork bomb) and aliases.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import abstractmethod
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from tooldeck.safety.expand import Expander, Scope
+from tooldeck.safety.flows import FETCHERS, file_writes, output_of
+from tooldeck.safety.interpreters import inspect_code
+from tooldeck.safety.model import DYNAMIC, EMPTY_FLOW, HOME_MARK, NETWORK, Field, Flow, Invocation, Redirect
+from tooldeck.safety.parser import node_text
+from tooldeck.safety.paths import resolve
+from tooldeck.safety.programs import CodeSource, basename, code_source, unwrap
+from tooldeck.safety.runs import find_actions, parallel_argv, xargs_argv
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+
+@dataclass(slots=True)
+class State:
+    """What a static reading knows at one point of the script."""
+
+    scope: Scope = field(default_factory=Scope)
+    functions: dict[str, Node] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    # Files written by downloads, and files written with known content (`echo 'rm -rf ~' > x.sh`),
+    # by resolved path; shared with subshells, since they describe the filesystem.
+    downloads: set[str] = field(default_factory=set)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def copy(self) -> State:
+        """A subshell's state: its own variables and directory; the same filesystem."""
+        return State(
+            self.scope.copy(), dict(self.functions), dict(self.aliases), self.cwd, self.downloads, self.files
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Where the walk is: how deep, reached how, inside which function calls."""
+
+    level: int = 0
+    nesting: int = 0
+    via: str = ""
+    calls: tuple[str, ...] = ()
+    privileged: bool = False
+    wrappers: tuple[str, ...] = ()
+    background: bool = False
+    # Inside a pipeline or a background job: a function calling itself here multiplies.
+    spawning: bool = False
+    # How many times enclosing `for` loops are being walked (one walk per known value).
+    unrolled: int = 1
+
+    def nested(self, via: str) -> Frame:
+        return replace(self, nesting=self.nesting + 1, via=via if not self.via else f"{self.via} > {via}")
+
+
+class _Subs:
+    def __init__(self, owner: CommandSemantics, state: State, frame: Frame) -> None:
+        self.owner, self.state, self.frame = owner, state, frame
+
+    def command_output(self, node: Node) -> Flow:
+        out = EMPTY_FLOW
+        for child in node.named_children:
+            out = out.merge(self.owner.walk(child, self.state.copy(), self.frame))
+        return out
+
+    def process_output(self, node: Node) -> Flow:
+        return self.command_output(node)
+
+
+class CommandSemantics:
+    """The command half of the walker; `walker.Walker` supplies the statement half."""
+
+    @abstractmethod
+    def walk(self, node: Node, state: State, frame: Frame, stdin: Flow | None = None) -> Flow: ...
+
+    @abstractmethod
+    def run_script(self, text: str, state: State, frame: Frame, stdin: Flow | None = None) -> Flow: ...
+
+    @abstractmethod
+    def record(self, inv: Invocation) -> None: ...
+
+    @abstractmethod
+    def signal(self, rule: str, reason: str, subcommand: str) -> None: ...
+
+    @abstractmethod
+    def redirects(
+        self, nodes: list[Node], state: State, frame: Frame, stdin: Flow | None
+    ) -> tuple[tuple[Redirect, ...], Flow | None]: ...
+
+    def substitutions(self, state: State, frame: Frame) -> _Subs:
+        return _Subs(self, state, frame)
+
+    def assign(self, node: Node, state: State, frame: Frame) -> None:
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None:
+            return
+        key = node_text(name).split("[", 1)[0]
+        expander = Expander(state.scope, self.substitutions(state, frame))
+        if value is not None and value.type == "array":
+            items = [f for c in value.named_children for f in expander.fields(c)]
+            state.scope.variables[key] = Field(" ".join(f.text for f in items), all(f.exact for f in items))
+            return
+        state.scope.variables[key] = expander.value(value)
+
+    def declare(self, node: Node, state: State, frame: Frame) -> None:
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assign(child, state, frame)
+            elif child.type == "variable_name" and node.type == "unset_command":
+                state.scope.variables.pop(node_text(child), None)
+            elif child.type == "command_substitution":
+                self.substitutions(state, frame).command_output(child)
+
+    def command(
+        self, node: Node, state: State, frame: Frame, stdin: Flow | None, redirects: tuple[Redirect, ...]
+    ) -> Flow:
+        expander = Expander(state.scope, self.substitutions(state, frame))
+        argv: list[Field] = []
+        inner_redirects: list[Node] = []
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                expander.value(child.child_by_field_name("value"))
+            elif child.type.endswith("_redirect"):
+                inner_redirects.append(child)
+            elif child.type == "command_name":
+                argv += [f for c in child.named_children for f in expander.fields(c)]
+            elif child.type != "comment":
+                argv += expander.fields(child)
+        if inner_redirects:
+            more, stdin = self.redirects(inner_redirects, state, frame, stdin)
+            redirects = redirects + more
+        if not argv:
+            if redirects:
+                self.record(Invocation((Field(":"),), redirects, stdin, via=frame.via, cwd=state.cwd))
+            return EMPTY_FLOW
+        return self.run_argv(tuple(argv), state, frame, stdin, redirects)
+
+    def run_argv(
+        self,
+        argv: tuple[Field, ...],
+        state: State,
+        frame: Frame,
+        stdin: Flow | None,
+        redirects: tuple[Redirect, ...] = (),
+    ) -> Flow:
+        """Resolve and record one argv, then analyse whatever it runs."""
+        first = argv[0]
+        if first.exact and first.text in state.aliases and first.text not in frame.calls:
+            text = " ".join([state.aliases[first.text], *(_shell_word(a) for a in argv[1:])])
+            return self.run_script(
+                text, state, replace(frame.nested("alias"), calls=(*frame.calls, first.text)), stdin
+            )
+        if first.exact and first.text in state.functions:
+            return self._call_function(first.text, argv, state, frame, stdin)
+        peeled = unwrap(argv)
+        if not peeled.argv:
+            # Only wrappers (`sudo -i`, `nohup`): the wrapper itself is what runs.
+            peeled = replace(peeled, argv=argv, wrappers=peeled.wrappers[:-1])
+        fields = tuple(_mark_downloaded(f, state) for f in peeled.argv)
+        inv = Invocation(
+            fields,
+            redirects,
+            stdin,
+            wrappers=frame.wrappers + peeled.wrappers,
+            privileged=frame.privileged or peeled.privileged,
+            background=frame.background,
+            via=frame.via,
+            cwd=state.cwd,
+        )
+        self.record(inv)
+        if peeled.root_shell:
+            return EMPTY_FLOW
+        self._effects(inv, state)
+        inner = replace(frame, wrappers=inv.wrappers, privileged=inv.privileged)
+        self._runs(inv, state, inner)
+        out = output_of(inv)
+        self._remember_writes(inv, out, state)
+        return out
+
+    def _remember_writes(self, inv: Invocation, out: Flow, state: State) -> None:
+        """Output redirected into a file: its content (to analyse if the file is run) and taint."""
+        targets = [
+            r.target for r in inv.redirects if r.op in (">", ">>", ">|", "&>", "&>>") and r.fd in (None, 1)
+        ]
+        if inv.name == "tee":
+            targets += [a for a in inv.args if not a.text.startswith("-")]
+        for target in targets:
+            path = resolve(target.text, state.cwd).shown()
+            if NETWORK in out.taint:
+                state.downloads.add(path)
+            if out.text is not None:
+                appended = any(r.op.endswith(">>") for r in inv.redirects) or "-a" in inv.arg_texts()
+                state.files[path] = (state.files.get(path, "") if appended else "") + out.text
+
+    def _effects(self, inv: Invocation, state: State) -> None:
+        """State changes a command makes: the working directory, downloads, aliases."""
+        name = inv.name
+        if name == "cd":
+            target = next(
+                (a for a in inv.args if not a.text.startswith("-") or a.text == "-"), Field(HOME_MARK)
+            )
+            state.cwd = (
+                resolve(target.text, state.cwd).shown().replace("~", HOME_MARK, 1) if target.exact else "$CWD"
+            )
+            if state.cwd.startswith("./") or state.cwd == ".":
+                state.cwd = None if state.cwd == "." else state.cwd
+        elif name in FETCHERS:
+            state.downloads.update(resolve(f.text, state.cwd).shown() for f in file_writes(inv))
+        elif name == "alias":
+            for arg in inv.args:
+                if "=" in arg.text:
+                    key, value = arg.text.split("=", 1)
+                    state.aliases[key] = value
+        elif name == "set" and inv.args[:1] and inv.args[0].text == "--":
+            state.scope.positional = list(inv.args[1:])
+        elif name == "read":
+            for arg in inv.args:
+                if re.fullmatch(r"[A-Za-z_]\w*", arg.text):
+                    state.scope.variables[arg.text] = Field("$" + arg.text, exact=False, taint=inv.data.taint)
+
+    def _runs(self, inv: Invocation, state: State, frame: Frame) -> None:
+        """Analyse the code or commands `inv` runs in turn."""
+        name = inv.name
+        source = code_source(name, inv.args, stdin_piped=inv.stdin is not None)
+        if source is not None:
+            self._code(inv, source, state, frame)
+        elif name == "xargs":
+            argv = xargs_argv(inv)
+            if argv:
+                self.run_argv(argv, state, frame.nested("xargs"), None)
+        elif name == "find":
+            for via, argv in find_actions(inv):
+                self.run_argv(argv, state, frame.nested(via), None)
+        elif name == "parallel":
+            argv = parallel_argv(inv)
+            if argv:
+                self.run_argv(argv, state, frame.nested("parallel"), None)
+        elif name == "alias":
+            for arg in inv.args:
+                if "=" in arg.text:
+                    self.run_script(arg.text.split("=", 1)[1], state.copy(), frame.nested("alias"))
+        elif "/" in inv.argv[0].text and resolve(inv.argv[0].text, state.cwd).shown() in state.files:
+            script = state.files[resolve(inv.argv[0].text, state.cwd).shown()]
+            self.run_script(script, state.copy(), frame.nested(f"script {inv.argv[0].shown()}"))
+        else:
+            text = _embedded_shell_code(inv)
+            if text is not None:
+                self.run_script(text.text, state.copy(), frame.nested(f"{name} command"))
+
+    def _code(self, inv: Invocation, source: CodeSource, state: State, frame: Frame) -> None:
+        label = f"{inv.name} -c" if source.origin == "arg" else f"{source.origin} of {inv.name}"
+        if inv.name in ("eval", "source", "."):
+            label = inv.name
+        text: str | None = None
+        if source.origin == "arg" and source.code is not None:
+            if source.code.opaque and DYNAMIC in source.code.taint:
+                # Code printed by a local program (`eval "$(pyenv init -)"`) is as trusted as
+                # running that program; downloads and decoders are caught by their taint.
+                return
+            text = source.code.text
+        elif source.origin == "stdin":
+            text = inv.data.text
+        elif source.file is not None and source.file.content is not None:
+            text = source.file.content.text
+        elif source.file is not None:
+            text = state.files.get(resolve(source.file.text, state.cwd).shown())
+        if text is None:
+            return
+        if source.language != "shell":
+            self._interpreter(inv, source, text, state, frame.nested(label))
+            return
+        shares_state = inv.name in ("eval", "source", ".")
+        inner = state if shares_state else state.copy()
+        if source.positional and not shares_state:
+            inner.scope.positional = list(
+                source.positional[1:] if source.origin == "arg" else source.positional
+            )
+        self.run_script(text, inner, frame.nested(label))
+
+    def _interpreter(
+        self, inv: Invocation, source: CodeSource, code: str, state: State, frame: Frame
+    ) -> None:
+        facts = inspect_code(source.language, code)
+        shown = f"{inv.name}: {code[:160]}"
+        if facts.fork_loop:
+            self.signal("interpreter-fork-loop", f"{inv.name} code forks in an endless loop", shown)
+        if facts.remote_exec:
+            self.signal("interpreter-remote-exec", f"{inv.name} code downloads and executes code", shown)
+        if facts.exfiltration:
+            self.signal(
+                "interpreter-exfiltration",
+                f"{inv.name} code sends the environment or keys over the network",
+                shown,
+            )
+        for command in facts.shell_commands:
+            self.run_script(command.text, state.copy(), frame)
+        for argv in facts.argvs:
+            self.run_argv(argv, state.copy(), frame, None)
+
+    def _call_function(
+        self, name: str, argv: tuple[Field, ...], state: State, frame: Frame, stdin: Flow | None
+    ) -> Flow:
+        if name in frame.calls:
+            if frame.spawning:
+                self.signal(
+                    "fork-bomb", f"function {name} starts copies of itself in a pipe or background", name
+                )
+            return EMPTY_FLOW
+        body = state.functions[name]
+        inner = state.copy()
+        inner.scope.positional = list(argv[1:])
+        return self.walk(
+            body, inner, replace(frame.nested(f"function {name}"), calls=(*frame.calls, name)), stdin
+        )
+
+
+def _mark_downloaded(arg: Field, state: State) -> Field:
+    """A path that an earlier download wrote is network content wherever it is used."""
+    if state.downloads and resolve(arg.text, state.cwd).shown() in state.downloads:
+        return replace(arg, taint=arg.taint | {NETWORK})
+    return arg
+
+
+def _shell_word(arg: Field) -> str:
+    return "'" + arg.text.replace("'", "'\\''") + "'" if arg.exact else arg.text
+
+
+def _embedded_shell_code(inv: Invocation) -> Field | None:
+    """Commands that hand a string to a shell: `su -c`, `watch`, `ssh host CMD`, `script -c`, `flock -c`."""
+    args = inv.args
+    words = [a.text for a in args]
+    if inv.name in ("su", "runuser", "sg", "script", "flock") and "-c" in words:
+        index = words.index("-c")
+        return args[index + 1] if index + 1 < len(args) else None
+    if inv.name == "watch":
+        rest = [a for a in args if not a.text.startswith("-") and not a.text.replace(".", "").isdigit()]
+        return Field(" ".join(a.text for a in rest), all(a.exact for a in rest)) if rest else None
+    if inv.name == "ssh":
+        operands = _ssh_operands(words)
+        if len(operands) > 1:
+            return Field(" ".join(operands[1:]))
+    return None
+
+
+def _ssh_operands(words: list[str]) -> list[str]:
+    takes_value = set(
+        [
+            "-b",
+            "-c",
+            "-D",
+            "-E",
+            "-e",
+            "-F",
+            "-I",
+            "-i",
+            "-J",
+            "-L",
+            "-l",
+            "-m",
+            "-O",
+            "-o",
+            "-p",
+            "-Q",
+            "-R",
+            "-S",
+            "-W",
+            "-w",
+        ]
+    )
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        if not out and words[i].startswith("-"):
+            i += 2 if words[i] in takes_value else 1
+            continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
+__all__ = ["CommandSemantics", "Frame", "State", "basename"]

@@ -1,0 +1,153 @@
+"""System and account configuration tampering: writes to /etc (passwd, shadow, sudoers, sshd,
+ld.so.preload, hosts...), shell start-up files and authorized_keys, crontab replacement,
+account changes, and removal of core packages."""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.effects import written_files
+from tooldeck.safety.model import Invocation
+from tooldeck.safety.paths import is_rc_file, resolve
+from tooldeck.safety.rules.base import RuleSet, options
+
+rules = RuleSet("config_tampering")
+
+_WHY = {
+    "/etc/passwd": "the account database",
+    "/etc/shadow": "password hashes",
+    "/etc/group": "group membership",
+    "/etc/sudoers": "who may become root",
+    "/etc/ld.so.preload": "a library loaded into every program",
+    "/etc/hosts": "name resolution",
+    "/etc/resolv.conf": "the DNS servers",
+    "/etc/ssh/sshd_config": "SSH server access",
+    "/etc/crontab": "scheduled jobs run as root",
+    "/etc/pam.d": "authentication",
+    "/etc/sudoers.d": "who may become root",
+    "/etc/profile": "every login shell",
+    "/etc/environment": "every process's environment",
+    "/etc/fstab": "what mounts at boot",
+}
+
+
+def _why(path: str) -> str:
+    for prefix, why in _WHY.items():
+        if path == prefix or path.startswith(prefix + "/") or path.startswith(prefix + "."):
+            return why
+    return "system configuration"
+
+
+@rules.rule(
+    "write-system-config",
+    "approve",
+    "writes a file under /etc, /boot or /usr (accounts, sudoers, sshd, hosts...)",
+)
+def _system(inv: Invocation) -> str | None:
+    for target, kind in written_files(inv):
+        path = resolve(target.text, inv.cwd)
+        shown = path.shown()
+        if path.anchor == "/" and path.parts[:1] in (
+            ("etc",),
+            ("boot",),
+            ("usr",),
+            ("lib",),
+            ("bin",),
+            ("sbin",),
+        ):
+            return f"{inv.name} {kind}s {shown}: {_why(shown)}"
+    return None
+
+
+@rules.rule(
+    "write-shell-startup",
+    "approve",
+    "writes shell start-up files or authorized_keys (a backdoor that runs later)",
+)
+def _startup(inv: Invocation) -> str | None:
+    for target, kind in written_files(inv):
+        if is_rc_file(target.text) or is_rc_file(
+            resolve(target.text, inv.cwd).shown().replace("~", "\ue000", 1)
+        ):
+            return f"{inv.name} {kind}s {target.shown()}, which runs or grants access at every login"
+    return None
+
+
+@rules.rule("crontab-replace", "approve", "removes or replaces the user's crontab")
+def _crontab(inv: Invocation) -> str | None:
+    if inv.name != "crontab":
+        return None
+    opts = options(inv, frozenset({"-u"}))
+    if opts.has("-r", "--remove"):
+        return "crontab -r deletes every scheduled job"
+    if opts.operands and not opts.has("-l", "-e", "--list"):
+        return f"crontab {opts.operands[0].shown()} replaces every scheduled job"
+    return None
+
+
+_PRIVILEGED_GROUPS = frozenset(
+    ["sudo", "wheel", "admin", "root", "docker", "adm", "lxd", "libvirt", "disk", "shadow"]
+)
+
+
+@rules.rule(
+    "account-tamper",
+    "approve",
+    "changes accounts: empty or new root passwords, uid 0, admin groups, deletion",
+)
+def _accounts(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name == "passwd" and (set(words) & {"-d", "--delete", "-l", "-u", "root"}):
+        return f"passwd {' '.join(words)} changes how an account logs in"
+    if (
+        inv.name in ("chpasswd", "userdel", "deluser", "vipw", "visudo")
+        and "--help" not in words
+        and (inv.name != "visudo" or "-c" not in words)
+    ):
+        return f"{inv.name} changes accounts or sudo rights"
+    if inv.name in ("usermod", "useradd", "adduser", "gpasswd"):
+        groups = {g for w in words for g in w.split(",")}
+        if groups & _PRIVILEGED_GROUPS or ("-u" in words and "0" in words) or "-o" in words:
+            return f"{inv.name} {' '.join(words)} grants administrative rights"
+    return None
+
+
+_CORE_PACKAGES = re.compile(
+    r"coreutils|libc6|glibc|bash|dash|sudo|openssh-server|openssh|ssh|systemd|systemd-sysv|apt|dpkg|rpm|yum|dnf"
+    r"|util-linux|login|passwd|base-files|base-passwd|libpam.*|grub.*|linux-image.*|kernel.*|e2fsprogs|init"
+    r"|tar|gzip|findutils|sed|grep|mount|procps|iproute2|ca-certificates|python3|perl-base|bubblewrap"
+)
+_REMOVE_WORDS = {
+    "apt": ("remove", "purge", "autoremove"),
+    "apt-get": ("remove", "purge", "autoremove"),
+    "aptitude": ("remove", "purge"),
+    "yum": ("remove", "erase"),
+    "dnf": ("remove", "erase"),
+    "zypper": ("remove", "rm"),
+    "apk": ("del",),
+}
+
+
+@rules.rule(
+    "remove-core-package", "approve", "removes a core system package, or removes packages with force flags"
+)
+def _packages(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    operands = [w for w in words if not w.startswith("-")]
+    forced = any(w.startswith(("--force", "--nodeps")) for w in words)
+    removing = False
+    if inv.name in _REMOVE_WORDS:
+        removing = bool(operands) and operands[0] in _REMOVE_WORDS[inv.name]
+        operands = operands[1:]
+    elif inv.name == "dpkg":
+        removing = any(w in ("-r", "-P", "--remove", "--purge") for w in words)
+    elif inv.name == "rpm":
+        removing = any(w in ("-e", "--erase") for w in words)
+    elif inv.name == "pacman":
+        removing = any(re.fullmatch(r"-R\w*", w) for w in words)
+    if not removing:
+        return None
+    core = [p for p in operands if _CORE_PACKAGES.fullmatch(p.split(":", 1)[0])]
+    if core or forced:
+        return f"{inv.name} removes {', '.join(core or operands)[:80]}{' with force' if forced else ''}"
+    return None

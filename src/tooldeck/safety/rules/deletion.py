@@ -1,0 +1,117 @@
+"""Recursive or forced deletion of paths that matter: /, system trees, home, credentials, the workspace."""
+
+from __future__ import annotations
+
+from tooldeck.safety.model import Field, Invocation
+from tooldeck.safety.paths import PathKind, classify
+from tooldeck.safety.rules.base import RuleSet, options
+
+rules = RuleSet("recursive_delete")
+
+_HOME_KINDS: frozenset[PathKind] = frozenset({"home", "home_contents", "all_homes"})
+
+
+def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
+    """Paths a command deletes, each with whether the deletion is recursive (or a wide glob)."""
+    name = inv.name
+    if name == "rm":
+        opts = options(inv)
+        recursive = opts.has("-r", "-R", "--recursive")
+        return [(f, recursive) for f in opts.operands]
+    if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio"):
+        return [
+            (f, name in ("srm", "trash", "trash-put")) for f in options(inv).operands if f.text != "trash"
+        ]
+    if name == "rsync":
+        opts = options(inv, frozenset({"-e", "--rsh", "--exclude", "--include", "--filter", "-f"}))
+        deletes = any(w.startswith("--delete") or w in ("--remove-source-files",) for w in opts.long)
+        if deletes and len(opts.operands) >= 2 and ":" not in opts.operands[-1].text:
+            return [(opts.operands[-1], True)]
+    return []
+
+
+def _kind(inv: Invocation, target: Field) -> PathKind:
+    return classify(target.text, inv.cwd)
+
+
+@rules.rule(
+    "delete-root", "block", "deletes the root filesystem (rm -rf /, rm -rf /*, rsync --delete onto /)"
+)
+def _root(inv: Invocation) -> str | None:
+    if inv.name == "rm" and "--no-preserve-root" in inv.arg_texts():
+        return "rm --no-preserve-root removes the whole filesystem"
+    for target, recursive in deletion_targets(inv):
+        kind = _kind(inv, target)
+        if kind == "root_contents" or (kind == "root" and recursive):
+            return f"{inv.name} deletes {target.shown()}: the whole root filesystem"
+    return None
+
+
+@rules.rule("delete-system", "approve", "deletes a system directory or file (/etc, /usr, /var/lib/...)")
+def _system(inv: Invocation) -> str | None:
+    for target, _recursive in deletion_targets(inv):
+        if _kind(inv, target) == "system":
+            return f"{inv.name} deletes {target.shown()}, part of the operating system"
+    return None
+
+
+@rules.rule("delete-home", "approve", "deletes the home directory, its contents or a top-level entry of it")
+def _home(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        kind = _kind(inv, target)
+        if kind in _HOME_KINDS or (kind == "home_item" and (recursive or target.glob)):
+            return f"{inv.name} deletes {target.shown()} in the home directory"
+    return None
+
+
+@rules.rule("delete-credentials", "approve", "deletes keys or credentials (~/.ssh, ~/.gnupg, ~/.aws, ...)")
+def _credentials(inv: Invocation) -> str | None:
+    for target, _recursive in deletion_targets(inv):
+        if _kind(inv, target) == "credentials":
+            return f"{inv.name} deletes {target.shown()}: keys or credentials that cannot be recovered"
+    return None
+
+
+@rules.rule("delete-outside-workspace", "approve", "recursively deletes the parent directory or its contents")
+def _parent(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        if recursive and _kind(inv, target) == "parent":
+            return f"{inv.name} deletes {target.shown()}, outside the workspace"
+    return None
+
+
+@rules.rule(
+    "delete-workspace", "approve", "recursively deletes everything in the working directory (rm -rf *)"
+)
+def _workspace(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        if (recursive or target.glob) and _kind(inv, target) == "workspace_all":
+            return f"{inv.name} deletes {target.shown()}: everything in the working directory"
+    return None
+
+
+_BUCKET_DELETES = {
+    ("aws", "s3", "rm"): "--recursive",
+    ("aws", "s3", "rb"): "--force",
+    ("gsutil", "rm"): "-r",
+    ("gsutil", "-m", "rm"): "-r",
+    ("gsutil", "rb"): "",
+    ("gcloud", "storage", "rm"): "--recursive",
+    ("s3cmd", "del"): "--recursive",
+    ("s3cmd", "rb"): "",
+    ("rclone", "purge"): "",
+    ("mc", "rm"): "--recursive",
+    ("az", "storage", "container"): "delete",
+}
+
+
+@rules.rule("delete-cloud-storage", "approve", "deletes a cloud storage bucket or its objects recursively")
+def _bucket(inv: Invocation) -> str | None:
+    words = [inv.name, *inv.arg_texts()]
+    for prefix, needed in _BUCKET_DELETES.items():
+        if tuple(words[: len(prefix)]) != prefix:
+            continue
+        rest = words[len(prefix) :]
+        if not needed or needed in rest or (needed == "-r" and any(w in ("-r", "-R", "-rf") for w in rest)):
+            return f"{' '.join(prefix)} deletes cloud storage ({' '.join(rest)[:80]})"
+    return None

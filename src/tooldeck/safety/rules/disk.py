@@ -1,0 +1,182 @@
+"""Destroying disks and filesystems: formatting, overwriting, wiping or repartitioning block devices."""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.model import Field, Invocation
+from tooldeck.safety.paths import classify
+from tooldeck.safety.rules.base import RuleSet, options
+
+rules = RuleSet("disk_destruction")
+
+_FORMATTERS = re.compile(r"mkfs(\.\w+)?|mke2fs|mkntfs|mkdosfs|mkexfatfs|mkswap|mkfs\.btrfs|mkreiserfs|newfs")
+
+
+def _devices(fields: tuple[Field, ...] | list[Field], cwd: str | None) -> list[Field]:
+    return [f for f in fields if classify(f.text, cwd) == "device"]
+
+
+@rules.rule("format-device", "block", "creates a filesystem on a block device (mkfs, mkswap, ...)")
+def _format(inv: Invocation) -> str | None:
+    if not _FORMATTERS.fullmatch(inv.name):
+        return None
+    opts = options(
+        inv,
+        frozenset({"-t", "-L", "-b", "-c", "-C", "-O", "-E", "-U", "-n", "-N", "-m", "-i", "-I", "-T", "-F"}),
+    )
+    devices = _devices(opts.operands, inv.cwd)
+    if devices:
+        return f"{inv.name} formats {devices[0].shown()}, destroying everything on it"
+    return None
+
+
+@rules.rule("format-unknown-target", "approve", "creates a filesystem on a target that cannot be resolved")
+def _format_unknown(inv: Invocation) -> str | None:
+    if not _FORMATTERS.fullmatch(inv.name):
+        return None
+    operands = options(inv).operands
+    if any(classify(f.text, inv.cwd) == "unknown" for f in operands[:1]):
+        return f"{inv.name} formats {operands[0].shown()}, which may be a disk"
+    return None
+
+
+def written_devices(inv: Invocation) -> list[Field]:
+    """Block devices this invocation writes to: dd of=, cp/tee/pv targets, output redirections."""
+    out = [r.target for r in inv.redirects if r.writes and classify(r.target.text, inv.cwd) == "device"]
+    if inv.name == "dd":
+        out += [
+            Field(a.text[3:])
+            for a in inv.args
+            if a.text.startswith("of=") and classify(a.text[3:], inv.cwd) == "device"
+        ]
+    elif inv.name in ("cp", "tee", "pv", "install", "mv", "cat", "ddrescue", "dcfldd"):
+        operands = options(inv).operands
+        targets = list(operands) if inv.name == "tee" else list(operands[-1:]) if inv.name != "cat" else []
+        if inv.name in ("ddrescue", "dcfldd"):
+            targets = list(operands[1:2]) + [Field(a.text[3:]) for a in inv.args if a.text.startswith("of=")]
+        out += _devices(targets, inv.cwd)
+    return out
+
+
+@rules.rule(
+    "overwrite-device",
+    "block",
+    "writes raw data onto a block device (dd of=/dev/sda, > /dev/sda, tee /dev/sdb)",
+)
+def _overwrite(inv: Invocation) -> str | None:
+    devices = written_devices(inv)
+    if devices:
+        return f"{inv.name} overwrites the block device {devices[0].shown()}"
+    return None
+
+
+_WIPERS: dict[str, tuple[str, ...]] = {
+    "wipefs": ("-a", "--all", "-o", "--offset"),
+    "blkdiscard": (),
+    "shred": (),
+    "scrub": (),
+    "sgdisk": (
+        "-Z",
+        "--zap-all",
+        "-z",
+        "--zap",
+        "-o",
+        "--clear",
+        "-d",
+        "--delete",
+        "-n",
+        "--new",
+        "-g",
+        "--mbrtogpt",
+    ),
+    "sfdisk": ("--delete", "--wipe", "-w", "--wipe-partitions", "*"),
+    "parted": ("mklabel", "mkpart", "rm", "resizepart", "mkpartfs", "mktable"),
+    "fdisk": ("*",),
+    "cfdisk": ("*",),
+    "gdisk": ("*",),
+    "badblocks": ("-w",),
+    "hdparm": ("--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--write-sector"),
+    "mdadm": ("--zero-superblock",),
+}
+_READ_ONLY = frozenset(
+    {
+        "-l",
+        "--list",
+        "-p",
+        "--print",
+        "print",
+        "-d",
+        "--dump",
+        "-v",
+        "--verify",
+        "-n",
+        "--no-act",
+        "-s",
+        "--show",
+        "-V",
+        "--version",
+        "-h",
+        "--help",
+        "-i",
+        "--info",
+        "-P",
+        "--print-mbr",
+        "-L",
+    }
+)
+
+
+@rules.rule(
+    "wipe-device",
+    "approve",
+    "wipes, discards or repartitions a block device (wipefs, shred, sgdisk, parted, ...)",
+)
+def _wipe(inv: Invocation) -> str | None:
+    needed = _WIPERS.get(inv.name)
+    if needed is None:
+        return None
+    words = inv.arg_texts()
+    devices = _devices(list(inv.args), inv.cwd)
+    if not devices:
+        return None
+    if inv.name in ("fdisk", "cfdisk", "gdisk", "sfdisk") and any(w in _READ_ONLY for w in words):
+        return None
+    if inv.name == "sfdisk" and inv.stdin is None and not any(w in needed for w in words):
+        return None
+    if inv.name == "wipefs" and any(w in ("-n", "--no-act") for w in words):
+        return None
+    named = any(w in needed or w.split("=", 1)[0] in needed for w in words)
+    combined = inv.name == "sgdisk" and any(re.fullmatch(r"-[A-Za-z]*[Zzod][A-Za-z]*", w) for w in words)
+    if needed and "*" not in needed and not named and not combined:
+        return None
+    return f"{inv.name} {' '.join(words)[:60]} destroys data on {devices[0].shown()}"
+
+
+_VOLUME_COMMANDS = {
+    "cryptsetup": ("luksErase", "erase", "luksFormat", "luksKillSlot", "luksRemoveKey", "reencrypt"),
+    "lvremove": (),
+    "vgremove": (),
+    "pvremove": (),
+    "lvreduce": (),
+    "zpool": ("destroy", "labelclear"),
+    "zfs": ("destroy",),
+    "btrfs": ("delete",),
+    "nvme": ("format", "sanitize"),
+    "dmsetup": ("remove_all", "wipe_table"),
+}
+
+
+@rules.rule("destroy-volume", "approve", "destroys an encrypted volume, LVM volume, ZFS pool or dataset")
+def _volume(inv: Invocation) -> str | None:
+    needed = _VOLUME_COMMANDS.get(inv.name)
+    if needed is None:
+        return None
+    words = inv.arg_texts()
+    if "--help" in words or "-h" in words:
+        return None
+    if needed and not any(w in needed for w in words):
+        return None
+    if not needed and not [w for w in words if not w.startswith("-")]:
+        return None
+    return f"{inv.name} {' '.join(words)[:60]} destroys a storage volume and its data"

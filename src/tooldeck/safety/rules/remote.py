@@ -1,0 +1,61 @@
+"""Remote code execution: downloaded content run by a shell or an interpreter, however it gets there."""
+
+from __future__ import annotations
+
+from tooldeck.safety.model import NETWORK, Invocation, Taint
+from tooldeck.safety.programs import CodeSource, code_source
+from tooldeck.safety.rules.base import RuleSet
+
+rules = RuleSet("remote_code_exec")
+
+
+def source_of(inv: Invocation) -> CodeSource | None:
+    return code_source(inv.name, inv.args, stdin_piped=inv.stdin is not None)
+
+
+def code_taint(inv: Invocation, source: CodeSource) -> frozenset[Taint]:
+    """Where the code that `source` names came from."""
+    if source.origin == "arg" and source.code is not None:
+        return source.code.taint
+    if source.origin == "stdin":
+        return inv.data.taint
+    if source.file is not None:
+        content = source.file.content.taint if source.file.content is not None else frozenset()
+        return source.file.taint | content
+    return frozenset()
+
+
+@rules.rule(
+    "pipe-to-shell", "approve", "pipes downloaded content into a shell or interpreter (curl ... | sh)"
+)
+def _pipe(inv: Invocation) -> str | None:
+    source = source_of(inv)
+    if source is not None and source.origin == "stdin" and NETWORK in inv.data.taint:
+        return f"downloaded content is piped into {inv.name}, which runs it"
+    return None
+
+
+@rules.rule(
+    "remote-code-argument", "approve", "runs downloaded text as code ($(curl ...) given to -c, eval, -e)"
+)
+def _argument(inv: Invocation) -> str | None:
+    source = source_of(inv)
+    if source is not None and source.origin == "arg" and NETWORK in code_taint(inv, source):
+        return f"{inv.name} runs code fetched from the network"
+    return None
+
+
+@rules.rule(
+    "run-downloaded", "approve", "runs a downloaded script or binary (bash <(curl ...), curl -o x && sh x)"
+)
+def _downloaded(inv: Invocation) -> str | None:
+    if inv.argv and NETWORK in inv.argv[0].taint:
+        return f"{inv.argv[0].shown()} was downloaded and is executed"
+    source = source_of(inv)
+    if source is not None and source.origin == "file" and NETWORK in code_taint(inv, source):
+        what = source.file.shown() if source.file is not None else "a file"
+        return f"{inv.name} runs {what}, which holds downloaded content"
+    return None
+
+
+rules.signal("interpreter-remote-exec", "approve", "interpreter code that downloads and executes code")
