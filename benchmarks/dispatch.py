@@ -145,8 +145,10 @@ def summarise(
         row["no_slower_than_peers"] = beats_peers
         rows.append(row)
     floors = [r["floor_ms"] for r in samples["tooldeck"] if r.get("floor_ms") is not None]
+    isolated = [r["isolated_us"] for r in samples["tooldeck"] if r.get("isolated_us") is not None]
     return {
         "floor_ms": statistics.median(floors) if floors else None,
+        "isolated_us": statistics.median(isolated) if isolated else None,
         "rounds": opts.rounds,
         "calls_per_figure": opts.calls,
         "rows": rows,
@@ -190,6 +192,11 @@ def table(report: dict[str, Any]) -> str:
         out.append(
             "for reference, 8 new plain threads sleeping 200 ms (start + join) took "
             f"{report['floor_ms']:.1f} ms here: batch figures carry a few ms of machine noise"
+        )
+    if report.get("isolated_us") is not None:
+        out.append(
+            f"a sync call with isolation='process' (a fork per call, killed at its deadline): "
+            f"{report['isolated_us']:.0f} us per call"
         )
     for who, why in report["skipped"].items():
         out.append(f"{who} not measured: {why}")

@@ -40,6 +40,11 @@ def nap(seconds: float) -> str:
     time.sleep(seconds)
     return "slept"
 
+@tool(isolation="process")
+def iadd(a: int, b: int) -> int:
+    '''Add two numbers in a child process.'''
+    return a + b
+
 async def per_call(ex, name, n):
     args = '{"a": 1, "b": 2}'
     start = time.perf_counter()
@@ -48,13 +53,16 @@ async def per_call(ex, name, n):
     return (time.perf_counter() - start) / n * 1e6
 
 async def main():
-    lo = Loadout("bench", (add, aadd, nap), (), (), {}, {})
+    lo = Loadout("bench", (add, aadd, nap, iadd), (), (), {}, {})
     ex = Executor(lo)
     [check] = await ex.execute([ToolCall("c", "add", '{"a": 1, "b": 2}')])
     out = {"check": check.content}
     for name in ("add", "aadd"):
         await per_call(ex, name, opts["warmup"])
         out["sync_us" if name == "add" else "async_us"] = await per_call(ex, name, opts["n"])
+    # A call isolated in a child process (fork per call): fewer calls, it costs milliseconds.
+    await per_call(ex, "iadd", 5)
+    out["isolated_us"] = await per_call(ex, "iadd", max(20, opts["n"] // 100))
     walls = []
     for rep in range(opts.get("batch_reps", 5)):
         start = time.perf_counter()

@@ -63,6 +63,7 @@ class ToolEntry:
     shell: bool | None = None
     needs_vision: bool | None = None
     defer: bool | None = None
+    isolation: Literal["process"] | None = None
 
     def options(self) -> dict[str, Any]:
         """The tool options this entry sets (unset ones are left to the tool)."""

@@ -90,6 +90,9 @@ class Tool:
     resource: Resource | None = None
     # Never hidden by active skills' allowed_tools (the model needs it to find tools or talk).
     essential: bool = False
+    # "process": each call runs in a child process killed at the deadline with all it started
+    # (a fork per call); default: a worker thread (sync) or the event loop (async).
+    isolation: Literal["process"] | None = None
     # Who defined it, for conflict errors and `explain`: "module.path:attr", "config tools[2]", ...
     owner: str = ""
     source: SourceKind = "user"
@@ -127,6 +130,10 @@ class Tool:
             raise ToolDefinitionError(f"tool {self.name!r}: unknown source {self.source!r}")
         if self.name in self.references:
             raise ToolDefinitionError(f"tool {self.name!r}: references must name other tools")
+        if self.isolation not in (None, "process"):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: isolation must be 'process' or None, got {self.isolation!r}"
+            )
         if self.resource is not None and not isinstance(self.resource, Resource):
             raise ToolDefinitionError(f"tool {self.name!r}: resource must be a Resource(arg=... or key=...)")
         if isinstance(self.description, str):

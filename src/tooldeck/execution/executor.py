@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import threading
 import time
 import traceback
@@ -26,6 +27,7 @@ from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import ToolIndex, prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import CallGate
+from tooldeck.execution.isolation import run_in_child
 from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, HandlerRaised, run_sync
@@ -50,6 +52,7 @@ class _Plan:
     limit: int
     direct: bool  # a decorated tool whose validated model can go straight to the handler
     needs_context: bool
+    isolated: bool  # runs in a child process, killed at the deadline
 
 
 class _Expiry:
@@ -66,6 +69,26 @@ class _Expiry:
 
 class _TimedOut(Exception):
     pass
+
+
+class _Blocked(Exception):
+    """An async handler held the event loop past its deadline (it called blocking code)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"{seconds:.1f} s")
+        self.seconds = seconds
+
+
+def _settled(call: Callable[[], Any]) -> Any:
+    """In an isolated child: the handler's value, an async handler run in a loop of its own."""
+    value = call()
+    if inspect.isawaitable(value):
+
+        async def wait() -> Any:
+            return await value
+
+        return asyncio.run(wait())
+    return value
 
 
 class Executor:
@@ -287,6 +310,7 @@ class Executor:
                 and tool.arg_model is not None
                 and tool.handler is not None,
                 needs_context=tool.context_param is not None,
+                isolated=tool.isolation == "process",
             )
             self._plans[tool.name] = plan
         return plan
@@ -306,6 +330,13 @@ class Executor:
             shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
         except _TimedOut:
             return self._failed(vc.id, _timeout_envelope(tool, plan), started)
+        except _Blocked as blocked:
+            message = (
+                f"tool {tool.name!r} blocked the event loop for {blocked.seconds:.1f} s, past its "
+                f"{plan.timeout:g} s timeout (an async handler called blocking code; make it a plain "
+                "function, or give it isolation='process'); its work completed but its result was not used"
+            )
+            return self._failed(vc.id, ErrorEnvelope("timeout", message, tool.name, False), started)
         except ToolError as exc:
             return self._finished(
                 failure_result(vc.id, tool.name, exc, time.perf_counter() - started), started
@@ -364,9 +395,17 @@ class Executor:
         expiry = _Expiry(task)
         loop = batch.loop
         timer = loop.call_at(loop.time() + plan.timeout, expiry.fire)
+        began = loop.time()
         try:
-            if plan.is_async:
+            if plan.isolated:
+                cancel_event = cancel_event or threading.Event()
+                in_child = partial(_settled, partial(self._call, vc, plan, context))
+                value = await run_sync(partial(run_in_child, in_child, cancel_event), cancel_event)
+            elif plan.is_async:
                 value = await self._call(vc, plan, context)
+                if not expiry.fired and loop.time() - began > plan.timeout:
+                    # The handler blocked the event loop past its deadline: the timer could not fire.
+                    raise _Blocked(loop.time() - began)
             else:
                 value = await run_sync(partial(self._call, vc, plan, context), cancel_event)
         except asyncio.CancelledError:
@@ -452,7 +491,9 @@ def _timeout_envelope(tool: Tool, plan: _Plan) -> ErrorEnvelope:
     """Say truthfully what a timeout did: an async handler is cancelled; a sync handler's thread
     cannot be stopped, so its work may still complete. A retry is offered only for tools that
     say a repeat is safe (read-only or idempotent)."""
-    if plan.is_async:
+    if plan.isolated:
+        what = "was killed at the deadline, with every process it started"
+    elif plan.is_async:
         what = "was cancelled at the deadline"
     else:
         what = (
