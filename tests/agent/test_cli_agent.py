@@ -297,3 +297,87 @@ def test_chat_streams_text_once_when_the_model_streams(
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("Streaming words arrive in pieces.") == 1
     assert scripted_server.requests[0].body["stream"] is True
+
+
+# -- a run that ends without an answer, and a damaged session database ----------------------
+
+
+def test_a_run_without_an_answer_exits_1_and_says_why(scripted_server: ScriptedServer, project: Path) -> None:
+    url = scripted_server.openai_url
+    scripted_server.add(Turn(calls=[("add", {"a": 1, "b": 1})]), Turn(text=""))  # budget of 1, empty summary
+    spent = tooldeck(project, "run", "go", "--model", "m", "--base-url", url, "--max-iterations", "1")
+    assert spent.returncode == 1 and "iteration budget ran out" in spent.stderr
+    scripted_server.add(Turn(text=""))
+    empty = tooldeck(project, "run", "go", "--model", "m", "--base-url", url)
+    assert empty.returncode == 1 and "without an answer" in empty.stderr and empty.stdout == ""
+    scripted_server.add(Turn(text="fine"))
+    ok = tooldeck(project, "run", "go", "--model", "m", "--base-url", url)
+    assert ok.returncode == 0 and ok.stdout.strip() == "fine"
+
+
+def test_a_transcript_that_cannot_be_written_fails_before_any_model_call(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    proc = tooldeck(
+        project,
+        "run",
+        "go",
+        "--model",
+        "m",
+        "--base-url",
+        scripted_server.openai_url,
+        "--transcript",
+        str(project),
+    )
+    assert proc.returncode == 2 and "is a folder" in proc.stderr
+    assert scripted_server.requests == []
+
+
+def _one_session(scripted_server: ScriptedServer, project: Path) -> tuple[Path, str]:
+    scripted_server.add(Turn(text="kubernetes ingress pinned"))
+    tooldeck(
+        project,
+        "run",
+        "remember the kubernetes ingress",
+        "--model",
+        "m",
+        "--base-url",
+        scripted_server.openai_url,
+    )
+    db = project / "home" / "state.db"
+    with sqlite3.connect(db) as conn:
+        (sid,) = conn.execute("SELECT id FROM sessions").fetchone()
+    return db, sid
+
+
+def test_corrupt_rows_and_a_dropped_column_are_reported_with_the_way_out(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    db, sid = _one_session(scripted_server, project)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE messages SET data = '{not json' WHERE seq = 1")
+    for args in (
+        ("sessions", "show", sid),
+        ("run", "again", "--resume", sid, "--model", "m", "--base-url", "http://127.0.0.1:9/v1"),
+    ):
+        proc = tooldeck(project, *args)
+        assert proc.returncode == 2, proc.stderr
+        assert "session error" in proc.stderr and "is damaged" in proc.stderr and str(db) in proc.stderr
+        assert (
+            "message 1 of session" in proc.stderr and "mv " in proc.stderr and "Traceback" not in proc.stderr
+        )
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE messages DROP COLUMN data")
+    proc = tooldeck(project, "sessions", "list")
+    assert proc.returncode == 2 and "table messages has no column data" in proc.stderr
+
+
+def test_a_dropped_search_index_is_rebuilt_not_silently_empty(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    db, _ = _one_session(scripted_server, project)
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE messages_fts")
+    proc = tooldeck(project, "sessions", "search", "kubernetes", "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert any("kubernetes" in hit["snippet"] for hit in json.loads(proc.stdout))

@@ -14,10 +14,10 @@ import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from tooldeck.agent.messages import Message
 from tooldeck.errors import SessionError
@@ -53,6 +53,23 @@ CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
     INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
 END;
 """
+
+# The columns each table must have; a database missing one was damaged or made by something else.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "sessions": (
+        "id",
+        "parent_id",
+        "created_at",
+        "updated_at",
+        "title",
+        "model",
+        "system",
+        "status",
+        "state",
+        "interrupt",
+    ),
+    "messages": ("id", "session_id", "seq", "role", "content", "data", "created_at"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +119,24 @@ def fts_query(text: str) -> str:
     return " OR ".join(f'"{t}"' for t in terms)
 
 
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _guarded(method: Callable[Concatenate[SessionStore, P], T]) -> Callable[Concatenate[SessionStore, P], T]:
+    """SQLite errors from a damaged database become a `SessionError` that says how to recover."""
+
+    def wrapper(self: SessionStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(str(exc)) from None
+
+    wrapper.__doc__ = method.__doc__
+    wrapper.__name__ = method.__name__
+    return wrapper
+
+
 class SessionStore:
     """The session database. Thread-safe; one connection guarded by a lock."""
 
@@ -112,10 +147,43 @@ class SessionStore:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA busy_timeout=5000")
+            had_index = self._has_table("messages_fts")
+            had_messages = self._has_table("messages")
             self._db.executescript(SCHEMA)
-        except (OSError, sqlite3.Error) as exc:
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(str(exc)) from None
+        except OSError as exc:
             raise SessionError(f"cannot open the session database {self.path}: {exc}") from None
+        self._check_columns()
+        if had_messages and not had_index:
+            self._rebuild_index()
         self._lock = threading.Lock()
+
+    def _has_table(self, name: str) -> bool:
+        row = self._db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+        return row is not None
+
+    def _check_columns(self) -> None:
+        for table, wanted in COLUMNS.items():
+            have = {r[1] for r in self._db.execute(f"PRAGMA table_info({table})")}
+            missing = [c for c in wanted if c not in have]
+            if missing:
+                raise self._damaged(f"table {table} has no column {', '.join(missing)}")
+
+    def _rebuild_index(self) -> None:
+        """The search index was lost (dropped or never built): build it again from the messages."""
+        import logging
+
+        self._db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
+        logging.getLogger("tooldeck.sessions").warning(
+            "the search index of %s was missing; rebuilt it from the stored messages", self.path
+        )
+
+    def _damaged(self, what: str) -> SessionError:
+        return SessionError(
+            f"the session database {self.path} is damaged ({what}); to keep the old sessions, repair it "
+            f"with the sqlite3 tool, or move it aside to start afresh: mv {self.path} {self.path}.damaged"
+        )
 
     def close(self) -> None:
         with self._lock:
@@ -129,6 +197,7 @@ class SessionStore:
 
     # -- writing ---------------------------------------------------------------------------
 
+    @_guarded
     def create(
         self,
         *,
@@ -148,6 +217,7 @@ class SessionStore:
             )
         return sid
 
+    @_guarded
     def append_message(self, session_id: str, message: Message) -> None:
         now = time.time()
         # ASCII escapes keep text that is not valid UTF-8 (lone surrogates from a bad decode)
@@ -179,6 +249,7 @@ class SessionStore:
                 self._db.execute("ROLLBACK")
                 raise
 
+    @_guarded
     def save_state(
         self,
         session_id: str,
@@ -203,6 +274,7 @@ class SessionStore:
 
     # -- reading ---------------------------------------------------------------------------
 
+    @_guarded
     def resolve(self, prefix: str) -> str:
         """The full id of the one session whose id is or starts with `prefix`."""
         with self._lock:
@@ -219,6 +291,7 @@ class SessionStore:
             raise SessionError(f"session id {prefix!r} is ambiguous: {', '.join(ids[:5])}")
         return str(ids[0])
 
+    @_guarded
     def load(self, session_id: str) -> StoredSession:
         sid = self.resolve(session_id)
         with self._lock:
@@ -230,7 +303,7 @@ class SessionStore:
             data = self._db.execute(
                 "SELECT data FROM messages WHERE session_id = ? ORDER BY seq", (sid,)
             ).fetchall()
-        messages = [Message.from_dict(json.loads(d[0])) for d in data]
+        messages = [self._message(sid, i, d[0]) for i, d in enumerate(data, 1)]
         return StoredSession(
             id=row[0],
             title=row[1],
@@ -240,11 +313,24 @@ class SessionStore:
             created_at=row[5],
             updated_at=row[6],
             messages=messages,
-            state=json.loads(row[7] or "{}"),
-            interrupt=json.loads(row[8]) if row[8] else None,
+            state=self._json(row[7] or "{}", f"the state of session {sid}"),
+            interrupt=self._json(row[8], f"the pending question of session {sid}") if row[8] else None,
             parent_id=row[9],
         )
 
+    def _message(self, sid: str, n: int, data: str) -> Message:
+        try:
+            return Message.from_dict(self._json(data, f"message {n} of session {sid}"))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._damaged(f"message {n} of session {sid} is not a message: {exc}") from None
+
+    def _json(self, text: str, what: str) -> Any:
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise self._damaged(f"{what} is not valid JSON: {exc}") from None
+
+    @_guarded
     def list_sessions(self, *, limit: int = 50, include_children: bool = False) -> list[SessionSummary]:
         where = "" if include_children else "WHERE s.parent_id IS NULL"
         with self._lock:
@@ -256,6 +342,7 @@ class SessionStore:
             ).fetchall()
         return [SessionSummary(*r) for r in rows]
 
+    @_guarded
     def search(self, query: str, *, limit: int = 5, exclude_session: str | None = None) -> list[SearchHit]:
         """Messages matching `query`, best first (bm25), with a highlighted snippet each."""
         match = fts_query(query)

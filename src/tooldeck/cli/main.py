@@ -16,6 +16,8 @@ import sys
 import threading
 from typing import NoReturn
 
+from tooldeck.errors import ConfigError, TooldeckError
+
 # name -> (module, one line of help). Keep in the order `--help` shows them.
 COMMANDS: dict[str, tuple[str, str]] = {
     "tools": ("tooldeck.cli.tools_cmd", "the exposed tools exactly as they would be sent to the model"),
@@ -92,6 +94,10 @@ def main(argv: list[str] | None = None) -> NoReturn:
     except CliError as exc:
         print(f"tooldeck: {exc}", file=sys.stderr)
         code = exc.code
+    except TooldeckError as exc:  # boundary: a known kind of failure is one line, never a traceback
+        kind = "config error" if isinstance(exc, ConfigError) else type(exc).__name__
+        print(f"tooldeck: {kind}: {exc}", file=sys.stderr)
+        code = 2 if isinstance(exc, ConfigError) else 1
     except SystemExit as exc:  # argparse's usage errors and --help
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     except KeyboardInterrupt:

@@ -65,7 +65,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def build_agent(args: argparse.Namespace, *, events: EventSink | None, approver: Approver | None) -> Agent:
     """The agent for a command; config problems and a missing model endpoint exit 2."""
     from tooldeck.agent.models.factory import make_model, resolve_model_settings
-    from tooldeck.errors import ConfigError, SessionError, ToolsetError
+    from tooldeck.errors import ConfigError, ModelNotConfigured, SessionError, ToolsetError
 
     if args.max_iterations is not None and args.max_iterations < 1:
         fail("--max-iterations must be >= 1")
@@ -89,7 +89,8 @@ def build_agent(args: argparse.Namespace, *, events: EventSink | None, approver:
             max_iterations=args.max_iterations,
         )
     except (ConfigError, ToolsetError, SessionError) as exc:
-        fail(str(exc) if isinstance(exc, ConfigError) else f"config error: {exc}")
+        kind = "session error" if isinstance(exc, SessionError) else "config error"
+        fail(str(exc) if isinstance(exc, ModelNotConfigured) else f"{kind}: {exc}")
 
 
 def open_conversation(agent: Agent, resume: str | None) -> Conversation:
@@ -100,7 +101,7 @@ def open_conversation(agent: Agent, resume: str | None) -> Conversation:
     try:
         return agent.resume(resume)
     except SessionError as exc:
-        fail(str(exc))
+        fail(f"session error: {exc}")
 
 
 def check_writable(path: Path | None) -> None:

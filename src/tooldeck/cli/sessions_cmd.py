@@ -56,7 +56,7 @@ def open_store(config: Path | None) -> SessionStore:
     try:
         return SessionStore(path)
     except SessionError as exc:
-        fail(str(exc))
+        fail(f"session error: {exc}")
 
 
 def _when(ts: float) -> str:
@@ -100,7 +100,7 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         try:
             s = store.load(session_id)
         except SessionError as exc:
-            fail(str(exc))
+            fail(f"session error: {exc}")
     if as_json:
         print_json(
             {
