@@ -34,8 +34,11 @@ class ToolsetConfig:
     """A user-defined toolset: tool names plus other toolsets it includes."""
 
     __pydantic_config__ = _FORBID
+    # What the toolset is for (shown nowhere to the model; for people reading the config).
     description: str = ""
+    # Tool names the toolset holds (besides tools that name it as their toolset).
     tools: list[str] = field(default_factory=list)
+    # Other toolsets this one includes (recursively; cycles and unknown names are reported).
     includes: list[str] = field(default_factory=list)
 
 
@@ -44,25 +47,46 @@ class ToolEntry:
     """A DeerFlow-style `tools:` entry: `use: package.module:attribute` plus options."""
 
     __pydantic_config__ = _FORBID
+    # The tool: `package.module:attribute` naming a Tool, a @tool function, a plain function or a list
+    # of tools.
     use: str
+    # The name you call it by in the config; a warning when it differs from the tool's own name.
     name: str | None = None
+    # A group label for `tool_groups` (`bash` marks a shell tool).
     group: str | None = None
+    # Overrides the tool's toolset.
     toolset: str | None = None
+    # Environment variables the tool needs; hidden (availability) while one is unset.
     requires_env: list[str] | None = None
+    # Programs the tool needs on PATH; hidden while one is missing.
     requires_bins: list[str] | None = None
+    # Python modules the tool needs; hidden while one is not installed.
     requires_modules: list[str] | None = None
+    # Needs the user: runs alone in a batch.
     interactive: bool | None = None
+    # Runs alone in a batch (a barrier for the calls around it).
     sequential: bool | None = None
+    # Changes nothing: a timed-out call is offered a retry; shown to MCP clients.
     read_only: bool | None = None
+    # May destroy data: shown to MCP clients as destructiveHint.
     destructive: bool | None = None
+    # Repeating it is safe: a timed-out call is offered a retry.
     idempotent: bool | None = None
+    # Talks to the outside world: its output is framed as untrusted.
     open_world: bool | None = None
+    # Each call needs approval (see approvals.mode).
     requires_approval: bool | None = None
+    # Seconds a call may run (default execution.default_timeout_s).
     timeout: Annotated[float, Gt(0)] | None = None
+    # Result size above which the result is cut and kept aside for read_result.
     max_result_chars: Annotated[int, Ge(1)] | None = None
+    # Runs shell commands: hidden unless a sandbox or allow_host_shell permits it.
     shell: bool | None = None
+    # Needs a vision model: hidden unless model.supports_vision.
     needs_vision: bool | None = None
+    # Deferral behind tool_search (not supported by this version: refused).
     defer: bool | None = None
+    # `process`: each call runs in a child process killed at its deadline with all it started.
     isolation: Literal["process"] | None = None
 
     def options(self) -> dict[str, Any]:
@@ -80,17 +104,26 @@ class ModelConfig:
     """The model the agent talks to."""
 
     __pydantic_config__ = _FORBID
+    # The wire format: OpenAI-compatible Chat Completions, OpenAI Responses or Anthropic Messages.
     provider: Literal["openai", "responses", "anthropic"] = "openai"
+    # The model name sent to the provider (also picks schema sanitizers for narrow providers).
     name: str | None = None
+    # The endpoint (OpenAI-compatible: ending in /v1; Anthropic: the host root); default the provider's.
     base_url: str | None = None
+    # The environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
     api_key_env: str | None = None
+    # The model reads images: tools that need vision are shown.
     supports_vision: bool = False
+    # The reply's token limit sent with each request.
     max_tokens: Annotated[int, Ge(1)] | None = None
+    # The sampling temperature sent with each request.
     temperature: float | None = None
+    # Stream replies (text shows as it comes in `tooldeck chat`).
     stream: bool = False
     # Seconds one model request may take, and how often a failed request is retried (429, 5xx,
     # timeouts, dropped connections): an endpoint that hangs fails after about 3 minutes.
     timeout_s: Annotated[float, Gt(0)] = 60.0
+    # Retries of a failed request (with backoff; Retry-After honoured).
     max_retries: Annotated[int, Ge(0)] = 2
 
 
@@ -99,7 +132,9 @@ class SandboxConfig:
     """Where file and shell tools may act."""
 
     __pydantic_config__ = _FORBID
+    # `bwrap`: shell tools run in bubblewrap (and are shown when it is installed); `none`: no sandbox.
     kind: Literal["none", "bwrap"] = "none"
+    # Show shell tools without a sandbox (they run on the host).
     allow_host_shell: bool = False
     # The root the file tools are confined to; relative to the config file's folder.
     workspace: str = "."
@@ -115,6 +150,7 @@ class ApprovalsConfig:
 @dataclass(frozen=True)
 class ToolSearchConfig:
     __pydantic_config__ = _FORBID
+    # Defer tools behind tool_search (not supported by this version: refused).
     enabled: bool = False
     # What to defer: "mcp" (every MCP tool), toolset names, tool names or glob patterns.
     defer: list[str] = field(default_factory=lambda: ["mcp"])
@@ -123,16 +159,23 @@ class ToolSearchConfig:
 @dataclass(frozen=True)
 class SkillConfig:
     __pydantic_config__ = _FORBID
+    # The skill's name.
     name: str
+    # The tools the skill allows; while the skill is active, tools outside the union of active skills'
+    # lists are hidden (essential tools stay).
     allowed_tools: list[str] | None = None
+    # Whether the skill's allowed_tools apply now.
     active: bool = True
+    # What the skill is for.
     description: str = ""
 
 
 @dataclass(frozen=True)
 class ChecksConfig:
     __pydantic_config__ = _FORBID
+    # Seconds a requirement check's answer is reused before the check runs again.
     ttl_s: Annotated[float, Ge(0)] = 30.0
+    # Time all checks of one assembly may take together; a check still running counts as unavailable.
     budget_ms: Annotated[float, Gt(0)] = 1000.0
     # A check that raises or times out keeps its last good answer this long (flap grace).
     flap_grace_s: Annotated[float, Ge(0)] = 60.0
@@ -162,12 +205,15 @@ class ExecutionConfig:
 @dataclass(frozen=True)
 class OpenAIDialectConfig:
     __pydantic_config__ = _FORBID
+    # Send OpenAI function schemas in strict mode where the schema allows it (explain says why not
+    # otherwise).
     strict: bool = False
 
 
 @dataclass(frozen=True)
 class DialectsConfig:
     __pydantic_config__ = _FORBID
+    # OpenAI dialect options.
     openai: OpenAIDialectConfig = field(default_factory=OpenAIDialectConfig)
 
 
@@ -176,9 +222,13 @@ class AgentConfig:
     """The agent loop and its agent-level tools."""
 
     __pydantic_config__ = _FORBID
+    # Model calls with tool use per turn before the agent must answer.
     max_iterations: Annotated[int, Ge(1)] = 90
+    # The system prompt (default: a short general one).
     system_prompt: str | None = None
+    # Sub-agents of delegate_task running at the same time.
     delegation_max_concurrency: Annotated[int, Ge(1)] = 3
+    # Seconds one sub-agent may run.
     delegation_timeout_s: Annotated[float, Gt(0)] = 600.0
     # Sub-agents' own iteration budget (default: max_iterations).
     delegation_max_iterations: Annotated[int, Ge(1)] | None = None
@@ -186,27 +236,39 @@ class AgentConfig:
     sessions_db: str | None = None
     # Size caps of MEMORY.md and USER.md in the tooldeck home, in characters.
     memory_max_chars: Annotated[int, Ge(100)] = 2200
+    # Size cap of USER.md (facts about the user), in characters.
     user_max_chars: Annotated[int, Ge(100)] = 1375
 
 
 @dataclass(frozen=True)
 class McpServerConfig:
     __pydantic_config__ = _FORBID
+    # The server's command (stdio).
     command: str | None = None
+    # Its arguments.
     args: list[str] = field(default_factory=list)
+    # Environment variables for the child.
     env: dict[str, str] = field(default_factory=dict)
+    # The child's working directory.
     cwd: str | None = None
+    # The server's URL (streamable HTTP or SSE).
     url: str | None = None
+    # How to reach it (default: stdio with a command, http with a URL).
     transport: Literal["stdio", "http", "sse"] | None = None
+    # HTTP headers for a remote server (e.g. a bearer token from ${VAR}).
     headers: dict[str, str] = field(default_factory=dict)
+    # Seconds a call may take.
     timeout_s: Annotated[float, Gt(0)] = 30.0
+    # Whether to connect to it.
     enabled: bool = True
 
 
 @dataclass(frozen=True)
 class PluginsConfig:
     __pydantic_config__ = _FORBID
+    # Load tools from installed distributions' `tooldeck.tools` entry points.
     enabled: bool = True
+    # Entry point names not to load.
     disabled: list[str] = field(default_factory=list)
 
 
@@ -215,28 +277,51 @@ class Config:
     """The whole of `tooldeck.yaml`. Building one validates it (a `ConfigError` names the key)."""
 
     __pydantic_config__ = _FORBID
+    # The platform whose toolsets are used (overridden by --platform).
     platform: str = "cli"
+    # Toolsets per platform; `all` or `*` selects every toolset. Without any entry, every toolset is
+    # selected.
     platform_toolsets: dict[str, list[str]] = field(default_factory=dict)
+    # Toolsets hidden on every platform.
     disabled_toolsets: list[str] = field(default_factory=list)
+    # User-defined toolsets by name.
     toolsets: dict[str, ToolsetConfig] = field(default_factory=dict)
+    # Tools loaded from Python modules (DeerFlow-style `use:` entries), with options that override the
+    # tool's own.
     tools: list[ToolEntry] = field(default_factory=list)
+    # When set, only tools whose group (or toolset) is listed are shown.
     tool_groups: list[str] | None = None
+    # Packages whose modules are scanned for tools (modules next to the config file are importable).
     discover: list[str] = field(default_factory=list)
+    # Tools from installed plugins.
     plugins: PluginsConfig = field(default_factory=PluginsConfig)
+    # The model the agent talks to.
     model: ModelConfig = field(default_factory=ModelConfig)
+    # Where file and shell tools may act.
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
+    # What happens to calls that need approval.
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
+    # MCP servers (not supported by this version: refused).
     mcp_servers: dict[str, McpServerConfig] | str = field(default_factory=dict)
+    # Deferred tools behind tool_search.
     tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)
+    # Skills and the tools they allow.
     skills: list[SkillConfig] = field(default_factory=list)
+    # The web tools (not supported by this version: refused).
     web: dict[str, Any] = field(default_factory=dict)
+    # ACP agents as tools (not supported by this version: refused).
     acp_agents: dict[str, Any] = field(default_factory=dict)
+    # Requirement checks.
     checks: ChecksConfig = field(default_factory=ChecksConfig)
+    # How tool calls run.
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    # Provider dialect options.
     dialects: DialectsConfig = field(default_factory=DialectsConfig)
+    # The agent loop.
     agent: AgentConfig = field(default_factory=AgentConfig)
     # The tooldeck home (sessions, memory, spilled results); default $TOOLDECK_HOME or ~/.tooldeck.
     home: str | None = None
+    # Unknown toolset names and include cycles are errors instead of warnings.
     strict: bool = False
     # Where the file was read from (not a YAML key): relative paths resolve against it.
     base_dir: str | None = None

@@ -197,6 +197,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def schema_adapter() -> Any:
+    """The pydantic adapter of the config model (for its JSON Schema)."""
+    return _adapter()
+
+
 def _adapter() -> Any:
     global _ADAPTER
     if _ADAPTER is None:

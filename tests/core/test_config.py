@@ -120,3 +120,18 @@ def test_a_cached_config_file_loads_without_yaml_or_pydantic(tmp_path: Path) -> 
     path.write_text("platform: cli\nmodel: {name: other}\n", encoding="utf-8")
     assert out(env) == "other True True"  # the file changed: read again
     assert out({**env, "TOOLDECK_CACHE_DIR": ""}) == "other True True"  # an empty value turns it off
+
+
+def test_the_config_reference_is_generated_from_the_model_and_up_to_date() -> None:
+    from tooldeck.cli.config_reference import reference
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "config.md"
+    assert docs.read_text(encoding="utf-8") == reference(), (
+        "regenerate: tooldeck config --reference > docs/config.md"
+    )
+    undocumented = [line for line in reference().splitlines() if line.endswith("|  |")]
+    assert undocumented == []
+
+
+def test_the_defaults_are_what_validation_gives() -> None:
+    assert parse_config({}) == Config(base_dir=None)

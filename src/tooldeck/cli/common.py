@@ -43,6 +43,12 @@ def load_deck(config: Path | None) -> Deck:
     from tooldeck.deck import Deck
     from tooldeck.errors import ConfigError
 
+    if config is None and not Path("tooldeck.yaml").exists():
+        print(
+            "tooldeck: note: no tooldeck.yaml here (and no --config): using the defaults, every built-in "
+            "tool with the current directory as the workspace",
+            file=sys.stderr,
+        )
     try:
         return Deck.load(config)
     except ConfigError as exc:

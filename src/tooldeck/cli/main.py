@@ -29,6 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
     "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
     "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),
+    "config": (
+        "tooldeck.cli.config_cmd",
+        "the effective configuration, its JSON Schema (--schema) or reference",
+    ),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."
