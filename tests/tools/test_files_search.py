@@ -11,6 +11,7 @@ import pytest
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.types import ToolCall, ToolFailure
+from tooldeck.fs import ConfinedRoot
 from tooldeck.tools.file_search import search, search_files
 from tooldeck.tools.gitignore import parse, walk
 from tooldeck.workspace import Workspace
@@ -128,7 +129,7 @@ def test_gitignore_rules() -> None:
 
 
 def test_walk_prunes_ignored_directories(ws: Path) -> None:
-    found = [p.relative_to(ws).as_posix() for p in walk(ws, ws)]
+    found = [f.path for f in walk(ConfinedRoot(ws), ())]
     assert "build/out.py" not in found and "pkg/build/inner.py" not in found
     assert ".hidden/secret.py" not in found
     assert "logs/keep.log" in found and "logs/today.log" not in found

@@ -54,7 +54,12 @@ def test_in_root_symlinks_are_followed(tree: Path, fast: bool) -> None:
 @pytest.mark.parametrize("fast", MODES)
 @pytest.mark.parametrize(
     ("path", "where"),
-    [("esc/secret.txt", "esc"), ("abs_out", "abs_out"), ("sub/deep/far", "sub/deep/far"), ("../outside/secret.txt", "")],
+    [
+        ("esc/secret.txt", "esc"),
+        ("abs_out", "abs_out"),
+        ("sub/deep/far", "sub/deep/far"),
+        ("../outside/secret.txt", ""),
+    ],
 )
 def test_escapes_are_refused_and_located(tree: Path, fast: bool, path: str, where: str) -> None:
     root = ConfinedRoot(tree, use_openat2=fast)

@@ -86,7 +86,7 @@ class Executor:
         self.events = events
         self.workspace = Workspace.of(workspace if workspace is not None else self.settings.workspace)
         self.session_id = session_id
-        self.spill = SpillStore(_spill_root(spill_dir, session_id))
+        self.spill = SpillStore(spill_dir, session=session_id)
         self.extra = dict(extra or {})
         normalise = self.settings.normalize_names
         # Built once per loadout (the agent makes an executor per turn over the same loadout).
@@ -448,10 +448,3 @@ def _index(loadout: Loadout, normalise: bool) -> ToolIndex:
     tools.setdefault(read_result.name, read_result)  # truncation markers point at it
     hidden = {f.name: (f.gate, f.reason) for f in loadout.hidden if f.name not in tools}
     return ToolIndex(tools, hidden=hidden, normalise=normalise)
-
-
-def _spill_root(spill_dir: Path | None, session_id: str | None) -> Path:
-    import tempfile
-
-    base = spill_dir if spill_dir is not None else Path(tempfile.gettempdir()) / "tooldeck-spill"
-    return base / (session_id or f"run-{int(time.time() * 1000)}-{threading.get_ident()}")

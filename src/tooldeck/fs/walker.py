@@ -171,7 +171,9 @@ class Walker:
             if name is None:
                 return os.open(".", flags | os.O_CLOEXEC, dir_fd=self.top)
             try:
-                return os.open(name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY, mode, dir_fd=self.top)
+                return os.open(
+                    name, flags | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY, mode, dir_fd=self.top
+                )
             except OSError as exc:
                 # A symlink as last component: ELOOP, or ENOTDIR when a folder was asked for.
                 if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
