@@ -107,7 +107,7 @@ def _escaped(hay: m.Text, old: str) -> list[m.Span]:
 
 
 def _typographic(hay: m.Text, old: str) -> list[m.Span]:
-    if m.fold(old) == old and m.fold(hay.text) == hay.text:
+    if not m.has_typographic(old) and not m.has_typographic(hay.text):
         return []
     return m.regex_spans(hay, m.pattern(old, spaces=False, typographic=True)) or m.regex_spans(
         hay, m.pattern(old, spaces=True, typographic=True)
@@ -236,7 +236,7 @@ def _reindent_block(hay: m.Text, old: str, new: str, span: m.Span) -> str:
     ours = old.split("\n")
     theirs = hay.lines[first : first + len(ours)]
     pairs = list(zip(ours, theirs, strict=False))
-    if span.start != hay.starts[first]:
+    if span.start != hay.text.rfind("\n", 0, span.start) + 1:
         pairs = pairs[1:]  # the first line is matched from its middle: its indent is not in view
     mapping = indent_map(pairs)
     lines = new.split("\n")

@@ -79,7 +79,11 @@ def search_files(
         total = sum(len(h.matches) for h in hits)
         rows = [f"{h.path}:{len(h.matches)}" for h in hits]
         out = _page(rows, offset, limit, "lines matching", pattern, path)
-        return out if not hits else f"{out}\n({total} matching lines in {len(hits)} files)"
+        lines, files = (
+            f"{total} matching line{'s' if total != 1 else ''}",
+            f"{len(hits)} file{'s' if len(hits) != 1 else ''}",
+        )
+        return out if not hits else f"{out}\n({lines} in {files})"
     matches = [(h, n) for h in hits for n in h.matches]
     if not matches:
         return f"no lines matching {pattern!r} under {path!r}"
@@ -212,7 +216,8 @@ def _files(
     """(path, opener) for each candidate file; openers return a read descriptor or raise."""
     from tooldeck.tools.ripgrep import candidates
 
-    if backend != "python":
+    # rg reads files as UTF-8: a pattern with other characters could miss a Latin-1 file.
+    if backend == "rg" or (backend == "auto" and (target == "files" or pattern.isascii())):
         found = candidates(ws, start, target, pattern, glob, ignore_case, required=backend == "rg")
         if found is not None:
             for rel in found:

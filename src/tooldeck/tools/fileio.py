@@ -113,15 +113,13 @@ def load_text(ws: Workspace, path: str, parts: tuple[str, ...], *, tool: str) ->
         data = _read_all(fd, MAX_EDIT_BYTES + 1)
     finally:
         os.close(fd)
-    if binary_suffix(parts):
-        raise ToolFailure(
-            f"{path!r} is a binary file (by its name); {tool} edits text files only, as read_file shows them"
-        )
     try:
+        if binary_suffix(parts):
+            raise NotText("is a binary file (by its name)")
         text, codec = decode(data)
     except NotText as exc:
         raise ToolFailure(
-            f"{path!r} is a binary file: {exc}; {tool} edits text files only, as read_file shows them"
+            f"{path!r} {exc}; {tool} edits text files only (read_file cannot show it either)"
         ) from None
     return Loaded(text, codec, stat.S_IMODE(info.st_mode), len(data))
 

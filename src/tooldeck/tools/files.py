@@ -84,10 +84,15 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
             data = codec.encode(text)
         existed = ws.fs.write_atomic(parts, data)
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
-    note = f" ({codec.name}, CRLF line endings kept)" if text is not content else ""
+    kept = [
+        f"its {codec.name} encoding" if codec.encoding != "utf-8" else "",
+        "its byte-order mark" if codec.bom else "",
+    ]
+    kept.append("its CRLF line endings" if text is not content else "")
+    notes = f" (kept {', '.join(k for k in kept if k)})" if style is not None and any(kept) else ""
     if style is not None and style[0].encoding != codec.encoding:
-        note += f" (was {style[0].name}; now written as UTF-8, since the new content needs it)"
-    return f"{'replaced' if existed else 'created'} {name}: {len(data)} bytes, {lines} lines{note}"
+        notes += f" (it was {style[0].name}; now UTF-8, since the new content needs characters {style[0].name} lacks)"
+    return f"{'replaced' if existed else 'created'} {name}: {len(data)} bytes, {lines} line{'s' if lines != 1 else ''}{notes}"
 
 
 @tool(toolset="file", destructive=True, meta={"resource_arg": "path", "resource_mode": "write"})
@@ -173,14 +178,50 @@ def describe(name: str, edited: Edited, before: str) -> str:
 
 
 def short_diff(before: str, after: str, name: str, max_lines: int = 40) -> str:
-    from difflib import unified_diff
+    """A unified diff of the changed region only: the common head and tail are found by
+    comparing the texts (in C) first, so a one-line edit in a long file costs what the edit
+    costs, not the file."""
+    from difflib import SequenceMatcher
 
-    lines = list(
-        unified_diff(before.splitlines(), after.splitlines(), f"a/{name}", f"b/{name}", n=1, lineterm="")
-    )
-    if len(lines) > max_lines:
-        lines = [*lines[:max_lines], f"... ({len(lines) - max_lines} more diff lines)"]
-    return "\n".join(lines)
+    head = _common_prefix(before, after)
+    tail = _common_prefix(before[head:][::-1], after[head:][::-1])
+    start = before.rfind("\n", 0, before.rfind("\n", 0, head) if head else 0) + 1  # one line of context
+    first = before.count("\n", 0, start)
+    ends = [_line_after(text, len(text) - tail) for text in (before, after)]
+    a, b = before[start : ends[0]].splitlines(), after[start : ends[1]].splitlines()
+    out = [f"--- a/{name}", f"+++ b/{name}"]
+    for group in SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(1):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        out.append(f"@@ -{first + i1 + 1},{i2 - i1} +{first + j1 + 1},{j2 - j1} @@")
+        for tag, x1, x2, y1, y2 in group:
+            if tag == "equal":
+                out += [f" {line}" for line in a[x1:x2]]
+            else:
+                out += [f"-{line}" for line in a[x1:x2]] + [f"+{line}" for line in b[y1:y2]]
+    if len(out) > max_lines:
+        out = [*out[:max_lines], f"... ({len(out) - max_lines} more diff lines)"]
+    return "\n".join(out)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix, by bisection over slice comparisons (memcmp speed)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[:mid] == b[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _line_after(text: str, at: int) -> int:
+    """The end of the line after the one holding offset `at` (one line of context)."""
+    end = text.find("\n", at)
+    if end == -1:
+        return len(text)
+    following = text.find("\n", end + 1)
+    return len(text) if following == -1 else following
 
 
 def check_text(text: str, *, what: str, cap: int) -> None:

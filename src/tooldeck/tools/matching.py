@@ -22,10 +22,10 @@ to its counterpart, so a block that is half something else is not taken for the 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 
 BLOCK_LINE_RATIO = 0.6  # block_anchor: each middle line at least this similar
 CONTEXT_LINE_RATIO = 0.8  # context_aware: each line at least this similar
@@ -63,19 +63,19 @@ class Span:
     score: float = 1.0
 
 
-@dataclass
 class Text:
-    """A text prepared once for all strategies: its lines and where each starts."""
+    """A text prepared lazily for the strategies: its lines, where each starts, trimmed forms."""
 
-    text: str
-    lines: list[str] = field(init=False)
-    starts: list[int] = field(init=False)
+    def __init__(self, text: str) -> None:
+        self.text = text
 
-    def __post_init__(self) -> None:
-        self.lines = self.text.split("\n")
-        self.starts = [0]
-        for line in self.lines[:-1]:
-            self.starts.append(self.starts[-1] + len(line) + 1)
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    @cached_property
+    def starts(self) -> list[int]:
+        return [0, *accumulate(len(line) + 1 for line in self.lines[:-1])]
 
     @cached_property
     def stripped(self) -> list[str]:
@@ -95,7 +95,24 @@ class Text:
         return index
 
     def line_of(self, offset: int) -> int:
-        return bisect_right(self.starts, offset) - 1
+        return self.text.count("\n", 0, offset)
+
+    def lines_trimmed_to(self, wanted: str) -> list[int]:
+        """Numbers of the lines equal to `wanted` (non-blank, trimmed) once trimmed; found with
+        `str.find`, so a 10,000-line file costs a scan in C, not a Python loop over its lines."""
+        text, out, start, seen, line = self.text, [], 0, 0, 0
+        while (at := text.find(wanted, start)) != -1:
+            begin = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at + len(wanted))
+            end = len(text) if end == -1 else end
+            if not text[begin:at].strip() and not text[at + len(wanted) : end].strip():
+                line += text.count("\n", seen, begin)
+                seen = begin
+                out.append(line)
+                start = end + 1
+            else:
+                start = at + 1
+        return out
 
     def block(self, first: int, last: int, *, newline: bool) -> Span:
         """The span of lines [first, last), with the newline after them when `newline`."""
@@ -128,6 +145,10 @@ def fold(text: str) -> str:
     )
 
 
+def has_typographic(text: str) -> bool:
+    return _UNICODE_CHARS.search(text) is not None
+
+
 def find_all(text: str, needle: str) -> list[Span]:
     """Non-overlapping occurrences, left to right (as str.replace counts them)."""
     out, start = [], 0
@@ -143,12 +164,12 @@ def line_trimmed(hay: Text, needle: Needle) -> list[Span]:
     if anchor is None:
         return []
     out: list[Span] = []
-    stripped, size = hay.stripped, len(want)
-    for at in [i for i, line in enumerate(stripped) if line == want[anchor]]:
+    size, lines = len(want), hay.lines
+    for at in hay.lines_trimmed_to(want[anchor]):
         first = at - anchor
-        if first < 0 or first + size > len(stripped) or (out and first < out[-1].lines[1]):  # type: ignore[index]
+        if first < 0 or first + size > len(lines) or (out and first < out[-1].lines[1]):  # type: ignore[index]
             continue
-        if stripped[first : first + size] == want:
+        if [line.strip() for line in lines[first : first + size]] == want:
             out.append(hay.block(first, first + size, newline=needle.newline))
     return out
 

@@ -35,12 +35,10 @@ def read_page(ws: Workspace, path: str, offset: int, limit: int) -> str:
         head = fh.read(SNIFF_BYTES)
         try:
             if binary_suffix(parts):
-                raise NotText("binary (by its name)")
+                raise NotText("is a binary file (by its name)")
             codec = sniff(head)
         except NotText as exc:
-            raise ToolFailure(
-                f"{path!r} is a binary file ({info.st_size} bytes): {exc}; read_file only shows text"
-            ) from None
+            raise ToolFailure(f"{path!r} {exc} ({info.st_size} bytes); read_file only shows text") from None
         fh.seek(0)
         page = _Page(codec, offset, limit)
         for raw in fh:
@@ -106,7 +104,7 @@ class _Page:
             )
         if self.invalid:
             out.append(
-                f"[note: {self.invalid} byte{'s' if self.invalid != 1 else ''} of {name} are not valid UTF-8 "
+                f"[note: {self.invalid} byte{'s' if self.invalid != 1 else ''} in {name} {'are' if self.invalid != 1 else 'is'} not valid UTF-8 "
                 "(shown as \ufffd); patch leaves them as they are]"
             )
         if self.conflicts:

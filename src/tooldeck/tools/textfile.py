@@ -25,6 +25,7 @@ _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"), (code
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f\x7f]")
 _CP1252_UNDEFINED = re.compile(rb"[\x81\x8d\x8f\x90\x9d]")
 _ESCAPED = re.compile("[\udc80-\udcff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMES = {"utf-8": "UTF-8", "cp1252": "Windows-1252 (Latin-1)", "latin-1": "Latin-1 (ISO-8859-1)"}
 _CONFLICT = re.compile(r"^(?:<{7}(?: |$)|={7}$|>{7}(?: |$)|\|{7}(?: |$))", re.MULTILINE)
 # Characters model-supplied text may not put into a text file: C0 controls other than tab, line
@@ -33,7 +34,8 @@ _BAD_CHARACTER = re.compile("[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f\ud800-\udfff]")
 
 
 class NotText(Exception):
-    """The bytes are not text the file tools can show or edit; the message says what they are."""
+    """The bytes are not text the file tools can show or edit; the message says what they are,
+    as a predicate ("is a binary file (it contains NUL bytes)")."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,9 +70,9 @@ def sniff(head: bytes) -> Codec:
     bom = head.startswith(codecs.BOM_UTF8)
     body = head[3:] if bom else head
     if b"\x00" in body:
-        raise NotText("binary (it contains NUL bytes)")
+        raise NotText("is a binary file (it contains NUL bytes)")
     if body and len(_CONTROL.findall(body)) > len(body) * 0.05:
-        raise NotText("binary (more than 5% of its bytes are control characters)")
+        raise NotText("is a binary file (more than 5% of its bytes are control characters)")
     # The sample may end inside a multi-byte character: decode it as a stream, not final.
     decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
     text = decoder.decode(body, final=False)
@@ -86,7 +88,7 @@ def decode(data: bytes) -> tuple[str, Codec]:
     if codec.encoding == "cp1252" and _CP1252_UNDEFINED.search(data):
         codec = Codec("latin-1")
     if codec.encoding == "utf-8" and b"\x00" in data:
-        raise NotText("binary (it contains NUL bytes)")
+        raise NotText("is a binary file (it contains NUL bytes)")
     body = data[3:] if codec.bom else data
     return codec.decode(body), codec
 
@@ -98,15 +100,7 @@ def invalid_bytes(text: str) -> int:
 
 def for_display(text: str) -> str:
     """Text safe to hand to a model: undecodable bytes (and any lone surrogate) become U+FFFD."""
-    return text.encode("utf-8", errors="replace").decode("utf-8") if _has_surrogates(text) else text
-
-
-def _has_surrogates(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    return _SURROGATE.sub("\ufffd", text) if _SURROGATE.search(text) else text
 
 
 def line_endings(text: str) -> Literal["lf", "crlf", "mixed", "none"]:
