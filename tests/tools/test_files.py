@@ -153,3 +153,19 @@ def test_symlinks_that_escape_are_refused(ws: Path) -> None:
 def test_absolute_and_virtual_paths_inside_the_workspace_work(ws: Path) -> None:
     assert call(ws, "read_file", path=str(ws / "notes.txt")).ok
     assert call(ws, "read_file", path="/workspace/notes.txt").content.startswith("1|alpha")
+
+
+@pytest.mark.parametrize(
+    "path", ["a\x00b", "bad\ud800", "../x", "x" * 5000, "", "/etc/passwd", "a/../../b", "~/x"]
+)
+def test_workspace_key_never_raises(ws: Path, path: str) -> None:
+    from tooldeck.workspace import Workspace
+
+    assert isinstance(Workspace(ws).key(path), str)
+    assert Workspace(ws).key("/workspace/src//main.py") == Workspace(ws).key("src/main.py") == "src/main.py"
+
+
+def test_a_missing_workspace_folder_is_reported(tmp_path: Path) -> None:
+    result = call(tmp_path / "gone", "read_file", path="a.txt")
+    assert result.error is not None and result.error.type == "unavailable"
+    assert "cannot be opened" in result.error.message

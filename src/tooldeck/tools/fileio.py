@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tooldeck.context import ToolContext
 from tooldeck.execution.types import ToolFailure
-from tooldeck.tools.textfile import Codec, NotText, decode, line_endings
+from tooldeck.tools.textfile import SNIFF_BYTES, Codec, NotText, decode, line_endings, sniff
 from tooldeck.workspace import Workspace
 
 MAX_EDIT_BYTES = 16 * 1024 * 1024
@@ -134,20 +134,23 @@ def _read_all(fd: int, limit: int) -> bytes:
 
 
 def existing_style(ws: Workspace, parts: tuple[str, ...]) -> tuple[Codec, str] | None:
-    """The codec and line endings of the text file at `parts`, if there is one (for write_file)."""
+    """The codec and line endings of the text file at `parts`, if there is one (for write_file),
+    judged from its first 64 KiB."""
     try:
         fd = ws.fs.open(parts, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or os.fstat(fd).st_size > MAX_EDIT_BYTES:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        text, codec = decode(_read_all(fd, MAX_EDIT_BYTES))
+        head = _read_all(fd, SNIFF_BYTES)
+        codec = sniff(head)
     except NotText:
         return None
     finally:
         os.close(fd)
-    return codec, line_endings(text)
+    body = head[3:] if codec.bom else head
+    return codec, line_endings(body.decode(codec.encoding, errors="replace"))
 
 
 def encode_for(codec: Codec, text: str, *, path: str) -> bytes:

@@ -5,8 +5,8 @@ maps positions back to the file's own bytes). Each strategy returns every place 
 the caller stops at the first strategy that matches anything and requires a single match
 there (unless replace_all), so a looser strategy never overrides a stricter one.
 
-    exact                 byte for byte (on the raw file, before line endings are unified)
-    line_endings          exact once `\\r\\n` and `\\n` are treated alike
+    exact                 as written
+    line_endings          as written once `\\r\\n` and `\\n` are treated alike (a CRLF file)
     line_trimmed          whole lines equal after trimming each line's whitespace
     whitespace_normalized runs of spaces/tabs compared as one space (may match inside a line)
     escape_normalized     `\\n`, `\\t`, `\\r` typed as two characters in old_string
@@ -17,6 +17,8 @@ there (unless replace_all), so a looser strategy never overrides a stricter one.
 
 The last two are similarity matches: never used for replace_all, and every line must be close
 to its counterpart, so a block that is half something else is not taken for the one meant.
+Hermes's `indentation_flexible` and `trimmed_boundary` are not separate steps here: whatever
+they match, `line_trimmed` (which trims every line) matches first.
 """
 
 from __future__ import annotations
