@@ -136,3 +136,8 @@ def test_unreadable_patches_are_explained() -> None:
     with pytest.raises(PatchError, match="source -> destination"):
         parse("*** Begin Patch\n*** Move File: x\n*** End Patch")
     assert parse("") == []
+
+
+def test_a_patch_that_changes_nothing_is_refused(ws: Path) -> None:
+    result = apply(ws, "*** Begin Patch\n*** Update File: src/util.py\n def helper():\n*** End Patch")
+    assert result.error is not None and "change nothing" in result.error.message

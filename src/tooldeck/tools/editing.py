@@ -117,7 +117,7 @@ def _typographic(hay: m.Text, old: str) -> list[m.Span]:
 def _finish(
     unified: _Unified, hay: m.Text, old: str, new: str, strategy: str, spans: list[m.Span], replace_all: bool
 ) -> Edited:
-    lines = tuple(hay.line_of(s.start) + 1 for s in spans)
+    lines = tuple(line + 1 for line in hay.lines_of([s.start for s in spans]))
     if len(spans) > 1 and not replace_all:
         unique = sorted(set(lines))
         where = ", ".join(map(str, unique[:10])) + (" ..." if len(unique) > 10 else "")

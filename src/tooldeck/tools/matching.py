@@ -99,6 +99,15 @@ class Text:
     def line_of(self, offset: int) -> int:
         return self.text.count("\n", 0, offset)
 
+    def lines_of(self, offsets: list[int]) -> list[int]:
+        """0-based line numbers of ascending offsets, counted in one pass."""
+        out, seen, line = [], 0, 0
+        for offset in offsets:
+            line += self.text.count("\n", seen, offset)
+            seen = offset
+            out.append(line)
+        return out
+
     def lines_trimmed_to(self, wanted: str) -> list[int]:
         """Numbers of the lines equal to `wanted` (non-blank, trimmed) once trimmed; found with
         `str.find`, so a 10,000-line file costs a scan in C, not a Python loop over its lines."""

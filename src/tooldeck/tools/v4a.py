@@ -177,10 +177,11 @@ class _Plan:
             return f"moved {name} -> {self.ws.display(self.paths[op.dest])}"
         strategies = [_hunk(state, hunk, index) for index, hunk in enumerate(op.hunks, start=1) if hunk.lines]
         assert state.text is not None
+        if not any(strategies):
+            raise ToolFailure("its hunks change nothing (only context lines, no '-' or '+' lines)")
         self.actions.append(("write", parts, encode_for(state.codec, state.text, path=op.path)))
         how = ", ".join(dict.fromkeys(s for s in strategies if s))
-        count = f"{len(strategies)} hunk{'s' if len(strategies) != 1 else ''}"
-        return f"updated {name} ({count}; {how or 'no changes'})"
+        return f"updated {name} ({len(strategies)} hunk{'s' if len(strategies) != 1 else ''}; {how})"
 
     def run(self) -> None:
         """Make the view real, in the patch's order; each write is atomic."""
