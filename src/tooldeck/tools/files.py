@@ -184,7 +184,7 @@ def short_diff(before: str, after: str, name: str, max_lines: int = 40) -> str:
     from difflib import SequenceMatcher
 
     head = _common_prefix(before, after)
-    tail = _common_prefix(before[head:][::-1], after[head:][::-1])
+    tail = _common_suffix(before, after, min(len(before), len(after)) - head)
     start = before.rfind("\n", 0, before.rfind("\n", 0, head) if head else 0) + 1  # one line of context
     first = before.count("\n", 0, start)
     ends = [_line_after(text, len(text) - tail) for text in (before, after)]
@@ -204,11 +204,36 @@ def short_diff(before: str, after: str, name: str, max_lines: int = 40) -> str:
 
 
 def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix, by bisection over slice comparisons (memcmp speed)."""
-    low, high = 0, min(len(a), len(b))
+    """Length of the common prefix: equal blocks skipped whole, then bisection in the first
+    block that differs (slice comparisons run at memcmp speed; nothing is copied twice)."""
+    size, at, step = min(len(a), len(b)), 0, 4096
+    while at < size and a[at : at + step] == b[at : at + step]:
+        at += step
+    low, high = at, min(at + step, size)
     while low < high:
         mid = (low + high + 1) // 2
-        if a[:mid] == b[:mid]:
+        if a[at:mid] == b[at:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return min(low, size)
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    """Length of the common suffix, at most `limit` (so it never overlaps the common prefix)."""
+    done, step = 0, 4096
+    while (
+        done < limit
+        and a[len(a) - min(done + step, limit) : len(a) - done]
+        == b[len(b) - min(done + step, limit) : len(b) - done]
+    ):
+        done = min(done + step, limit)
+    if done >= limit:
+        return limit
+    low, high = done, min(done + step, limit)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[len(a) - mid : len(a) - done] == b[len(b) - mid : len(b) - done]:
             low = mid
         else:
             high = mid - 1
