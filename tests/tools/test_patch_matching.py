@@ -251,3 +251,9 @@ def test_nothing_similar_says_so() -> None:
 def test_result_records_lines_and_strategy() -> None:
     done = replace("a\nb\nc\nb\n", "b", "B", replace_all=True)
     assert isinstance(done, Edited) and done.lines == (2, 4) and done.strategy == "exact"
+
+
+def test_overlapping_places_are_ambiguous_and_replace_all_takes_them_without_overlap() -> None:
+    content = "  a\n  a\n  a\n"
+    assert "Found 2 matches" in refused(content, "a\na", "z")  # lines 1-2 or lines 2-3?
+    assert replace(content, "a\na", "z", replace_all=True).text == "  z\n  a\n"

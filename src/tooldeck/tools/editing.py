@@ -132,6 +132,14 @@ def _finish(
             "for similar blocks (it could rewrite blocks that merely look alike). Copy the exact text "
             "from read_file, or patch each place on its own"
         )
+    # Overlapping places (old_string's lines found at line 1 and at line 2) made the request
+    # ambiguous above; replace_all takes them left to right without overlap.
+    kept: list[m.Span] = []
+    for span in spans:
+        if not kept or span.start >= kept[-1].end:
+            kept.append(span)
+    spans = kept
+    lines = tuple(line + 1 for line in hay.lines_of([s.start for s in spans]))
     notes: list[str] = []
     edits = [(s.start, s.end, _fit(hay, old, new, strategy, s, notes)) for s in spans]
     return Edited(unified.apply(edits), len(spans), strategy, lines, tuple(dict.fromkeys(notes)))
@@ -208,9 +216,10 @@ def _merge_lines(hay: m.Text, old: str, new: str, span: m.Span, strategy: str, n
     """Lines new_string keeps from old_string are the file's lines; the others are re-indented."""
     from difflib import SequenceMatcher
 
-    first, last = span.lines  # type: ignore[misc]
-    theirs = hay.lines[first:last]
+    first = span.lines[0]  # type: ignore[index]
     needle, wanted = m.Needle.of(old), m.Needle.of(new)
+    body = hay.text[span.start : span.end]
+    theirs = (body[:-1] if needle.newline and body.endswith("\n") else body).split("\n")
     ours = list(needle.lines)
     mapping = indent_map(list(zip(ours, theirs, strict=True)))
     if any(k != v for k, v in mapping.items()):

@@ -108,9 +108,9 @@ class Text:
             out.append(line)
         return out
 
-    def lines_trimmed_to(self, wanted: str) -> list[int]:
-        """Numbers of the lines equal to `wanted` (non-blank, trimmed) once trimmed; found with
-        `str.find`, so a 10,000-line file costs a scan in C, not a Python loop over its lines."""
+    def lines_trimmed_to(self, wanted: str) -> list[tuple[int, int]]:
+        """(number, start offset) of the lines equal to `wanted` (non-blank, trimmed) once
+        trimmed; found with `str.find`, so a long file costs a scan in C, not a loop over lines."""
         text, out, start, seen, line = self.text, [], 0, 0, 0
         while (at := text.find(wanted, start)) != -1:
             begin = text.rfind("\n", 0, at) + 1
@@ -119,11 +119,29 @@ class Text:
             if not text[begin:at].strip() and not text[at + len(wanted) : end].strip():
                 line += text.count("\n", seen, begin)
                 seen = begin
-                out.append(line)
+                out.append((line, begin))
                 start = end + 1
             else:
                 start = at + 1
         return out
+
+    def window(self, begin: int, back: int, forward: int, *, newline: bool) -> Span | None:
+        """The span from `back` lines above the line starting at `begin` to the end of the
+        `forward`-th line from it (None if the text is shorter), found without splitting it."""
+        text, start, end = self.text, begin, begin
+        for _ in range(back):
+            if start == 0:
+                return None
+            start = text.rfind("\n", 0, start - 1) + 1
+        for index in range(forward):
+            end = text.find("\n", end if index == 0 else end + 1)
+            if end == -1:
+                if index < forward - 1:
+                    return None
+                end = len(text)
+        if newline and end < len(text):
+            end += 1
+        return Span(start, end)
 
     def block(self, first: int, last: int, *, newline: bool) -> Span:
         """The span of lines [first, last), with the newline after them when `newline`."""
@@ -175,13 +193,15 @@ def line_trimmed(hay: Text, needle: Needle) -> list[Span]:
     if anchor is None:
         return []
     out: list[Span] = []
-    size, lines = len(want), hay.lines
-    for at in hay.lines_trimmed_to(want[anchor]):
+    for at, begin in hay.lines_trimmed_to(want[anchor]):
         first = at - anchor
-        if first < 0 or first + size > len(lines) or (out and first < out[-1].lines[1]):  # type: ignore[index]
+        span = hay.window(begin, anchor, len(want) - anchor, newline=needle.newline)
+        if span is None or first < 0:
             continue
-        if [line.strip() for line in lines[first : first + size]] == want:
-            out.append(hay.block(first, first + size, newline=needle.newline))
+        body = hay.text[span.start : span.end]
+        got = (body[:-1] if needle.newline and body.endswith("\n") else body).split("\n")
+        if [line.strip() for line in got] == want:
+            out.append(Span(span.start, span.end, (first, first + len(want))))
     return out
 
 
