@@ -174,10 +174,6 @@ def fold(text: str) -> str:
     )
 
 
-def has_typographic(text: str) -> bool:
-    return _UNICODE_CHARS.search(text) is not None
-
-
 def find_all(text: str, needle: str) -> list[Span]:
     """Non-overlapping occurrences, left to right (as str.replace counts them)."""
     out, start = [], 0
