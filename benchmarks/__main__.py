@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.safety",
         "shell-command guard: recall and false positives on labelled splits vs Hermes",
     ),
+    "patch": ("benchmarks.patch", "patch with a one-line fuzzy match in a 10,000-line file vs Hermes"),
 }
 
 

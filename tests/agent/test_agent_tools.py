@@ -16,7 +16,7 @@ from support.scripted_server import Recorded, ScriptedServer, Turn
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, scoped_loadout
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.builtins.todo import todo_action
-from tooldeck.execution.types import ToolError
+from tooldeck.errors import ToolError
 
 
 def run(agent: Any, prompt: str, convo: Any = None) -> Any:

@@ -9,6 +9,7 @@ change anything is refused by the config (see test_config.py), never silently ac
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -227,6 +228,11 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "inside").mkdir()
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("TD_KEYS_UNSET_VAR", raising=False)
+    # A deck makes the config file's folder importable: restore sys.path (and forget the test
+    # modules) afterwards, so the plugin installed here is not seen by later tests.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    for name in [m for m in sys.modules if m in ("keytools", "keypkg") or m.startswith("keypkg.")]:
+        monkeypatch.delitem(sys.modules, name)
     # A check that takes longer than a 1 ms budget: shows what checks.budget_ms does.
     (tmp_path / "keytools.py").write_text(
         textwrap.dedent(TOOLS_MODULE) + "\nimport time as _t\n"

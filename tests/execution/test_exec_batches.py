@@ -204,7 +204,7 @@ def test_exactly_one_result_per_id_under_a_thousand_mixed_calls() -> None:
 
     schema = {"type": "object", "properties": {"s": {"type": "number"}, "path": {"type": "string"}}}
     tools = [
-        Tool(name="ok", description="d", parameters=schema, handler=ok, meta={"resource_arg": "path"}),
+        Tool(name="ok", description="d", parameters=schema, handler=ok, resource=Resource(arg="path")),
         Tool(name="raises", description="d", parameters=schema, handler=raises),
         Tool(name="aok", description="d", parameters=schema, handler=aok),
         Tool(name="slow", description="d", parameters=schema, handler=ok, timeout=0.05),

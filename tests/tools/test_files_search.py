@@ -7,12 +7,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.tools.helpers import ws_loadout
 
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import Config
-from tooldeck.config_load import parse_config
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.types import ToolCall, ToolError
+from tooldeck.fs import ConfinedRoot
 from tooldeck.tools.file_search import search, search_files
 from tooldeck.tools.gitignore import parse, walk
 from tooldeck.workspace import Workspace
@@ -101,8 +100,12 @@ def test_bad_regex_and_missing_path_are_clear(ws: Path) -> None:
 
 
 def test_the_tool_pages_results(ws: Path) -> None:
-    lo = Loadout("t", (search_files,), (), (), {}, {}, config=_config(ws))
-    ex = Executor(lo)
+    ex = Executor(
+        ws_loadout(
+            ws,
+            search_files,
+        )
+    )
     [r] = asyncio.run(ex.execute([ToolCall("1", "search_files", {"pattern": "main", "limit": 2})]))
     assert r.content.splitlines()[:2] == ["docs/readme.md:1:See main.", "logs/keep.log:1:main kept"]
     assert "showing results 1-2 of 4" in r.content and "offset=2" in r.content
@@ -130,11 +133,78 @@ def test_gitignore_rules() -> None:
 
 
 def test_walk_prunes_ignored_directories(ws: Path) -> None:
-    found = [p.relative_to(ws).as_posix() for p in walk(ws, ws)]
+    found = [f.path for f in walk(ConfinedRoot(ws), ())]
     assert "build/out.py" not in found and "pkg/build/inner.py" not in found
     assert ".hidden/secret.py" not in found
     assert "logs/keep.log" in found and "logs/today.log" not in found
 
 
-def _config(ws: Path) -> Config:
-    return parse_config({"sandbox": {"workspace": str(ws)}, "home": str(ws.parent / "home")})
+def run_tool(ws: Path, **args: object) -> str:
+    ex = Executor(
+        ws_loadout(
+            ws,
+            search_files,
+        )
+    )
+    [r] = asyncio.run(ex.execute([ToolCall("1", "search_files", args)]))
+    assert r.ok, r.content
+    return r.content
+
+
+def test_output_modes_files_only_and_count(ws: Path) -> None:
+    assert run_tool(ws, pattern="main", output_mode="files_only").splitlines() == [
+        "docs/readme.md",
+        "logs/keep.log",
+        "src/app.py",
+        "src/util/data.json",
+    ]
+    counted = run_tool(ws, pattern="e", output_mode="count", file_glob="*.py").splitlines()
+    assert counted == ["src/app.py:2", "src/util/helpers.py:2", "(4 matching lines in 2 files)"]
+    assert (
+        run_tool(ws, pattern="getcwd", output_mode="count").splitlines()[-1] == "(1 matching line in 1 file)"
+    )
+
+
+def test_context_lines_around_matches(ws: Path) -> None:
+    (ws / "ctx.txt").write_text(
+        "".join(f"line {i}\n" for i in range(1, 11)).replace("line 4", "HIT 4").replace("line 6", "HIT 6")
+    )
+    out = run_tool(ws, pattern="HIT", path="ctx.txt", context=1)
+    assert out.splitlines() == [
+        "ctx.txt-3-line 3",
+        "ctx.txt:4:HIT 4",
+        "ctx.txt-5-line 5",
+        "ctx.txt:6:HIT 6",
+        "ctx.txt-7-line 7",
+    ]
+    far = run_tool(ws, pattern="line [28]", path="ctx.txt", context=1).splitlines()
+    assert far == [
+        "ctx.txt-1-line 1",
+        "ctx.txt:2:line 2",
+        "ctx.txt-3-line 3",
+        "--",
+        "ctx.txt-7-line 7",
+        "ctx.txt:8:line 8",
+        "ctx.txt-9-line 9",
+    ]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_search_never_leaves_the_workspace(tmp_path: Path, backend: str) -> None:
+    ws, outside = tmp_path / "ws", tmp_path / "outside"
+    (ws / "in").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOKEN outside\n")
+    (ws / "in" / "a.txt").write_text("TOKEN inside\n")
+    (ws / "out").symlink_to(outside)  # a symlinked folder is not followed by the walk
+    (ws / "in" / "s.txt").symlink_to(outside / "secret.txt")  # nor is a symlinked file read
+    w = Workspace(ws)
+    assert search(w, "TOKEN", backend=backend) == ["in/a.txt:1:TOKEN inside"]  # type: ignore[arg-type]
+    assert search(w, "*.txt", target="files", backend=backend) == ["in/a.txt"]  # type: ignore[arg-type]
+    with pytest.raises(ToolError, match="symlink that leads outside"):
+        search(w, "TOKEN", path="out", backend=backend)  # type: ignore[arg-type]
+
+
+def test_non_utf8_files_are_searched_in_their_encoding(ws: Path) -> None:
+    (ws / "fr.txt").write_bytes("déjà main vu\n".encode("cp1252"))
+    assert "fr.txt:1:déjà main vu" in run_tool(ws, pattern="déjà")

@@ -118,7 +118,7 @@ class Executor:
         self.workspace = Workspace.of(config.workspace)
         self.session_id = session_id
         home = tooldeck_home(config.home, base_dir=config.base_dir)
-        self.spill = SpillStore(_spill_root(spill_dir or home / "spill", session_id))
+        self.spill = SpillStore(spill_dir or home / "spill", session=session_id)
         self.services: dict[type, object] = {
             **(services or {}),
             Workspace: self.workspace,
@@ -511,7 +511,3 @@ def _index(loadout: Loadout, normalise: bool) -> ToolIndex:
     tools.setdefault(read_result.name, read_result)  # truncation markers point at it
     hidden = {f.name: (f.gate, f.reason) for f in loadout.hidden if f.name not in tools}
     return ToolIndex(tools, hidden=hidden, normalise=normalise)
-
-
-def _spill_root(base: Path, session_id: str | None) -> Path:
-    return base / (session_id or f"run-{int(time.time() * 1000)}-{threading.get_ident()}")

@@ -11,16 +11,23 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from tooldeck.errors import TooldeckError
+from tooldeck.execution.events import log
 from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
 from tooldeck.text import utf8_safe
 from tooldeck.tool import Tool
+
+if TYPE_CHECKING:
+    from tooldeck.fs import ConfinedRoot
 
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]+")
 UNTRUSTED_OPEN = "<untrusted_content"
@@ -82,47 +89,108 @@ def frame_untrusted(tool: str, text: str) -> str:
 
 
 class SpillStore:
-    """Where oversized results are kept in full: one file per result under `root`."""
+    """Where oversized results are kept in full, one file per result, readable by its id.
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    The folder is `<base>/<session>` when a base is given (the agent and the CLI pass
+    `<tooldeck home>/spill`), else a private folder from `mkdtemp` made on first use and removed
+    when the store goes. Folders it makes are 0700, files 0600. Everything is opened relative
+    to the folder's descriptor and never through a symlink: a symlink planted as the session
+    folder is refused, one planted at a result's name is skipped (files are created exclusively).
+    """
+
+    def __init__(self, base: Path | None = None, *, session: str | None = None) -> None:
+        self.base = base
+        self.session = _SAFE_ID.sub("_", session)[:80] if session else None
         self._lock = threading.Lock()
+        self._folder: ConfinedRoot | None = None
+        self.root: Path | None = None  # known once the folder exists
 
-    def save(self, call_id: str, text: str) -> str:
+    def _open(self) -> ConfinedRoot:
+        if self._folder is None:
+            from tooldeck.fs import ConfinedRoot
+
+            if self.base is None:
+                import shutil
+                import tempfile
+                import weakref
+
+                made = tempfile.mkdtemp(prefix="tooldeck-spill-")
+                weakref.finalize(self, shutil.rmtree, made, ignore_errors=True)
+                self._folder = ConfinedRoot(made, follow_symlinks=False)
+            else:
+                os.makedirs(self.base, mode=0o700, exist_ok=True)
+                base = ConfinedRoot(self.base, follow_symlinks=False)
+                name = self.session or f"run-{os.getpid()}-{os.urandom(4).hex()}"
+                try:
+                    self._folder = base.child((name,), create=True, mode=0o700)
+                finally:
+                    base.close()
+            self.root = Path(self._folder.path)
+        return self._folder
+
+    def save(self, call_id: str, text: str) -> str | None:
+        """Keep `text`; its result id, or None if it could not be kept (the marker says so)."""
+        from tooldeck.fs import Refused
+
         base = _SAFE_ID.sub("_", call_id)[:80] or "result"
+        data = text.encode("utf-8", errors="surrogatepass")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
         with self._lock:
-            self.root.mkdir(parents=True, exist_ok=True)
-            result_id, n = base, 1
-            while (self.root / f"{result_id}.txt").exists():
-                n += 1
-                result_id = f"{base}-{n}"
-            (self.root / f"{result_id}.txt").write_text(text, encoding="utf-8")
-        return result_id
-
-    def path(self, result_id: str) -> Path:
-        if not result_id or _SAFE_ID.search(result_id):
-            raise ToolError(
-                f"invalid result id {result_id!r}: ids are letters, digits, '_' and '-'", retryable=True
-            )
-        path = self.root / f"{result_id}.txt"
-        if not path.is_file():
-            known = sorted(p.stem for p in self.root.glob("*.txt")) if self.root.is_dir() else []
-            hint = (
-                f"; kept results: {', '.join(known[-10:])}"
-                if known
-                else "; no results are kept in this session"
-            )
-            raise ToolError(f"no kept result with id {result_id!r}{hint}", retryable=True)
-        return path
+            try:
+                folder = self._open()
+                for n in range(1, 1000):
+                    result_id = base if n == 1 else f"{base}-{n}"
+                    try:
+                        fd = folder.open((f"{result_id}.txt",), flags, 0o600)
+                    except FileExistsError:
+                        continue  # taken, or something planted there: never written through
+                    with os.fdopen(fd, "wb") as fh:
+                        fh.write(data)
+                    return result_id
+            except (OSError, Refused, TooldeckError) as exc:
+                log.warning("could not keep a long result of %s: %s", call_id, exc)
+        return None
 
     def read(self, result_id: str, offset: int = 0, limit: int = 20_000) -> str:
-        text = self.path(result_id).read_text(encoding="utf-8")
+        text = self._load(result_id)
         offset = max(0, offset)
         page = text[offset : offset + max(1, limit)]
         end = offset + len(page)
         if end < len(text):
             return f"{page}\n\n[characters {offset}-{end} of {len(text)}; call read_result(id={result_id!r}, offset={end}) for more]"
         return f"{page}\n\n[characters {offset}-{end} of {len(text)}; end of result]"
+
+    def _load(self, result_id: str) -> str:
+        from tooldeck.fs import Refused
+
+        if not result_id or _SAFE_ID.search(result_id):
+            raise ToolError(
+                f"invalid result id {result_id!r}: ids are letters, digits, '_' and '-'", retryable=True
+            )
+        try:
+            folder = self._open()
+            fd = folder.open((f"{result_id}.txt",), os.O_RDONLY | os.O_NONBLOCK)
+        except (OSError, Refused):
+            known = self._known()
+            hint = (
+                f"; kept results: {', '.join(known[-10:])}"
+                if known
+                else "; no results are kept in this session"
+            )
+            raise ToolError(f"no kept result with id {result_id!r}{hint}", retryable=True) from None
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ToolError(f"no kept result with id {result_id!r}", retryable=True)
+            return fh.read().decode("utf-8", errors="replace")
+
+    def _known(self) -> list[str]:
+        from tooldeck.fs import Refused
+
+        try:
+            entries = self._open().listdir(())
+        except (OSError, Refused, TooldeckError):
+            return []
+        return [e.name[:-4] for e in entries if e.kind == "file" and e.name.endswith(".txt")]
 
 
 def shape(value: Any, tool: Tool, *, call_id: str, limit: int, spill: SpillStore | None) -> Shaped:

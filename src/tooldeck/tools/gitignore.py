@@ -3,16 +3,19 @@
 It follows the gitignore rules that matter for search: comments and blank lines, `!` negation
 (last match wins), a trailing `/` for directories only, patterns with a slash anchored to their
 file's folder, `*`, `?`, `[...]` and `**`. An ignored directory is not entered (git cannot
-re-include a file inside one either). Hidden files and folders are skipped, as `rg` does.
+re-include a file inside one either). Hidden files and folders are skipped, as `rg` does, and so
+are symlinks (rg does not follow them either). The walk holds a descriptor per folder level.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+
+from tooldeck.fs import ConfinedRoot, Refused, scan
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,28 +87,29 @@ def parse(text: str) -> list[Rule]:
 
 
 class IgnoreStack:
-    """The rules in force in one folder: its own `.gitignore` and those of the folders above it."""
+    """The rules in force in one folder: its own `.gitignore` and those of the folders above it.
 
-    def __init__(self, levels: tuple[tuple[Path, tuple[Rule, ...]], ...] = ()) -> None:
+    Folders are named by their path relative to the workspace root ("" for the root).
+    """
+
+    def __init__(self, levels: tuple[tuple[str, tuple[Rule, ...]], ...] = ()) -> None:
         self.levels = levels
 
-    def enter(self, folder: Path) -> IgnoreStack:
-        file = folder / ".gitignore"
-        if not file.is_file():
+    def enter(self, folder: str, folder_fd: int) -> IgnoreStack:
+        text = _read_gitignore(folder_fd)
+        if text is None:
             return self
-        try:
-            rules = tuple(parse(file.read_text(encoding="utf-8", errors="replace")))
-        except OSError:
-            return self
-        return IgnoreStack((*self.levels, (folder, rules)))
+        return IgnoreStack((*self.levels, (folder, tuple(parse(text)))))
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
+    def ignored(self, path: str, is_dir: bool) -> bool:
         verdict = False
         for base, rules in self.levels:
-            try:
-                rel = path.relative_to(base).as_posix()
-            except ValueError:
-                continue
+            if base:
+                if not path.startswith(base + "/"):
+                    continue
+                rel = path[len(base) + 1 :]
+            else:
+                rel = path
             for rule in rules:
                 if rule.dir_only and not is_dir:
                     continue
@@ -114,36 +118,90 @@ class IgnoreStack:
         return verdict
 
 
-def walk(root: Path, start: Path) -> Iterator[Path]:
-    """Files under `start` (sorted), skipping hidden entries and what `.gitignore` files exclude.
-
-    `.gitignore` files from `root` down to `start` apply, as git (and rg) apply parent rules.
-    """
-    stack = IgnoreStack()
-    parts = start.relative_to(root).parts
-    for depth in range(len(parts) + 1):
-        folder = root.joinpath(*parts[:depth])
-        if folder.is_dir():
-            stack = stack.enter(folder)
-    if start.is_file():
-        yield start
-        return
-    yield from _walk(start, stack)
-
-
-def _walk(folder: Path, stack: IgnoreStack) -> Iterator[Path]:
+def _read_gitignore(folder_fd: int) -> str | None:
     try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        fd = os.open(
+            ".gitignore", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder_fd
+        )
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, 1 << 20).decode("utf-8", errors="replace")
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
+class FoundFile:
+    """A file met by `walk`: its path relative to the root, and its name in an open folder
+    (valid until the walk moves on), so it is opened without a path lookup."""
+
+    path: str
+    folder: int
+    name: str
+    opened: int = -1  # a descriptor already open on the file (the start of a walk given as a file)
+
+    def open(self) -> int:
+        """A read descriptor of the file (a symlink swapped in since the scan is refused: ELOOP)."""
+        if self.opened >= 0:
+            return os.dup(self.opened)
+        return os.open(
+            self.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=self.folder
+        )
+
+
+def walk(root: ConfinedRoot, start: tuple[str, ...]) -> Iterator[FoundFile]:
+    """Files under `start` (sorted), skipping hidden entries, symlinks and what `.gitignore`
+    files exclude. `.gitignore` files from the root down to `start` apply, as git (and rg)
+    apply parent rules. Folders are entered by descriptor, never through a symlink."""
+    stack = IgnoreStack()
+    for depth in range(len(start)):
+        stack = _enter(root, start[:depth], stack)
+    fd = root.open(start, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISREG(mode):
+            yield FoundFile("/".join(start), -1, start[-1] if start else "", fd)
+        elif stat.S_ISDIR(mode):
+            yield from _walk(fd, "/".join(start), stack.enter("/".join(start), fd))
+    finally:
+        os.close(fd)
+
+
+def _enter(root: ConfinedRoot, folder: tuple[str, ...], stack: IgnoreStack) -> IgnoreStack:
+    try:
+        fd = root.open(folder, os.O_PATH | os.O_DIRECTORY)
+    except (OSError, Refused):
+        return stack
+    try:
+        return stack.enter("/".join(folder), fd)
+    finally:
+        os.close(fd)
+
+
+def _walk(folder_fd: int, folder: str, stack: IgnoreStack) -> Iterator[FoundFile]:
+    try:
+        entries = scan(folder_fd)
     except OSError:
         return
     for entry in entries:
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or entry.kind not in ("dir", "file"):
             continue
-        path = Path(entry.path)
-        is_dir = entry.is_dir(follow_symlinks=False)
-        if stack.ignored(path, is_dir):
+        path = f"{folder}/{entry.name}" if folder else entry.name
+        if stack.ignored(path, entry.kind == "dir"):
             continue
-        if is_dir:
-            yield from _walk(path, stack.enter(path))
-        elif entry.is_file():
-            yield path
+        if entry.kind == "file":
+            yield FoundFile(path, folder_fd, entry.name)
+            continue
+        try:
+            sub = os.open(
+                entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder_fd
+            )
+        except OSError:  # gone, or swapped for a symlink since the scan: not entered
+            continue
+        try:
+            yield from _walk(sub, path, stack.enter(path, sub))
+        finally:
+            os.close(sub)

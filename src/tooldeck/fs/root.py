@@ -1,0 +1,316 @@
+"""`ConfinedRoot`: file operations that cannot leave a root folder, whatever races around them.
+
+Every operation starts from a descriptor of the root opened once, and names paths as tuples of
+components relative to it (the caller has already refused `..` and NUL bytes; this layer
+refuses again whatever would climb out). There is no check-then-open anywhere:
+
+- with `openat2` (Linux 5.6+), one call opens the path with RESOLVE_BENEATH |
+  RESOLVE_NO_MAGICLINKS (plus RESOLVE_NO_SYMLINKS when the root allows no links); the kernel
+  refuses escapes atomically. A refusal (EXDEV, ELOOP) or a rename racing the lookup (EAGAIN)
+  is handed to the component walk (`walker.py`), which says precisely why, or follows an
+  absolute symlink that points back inside;
+- without it, the component walk does everything.
+
+Symlinks that stay inside the root are followed (when `follow_symlinks`, the workspace's
+choice: projects use them, and refusing them would break ordinary repositories); a link that
+leads outside, at any depth, is refused. Writes are atomic: a temporary file in the final
+folder's descriptor, synced, permissions set, then `renameat` over the target in that same
+descriptor. A symlink planted at the target is replaced, never written through.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import Literal
+
+from tooldeck.fs import kernel
+from tooldeck.fs.walker import Refused, Walker
+
+__all__ = ["ConfinedRoot", "Entry", "Refused", "default_file_mode"]
+
+# Outcomes of the fast path that the component walk must redo: an escape or a link the kernel
+# refused (it may be an absolute link pointing back inside), or a rename racing the lookup.
+_REDO = frozenset({errno.EXDEV, errno.ELOOP, errno.EAGAIN, errno.ENOSYS})
+EntryKind = Literal["file", "dir", "link", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    name: str
+    kind: EntryKind
+
+
+class ConfinedRoot:
+    """A folder the operations below cannot leave. Holds one descriptor; `close()` it (or let it
+    be collected)."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, follow_symlinks: bool = True, use_openat2: bool | None = None
+    ) -> None:
+        self.path = os.path.realpath(path)
+        self._aliases = tuple({self.path, os.path.abspath(path)})
+        self.follow_symlinks = follow_symlinks
+        self.fd = os.open(self.path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        self._closer = weakref.finalize(self, os.close, self.fd)
+        self.fast = kernel.openat2_available() if use_openat2 is None else use_openat2
+        resolve = kernel.RESOLVE_BENEATH | kernel.RESOLVE_NO_MAGICLINKS
+        self._resolve = resolve if follow_symlinks else resolve | kernel.RESOLVE_NO_SYMLINKS
+
+    def close(self) -> None:
+        self._closer()
+
+    def child(self, parts: Sequence[str], *, create: bool = False, mode: int = 0o777) -> ConfinedRoot:
+        """The subfolder `parts` as a root of its own, opened through this root's descriptor (so
+        a symlink planted in its place is refused, not followed); `create` makes it with `mode`."""
+        if create:
+            self.makedirs(parts, mode=mode)
+        fd = self.open(parts, os.O_PATH | os.O_DIRECTORY)
+        sub = object.__new__(ConfinedRoot)
+        sub.path = os.path.join(self.path, *parts)
+        sub._aliases = (sub.path,)
+        sub.follow_symlinks, sub.fast, sub._resolve = self.follow_symlinks, self.fast, self._resolve
+        sub.fd = fd
+        sub._closer = weakref.finalize(sub, os.close, fd)
+        return sub
+
+    def relative(self, absolute: str) -> str | None:
+        """`absolute` relative to the root ('' for the root), or None if it names somewhere else."""
+        for alias in self._aliases:
+            if absolute == alias:
+                return ""
+            if absolute.startswith(alias.rstrip("/") + "/"):
+                return absolute[len(alias.rstrip("/")) + 1 :]
+        return None
+
+    # -- opening ---------------------------------------------------------------------------
+
+    def open(self, parts: Sequence[str], flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
+        """A descriptor for `parts` opened with `flags`; raises Refused, or OSError as `open` does."""
+        if self.fast:
+            # openat2 is strict: O_PATH takes no other open flags, and mode only with O_CREAT.
+            extra = os.O_CLOEXEC if flags & os.O_PATH else os.O_CLOEXEC | os.O_NOCTTY
+            try:
+                return kernel.openat2(
+                    self.fd,
+                    "/".join(parts) or ".",
+                    flags | extra,
+                    mode if flags & os.O_CREAT else 0,
+                    self._resolve,
+                )
+            except OSError as exc:
+                if exc.errno not in _REDO:
+                    raise
+        walker = Walker(self)
+        try:
+            return walker.open_final(walker.walk(parts, keep_last=True), flags, mode)
+        finally:
+            walker.close()
+
+    def stat(self, parts: Sequence[str]) -> os.stat_result:
+        """`stat` of what `parts` names (in-root symlinks followed)."""
+        fd = self.open(parts, os.O_PATH)
+        try:
+            return os.fstat(fd)
+        finally:
+            os.close(fd)
+
+    def exists(self, parts: Sequence[str]) -> bool:
+        try:
+            self.stat(parts)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        return True
+
+    @contextmanager
+    def parent(self, parts: Sequence[str], *, create: bool = False) -> Iterator[tuple[int, str]]:
+        """The folder descriptor holding the last component of `parts`, and that component's
+        name; a last component that is a symlink is followed (inside the root) first. `create`
+        makes the missing folders on the way."""
+        if not parts or parts[-1] in ("", ".", ".."):
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts) or ".")
+        fd = self._fast_folder(parts[:-1], create=create)
+        if fd is not None:
+            try:
+                if not _is_link(fd, parts[-1]):
+                    yield fd, parts[-1]
+                    return
+            finally:
+                os.close(fd)
+        walker = Walker(self)
+        try:
+            name = walker.settle(walker.walk(parts, keep_last=True, create=create))
+            if name is None:
+                raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts))
+            yield walker.top, name
+        finally:
+            walker.close()
+
+    def _fast_folder(self, parts: Sequence[str], *, create: bool) -> int | None:
+        if not self.fast:
+            return None
+        try:
+            return self.open(parts, os.O_PATH | os.O_DIRECTORY)
+        except FileNotFoundError:
+            if create:
+                return None
+            raise
+
+    # -- folders ---------------------------------------------------------------------------
+
+    def makedirs(self, parts: Sequence[str], *, mode: int = 0o777) -> None:
+        """mkdir -p, inside the root (an in-root symlink on the way is followed); new folders get
+        `mode` (less the umask)."""
+        walker = Walker(self)
+        try:
+            walker.walk(parts, keep_last=False, create=True, mode=mode)
+        finally:
+            walker.close()
+
+    def listdir(self, parts: Sequence[str]) -> list[Entry]:
+        """The entries of folder `parts`, sorted by name, each with its own kind (links not followed)."""
+        fd = self.open(parts, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            return scan(fd)
+        finally:
+            os.close(fd)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write_atomic(
+        self, parts: Sequence[str], data: bytes, *, mode: int | None = None, exclusive: bool = False
+    ) -> bool:
+        """Replace (or create, with its folders) the file `parts` with `data` in one rename.
+
+        Permissions: `mode`, else the replaced file's, else 0666 less the umask. `exclusive`
+        refuses to replace an existing file (FileExistsError). True when a file was replaced.
+        """
+        with self.parent(parts, create=True) as (folder, name):
+            try:
+                old: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except FileNotFoundError:
+                old = None
+            if old is not None and stat.S_ISDIR(old.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts))
+            if old is not None and exclusive:
+                raise FileExistsError(errno.EEXIST, "already exists", "/".join(parts))
+            keep = stat.S_IMODE(old.st_mode) if old is not None and stat.S_ISREG(old.st_mode) else None
+            perm = mode if mode is not None else keep if keep is not None else default_file_mode()
+            temp = _write_temp(folder, name, data, perm)
+            try:
+                if exclusive:
+                    _link_new(folder, temp, name)
+                else:
+                    os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            finally:
+                with suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+            return old is not None
+
+    def unlink(self, parts: Sequence[str]) -> None:
+        """Remove the file (or symlink: it is removed itself, not its target) `parts` names."""
+        walker = Walker(self)
+        try:
+            name = walker.walk(parts, keep_last=True)
+            if name is None:
+                raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts))
+            os.unlink(name, dir_fd=walker.top)
+        finally:
+            walker.close()
+
+    def rename(self, src: Sequence[str], dst: Sequence[str]) -> None:
+        """Move file `src` to `dst` (folders made as needed); never replaces an existing `dst`."""
+        source = Walker(self)
+        try:
+            name = source.walk(src, keep_last=True)
+            if name is None:
+                raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(src))
+            with self.parent(dst, create=True) as (folder, new_name):
+                _link_new(source.top, name, new_name, dst_folder=folder, move=True)
+        finally:
+            source.close()
+
+
+def scan(folder_fd: int) -> list[Entry]:
+    """The entries of an open folder, sorted by name (symlinks reported as links, not followed)."""
+    out: list[Entry] = []
+    with os.scandir(folder_fd) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                kind: EntryKind = "link"
+            elif entry.is_dir(follow_symlinks=False):
+                kind = "dir"
+            elif entry.is_file(follow_symlinks=False):
+                kind = "file"
+            else:
+                kind = "other"
+            out.append(Entry(entry.name, kind))
+    out.sort(key=lambda e: e.name)
+    return out
+
+
+def _is_link(folder: int, name: str) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return False
+
+
+def _write_temp(folder: int, name: str, data: bytes, perm: int) -> str:
+    temp = f".{name[:80]}.{os.urandom(6).hex()}.tmp"
+    fd = os.open(
+        temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
+    )
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fchmod(fd, perm)
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        with suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=folder)
+        raise
+    os.close(fd)
+    return temp
+
+
+def _link_new(folder: int, old: str, new: str, *, dst_folder: int | None = None, move: bool = False) -> None:
+    """Put `old` at `new` unless `new` exists (FileExistsError); `move` also drops `old`."""
+    target = folder if dst_folder is None else dst_folder
+    try:
+        kernel.renameat2(folder, old, target, new, kernel.RENAME_NOREPLACE)
+        return
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSYS, errno.EINVAL):  # old kernel or a file system without it
+            raise
+    os.link(old, new, src_dir_fd=folder, dst_dir_fd=target, follow_symlinks=False)
+    if move:
+        os.unlink(old, dir_fd=folder)
+
+
+_umask_lock = threading.Lock()
+_umask: list[int] = []
+
+
+def default_file_mode() -> int:
+    """0666 less the process umask (read once; from /proc when possible, which changes nothing)."""
+    with _umask_lock:
+        if not _umask:
+            value = None
+            with suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
+                for line in fh:
+                    if line.startswith("Umask:"):
+                        value = int(line.split()[1], 8)
+            if value is None:
+                value = os.umask(0o022)
+                os.umask(value)
+            _umask.append(value)
+        return 0o666 & ~_umask[0]
