@@ -202,6 +202,28 @@ class McpServerConfig:
 
 
 @dataclass(frozen=True)
+class AcpAgentConfig:
+    """An ACP agent offered as a tool: the command that starts it over stdio, and how calls run."""
+
+    __pydantic_config__ = _FORBID
+    command: str
+    args: list[str] = field(default_factory=list)
+    # Variables for the agent's process, on top of a small allow-list of the environment
+    # (HOME, PATH, USER, ...): nothing else of tooldeck's environment reaches the agent.
+    env: dict[str, str] = field(default_factory=dict)
+    # What the model reads about the agent (default: a sentence naming it).
+    description: str = ""
+    # Seconds one prompt may run; then the session is cancelled and the agent's process group killed.
+    timeout_s: Annotated[float, Gt(0)] = 600.0
+    # Seconds the agent has to start, initialize and open a session.
+    startup_timeout_s: Annotated[float, Gt(0)] = 30.0
+    toolset: str = "acp"
+    # Ask before every call (the agent's own permission requests are asked regardless).
+    requires_approval: bool = False
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
 class PluginsConfig:
     __pydantic_config__ = _FORBID
     enabled: bool = True
@@ -228,7 +250,7 @@ class Config:
     tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)
     skills: list[SkillConfig] = field(default_factory=list)
     web: dict[str, Any] = field(default_factory=dict)
-    acp_agents: dict[str, Any] = field(default_factory=dict)
+    acp_agents: dict[str, AcpAgentConfig] = field(default_factory=dict)
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     dialects: DialectsConfig = field(default_factory=DialectsConfig)
