@@ -119,9 +119,13 @@ class Executor:
         )
         self._plans: dict[str, _Plan] = {}
         self._batches: set[Batch] = set()
-        # What a running tool asks when it needs approval mid-call (an ACP agent's requests).
-        self.services[Approvals] = CallApprovals(
-            mode=config.approvals.mode, approver=approver, grants=grants, tools=self._index.tools.get
+        # What a running tool asks when it needs approval mid-call (an ACP agent's requests);
+        # a caller that cannot be asked mid-call offers its own (e.g. the base class: always no).
+        self.services.setdefault(
+            Approvals,
+            CallApprovals(
+                mode=config.approvals.mode, approver=approver, grants=grants, tools=self._index.tools.get
+            ),
         )
 
     @property
