@@ -11,8 +11,8 @@ Two protocol eras, two ways of asking:
   arguments and the rule that asked, so an answer is only ever applied to the call it was
   given for. Asking mid-call is impossible there: a running tool's own questions get no.
 
-A client that did not declare elicitation gets no approver at all: the call is refused with
-the reason (approvals fail closed).
+A client that did not declare elicitation cannot be asked: the call is refused with the reason
+(`CannotAsk`; approvals fail closed).
 """
 
 from __future__ import annotations
@@ -66,6 +66,18 @@ def answer_of(result: mcp_types.ElicitResult) -> ApprovalAnswer:
     if content.get("approve") is not True:
         return ApprovalAnswer(False, "once", "the user did not approve it")
     return ApprovalAnswer(True, "session" if content.get("remember") is True else "once")
+
+
+class CannotAsk:
+    """The approver of a client without elicitation: the answer is no, saying why (fail closed)."""
+
+    async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
+        return ApprovalAnswer(
+            False,
+            "once",
+            "this MCP client cannot be asked (it did not declare the elicitation capability), and "
+            "approvals fail closed; set approvals.mode: allow in the served config to run it without asking",
+        )
 
 
 class ElicitationApprover:

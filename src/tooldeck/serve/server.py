@@ -32,7 +32,7 @@ from tooldeck.execution.executor import Executor
 from tooldeck.execution.policy import Approver, Grants
 from tooldeck.execution.types import ToolCall
 from tooldeck.serve import wire
-from tooldeck.serve.approvals import ElicitationApprover, RoundTripApprover, supports_elicitation
+from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
 from tooldeck.sources.base import ChangeKind, ToolSource
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ class DeckServer:
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         state = self._state(ctx)
         loadout = await self.loadout()
-        approver: Approver | None = None
+        approver: Approver = CannotAsk()
         services: dict[type, object] = {}
         if supports_elicitation(ctx.session.client_capabilities):
             if state is None:
