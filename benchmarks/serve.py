@@ -1,15 +1,16 @@
 """`python -m benchmarks serve`: per-call overhead of a tool called through `tooldeck serve` (stdio).
 
-Two servers, each a fresh process spoken to over stdio by the official `mcp` SDK client, in
-alternating order per round:
+Three servers, each a fresh process spoken to over stdio by the official `mcp` SDK client, both
+connected at once and called in turn:
 
   * tooldeck: `tooldeck serve` over a config whose one tool is `shout` - every call assembles the
     loadout (cached) and runs through the executor (parse, validate, policy, run on a worker
     thread under a deadline, shape);
-  * bare: the same function as a tool of the SDK's own `MCPServer` (`serve_bare.py`).
+  * mcpserver: the same function as a tool of the SDK's own `MCPServer` (`serve_bare.py`);
+  * lowlevel: the SDK's low-level `Server` with a hand-written handler - the floor.
 
-Each round makes `--calls` sequential `tools/call`s after `--warmup` unmeasured ones and keeps
-the mean per call; the table shows the median over rounds, the ratio and the difference.
+Each round makes `--calls` sequential `tools/call`s to each after `--warmup` unmeasured ones
+and keeps the median call; the table shows the median over rounds, the ratio and the difference.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+CONTENDERS = {
+    "tooldeck": "tooldeck serve",
+    "mcpserver": "bare SDK MCPServer (same function)",
+    "lowlevel": "bare SDK low-level Server (floor)",
+}
 CONFIG = """\
 platform_toolsets: {cli: [bench]}
 tools:
@@ -49,59 +55,80 @@ def tooldeck_command(folder: Path) -> list[str]:
     return [str(tooldeck), "serve", "--config", str(folder / "tooldeck.yaml")]
 
 
-def bare_command() -> list[str]:
-    return [sys.executable, str(HERE / "serve_bare.py")]
+def bare_commands() -> dict[str, list[str]]:
+    script = str(HERE / "serve_bare.py")
+    return {"mcpserver": [sys.executable, script], "lowlevel": [sys.executable, script, "--lowlevel"]}
 
 
-async def per_call_us(command: list[str], *, calls: int, warmup: int, mode: str) -> float:
-    """Mean microseconds per sequential `tools/call` over one stdio session."""
+async def one_round(
+    commands: dict[str, list[str]], *, calls: int, warmup: int, mode: str
+) -> dict[str, float]:
+    """Median microseconds per `tools/call`, both servers connected at once and called in turn.
+
+    Calling them in turn (A B C, then B C A, ...) exposes all to the same moment's machine load,
+    and the median of single calls keeps one stalled call from moving the figure.
+    """
+    from contextlib import AsyncExitStack
+
     from mcp import Client, StdioServerParameters
 
-    params = StdioServerParameters(command=command[0], args=command[1:])
-    async with Client(params, mode=mode) as client:
-        for _ in range(warmup):
-            await client.call_tool("shout", {"text": "warm"})
-        started = time.perf_counter()
+    async with AsyncExitStack() as stack:
+        clients = {
+            name: await stack.enter_async_context(
+                Client(StdioServerParameters(command=command[0], args=command[1:]), mode=mode)
+            )
+            for name, command in commands.items()
+        }
+        for client in clients.values():
+            for _ in range(warmup):
+                await client.call_tool("shout", {"text": "warm"})
+        timings: dict[str, list[float]] = {name: [] for name in clients}
+        names = list(clients)
         for i in range(calls):
-            result = await client.call_tool("shout", {"text": f"call {i}", "times": 2})
-            if result.is_error:
-                raise RuntimeError(f"{command[0]}: the call failed: {result.content}")
-        return (time.perf_counter() - started) / calls * 1e6
+            turn = i % len(names)
+            for name in names[turn:] + names[:turn]:  # each goes first in turn
+                started = time.perf_counter()
+                result = await clients[name].call_tool("shout", {"text": f"call {i}", "times": 2})
+                timings[name].append((time.perf_counter() - started) * 1e6)
+                if result.is_error:
+                    raise RuntimeError(f"{name}: the call failed: {result.content}")
+        return {name: statistics.median(values) for name, values in timings.items()}
 
 
 def run_bench(rounds: int, calls: int, warmup: int, mode: str) -> dict[str, Any]:
-    samples: dict[str, list[float]] = {"tooldeck": [], "bare": []}
+    samples: dict[str, list[float]] = {name: [] for name in CONTENDERS}
     with tempfile.TemporaryDirectory(prefix="tooldeck-bench-serve-") as tmp:
-        commands = {"tooldeck": tooldeck_command(Path(tmp)), "bare": bare_command()}
-        for r in range(rounds):
-            order = ["tooldeck", "bare"] if r % 2 == 0 else ["bare", "tooldeck"]
-            for name in order:
-                samples[name].append(
-                    asyncio.run(per_call_us(commands[name], calls=calls, warmup=warmup, mode=mode))
-                )
-    tooldeck = statistics.median(samples["tooldeck"])
-    bare = statistics.median(samples["bare"])
+        commands = {"tooldeck": tooldeck_command(Path(tmp)), **bare_commands()}
+        for _ in range(rounds):
+            measured = asyncio.run(one_round(commands, calls=calls, warmup=warmup, mode=mode))
+            for name, value in measured.items():
+                samples[name].append(value)
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    tooldeck = medians["tooldeck"]
     return {
         "mode": mode,
         "rounds": rounds,
         "calls": calls,
         "samples": samples,
-        "tooldeck_us": round(tooldeck, 1),
-        "bare_us": round(bare, 1),
-        "overhead_us": round(tooldeck - bare, 1),
-        "ratio": round(tooldeck / bare, 2) if bare else None,
+        "median_us": {name: round(value, 1) for name, value in medians.items()},
+        "overhead_us": {name: round(tooldeck - medians[name], 1) for name in ("mcpserver", "lowlevel")},
+        "ratio": {name: round(tooldeck / medians[name], 2) for name in ("mcpserver", "lowlevel")},
     }
 
 
 def table(report: dict[str, Any]) -> str:
     mode = "2025 handshake" if report["mode"] == "legacy" else "negotiated (2026-07-28)"
     lines = [
-        f"tools/call over stdio, {report['calls']} sequential calls x {report['rounds']} rounds, {mode}",
-        f"  {'server':<32} {'per call (us)':>14}",
-        f"  {'tooldeck serve':<32} {report['tooldeck_us']:>14.1f}",
-        f"  {'bare mcp SDK MCPServer':<32} {report['bare_us']:>14.1f}",
-        f"  overhead: {report['overhead_us']:+.1f} us per call (tooldeck / bare = {report['ratio']}x)",
+        f"tools/call over stdio, {report['calls']} calls each x {report['rounds']} rounds, {mode}",
+        f"  {'server':<40} {'median call (us)':>16} {'tooldeck - it':>14} {'tooldeck / it':>14}",
     ]
+    for name, label in CONTENDERS.items():
+        us = report["median_us"][name]
+        if name == "tooldeck":
+            lines.append(f"  {label:<40} {us:>16.1f} {'':>14} {'':>14}")
+        else:
+            diff, ratio = report["overhead_us"][name], report["ratio"][name]
+            lines.append(f"  {label:<40} {us:>16.1f} {diff:>+14.1f} {ratio:>13.2f}x")
     return "\n".join(lines)
 
 

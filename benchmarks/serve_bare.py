@@ -1,23 +1,62 @@
-"""The baseline for `python -m benchmarks serve`: the same tool in a bare `mcp` SDK server (stdio).
+"""The baselines for `python -m benchmarks serve`: the same tool in bare `mcp` SDK servers (stdio).
 
-Run as a script: `python benchmarks/serve_bare.py`. Its `shout` tool does what the served
-tooldeck tool does, so the difference between the two is what tooldeck's path adds per call.
+Run as a script: `python benchmarks/serve_bare.py` serves `shout` from the SDK's `MCPServer`
+(its FastMCP layer: a function tool, arguments validated by the SDK); with `--lowlevel`, from
+the SDK's low-level `Server` with a hand-written handler that does nothing but the work - the
+floor any server on this SDK pays per call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-
-server = MCPServer("bare")
+import mcp_types as types
 
 
-@server.tool()
 def shout(text: str, times: int = 1) -> str:
     """Upper-case a text."""
     return " ".join([text.upper()] * times)
 
 
+def mcpserver() -> Any:
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("bare")
+    server.tool()(shout)
+    return server.run_stdio_async()
+
+
+def lowlevel() -> Any:
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.stdio import stdio_server
+
+    tool = types.Tool(
+        name="shout",
+        input_schema={
+            "type": "object",
+            "properties": {"text": {"type": "string"}, "times": {"type": "integer"}},
+            "required": ["text"],
+        },
+    )
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[tool])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        args = params.arguments or {}
+        text = shout(str(args["text"]), int(args.get("times", 1)))
+        return types.CallToolResult(content=[types.TextContent(text=text)])
+
+    server: Server[Any] = Server("lowlevel", on_list_tools=list_tools, on_call_tool=call_tool)
+
+    async def run() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    return run()
+
+
 if __name__ == "__main__":
-    asyncio.run(server.run_stdio_async())
+    asyncio.run(lowlevel() if "--lowlevel" in sys.argv else mcpserver())

@@ -12,9 +12,12 @@ def test_both_servers_are_measured_over_stdio() -> None:
     proc = bench("serve", "--rounds", "2", "--calls", "10", "--warmup", "1", "--json", timeout=300)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert len(report["samples"]["tooldeck"]) == 2 and len(report["samples"]["bare"]) == 2
-    assert all(us > 0 for us in report["samples"]["tooldeck"] + report["samples"]["bare"])
-    assert report["overhead_us"] == round(report["tooldeck_us"] - report["bare_us"], 1)
+    samples = report["samples"]
+    assert sorted(samples) == ["lowlevel", "mcpserver", "tooldeck"]
+    assert all(len(values) == 2 and all(us > 0 for us in values) for values in samples.values())
+    medians = report["median_us"]
+    for peer in ("mcpserver", "lowlevel"):
+        assert abs(report["overhead_us"][peer] - (medians["tooldeck"] - medians[peer])) < 0.2
 
 
 def test_the_table_states_the_overhead() -> None:
@@ -22,10 +25,9 @@ def test_the_table_states_the_overhead() -> None:
         "mode": "legacy",
         "rounds": 5,
         "calls": 500,
-        "tooldeck_us": 640.0,
-        "bare_us": 600.0,
-        "overhead_us": 40.0,
-        "ratio": 1.07,
+        "median_us": {"tooldeck": 640.0, "mcpserver": 700.0, "lowlevel": 600.0},
+        "overhead_us": {"mcpserver": -60.0, "lowlevel": 40.0},
+        "ratio": {"mcpserver": 0.91, "lowlevel": 1.07},
     }
     text = table(report)
-    assert "+40.0 us per call" in text and "1.07x" in text and "2025 handshake" in text
+    assert "+40.0" in text and "1.07x" in text and "-60.0" in text and "2025 handshake" in text
