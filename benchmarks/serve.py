@@ -60,10 +60,24 @@ def bare_commands() -> dict[str, list[str]]:
     return {"mcpserver": [sys.executable, script], "lowlevel": [sys.executable, script, "--lowlevel"]}
 
 
-async def one_round(
-    commands: dict[str, list[str]], *, calls: int, warmup: int, mode: str
-) -> dict[str, float]:
-    """Median microseconds per `tools/call`, both servers connected at once and called in turn.
+def in_memory_servers(folder: Path) -> dict[str, Any]:
+    """The three servers as objects in this process, for the SDK's in-memory transport."""
+    from benchmarks import serve_bare
+    from tooldeck.deck import Deck
+    from tooldeck.serve import DeckServer
+
+    tooldeck_command(folder)
+    sys.path.insert(0, str(folder))
+    deck = Deck.load(folder / "tooldeck.yaml")
+    return {
+        "tooldeck": DeckServer(deck).server,
+        "mcpserver": serve_bare.mcpserver(),
+        "lowlevel": serve_bare.lowlevel(),
+    }
+
+
+async def one_round(targets: dict[str, Any], *, calls: int, warmup: int, mode: str) -> dict[str, float]:
+    """Median microseconds per `tools/call`, all servers connected at once and called in turn.
 
     Calling them in turn (A B C, then B C A, ...) exposes all to the same moment's machine load,
     and the median of single calls keeps one stalled call from moving the figure.
@@ -75,9 +89,14 @@ async def one_round(
     async with AsyncExitStack() as stack:
         clients = {
             name: await stack.enter_async_context(
-                Client(StdioServerParameters(command=command[0], args=command[1:]), mode=mode)
+                Client(
+                    StdioServerParameters(command=target[0], args=target[1:])
+                    if isinstance(target, list)
+                    else target,
+                    mode=mode,
+                )
             )
-            for name, command in commands.items()
+            for name, target in targets.items()
         }
         for client in clients.values():
             for _ in range(warmup):
@@ -95,18 +114,23 @@ async def one_round(
         return {name: statistics.median(values) for name, values in timings.items()}
 
 
-def run_bench(rounds: int, calls: int, warmup: int, mode: str) -> dict[str, Any]:
+def run_bench(rounds: int, calls: int, warmup: int, mode: str, transport: str = "stdio") -> dict[str, Any]:
     samples: dict[str, list[float]] = {name: [] for name in CONTENDERS}
     with tempfile.TemporaryDirectory(prefix="tooldeck-bench-serve-") as tmp:
-        commands = {"tooldeck": tooldeck_command(Path(tmp)), **bare_commands()}
+        targets: dict[str, Any] = (
+            {"tooldeck": tooldeck_command(Path(tmp)), **bare_commands()}
+            if transport == "stdio"
+            else in_memory_servers(Path(tmp))
+        )
         for _ in range(rounds):
-            measured = asyncio.run(one_round(commands, calls=calls, warmup=warmup, mode=mode))
+            measured = asyncio.run(one_round(targets, calls=calls, warmup=warmup, mode=mode))
             for name, value in measured.items():
                 samples[name].append(value)
     medians = {name: statistics.median(values) for name, values in samples.items()}
     tooldeck = medians["tooldeck"]
     return {
         "mode": mode,
+        "transport": transport,
         "rounds": rounds,
         "calls": calls,
         "samples": samples,
@@ -119,7 +143,8 @@ def run_bench(rounds: int, calls: int, warmup: int, mode: str) -> dict[str, Any]
 def table(report: dict[str, Any]) -> str:
     mode = "2025 handshake" if report["mode"] == "legacy" else "negotiated (2026-07-28)"
     lines = [
-        f"tools/call over stdio, {report['calls']} calls each x {report['rounds']} rounds, {mode}",
+        f"tools/call over {report.get('transport', 'stdio')}, {report['calls']} calls each "
+        f"x {report['rounds']} rounds, {mode}",
         f"  {'server':<40} {'median call (us)':>16} {'tooldeck - it':>14} {'tooldeck / it':>14}",
     ]
     for name, label in CONTENDERS.items():
@@ -138,8 +163,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=50)
     parser.add_argument("--mode", choices=("legacy", "auto"), default="legacy", help="client protocol era")
+    parser.add_argument(
+        "--transport",
+        choices=("stdio", "memory"),
+        default="stdio",
+        help="stdio: each server a process (the real setup); memory: all in this process, the SDK's "
+        "in-memory transport (no OS scheduling noise: the servers' own cost)",
+    )
     parser.add_argument("--json", dest="as_json", action="store_true")
     args = parser.parse_args(argv)
-    report = run_bench(args.rounds, args.calls, args.warmup, args.mode)
+    report = run_bench(args.rounds, args.calls, args.warmup, args.mode, args.transport)
     print(json.dumps(report, indent=2) if args.as_json else table(report))
     return 0

@@ -21,16 +21,17 @@ def shout(text: str, times: int = 1) -> str:
 
 
 def mcpserver() -> Any:
+    """The SDK's MCPServer with `shout` as a function tool."""
     from mcp.server.mcpserver import MCPServer
 
     server = MCPServer("bare")
     server.tool()(shout)
-    return server.run_stdio_async()
+    return server
 
 
 def lowlevel() -> Any:
+    """The SDK's low-level Server with a hand-written handler."""
     from mcp.server.lowlevel.server import Server
-    from mcp.server.stdio import stdio_server
 
     tool = types.Tool(
         name="shout",
@@ -49,14 +50,18 @@ def lowlevel() -> Any:
         text = shout(str(args["text"]), int(args.get("times", 1)))
         return types.CallToolResult(content=[types.TextContent(text=text)])
 
-    server: Server[Any] = Server("lowlevel", on_list_tools=list_tools, on_call_tool=call_tool)
+    return Server("lowlevel", on_list_tools=list_tools, on_call_tool=call_tool)
 
-    async def run() -> None:
-        async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
 
-    return run()
+async def run_lowlevel_stdio(server: Any) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
 
 
 if __name__ == "__main__":
-    asyncio.run(lowlevel() if "--lowlevel" in sys.argv else mcpserver())
+    if "--lowlevel" in sys.argv:
+        asyncio.run(run_lowlevel_stdio(lowlevel()))
+    else:
+        asyncio.run(mcpserver().run_stdio_async())

@@ -31,3 +31,11 @@ def test_the_table_states_the_overhead() -> None:
     }
     text = table(report)
     assert "+40.0" in text and "1.07x" in text and "-60.0" in text and "2025 handshake" in text
+
+
+def test_the_in_memory_variant_measures_the_same_three_servers() -> None:
+    proc = bench("serve", "--transport", "memory", "--rounds", "1", "--calls", "5", "--warmup", "1", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["transport"] == "memory"
+    assert all(report["median_us"][name] > 0 for name in ("tooldeck", "mcpserver", "lowlevel"))
