@@ -16,6 +16,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "shell-command guard: recall and false positives on labelled splits vs Hermes",
     ),
     "patch": ("benchmarks.patch", "patch with a one-line fuzzy match in a 10,000-line file vs Hermes"),
+    "serve": (
+        "benchmarks.serve",
+        "per-call overhead of a tool through `tooldeck serve` vs a bare mcp SDK server",
+    ),
 }
 
 

@@ -5,12 +5,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(bubblewrap ripgrep)
-NPM_PACKAGES=()
+# The TypeScript MCP SDK: a client from another ecosystem for the `tooldeck serve` tests.
+NPM_PACKAGES=("@modelcontextprotocol/sdk@1.32.2")
 
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
+# Node.js and npm: from the machine if it has them, else from Debian.
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
@@ -21,12 +25,13 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
 fi
 
 if [ "${#NPM_PACKAGES[@]}" -gt 0 ]; then
-  mkdir -p .node && (cd .node && [ -f package.json ] || npm init -y >/dev/null)
+  mkdir -p .node
+  [ -f .node/package.json ] || echo '{"name": "tooldeck-node-deps", "private": true}' > .node/package.json
   (cd .node && npm install --silent --no-audit --no-fund "${NPM_PACKAGES[@]}" >/dev/null)
 fi
 
 if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all]" 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c "import tooldeck" 

@@ -264,6 +264,32 @@ class McpServerConfig:
 
 
 @dataclass(frozen=True)
+class AcpAgentConfig:
+    """An ACP agent offered as a tool: the command that starts it over stdio, and how calls run."""
+
+    __pydantic_config__ = _FORBID
+    # The program that starts the agent (it speaks ACP on its stdin/stdout).
+    command: str
+    # Its arguments.
+    args: list[str] = field(default_factory=list)
+    # Variables for the agent's process, on top of a small allow-list of the environment
+    # (HOME, PATH, USER, ...): nothing else of tooldeck's environment reaches the agent.
+    env: dict[str, str] = field(default_factory=dict)
+    # What the model reads about the agent (default: a sentence naming it).
+    description: str = ""
+    # Seconds one prompt may run; then the session is cancelled and the agent's process group killed.
+    timeout_s: Annotated[float, Gt(0)] = 600.0
+    # Seconds the agent has to start, initialize and open a session.
+    startup_timeout_s: Annotated[float, Gt(0)] = 30.0
+    # The toolset of the agent's tool.
+    toolset: str = "acp"
+    # Ask before every call (the agent's own permission requests are asked regardless).
+    requires_approval: bool = False
+    # Whether to offer the agent at all.
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
 class PluginsConfig:
     __pydantic_config__ = _FORBID
     # Load tools from installed distributions' `tooldeck.tools` entry points.
@@ -309,8 +335,8 @@ class Config:
     skills: list[SkillConfig] = field(default_factory=list)
     # The web tools (not supported by this version: refused).
     web: dict[str, Any] = field(default_factory=dict)
-    # ACP agents as tools (not supported by this version: refused).
-    acp_agents: dict[str, Any] = field(default_factory=dict)
+    # ACP agents as tools: each agent becomes one tool (lowest de-dup priority).
+    acp_agents: dict[str, AcpAgentConfig] = field(default_factory=dict)
     # Requirement checks.
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     # How tool calls run.

@@ -19,6 +19,7 @@ from typing import Any
 
 from tooldeck.config import Config
 from tooldeck.errors import ConfigError
+from tooldeck.tool import NAME_PATTERN as TOOL_NAME
 
 USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 # Values of `platform_toolsets` entries that select every toolset.
@@ -161,6 +162,17 @@ def _check_meaning(config: Config) -> None:
             raise ConfigError(
                 f"must look like 'package.module:attribute', got {entry.use!r}", path=f"tools[{i}].use"
             )
+    for name, agent in config.acp_agents.items():
+        if not TOOL_NAME.match(name):
+            raise ConfigError(
+                "an ACP agent's name becomes its tool name: letters, digits, '_' and '-', starting with a "
+                f"letter or '_', at most 64 characters; got {name!r}",
+                path=f"acp_agents.{name}",
+            )
+        if not agent.command.strip():
+            raise ConfigError(
+                "must name the program that starts the agent", path=f"acp_agents.{name}.command"
+            )
     _refuse_unbuilt(config)
 
 
@@ -182,8 +194,6 @@ def _refuse_unbuilt(config: Config) -> None:
             )
     if config.web:
         raise ConfigError("the web tools are not part of this version of tooldeck yet", path="web")
-    if config.acp_agents:
-        raise ConfigError("ACP agents are not supported by this version of tooldeck yet", path="acp_agents")
 
 
 def _plain(value: Any) -> Any:

@@ -4,6 +4,7 @@ A handler asks for it by annotating a parameter with `ToolContext`; that paramet
 of the schema the model sees and filled in by the executor. Layers above the tools hand their
 services to tools through `services`, keyed by type: `context.get(Workspace)`,
 `context.get(SpillStore)`, `context.get(AgentServices)` - typed, never by string keys.
+A tool that needs approval for something it is about to do mid-call asks `context.get(Approvals)`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+class Approvals:
+    """How a running tool asks for approval of something it is about to do mid-call.
+
+    A tool driving another agent (an ACP agent asking to write a file) asks here; the executor
+    offers a subclass that follows the call's approvals (mode, grants, approver). This base is
+    what a tool gets outside an executor: nobody can be asked, so the answer is no.
+    """
+
+    async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+        """True when approved. `rule` names exactly what is approved (grants are bound to it)."""
+        return False
 
 
 @dataclass(slots=True)

@@ -274,7 +274,7 @@ class Deck:
 
 
 def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
-    """The sources the config names, in order: built-ins, `discover:`, plugins, `tools:` entries."""
+    """The sources the config names, in order: built-ins, `discover:`, plugins, `tools:` entries, ACP agents."""
     from tooldeck.sources.config_entries import ConfigEntrySource
     from tooldeck.sources.discovery import PackageSource
     from tooldeck.sources.entry_points import PluginSource
@@ -295,6 +295,10 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         out.append(PluginSource(disabled=frozenset(config.plugins.disabled)))
     if config.tools:
         out.append(ConfigEntrySource(list(config.tools)))
+    if config.acp_agents:
+        from tooldeck.sources.acp import AcpSource
+
+        out.append(AcpSource(config))
     return out
 
 

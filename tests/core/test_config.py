@@ -97,8 +97,6 @@ def test_a_config_built_in_code_is_validated_like_a_file() -> None:
 def test_keys_whose_feature_is_not_built_are_refused() -> None:
     with pytest.raises(ConfigError, match=r"^tool_search\.enabled: .*not supported"):
         parse_config({"tool_search": {"enabled": True}})
-    with pytest.raises(ConfigError, match=r"^acp_agents: "):
-        parse_config({"acp_agents": {"x": {"command": "agent"}}})
 
 
 def test_a_cached_config_file_loads_without_yaml_or_pydantic(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "tooldeck.cli.config_cmd",
         "the effective configuration, its JSON Schema (--schema) or reference",
     ),
+    "serve": ("tooldeck.cli.serve_cmd", "the loadout as an MCP server (stdio or streamable HTTP)"),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."

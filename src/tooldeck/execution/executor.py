@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.context import ToolContext
+from tooldeck.context import Approvals, ToolContext
 from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import ToolIndex, prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import CallGate
 from tooldeck.execution.isolation import run_in_child
-from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, Grants, Policy
+from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, CallApprovals, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, HandlerRaised, run_sync
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
@@ -119,6 +119,7 @@ class Executor:
         self.session_id = session_id
         home = tooldeck_home(config.home, base_dir=config.base_dir)
         self.spill = SpillStore(spill_dir or home / "spill", session=session_id)
+        grants = grants if grants is not None else Grants()
         self.services: dict[type, object] = {
             **(services or {}),
             Workspace: self.workspace,
@@ -137,11 +138,19 @@ class Executor:
             policy=policy or ApprovalFlagPolicy(config.approvals.mode),
             custom_policy=policy is not None,
             approver=approver,
-            grants=grants if grants is not None else Grants(),
+            grants=grants,
             emit=self._emit,
         )
         self._plans: dict[str, _Plan] = {}
         self._batches: set[Batch] = set()
+        # What a running tool asks when it needs approval mid-call (an ACP agent's requests);
+        # a caller that cannot be asked mid-call offers its own (e.g. the base class: always no).
+        self.services.setdefault(
+            Approvals,
+            CallApprovals(
+                mode=config.approvals.mode, approver=approver, grants=grants, tools=self._index.tools.get
+            ),
+        )
 
     @property
     def approver(self) -> Approver | None:

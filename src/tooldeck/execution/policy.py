@@ -15,13 +15,15 @@ from __future__ import annotations
 import inspect
 import sys
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal, Protocol, TextIO
+from typing import Any, Literal, Protocol, TextIO
 
+from tooldeck.context import Approvals, ToolContext
 from tooldeck.execution.runner import run_sync
-from tooldeck.execution.types import ValidatedCall
+from tooldeck.execution.types import ToolCall, ValidatedCall
+from tooldeck.tool import Tool
 
 DecisionKind = Literal["allow", "deny", "ask"]
 ApprovalMode = Literal["ask", "deny", "allow"]
@@ -195,3 +197,44 @@ class TerminalApprover:
         if answer in ("s", "session"):
             return ApprovalAnswer(True, "session")
         return ApprovalAnswer(False, "once", "refused at the terminal")
+
+
+class CallApprovals(Approvals):
+    """The executor's answer to a running tool's approval questions, under the call's approvals.
+
+    Same rules as the policy step before a call: `approvals.mode` allow / deny, grants remembered
+    for the session (bound to the tool and the exact rule), and with nobody to ask, no.
+    """
+
+    def __init__(
+        self,
+        *,
+        mode: ApprovalMode,
+        approver: Approver | None,
+        grants: Grants,
+        tools: Callable[[str], Tool | None],
+    ) -> None:
+        self.mode = mode
+        self.approver = approver
+        self.grants = grants
+        self.tools = tools
+
+    async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+        name = context.tool_name
+        tool = self.tools(name)
+        if self.mode == "allow":
+            return True
+        if self.mode == "deny" or tool is None:
+            return False
+        if self.grants.covers(name, rule):
+            return True
+        if self.approver is None:
+            return False
+        call = ValidatedCall(ToolCall(context.call_id, name, dict(details)), tool, dict(details))
+        try:
+            answer = await self.approver.approve(ApprovalRequest(call, reason, rule))
+        except Exception:  # boundary: an approver that fails must fail closed
+            return False
+        if answer.approved and answer.scope != "once":
+            self.grants.add(name, rule)
+        return answer.approved

@@ -1,0 +1,214 @@
+"""`DeckServer`: a deck's loadout as an MCP server, on the official `mcp` SDK's low-level server.
+
+Every `tools/list` assembles the loadout again (cheap while nothing changed) and lists its
+exposed tools, exactly what `tooldeck tools` shows. Every `tools/call` runs through the same
+executor as any other call - validation, policy, approvals, timeouts, result shaping - and a
+failure comes back as a tool result with `isError: true` and the error envelope as text.
+
+Changes reach connected clients as `notifications/tools/list_changed`: a watcher assembles
+again when a source announces a change (an MCP server behind it, an ACP agent that failed to
+start) and every `interval_s` (checks that flip with their TTL), and tells every session when
+the listing differs from what clients last saw. Handshake-era sessions get the notification on
+their connection; 2026-07-28 clients get it on their `subscriptions/listen` stream.
+
+Per client session the server keeps approval grants (`ClientState`); deferred tools promoted by
+`tool_search` belong there too when that feature lands (see `ClientState`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.assembly.loadout import Loadout
+from tooldeck.context import Approvals
+from tooldeck.deck import Deck
+from tooldeck.execution.executor import Executor
+from tooldeck.execution.policy import Approver, Grants
+from tooldeck.execution.types import ToolCall
+from tooldeck.serve import wire
+from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
+from tooldeck.sources.base import ChangeKind, ToolSource
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server.context import ServerRequestContext
+    from mcp.server.lowlevel.server import Server
+    from mcp.server.session import ServerSession
+    from mcp.server.subscriptions import InMemorySubscriptionBus
+
+# Sessions remembered for notifications and grants; the oldest is forgotten beyond this.
+MAX_SESSIONS = 512
+
+
+@dataclass
+class ClientState:
+    """What the server keeps for one client session (a handshake-era connection).
+
+    `grants` are the approvals given with "remember" in this session. Deferred tools promoted
+    by `tool_search` would live here too (a set of names per session, read by the executor's
+    `promoted=`, and a promotion followed by `notify_changed()`).
+    """
+
+    key: str
+    grants: Grants = field(default_factory=Grants)
+    session: ServerSession | None = None
+
+
+class DeckServer:
+    """Serves one deck's loadout for one platform to any number of MCP sessions."""
+
+    def __init__(
+        self,
+        deck: Deck,
+        *,
+        platform: str | None = None,
+        interval_s: float = 2.0,
+        name: str = "tooldeck",
+    ) -> None:
+        from mcp.server.lowlevel.server import Server
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+        from tooldeck import __version__
+
+        self.deck = deck
+        self.platform = platform
+        self.interval_s = interval_s
+        self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
+        self.server: Server[Any] = Server(
+            name,
+            version=__version__,
+            instructions="Tools assembled by tooldeck: the loadout `tooldeck tools` shows.",
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_subscriptions_listen=ListenHandler(self.bus),
+        )
+        self._sessions: OrderedDict[str, ClientState] = OrderedDict()
+        self._secret = secrets.token_bytes(32)
+        self._seen: wire.Signature | None = None
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._unsubscribe: list[Callable[[], None]] = []
+        self.notifications_sent = 0
+
+    def initialization_options(self) -> Any:
+        from mcp.server.lowlevel.server import NotificationOptions
+
+        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+
+    # -- the loadout and its changes --------------------------------------------------------
+
+    async def loadout(self) -> Loadout:
+        """The current loadout, assembled off the event loop (a slow check must not stall it)."""
+        return await asyncio.to_thread(self.deck.loadout, self.platform)
+
+    async def watch(self) -> None:
+        """Run until cancelled: assemble on source changes and every `interval_s`, notify on change."""
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._unsubscribe = [source.subscribe(self._source_changed) for source in self.deck.sources]
+        try:
+            self._seen = wire.signature(await self.loadout())
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self.interval_s)
+                self._wake.clear()
+                await self.refresh()
+        finally:
+            for unsubscribe in self._unsubscribe:
+                unsubscribe()
+
+    def _source_changed(self, source: ToolSource, change: ChangeKind) -> None:
+        # Called on any thread; the deck (subscribed first) has already taken the change in.
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(wake.set)
+
+    async def refresh(self) -> bool:
+        """Assemble now; when the listing changed since clients last saw it, tell them. True if so."""
+        return await self._observe(await self.loadout())
+
+    async def _observe(self, loadout: Loadout) -> bool:
+        current = wire.signature(loadout)
+        if current == self._seen:
+            return False
+        self._seen = current
+        await self.notify_changed()
+        return True
+
+    async def notify_changed(self) -> None:
+        """Send `notifications/tools/list_changed` to every session that can receive it."""
+        from mcp.server.subscriptions import ToolsListChanged
+
+        for state in list(self._sessions.values()):
+            if state.session is not None:
+                await state.session.send_tool_list_changed()
+        await self.bus.publish(ToolsListChanged())
+        self.notifications_sent += 1
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def _state(self, ctx: ServerRequestContext[Any, Any]) -> ClientState | None:
+        """The session's state (remembered for notifications); None for 2026-07-28 requests."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return None  # no session at this era: every request stands alone
+        headers = getattr(ctx.request, "headers", None)
+        key = (headers.get("mcp-session-id") if headers is not None else None) or "stdio"
+        state = self._sessions.get(key)
+        if state is None:
+            state = self._sessions[key] = ClientState(key)
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(key)
+        state.session = ctx.session
+        return state
+
+    # -- handlers -----------------------------------------------------------------------------
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        import mcp_types
+
+        self._state(ctx)
+        loadout = await self.loadout()
+        if self._seen is not None:  # other sessions may not have heard of a change yet
+            await self._observe(loadout)
+        return mcp_types.ListToolsResult(tools=wire.mcp_tools(loadout))
+
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        state = self._state(ctx)
+        loadout = await self.loadout()
+        approver: Approver = CannotAsk()
+        services: dict[type, object] = {}
+        if supports_elicitation(ctx.session.client_capabilities):
+            if state is None:
+                approver = RoundTripApprover(
+                    self._secret, dict(params.input_responses or {}), params.request_state
+                )
+                # No asking mid-call at this era: a running tool's own questions get no.
+                services[Approvals] = Approvals()
+            else:
+                approver = ElicitationApprover(ctx.session, ctx.request_id)
+        executor = Executor(
+            loadout,
+            approver=approver,
+            grants=state.grants if state is not None else None,
+            session_id=f"serve-{state.key}" if state is not None else "serve",
+            services=services,
+        )
+        call = ToolCall(f"mcp-{ctx.request_id}", params.name, params.arguments)
+        [result] = await executor.execute([call])
+        if isinstance(approver, RoundTripApprover) and approver.pending is not None and not result.ok:
+            return approver.input_required()
+        return wire.call_result(result)

@@ -1,0 +1,127 @@
+"""Running a `DeckServer` over stdio or streamable HTTP.
+
+Streamable HTTP listens on 127.0.0.1 unless told otherwise; another interface needs a bearer
+token, and with a token configured every request must carry `Authorization: Bearer <token>`
+(compared in constant time) or is answered 401 before it reaches the MCP layer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from tooldeck.errors import ConfigError
+from tooldeck.serve.server import DeckServer
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+MCP_PATH = "/mcp"
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401."""
+
+    def __init__(self, app: App, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or ()).get(b"authorization", b"")
+            if not hmac.compare_digest(given, self.expected):
+                await _unauthorized(send)
+                return
+        await self.app(scope, receive, send)
+
+
+async def _unauthorized(send: Send) -> None:
+    body = b'{"error": "unauthorized: this server needs Authorization: Bearer <token>"}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"www-authenticate", b'Bearer realm="tooldeck"'),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def serve_stdio(server: DeckServer) -> None:
+    """Serve one client on this process's stdin/stdout until it disconnects."""
+    from mcp.server.stdio import stdio_server
+
+    watcher = asyncio.create_task(server.watch())
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.server.run(read_stream, write_stream, server.initialization_options())
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+
+
+def http_app(server: DeckServer, *, host: str, token: str | None) -> App:
+    """The ASGI app: the SDK's streamable HTTP endpoint at /mcp, behind the token when given."""
+    if not is_loopback(host) and not token:
+        raise ConfigError(
+            f"serving on {host} exposes the tools beyond this machine: give a bearer token (--token)"
+        )
+    app: App = server.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    return BearerAuth(app, token) if token else app
+
+
+async def serve_http(
+    server: DeckServer,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
+    ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve streamable HTTP at http://HOST:PORT/mcp until cancelled (or the process is signalled)."""
+    import uvicorn
+
+    app = http_app(server, host=host, token=token)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
+    web = uvicorn.Server(config)
+    watcher = asyncio.create_task(server.watch())
+    try:
+        serving = asyncio.create_task(web.serve())
+        while not web.started and not serving.done():
+            await asyncio.sleep(0.02)
+        if web.started and ready is not None:
+            shown = f"[{host}]" if ":" in host else host
+            ready(f"http://{shown}:{_bound_port(web, port)}{MCP_PATH}")
+        await serving
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+
+
+def _bound_port(web: Any, asked: int) -> int:
+    """The port actually bound (differs from `asked` when it was 0)."""
+    for server in getattr(web, "servers", ()):
+        for sock in getattr(server, "sockets", ()):
+            return int(sock.getsockname()[1])
+    return asked

@@ -1,0 +1,87 @@
+"""tooldeck's tools and results in MCP's shapes, and what a client has to see to notice a change.
+
+Tool hints become MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+`openWorldHint`; a hint left unset stays unset). A result is one text block; a failed call is
+`isError: true` with the error envelope as its text, exactly what a model reads from tooldeck.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.assembly.loadout import Loadout
+from tooldeck.execution.types import ToolResult
+from tooldeck.tool import Tool
+
+if TYPE_CHECKING:
+    import mcp_types
+
+# What a listing looks like to a client: when it differs from the last one, clients are told.
+Signature = tuple[tuple[str, str, str, str], ...]
+
+
+def tool_annotations(tool: Tool) -> mcp_types.ToolAnnotations | None:
+    import mcp_types
+
+    hints = (tool.read_only, tool.destructive, tool.idempotent, tool.open_world)
+    if all(h is None for h in hints):
+        return None
+    return mcp_types.ToolAnnotations(
+        read_only_hint=tool.read_only,
+        destructive_hint=tool.destructive,
+        idempotent_hint=tool.idempotent,
+        open_world_hint=tool.open_world,
+    )
+
+
+def mcp_tools(loadout: Loadout) -> list[mcp_types.Tool]:
+    """The exposed tools as MCP tools (built once per loadout; each call gets its own list)."""
+
+    def build() -> tuple[mcp_types.Tool, ...]:
+        import mcp_types
+
+        return tuple(
+            mcp_types.Tool(
+                name=tool.name,
+                description=loadout.description(tool.name),
+                input_schema=dict(tool.parameters),
+                annotations=tool_annotations(tool),
+            )
+            for tool in loadout.exposed
+        )
+
+    built: tuple[mcp_types.Tool, ...] = loadout.cached_render(("tooldeck.serve.mcp_tools",), build)
+    return list(built)
+
+
+def signature(loadout: Loadout) -> Signature:
+    """Names, descriptions, schemas and hints of the exposed tools: what a client's list shows."""
+
+    def build() -> Signature:
+        return tuple(
+            (
+                tool.name,
+                loadout.description(tool.name),
+                json.dumps(tool.parameters, sort_keys=True, default=str),
+                repr((tool.read_only, tool.destructive, tool.idempotent, tool.open_world)),
+            )
+            for tool in loadout.exposed
+        )
+
+    found: Signature = loadout.cached_render(("tooldeck.serve.signature",), build)
+    return found
+
+
+def call_result(result: ToolResult) -> mcp_types.CallToolResult:
+    import mcp_types
+
+    return mcp_types.CallToolResult(
+        content=[mcp_types.TextContent(text=result.content)], is_error=result.error is not None
+    )
+
+
+def arguments_text(arguments: Any, limit: int = 600) -> str:
+    """Arguments as a person reads them in an approval question (cut when long)."""
+    text = json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

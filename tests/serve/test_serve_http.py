@@ -1,0 +1,96 @@
+"""`tooldeck serve --transport http`: streamable HTTP at http://127.0.0.1:PORT/mcp, with a token."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+
+import httpx
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from serve.helpers import BIN, http_server, make_config, tools_json_names
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+async def list_and_call(url: str, mode: str, token: str | None = None) -> tuple[list[str], str, bool]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    async with (
+        httpx2.AsyncClient(headers=headers) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        names = [t.name for t in (await client.list_tools()).tools]
+        ok = await client.call_tool("shout", {"text": "over http"})
+        bad = await client.call_tool("explode", {})
+        [block] = ok.content
+        assert isinstance(block, types.TextContent)
+        return names, block.text, bad.is_error
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_http_lists_and_calls(tmp_path: Path, mode: str) -> None:
+    config = make_config(tmp_path)
+    with http_server(config) as url:
+        names, shouted, failed = asyncio.run(list_and_call(url, mode))
+    assert names == tools_json_names(config)
+    assert shouted == "OVER HTTP" and failed is True
+
+
+def test_a_configured_token_is_required(tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    with http_server(config, "--token", "${SERVE_TOKEN}", env={"SERVE_TOKEN": "s3cret-token"}) as url:
+        without = httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=10)
+        wrong = httpx.post(
+            url, json=INITIALIZE, headers={**HEADERS, "authorization": "Bearer nope"}, timeout=10
+        )
+        right = httpx.post(
+            url, json=INITIALIZE, headers={**HEADERS, "authorization": "Bearer s3cret-token"}, timeout=10
+        )
+        names, _, _ = asyncio.run(list_and_call(url, "auto", token="s3cret-token"))
+    assert without.status_code == 401 and "Bearer" in without.headers["www-authenticate"]
+    assert wrong.status_code == 401
+    assert right.status_code == 200
+    assert names == ["dawdle", "explode", "guarded", "shout"]
+
+
+def test_another_interface_needs_a_token_and_a_missing_token_variable_is_named(tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    exposed = subprocess.run(
+        [str(BIN), "serve", "--transport", "http", "--host", "0.0.0.0", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert exposed.returncode == 2
+    assert "0.0.0.0" in exposed.stderr and "--token" in exposed.stderr
+    missing = subprocess.run(
+        [
+            str(BIN),
+            "serve",
+            "--transport",
+            "http",
+            "--token",
+            "${NO_SUCH_TOKEN_VAR}",
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert missing.returncode == 2 and "NO_SUCH_TOKEN_VAR" in missing.stderr
