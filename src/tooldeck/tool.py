@@ -218,7 +218,7 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
         raise ToolDefinitionError(
             f"tool {name!r}: parameters must be a JSON-schema object (a dict), got {type(schema).__name__}"
         )
-    from tooldeck.dialects.normalize import normalize_parameters, normalize_type
+    from tooldeck.schemas.normalize import normalize_parameters, normalize_type
 
     kind = schema.get("type", "object")
     if kind != "object" and normalize_type(kind)[0] != "object":  # "dict" and friends are objects

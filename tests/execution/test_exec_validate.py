@@ -12,8 +12,8 @@ from pydantic import BaseModel
 from tooldeck import Tool, tool
 from tooldeck.execution.calls import CallRejected, validate
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.schema_check import check_arguments, compile_schema
 from tooldeck.execution.types import ToolCall, ValidatedCall
+from tooldeck.schemas.validate import check_arguments, compile_schema
 
 from .helpers import loadout, one
 

@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import from_json
 
-from tooldeck.execution.schema_check import Check, check_arguments, compile_schema
 from tooldeck.execution.types import ErrorType, ToolCall, ToolError, ValidatedCall
+from tooldeck.schemas.validate import Check, check_arguments, compile_schema
 from tooldeck.tool import Tool
 
 

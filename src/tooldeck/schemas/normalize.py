@@ -8,7 +8,7 @@ standard meaning and every rewrite is noted (`NormalizedSchema.notes`, also logg
 tool is accepted instead of rejected and `explain` can say what changed.
 
 Only form changes are made here: the result validates the same arguments as the author meant.
-Provider-specific narrowing happens later, in each dialect.
+Provider-specific narrowing happens later, in each dialect (`tooldeck.dialects`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck.dialects.keywords import JSON_TYPES, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, TYPE_ALIASES
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.schemas.keywords import JSON_TYPES, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, TYPE_ALIASES
 
 _MISSING = object()
 
@@ -57,7 +57,7 @@ def normalize_parameters(schema: Mapping[str, Any], *, tool: str = "<tool>") -> 
     if notes:
         import logging  # only when something was rewritten: logging costs ~3 ms to import
 
-        logging.getLogger("tooldeck.dialects").warning(
+        logging.getLogger("tooldeck.schemas").warning(
             "tool %r: parameters schema normalised: %s", tool, "; ".join(notes)
         )
     return out
