@@ -240,7 +240,9 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
         or not all(isinstance(r, str) for r in required)
     ):
         raise ToolDefinitionError(f"tool {name!r}: parameters.required must be a list of property names")
-    # Real-world forms (BFCL "dict"/"float" types, draft-04 exclusiveMinimum, ...) -> standard JSON Schema.
+    # Real-world forms (BFCL "dict"/"float" types, draft-04 exclusiveMinimum, ...) -> standard JSON
+    # Schema; what no validator could enforce (a bad keyword value, a dangling $ref, a reference
+    # loop) is refused here, with its key path, rather than found out on the first call.
     out = normalize_parameters(schema, tool=name)
     out["type"] = "object"
     return out

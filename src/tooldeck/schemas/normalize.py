@@ -9,6 +9,9 @@ tool is accepted instead of rejected and `explain` can say what changed.
 
 Only form changes are made here: the result validates the same arguments as the author meant.
 Provider-specific narrowing happens later, in each dialect (`tooldeck.dialects`).
+
+The same walk applies the definition rules of `definition.py` to every normalised node, so a
+schema no validator could enforce is refused here, with its key path, at no second walk's cost.
 """
 
 from __future__ import annotations
@@ -17,6 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.schemas.definition import (
+    KEYWORD_RULES,
+    MAX_SCHEMA_DEPTH,
+    check_references,
+    keyword_problem,
+    node_problem,
+)
 from tooldeck.schemas.keywords import JSON_TYPES, SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, TYPE_ALIASES
 
 _MISSING = object()
@@ -40,6 +50,21 @@ class NormalizedSchema(dict[str, Any]):
     notes: tuple[str, ...] = ()
 
 
+class _Walk:
+    """What one normalisation has seen: its notes, and whether references need resolving."""
+
+    __slots__ = ("nested_ids", "notes", "refs", "tool")
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        self.notes: list[str] = []
+        self.refs = False
+        self.nested_ids: list[str] = []
+
+    def fail(self, path: Path, problem: str) -> ToolDefinitionError:
+        return ToolDefinitionError(f"tool {self.tool!r}: {_fmt(path)}: {problem}")
+
+
 def normalize_parameters(schema: Mapping[str, Any], *, tool: str = "<tool>") -> NormalizedSchema:
     """Return the standard-JSON-Schema form of `schema` (idempotent; the input is not changed).
 
@@ -48,29 +73,39 @@ def normalize_parameters(schema: Mapping[str, Any], *, tool: str = "<tool>") -> 
     """
     if isinstance(schema, NormalizedSchema):
         return schema
-    notes: list[str] = []
-    body = _node(schema, "parameters", notes, tool)
+    walk = _Walk(tool)
+    try:
+        body = _node(schema, "parameters", walk, 0)
+        if walk.refs and isinstance(body, dict):
+            check_references(body, tool=tool, nested_ids=walk.nested_ids)
+    except RecursionError:
+        raise ToolDefinitionError(f"tool {tool!r}: parameters: the schema is nested too deeply") from None
     if not isinstance(body, dict):  # a bare string at the top; the caller reports non-objects
         body = {"type": body} if isinstance(body, str) else {}
     out = NormalizedSchema(body)
-    out.notes = tuple(notes)
-    if notes:
+    out.notes = tuple(walk.notes)
+    if walk.notes:
         import logging  # only when something was rewritten: logging costs ~3 ms to import
 
         logging.getLogger("tooldeck.schemas").warning(
-            "tool %r: parameters schema normalised: %s", tool, "; ".join(notes)
+            "tool %r: parameters schema normalised: %s", tool, "; ".join(walk.notes)
         )
     return out
 
 
+# What `normalize_type` returns for a value that names no type: the schema is refused.
+UNKNOWN_TYPE: Any = object()
+
+
 def normalize_type(value: Any) -> tuple[Any, str | None]:
-    """The standard form of a `type` value: (the new value, or None for "any type"; a note or None)."""
+    """The standard form of a `type` value: (the new value, None for "any type", or
+    UNKNOWN_TYPE when it names no type; a note of the rewrite, or None)."""
     if isinstance(value, str):
         if value in JSON_TYPES:
             return value, None
         mapped = TYPE_ALIASES.get(value.strip().lower(), "?")
         if mapped == "?":
-            return None, f"unknown type {value!r} treated as any type"
+            return UNKNOWN_TYPE, f"unknown type {value!r}"
         return mapped, f"non-standard type {value!r} read as {mapped or 'any type'!r}"
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         if not value:
@@ -80,6 +115,8 @@ def normalize_type(value: Any) -> tuple[Any, str | None]:
         for item in value:
             kind, note = normalize_type(item)
             changed = changed or note is not None
+            if kind is UNKNOWN_TYPE:
+                return kind, f"unknown type {item!r} in {value!r}"
             if kind is None:
                 return None, f"type list {value!r} allows any type"
             if kind not in kinds:
@@ -87,57 +124,34 @@ def normalize_type(value: Any) -> tuple[Any, str | None]:
         if len(kinds) == 1:
             return kinds[0], f"type list {value!r} has one type"
         return kinds, (f"type list {value!r} read as {kinds!r}" if changed else None)
-    return None, f"type {value!r} is neither a name nor a list of names; treated as any type"
+    return UNKNOWN_TYPE, f"type {value!r} is neither a type name nor a list of them"
 
 
-def _node(node: Any, path: Path, notes: list[str], tool: str) -> Any:
+def _type_of(value: Any, path: Path, tool: str) -> tuple[Any, str | None]:
+    kind, note = normalize_type(value)
+    if kind is UNKNOWN_TYPE:
+        raise ToolDefinitionError(
+            f"tool {tool!r}: {_fmt(path)}: {note}; the JSON types are "
+            f"{', '.join(sorted(JSON_TYPES))} (common aliases such as 'str', 'float', 'dict' are read too)"
+        )
+    return kind, note
+
+
+def _node(node: Any, path: Path, walk: _Walk, depth: int) -> Any:
     if node is True or node is False:
         return node
     if isinstance(node, str):
-        kind, _ = normalize_type(node)
-        notes.append(
+        kind, _ = _type_of(node, path, walk.tool)
+        walk.notes.append(
             f"{_fmt(path)}: bare type name {node!r} where a schema belongs, read as {{'type': {kind!r}}}"
         )
         return {"type": kind} if kind else {}
     if type(node) is not dict and not isinstance(node, Mapping):
-        raise ToolDefinitionError(
-            f"tool {tool!r}: {_fmt(path)} must be a JSON-schema object or a boolean, got {type(node).__name__}"
-        )
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key == "type":
-            kind, note = normalize_type(value)
-            if note:
-                notes.append(f"{_fmt(path)}: {note}")
-            if kind is not None:
-                out["type"] = kind
-        elif key in SUBSCHEMA:
-            if key == "items" and isinstance(value, list):
-                out[key] = [_node(v, (path, f"items[{i}]"), notes, tool) for i, v in enumerate(value)]
-            else:
-                out[key] = _node(value, (path, key), notes, tool)
-        elif key in SUBSCHEMA_LIST:
-            if not isinstance(value, list):
-                raise ToolDefinitionError(f"tool {tool!r}: {_fmt(path)}.{key} must be a list of schemas")
-            if not value:
-                notes.append(f"{_fmt(path)}: empty {key} dropped")
-                continue
-            out[key] = [_node(v, (path, key, i), notes, tool) for i, v in enumerate(value)]
-        elif key in SUBSCHEMA_MAP:
-            if type(value) is not dict and not isinstance(value, Mapping):
-                raise ToolDefinitionError(f"tool {tool!r}: {_fmt(path)}.{key} must be an object of schemas")
-            out[key] = {n: _node(s, ((path, key), n), notes, tool) for n, s in value.items()}
-        elif key == "optional" or (key == "required" and isinstance(value, bool)):
-            continue  # per-property flags: folded into the parent's `required` below
-        elif key == "required":
-            if not isinstance(value, list | tuple) or not all(isinstance(r, str) for r in value):
-                raise ToolDefinitionError(
-                    f"tool {tool!r}: {_fmt(path)}.required must be a list of property names"
-                )
-            out[key] = list(value)
-        else:
-            out[key] = value
-    _fix_exclusive_bounds(out, path, notes)
+        raise walk.fail(path, f"must be a JSON-schema object or a boolean, got {type(node).__name__}")
+    if depth > MAX_SCHEMA_DEPTH:
+        raise walk.fail(path, f"the schema is nested more than {MAX_SCHEMA_DEPTH} levels deep")
+    out = _members(node, path, walk, depth)
+    _fix_exclusive_bounds(out, path, walk.notes)
     if isinstance(out.get("items"), list):
         # Draft-07 tuple form; JSON Schema 2020-12 (what providers read) spells it prefixItems.
         tuple_items = out.pop("items")
@@ -145,11 +159,90 @@ def _node(node: Any, path: Path, notes: list[str], tool: str) -> Any:
             out["prefixItems"] = tuple_items
         if "additionalItems" in out:
             out["items"] = out.pop("additionalItems")
-        notes.append(f"{_fmt(path)}: tuple-form items rewritten as prefixItems")
+        walk.notes.append(f"{_fmt(path)}: tuple-form items rewritten as prefixItems")
     props = node.get("properties")
     if isinstance(props, Mapping):
-        _fold_property_flags(out, props, path, notes)
+        _fold_property_flags(out, props, path, walk.notes)
+    if "required" in out or "patternProperties" in out:
+        problem = node_problem(out, root=depth == 0)
+        if problem is not None:
+            raise walk.fail((path, problem[0]), problem[1])
+    if "$ref" in out:
+        walk.refs = True
+    if "$id" in out and depth:
+        walk.nested_ids.append(_fmt(path))
     return out
+
+
+def _members(node: Mapping[str, Any], path: Path, walk: _Walk, depth: int) -> dict[str, Any]:
+    """The node's keywords in standard form, its subschemas normalised."""
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "type":
+            if type(value) is str and value in JSON_TYPES:
+                out["type"] = value
+                continue
+            kind, note = _type_of(value, (path, "type"), walk.tool)
+            if note:
+                walk.notes.append(f"{_fmt(path)}: {note}")
+            if kind is not None:
+                out["type"] = kind
+        elif key in SUBSCHEMA:
+            if key in KEYWORD_RULES:  # a subschema keyword this package refuses (unevaluated*)
+                raise walk.fail((path, key), str(keyword_problem(key, value)))
+            if key == "items" and isinstance(value, list):
+                out[key] = [_node(v, (path, f"items[{i}]"), walk, depth + 1) for i, v in enumerate(value)]
+            else:
+                out[key] = _node(value, (path, key), walk, depth + 1)
+        elif key in SUBSCHEMA_LIST:
+            if not isinstance(value, list):
+                raise walk.fail((path, key), "must be a list of schemas")
+            if not value:
+                walk.notes.append(f"{_fmt(path)}: empty {key} dropped")
+                continue
+            out[key] = [_node(v, (path, key, i), walk, depth + 1) for i, v in enumerate(value)]
+        elif key in SUBSCHEMA_MAP:
+            if type(value) is not dict and not isinstance(value, Mapping):
+                raise walk.fail((path, key), "must be an object of schemas")
+            out[key] = {n: _node(s, ((path, key), n), walk, depth + 1) for n, s in value.items()}
+        elif key == "dependencies" and isinstance(value, Mapping):
+            _split_dependencies(out, value, path, walk, depth)
+        elif key == "optional" or (key == "required" and isinstance(value, bool)):
+            continue  # per-property flags: folded into the parent's `required` below
+        elif key == "required":
+            if not isinstance(value, list | tuple) or not all(isinstance(r, str) for r in value):
+                raise walk.fail((path, key), "must be a list of property names")
+            out[key] = list(value)
+            problem = keyword_problem(key, out[key])
+            if problem is not None:
+                raise walk.fail((path, key), problem)
+        else:
+            rule = KEYWORD_RULES.get(key)
+            if rule is not None and type(value) not in rule[0] and not _draft04_flag(key, value):
+                problem = keyword_problem(key, value)
+                if problem is not None:
+                    raise walk.fail((path, key), problem)
+            out[key] = value
+    return out
+
+
+def _draft04_flag(key: str, value: Any) -> bool:
+    """Draft-04 boolean exclusive bounds are rewritten after the members are read."""
+    return isinstance(value, bool) and key in ("exclusiveMinimum", "exclusiveMaximum")
+
+
+def _split_dependencies(
+    out: dict[str, Any], table: Mapping[str, Any], path: Path, walk: _Walk, depth: int
+) -> None:
+    """Draft-07 `dependencies` is 2020-12's `dependentRequired` (name lists) and
+    `dependentSchemas` (schemas)."""
+    for name, dep in table.items():
+        if isinstance(dep, list):
+            out.setdefault("dependentRequired", {})[name] = list(dep)
+        else:
+            sub = _node(dep, ((path, "dependencies"), name), walk, depth + 1)
+            out.setdefault("dependentSchemas", {})[name] = sub
+    walk.notes.append(f"{_fmt(path)}: draft-07 dependencies rewritten as dependentRequired/dependentSchemas")
 
 
 def _fix_exclusive_bounds(out: dict[str, Any], path: Path, notes: list[str]) -> None:
@@ -170,11 +263,16 @@ def _fix_exclusive_bounds(out: dict[str, Any], path: Path, notes: list[str]) -> 
 
 def _fold_property_flags(out: dict[str, Any], props: Mapping[str, Any], path: Path, notes: list[str]) -> None:
     """Property-level `required: true` (draft-03) and `optional: ...` (BFCL) -> parent `required`."""
+    flagged = [
+        (name, sub)
+        for name, sub in props.items()
+        if type(sub) is dict and ("required" in sub or "optional" in sub)
+    ]
+    if not flagged:
+        return
     required = list(out.get("required", ()))
     changed = False
-    for name, sub in props.items():
-        if not isinstance(sub, Mapping):
-            continue
+    for name, sub in flagged:
         flag = sub.get("required")
         if isinstance(flag, bool):
             notes.append(

@@ -95,6 +95,8 @@ class Compiler:
         self.root = root
         self.coerce = coerce
         self.refs: dict[str, Check] = {}
+        # Compiled nodes by identity: a lenient node's strict twin reuses its children's checks.
+        self._done: dict[int, Check] = {}
         self._anchors: dict[str, Any] | None = None
         self._strict: Compiler | None = None
         self.applicators = Applicators(self)
@@ -114,11 +116,23 @@ class Compiler:
             return a.never
         if not isinstance(schema, Mapping):
             raise ToolDefinitionError(f"a schema must be an object or a boolean, got {type(schema).__name__}")
-        steps = self._assertions(schema)
-        steps.extend(self.applicators.build(schema))
+        done = self._done.get(id(schema))
+        if done is not None:
+            return done
+        steps = self.steps(schema)
         if not steps:
-            return a.identity
-        return steps[0] if len(steps) == 1 else _chain(steps, typed_first="type" in schema)
+            check: Check = a.identity
+        elif len(steps) == 1:
+            check = steps[0]
+        else:
+            exact = self.strict().steps(schema) if self.coerce else steps
+            check = _chain(steps, exact, typed_first="type" in schema)
+        self._done[id(schema)] = check
+        return check
+
+    def steps(self, schema: Mapping[str, Any]) -> list[Check]:
+        """One check per keyword group of the node, in the order they run."""
+        return [*self._assertions(schema), *self.applicators.build(schema)]
 
     def ref(self, ref: str) -> Check:
         """The check for `ref`, compiled once; a reference met again while compiling is recursion
@@ -177,27 +191,25 @@ def _regex(pattern: str) -> re.Pattern[str]:
         raise ToolDefinitionError(f"pattern {pattern!r} is not a regular expression: {exc}") from None
 
 
-def _chain(steps: list[Check], *, typed_first: bool) -> Check:
+def _chain(steps: list[Check], exact: list[Check], *, typed_first: bool) -> Check:
     """All steps in order, each given the value the previous one returned. A wrong type stops
     the chain (its other keywords would only repeat the complaint); other failures are all
-    reported."""
-    if not typed_first:
-
-        def check_all(value: Any, path: str, errors: list[str]) -> Any:
-            for step in steps:
-                value = step(value, path, errors)
-            return value
-
-        return check_all
-    first, rest = steps[0], steps[1:]
+    reported. When a step converted the value, the whole node is checked again on the result,
+    exactly (`exact` are the strict twins of `steps`): two conversions that undo each other, or
+    a conversion an earlier keyword would not accept, cannot slip through."""
 
     def check(value: Any, path: str, errors: list[str]) -> Any:
         before = len(errors)
-        value = first(value, path, errors)
-        if len(errors) > before:
-            return value
-        for step in rest:
-            value = step(value, path, errors)
+        converted = False
+        for i, step in enumerate(steps):
+            new = step(value, path, errors)
+            if i == 0 and typed_first and len(errors) > before:
+                return new
+            if new is not value:
+                converted, value = True, new
+        if converted and len(errors) == before:
+            for again in exact:
+                again(value, path, errors)
         return value
 
     return check
