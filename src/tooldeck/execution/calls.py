@@ -89,6 +89,10 @@ def _parse_slowly(raw: str, tool: str) -> Any:
         raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
     except RecursionError:
         raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+    except ValueError:  # Python's limit on integer digits; the JSON itself is well formed
+        raise reject(
+            "invalid_arguments", "arguments hold a number with more digits than any tool takes", tool
+        ) from None
 
 
 def _refuse_problem(problem: str | None, tool: str) -> None:
