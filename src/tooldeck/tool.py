@@ -65,6 +65,8 @@ class Tool:
     shell: bool = False
     needs_vision: bool = False
     defer: bool | None = None
+    # Refuse the definition when a parameter the model sees has no description.
+    require_parameter_descriptions: bool = False
     # Who defined it, for conflict errors and `explain`: "module.path:attr", "config tools[2]", ...
     owner: str = ""
     source: SourceKind = "user"
@@ -86,6 +88,8 @@ class Tool:
                 f"got {type(self.description).__name__}"
             )
         object.__setattr__(self, "parameters", _check_parameters(self.name, self.parameters))
+        if self.require_parameter_descriptions:
+            _check_described(self.name, self.parameters)
         for opt in ("requires_env", "requires_bins", "requires_modules", "references"):
             object.__setattr__(self, opt, _as_str_tuple(self.name, opt, getattr(self, opt)))
         if self.handler is not None and not callable(self.handler):
@@ -246,6 +250,17 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
     out = normalize_parameters(schema, tool=name)
     out["type"] = "object"
     return out
+
+
+def _check_described(name: str, parameters: Mapping[str, Any]) -> None:
+    props = parameters.get("properties", {})
+    missing = [p for p, sub in props.items() if not (isinstance(sub, Mapping) and sub.get("description"))]
+    if missing:
+        raise ToolDefinitionError(
+            f"tool {name!r}: missing parameter descriptions for {', '.join(missing)} "
+            "(require_parameter_descriptions is set); describe them in the docstring's Args section, "
+            "with Field(description=...) or Annotated[T, '...'], or in the schema"
+        )
 
 
 def _as_str_tuple(name: str, option: str, value: object) -> tuple[str, ...]:
