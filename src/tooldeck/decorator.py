@@ -199,12 +199,12 @@ def _parameters(
     spread = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
     by_position = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     for index, (pname, p) in enumerate(signature.parameters.items()):
-        if pname in target.bound:
-            continue
         annotation = Any if p.annotation is p.empty else p.annotation
+        if pname in target.bound and not _is_context(annotation):
+            continue  # bound by a partial: not the model's to fill
         if p.kind is p.POSITIONAL_ONLY or (spread and p.kind in by_position):
             positional.append(pname)
-        if annotation is ToolContext or annotation == ToolContext | None:
+        if _is_context(annotation):
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or context is not None:
                 raise ToolDefinitionError(
                     f"tool {tool_name!r}: only one plain parameter can take the ToolContext"
@@ -223,6 +223,10 @@ def _parameters(
             )
         params.append(_param(tool_name, pname, p, annotation))
     return params, context, positional
+
+
+def _is_context(annotation: Any) -> bool:
+    return annotation is ToolContext or annotation == ToolContext | None
 
 
 def _param(tool_name: str, pname: str, p: inspect.Parameter, annotation: Any) -> Param:

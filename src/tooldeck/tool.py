@@ -94,6 +94,8 @@ class Tool:
             object.__setattr__(self, opt, _as_str_tuple(self.name, opt, getattr(self, opt)))
         if self.handler is not None and not callable(self.handler):
             raise ToolDefinitionError(f"tool {self.name!r}: handler must be callable")
+        if self.call_style == "kwargs" and self.arg_model is None and self.handler is not None:
+            _check_handler_takes(self.name, self.handler, self.parameters, self.context_param)
         if self.check is not None and not callable(self.check):
             raise ToolDefinitionError(f"tool {self.name!r}: check must be a callable returning bool")
         if self.timeout is not None and not self.timeout > 0:
@@ -250,6 +252,35 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
     out = normalize_parameters(schema, tool=name)
     out["type"] = "object"
     return out
+
+
+def _check_handler_takes(
+    name: str, handler: Callable[..., Any], parameters: Mapping[str, Any], context_param: str | None
+) -> None:
+    """A handler called with keyword arguments must accept every property of the schema, and
+    need nothing the schema does not offer (else every call would fail with a TypeError)."""
+    try:
+        sig = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return  # no readable signature: nothing to check against
+    params = sig.parameters
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    named = {n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    props = set(parameters.get("properties", {}))
+    unknown = sorted(props - named) if not takes_any else []
+    needed = sorted(
+        n
+        for n, p in params.items()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and n not in props and n != context_param
+    )  # fmt: skip
+    if unknown or needed:
+        problems = [f"it takes no argument {', '.join(unknown)}" if unknown else "",
+                    f"it needs {', '.join(needed)}, which the schema does not offer" if needed else ""]  # fmt: skip
+        raise ToolDefinitionError(
+            f"tool {name!r}: the handler does not fit the parameters schema: "
+            + "; ".join(p for p in problems if p)
+        )
 
 
 def _check_described(name: str, parameters: Mapping[str, Any]) -> None:

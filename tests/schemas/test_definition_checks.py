@@ -79,8 +79,10 @@ def test_required_names_described_by_another_keyword_are_accepted() -> None:
     define({**obj(a={}), "patternProperties": {"^x_": {"type": "string"}}, "required": ["x_1"]})
     define({**obj(a={}), "additionalProperties": {"type": "integer"}, "required": ["n"]})
     define({**obj(a={}), "allOf": [{"properties": {"b": {"type": "string"}}}], "required": ["b"]})
-    # A subschema that only adds constraints (no properties of its own) may require anything.
+    # A branch that refines its parent may require the parent's properties, even with its own.
     define({**obj(a={}, b={}), "anyOf": [{"required": ["a"]}, {"required": ["b"]}]})
+    define({**obj(mode={}), "anyOf": [{"properties": {"path": {}}, "required": ["path", "mode"]}]})
+    define({**obj(a={"$ref": "#/$defs/A"}), "$defs": {"A": {"properties": {"x": {}}, "required": ["y"]}}})
 
 
 LOOPS = [

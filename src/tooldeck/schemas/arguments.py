@@ -78,8 +78,11 @@ def model_schema(tool_name: str, model: Any, params: list[Param]) -> dict[str, A
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
     schema.pop("title", None)
     props = schema.setdefault("properties", {})
-    for prop in props.values():
-        prop.pop("title", None)
+    # Property titles only repeat the name (pydantic-ai drops them too); model titles stay.
+    for node in (schema, *schema.get("$defs", {}).values()):
+        for prop in node.get("properties", {}).values():
+            if isinstance(prop, dict):
+                prop.pop("title", None)
     for p in params:
         if p.kind == "kwargs":
             gathered = props.pop(p.name, {})
@@ -96,6 +99,8 @@ def _field(p: Param, docs: dict[str, str]) -> tuple[Any, Any]:
     annotation = _for_pydantic(p.annotation)
     extras = typing.get_args(p.annotation)[1:] if typing.get_origin(p.annotation) is typing.Annotated else ()
     in_type = next((e.description for e in extras if isinstance(e, FieldInfo) and e.description), None)
+    # Annotated[float, Field(default=5.0)] with no Python default: the Field's default stands.
+    typed_default = any(isinstance(e, FieldInfo) and not e.is_required() for e in extras)
     as_text = next((e for e in extras if isinstance(e, str)), None)
     given = p.default if isinstance(p.default, FieldInfo) else None
     description = in_type or docs.get(p.name) or (given.description if given else None) or as_text
@@ -112,6 +117,8 @@ def _field(p: Param, docs: dict[str, str]) -> tuple[Any, Any]:
         return annotation, FieldInfo.merge_field_infos(
             given, description=description
         ) if description else given
+    if p.default is ... and typed_default:
+        return annotation, Field(description=description) if description else Field()
     return annotation, Field(p.default, description=description) if description else Field(p.default)
 
 

@@ -58,15 +58,18 @@ def keyword_problem(key: str, value: Any) -> str | None:
     return problem
 
 
-def node_problem(node: Mapping[str, Any], *, root: bool = False) -> tuple[str, str] | None:
+def node_problem(
+    node: Mapping[str, Any], *, root: bool = False, value: bool = True
+) -> tuple[str, str] | None:
     """The problem of one schema node that no single keyword shows: a `patternProperties` name
-    that is not a regular expression, or a required name no property declares. Keyword values
+    that is not a regular expression, or a required name no property declares (checked only
+    where the node describes a value of its own, not where it refines its parent). Keyword values
     are checked by `keyword_problem`; subschemas by the walk that calls this."""
     for pattern in node.get("patternProperties", ()):
         problem = _regex_problem(pattern)
         if problem is not None:
             return "patternProperties", problem
-    if "required" in node and (root or "properties" in node):
+    if "required" in node and value and (root or "properties" in node):
         return _ghost_problem(node)
     return None
 

@@ -75,7 +75,7 @@ def normalize_parameters(schema: Mapping[str, Any], *, tool: str = "<tool>") -> 
         return schema
     walk = _Walk(tool)
     try:
-        body = _node(schema, "parameters", walk, 0)
+        body = _node(schema, "parameters", walk, 0, value=True)
         if walk.refs and isinstance(body, dict):
             check_references(body, tool=tool, nested_ids=walk.nested_ids)
     except RecursionError:
@@ -137,7 +137,10 @@ def _type_of(value: Any, path: Path, tool: str) -> tuple[Any, str | None]:
     return kind, note
 
 
-def _node(node: Any, path: Path, walk: _Walk, depth: int) -> Any:
+def _node(node: Any, path: Path, walk: _Walk, depth: int, *, value: bool = False) -> Any:
+    """`value`: the node describes a value of its own (the root, a property, an item), rather
+    than refining its parent's (a branch of anyOf, a $defs entry); only such a node must declare
+    every property it requires."""
     if node is True or node is False:
         return node
     if isinstance(node, str):
@@ -164,7 +167,7 @@ def _node(node: Any, path: Path, walk: _Walk, depth: int) -> Any:
     if isinstance(props, Mapping):
         _fold_property_flags(out, props, path, walk.notes)
     if "required" in out or "patternProperties" in out:
-        problem = node_problem(out, root=depth == 0)
+        problem = node_problem(out, root=depth == 0, value=value)
         if problem is not None:
             raise walk.fail((path, problem[0]), problem[1])
     if "$ref" in out:
@@ -191,20 +194,28 @@ def _members(node: Mapping[str, Any], path: Path, walk: _Walk, depth: int) -> di
             if key in KEYWORD_RULES:  # a subschema keyword this package refuses (unevaluated*)
                 raise walk.fail((path, key), str(keyword_problem(key, value)))
             if key == "items" and isinstance(value, list):
-                out[key] = [_node(v, (path, f"items[{i}]"), walk, depth + 1) for i, v in enumerate(value)]
+                out[key] = [
+                    _node(v, (path, f"items[{i}]"), walk, depth + 1, value=True) for i, v in enumerate(value)
+                ]
             else:
-                out[key] = _node(value, (path, key), walk, depth + 1)
+                out[key] = _node(value, (path, key), walk, depth + 1, value=key in _VALUE_KEYS)
         elif key in SUBSCHEMA_LIST:
             if not isinstance(value, list):
                 raise walk.fail((path, key), "must be a list of schemas")
             if not value:
                 walk.notes.append(f"{_fmt(path)}: empty {key} dropped")
                 continue
-            out[key] = [_node(v, (path, key, i), walk, depth + 1) for i, v in enumerate(value)]
+            out[key] = [
+                _node(v, (path, key, i), walk, depth + 1, value=key == "prefixItems")
+                for i, v in enumerate(value)
+            ]
         elif key in SUBSCHEMA_MAP:
             if type(value) is not dict and not isinstance(value, Mapping):
                 raise walk.fail((path, key), "must be an object of schemas")
-            out[key] = {n: _node(s, ((path, key), n), walk, depth + 1) for n, s in value.items()}
+            is_value = key in _VALUE_KEYS
+            out[key] = {
+                n: _node(s, ((path, key), n), walk, depth + 1, value=is_value) for n, s in value.items()
+            }
         elif key == "dependencies" and isinstance(value, Mapping):
             _split_dependencies(out, value, path, walk, depth)
         elif key == "optional" or (key == "required" and isinstance(value, bool)):
@@ -224,6 +235,21 @@ def _members(node: Mapping[str, Any], path: Path, walk: _Walk, depth: int) -> di
                     raise walk.fail((path, key), problem)
             out[key] = value
     return out
+
+
+# Keywords whose subschemas describe a value of their own (a member, an item), as opposed to
+# combinators and definitions, which refine or are referred to.
+_VALUE_KEYS = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "items",
+        "prefixItems",
+        "contains",
+        "additionalItems",
+    }
+)
 
 
 def _draft04_flag(key: str, value: Any) -> bool:
