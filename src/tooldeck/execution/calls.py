@@ -18,7 +18,7 @@ from pydantic_core import from_json
 from tooldeck.execution.types import ErrorType, ToolCall, ToolError, ValidatedCall
 from tooldeck.schemas.validate import SchemaValidator
 from tooldeck.schemas.values import MAX_ARGUMENT_CHARS, value_problem
-from tooldeck.tool import Tool
+from tooldeck.tool import LazyModel, Tool
 
 
 class CallRejected(Exception):  # an internal signal, caught by the executor
@@ -40,14 +40,17 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
     """The arguments object of a call. Empty means `{}`; anything not a JSON object is rejected,
     and so are values no tool should get: NaN or infinite numbers, text that is not valid
     Unicode, more than 64 levels of nesting, or more than 8 MiB of text."""
-    if raw is None:
-        return {}
-    if isinstance(raw, Mapping):
-        value: Any = raw if isinstance(raw, dict) else dict(raw)
-        _refuse_problem(value_problem(value), tool)
-        return value  # type: ignore[no-any-return]
-    if not isinstance(raw, str):
-        raise reject("invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool)
+    if type(raw) is not str:  # the common case (JSON text) first: isinstance(.., Mapping) is slow
+        if raw is None:
+            return {}
+        if isinstance(raw, Mapping):
+            value: Any = raw if isinstance(raw, dict) else dict(raw)
+            _refuse_problem(value_problem(value), tool)
+            return value  # type: ignore[no-any-return]
+        if not isinstance(raw, str):
+            raise reject(
+                "invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool
+            )
     if len(raw) > MAX_ARGUMENT_CHARS:
         raise reject(
             "invalid_arguments",
@@ -56,9 +59,10 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
             tool,
         )
     try:
-        # The fast path; it refuses NaN, Infinity and unpaired surrogates by itself. Whatever it
-        # refuses, json.loads below either explains precisely or reads for value_problem to name.
-        value = from_json(raw, allow_inf_nan=False)
+        # The fast path; it refuses unpaired surrogates by itself. Whatever it refuses, json.loads
+        # below either explains precisely or reads for value_problem to name (NaN and Infinity
+        # are read as floats and refused there, with the field they are in).
+        value = from_json(raw)
         strings_checked = True
     except ValueError:
         value = _parse_slowly(raw, tool)
@@ -235,6 +239,8 @@ def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | 
     """
     model = tool.arg_model
     if model is not None:
+        if isinstance(model, LazyModel):
+            model = model.model()  # the class itself: no attribute forwarding on the hot path
         try:
             validated = model.model_validate(arguments, strict=True)
         except ValidationError:
@@ -244,7 +250,7 @@ def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | 
     coerced, errors = schema_validator(tool).validate(arguments)
     validated = None
     if not errors and model is not None:
-        validated, errors = _model_errors(tool, coerced)
+        validated, errors = _model_errors(model, coerced)
     if errors:
         shown = "; ".join(errors[:10]) + (f"; and {len(errors) - 10} more" if len(errors) > 10 else "")
         raise reject(
@@ -257,10 +263,10 @@ def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | 
     return ValidatedCall(call, tool, coerced, note, validated)
 
 
-def _model_errors(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
+def _model_errors(model: Any, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
     """The tool's own pydantic model of the arguments (it may be stricter than its JSON schema)."""
     try:
-        return tool.arg_model.model_validate(arguments), []
+        return model.model_validate(arguments), []
     except ValidationError as exc:
         out = []
         for err in exc.errors():

@@ -220,14 +220,19 @@ class Applicators:
                 return value
             out: dict[str, Any] | None = None
             for key, item in value.items():
-                where = _join(path, key)
+                where = f"{path}.{key}" if path else key
                 if names is not None and _fails(names, key, where):
                     errors.append(f"{field(where)}: the name {key!r} is not an allowed property name")
-                checks = members(key) if patterns or key not in props else [props[key]]
-                if checks is None:
-                    if forbid:
-                        errors.append(f"unknown field '{where}' (known fields: {known})")
-                    continue
+                sub = props.get(key)
+                if sub is not None and not patterns:
+                    checks = [sub]
+                else:
+                    found = members(key)
+                    if found is None:
+                        if forbid:
+                            errors.append(f"unknown field '{where}' (known fields: {known})")
+                        continue
+                    checks = found
                 if (
                     item is None
                     and drop_null

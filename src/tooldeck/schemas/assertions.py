@@ -79,12 +79,20 @@ def _finite_float(text: str) -> float | None:
     return num if math.isfinite(num) else None
 
 
+# The Python types that are, by themselves, always of a JSON kind: the hot path of `typed`.
+_EXACT: dict[str, type] = {"string": str, "integer": int, "number": int, "boolean": bool, "object": dict,
+                           "array": list}  # fmt: skip
+
+
 def typed(kinds: list[str], coerce: bool) -> Check:
     label = " or ".join(kinds)
     # An integral float is a JSON integer; the handler still gets a Python int.
     to_int = coerce and "integer" in kinds and "number" not in kinds
+    exact = frozenset(_EXACT[k] for k in kinds if k in _EXACT)
 
     def check(value: Any, path: str, errors: list[str]) -> Any:
+        if type(value) in exact:
+            return value
         for kind in kinds:
             if is_kind(kind, value):
                 return int(value) if to_int and type(value) is float else value

@@ -198,13 +198,17 @@ def _chain(steps: list[Check], exact: list[Check], *, typed_first: bool) -> Chec
     exactly (`exact` are the strict twins of `steps`): two conversions that undo each other, or
     a conversion an earlier keyword would not accept, cannot slip through."""
 
+    first, rest = steps[0], steps[1:]
+
     def check(value: Any, path: str, errors: list[str]) -> Any:
         before = len(errors)
-        converted = False
-        for i, step in enumerate(steps):
+        new = first(value, path, errors)
+        if typed_first and len(errors) > before:
+            return new
+        converted = new is not value
+        value = new
+        for step in rest:
             new = step(value, path, errors)
-            if i == 0 and typed_first and len(errors) > before:
-                return new
             if new is not value:
                 converted, value = True, new
         if converted and len(errors) == before:

@@ -111,6 +111,8 @@ def value_problem(value: Any, *, check_strings: bool = True) -> str | None:
     Walks iteratively, so a hostile nesting depth costs no Python recursion. `check_strings`
     may be off when the value came from a parser that already rejects unpaired surrogates.
     """
+    if type(value) is dict and _flat_and_plain(value, check_strings):
+        return None  # the common case, decided without the walk
     stack: list[tuple[Any, int, str]] = [(value, 0, "")]
     while stack:
         node, depth, path = stack.pop()
@@ -137,6 +139,26 @@ def value_problem(value: Any, *, check_strings: bool = True) -> str | None:
                 if isinstance(item, dict | list | tuple):
                     stack.append((item, depth + 1, where))
     return None
+
+
+def _flat_and_plain(value: dict[Any, Any], check_strings: bool) -> bool:
+    """True for an object of ASCII-keyed scalars with nothing to refuse (most arguments)."""
+    for key, item in value.items():
+        if type(key) is not str or (check_strings and not key.isascii()):
+            return False
+        kind = type(item)
+        if kind is str:
+            if check_strings and not item.isascii():
+                return False
+        elif kind is int:
+            if item.bit_length() > MAX_INT_BITS:
+                return False
+        elif kind is float:
+            if not math.isfinite(item):
+                return False
+        elif kind is not bool and item is not None:
+            return False
+    return True
 
 
 def _leaf_problem(item: Any, where: str, check_strings: bool) -> str | None:
