@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import inspect
 import re
-import textwrap
 from dataclasses import dataclass, field
 
 _GOOGLE = re.compile(r"^(?P<name>[A-Za-z][A-Za-z ]*):\s*$")
@@ -51,7 +50,9 @@ class Docstring:
         """The tool description: the summary, the examples, then what the tool returns."""
         main = self.summary
         if self.examples:
-            block = "Examples:\n" + textwrap.indent(self.examples, "    ")
+            block = "Examples:\n" + "\n".join(
+                f"    {line}" if line.strip() else line for line in self.examples.splitlines()
+            )
             main = f"{main}\n\n{block}" if main else block
         if not (self.returns or self.returns_type):
             return main
@@ -72,7 +73,7 @@ def read_docstring(doc: str) -> Docstring:
     reader.run()
     out = reader.out
     out.summary = "\n".join(reader.summary).strip()
-    out.examples = textwrap.dedent("\n".join(reader.examples)).strip()
+    out.examples = inspect.cleandoc("\n".join(reader.examples)) if reader.examples else ""
     out.returns = " ".join(out.returns.split())
     return out
 

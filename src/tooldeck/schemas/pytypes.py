@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import inspect
 import itertools
-import textwrap
 import types
 import typing
 from typing import Any
@@ -174,6 +173,8 @@ def _is_typeddict(cls: Any) -> bool:
 
 def _own_attribute_docstrings(cls: Any) -> dict[str, str]:
     try:
+        import textwrap  # only for TypedDicts, when a tool is defined
+
         tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     except (OSError, TypeError, SyntaxError):
         return {}
