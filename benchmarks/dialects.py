@@ -152,7 +152,7 @@ def run_dialects_bench(
     result = DialectsResult(tools=len(entries), rounds=rounds)
     tools = _tools(entries)
     raw = [e["inputSchema"] for e in entries]
-    from tooldeck.dialects.normalize import normalize_parameters
+    from tooldeck.schemas.normalize import normalize_parameters
 
     seconds = _median_seconds(lambda: [normalize_parameters(s) for s in raw], rounds)
     result.normalise_us = seconds / len(raw) * 1e6

@@ -1,20 +1,35 @@
-"""`@tool`: build a Tool from a typed Python function.
+"""`@tool`: build a Tool from a typed Python callable.
 
-The schema comes from the type hints (through pydantic) and the parameter descriptions from
-the docstring (Google `Args:` sections and Sphinx `:param x:` lines). A parameter annotated
-with `ToolContext` is filled in at call time and never shown to the model.
+The schema comes from the type hints (directly for plain types, through pydantic otherwise),
+the descriptions from the docstring (Google, Sphinx or NumPy style; see
+`schemas/docstrings.py`) and from `Field(description=...)` / `Annotated[T, "..."]` (see
+`schemas/arguments.py` for which wins). A parameter annotated with `ToolContext`, anywhere in
+the signature, is filled in at call time and never shown to the model.
+
+Any callable with a readable signature works: functions (sync or async), bound methods,
+static and class methods, `functools.partial` objects (the arguments they bind are hidden from
+the model), and instances of classes with `__call__` (named after the class, described by the
+class docstring or else by `__call__`'s). Positional-only parameters, `*args` and `**kwargs`
+are supported. What cannot work is refused here with a `ToolDefinitionError` that says why:
+a builtin without a signature, an unbound method's `self`, a lambda without `name=`.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
-import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
 from tooldeck.context import ToolContext
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.schemas.arguments import Param, schema_and_model
+from tooldeck.schemas.docstrings import Docstring, parse_docstring, read_docstring
+from tooldeck.schemas.pytypes import Bounds, fast_schema
 from tooldeck.tool import LazyModel, Tool, make_tool
+
+__all__ = ["Bounds", "fast_schema", "function_tool", "parse_docstring", "tool"]
 
 
 @overload
@@ -33,11 +48,11 @@ def tool(
     description: str | None = None,
     **options: Any,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Turn a function into a Tool. Use bare (`@tool`) or with options (`@tool(toolset="web")`).
+    """Turn a callable into a Tool. Use bare (`@tool`) or with options (`@tool(toolset="web")`).
 
     Options are those of `Tool` (toolset, group, requires_env, requires_bins, requires_modules,
     check, interactive, read_only, destructive, timeout, max_result_chars, references, shell,
-    needs_vision, ...); an unknown option is an error naming it.
+    needs_vision, require_parameter_descriptions, ...); an unknown option is an error naming it.
     """
 
     def build(fn: Callable[..., Any]) -> Tool:
@@ -56,264 +71,212 @@ def function_tool(
     """The non-decorator spelling of `@tool`."""
     if not callable(fn):
         raise ToolDefinitionError(f"@tool needs a function, got {type(fn).__name__}")
-    tool_name = name or fn.__name__
-    summary, param_docs = parse_docstring(inspect.getdoc(fn) or "")
-    schema, model_factory, context_param = _schema_from_signature(tool_name, fn, param_docs)
+    target = _resolve(fn)
+    tool_name = name or target.name
+    if not tool_name or tool_name == "<lambda>":
+        raise ToolDefinitionError(f"@tool: {fn!r} has no usable name; pass name=...")
+    signature = _signature(tool_name, target)
+    params, context_param, positional = _parameters(tool_name, signature, target)
+    docs = target.docstring()
+    reserved = frozenset([context_param] if context_param else [])
+    schema, factory = schema_and_model(tool_name, params, docs.params, reserved)
+    handler = target.handler
+    if positional or any(p.kind != "named" for p in params):
+        handler = _adapter(handler, positional, params)
     opts = dict(options or {})
-    opts.setdefault("owner", f"{fn.__module__}:{fn.__qualname__}")
+    opts.setdefault("owner", target.owner)
     return make_tool(
         name=tool_name,
-        description=description if description is not None else summary,
+        description=description if description is not None else docs.description(),
         parameters=schema,
-        handler=fn,
+        handler=handler,
         options=opts,
         call_style="kwargs",
         context_param=context_param,
-        arg_model=LazyModel(model_factory),
+        arg_model=LazyModel(factory),
     )
 
 
-def _schema_from_signature(
-    tool_name: str, fn: Callable[..., Any], param_docs: dict[str, str]
-) -> tuple[dict[str, Any], Callable[[], Any], str | None]:
-    """The JSON schema of `fn`'s parameters, a factory for its pydantic argument model, and the
-    name of its ToolContext parameter. Plain signatures (str, int, float, bool, lists, dicts,
-    Literal, Optional) get their schema written directly, so defining a tool does not import
-    pydantic; anything richer goes through pydantic at once."""
+# -- what is being called -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A callable, with where its name, docs and annotations come from."""
+
+    handler: Callable[..., Any]
+    name: str | None
+    owner: str
+    docs: tuple[str, ...] = ()  # docstrings: the first gives the summary, all give parameters
+    namespace: Mapping[str, Any] | None = None  # class scope for annotations of methods
+    bound: frozenset[str] = field(default_factory=frozenset)  # names a partial already binds
+
+    def docstring(self) -> Docstring:
+        """The first docstring that describes the tool, with the parameter descriptions of all
+        of them (a later one, such as `__call__`'s after the class's, wins)."""
+        parts = [read_docstring(d) for d in self.docs]
+        params = {k: v for part in parts for k, v in part.params.items()}
+        main = next((part for part in parts if part.description()), Docstring())
+        return replace(main, params=params)
+
+
+def _resolve(fn: Any) -> _Target:
+    if isinstance(fn, functools.partial):
+        inner = _resolve(fn.func)
+        return replace(inner, handler=fn, bound=inner.bound | frozenset(fn.keywords))
+    if inspect.isfunction(fn) or inspect.ismethod(fn) or inspect.isbuiltin(fn) or inspect.isclass(fn):
+        owner_cls = _defining_class(fn)
+        return _Target(
+            handler=fn,
+            name=getattr(fn, "__name__", None),
+            owner=_owner(fn),
+            docs=(inspect.getdoc(fn) or "",),
+            namespace=_class_namespace(owner_cls) if owner_cls else None,
+        )
+    cls = type(fn)
+    call = inspect.getattr_static(cls, "__call__", None)  # the class attribute: what `fn(...)` runs
+    if not inspect.isfunction(call):
+        raise ToolDefinitionError(
+            f"@tool: cannot read the signature of {fn!r} ({cls.__name__}.__call__ is not a plain "
+            "method); wrap it in a function with typed parameters"
+        )
+    return _Target(
+        handler=fn.__call__,  # resolved now: the method the class had when the tool was defined
+        name=cls.__name__,
+        owner=_owner(cls),
+        docs=((cls.__doc__ and inspect.cleandoc(cls.__doc__)) or "", inspect.getdoc(call) or ""),
+        namespace=_class_namespace(cls),
+    )
+
+
+def _defining_class(fn: Any) -> type | None:
+    holder = getattr(fn, "__self__", None)
+    if holder is None:
+        return None
+    return holder if inspect.isclass(holder) else type(holder)
+
+
+def _class_namespace(cls: type) -> dict[str, Any]:
+    """Names visible in a class body, base classes first, for annotations that use them."""
+    out: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        out.update(vars(klass))
+    return out
+
+
+def _owner(obj: Any) -> str:
+    module = getattr(obj, "__module__", None) or "?"
+    qualname = getattr(obj, "__qualname__", None) or type(obj).__qualname__
+    return f"{module}:{qualname}"
+
+
+def _signature(tool_name: str, target: _Target) -> inspect.Signature:
+    namespace = dict(target.namespace) if target.namespace is not None else None
     try:
-        hints = inspect.get_annotations(fn, eval_str=True)
+        return inspect.signature(target.handler, eval_str=True, locals=namespace)
+    except ValueError as exc:  # builtins implemented in C have none
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: cannot read the signature of {target.handler!r} ({exc}); "
+            "wrap it in a function with typed parameters"
+        ) from None
     except Exception as exc:  # boundary: user annotations may fail to evaluate in any way
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
-    params: list[tuple[str, Any, Any]] = []
-    context_param: str | None = None
-    for pname, param in inspect.signature(fn).parameters.items():
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+
+
+# -- parameters ---------------------------------------------------------------------------------
+
+
+def _parameters(
+    tool_name: str, signature: inspect.Signature, target: _Target
+) -> tuple[list[Param], str | None, list[str]]:
+    """The parameters the model fills in, the ToolContext parameter, and the names that must
+    be passed by position (positional-only ones, in order)."""
+    params: list[Param] = []
+    context: str | None = None
+    positional: list[str] = []
+    # With *args, the parameters before it must be passed by position too, or the spread
+    # arguments would fill them.
+    spread = any(p.kind is p.VAR_POSITIONAL for p in signature.parameters.values())
+    by_position = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    for index, (pname, p) in enumerate(signature.parameters.items()):
+        annotation = Any if p.annotation is p.empty else p.annotation
+        if pname in target.bound and not _is_context(annotation):
+            continue  # bound by a partial: not the model's to fill
+        if p.kind is p.POSITIONAL_ONLY or (spread and p.kind in by_position):
+            positional.append(pname)
+        if _is_context(annotation):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or context is not None:
+                raise ToolDefinitionError(
+                    f"tool {tool_name!r}: only one plain parameter can take the ToolContext"
+                )
+            context = pname
             continue
-        annotation = hints.get(pname, Any)
-        if annotation is ToolContext or annotation == ToolContext | None:
-            context_param = pname
-            continue
-        params.append((pname, annotation, ... if param.default is param.empty else param.default))
-
-    def factory() -> Any:
-        return _pydantic_model(tool_name, params, param_docs)
-
-    schema = fast_schema(params, param_docs)
-    if schema is None:
-        model = factory()
-        schema = _pydantic_schema(tool_name, model)
-        return schema, lambda: model, context_param
-    return schema, factory, context_param
+        if (
+            index == 0
+            and pname in ("self", "cls")
+            and p.annotation is p.empty
+            and inspect.isfunction(target.handler)
+        ):
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: the first parameter {pname!r} belongs to an unbound method; "
+                "pass the bound method (instance.method or Class.method) instead"
+            )
+        params.append(_param(tool_name, pname, p, annotation))
+    return params, context, positional
 
 
-class Bounds:
-    """Numeric bounds of a parameter: `limit: Annotated[int, Bounds(1, 500)] = 50`.
-
-    The schema gets `minimum`/`maximum` and the argument model enforces them, like
-    annotated_types' `Ge`/`Le` (also accepted) but without importing anything when the tool is
-    defined; the built-in tools use it to keep start-up cheap.
-    """
-
-    __slots__ = ("maximum", "minimum")
-
-    def __init__(self, minimum: float | None = None, maximum: float | None = None) -> None:
-        self.minimum = minimum
-        self.maximum = maximum
-
-    def markers(self) -> list[Any]:
-        from annotated_types import Ge, Le
-
-        return [
-            *([Ge(self.minimum)] if self.minimum is not None else []),
-            *([Le(self.maximum)] if self.maximum is not None else []),
-        ]
+def _is_context(annotation: Any) -> bool:
+    return annotation is ToolContext or annotation == ToolContext | None
 
 
-def _for_pydantic(annotation: Any) -> Any:
-    """`Annotated[T, Bounds(...)]` with the bounds spelled the way pydantic reads them."""
+def _param(tool_name: str, pname: str, p: inspect.Parameter, annotation: Any) -> Param:
     import typing
 
-    if typing.get_origin(annotation) is not typing.Annotated:
-        return annotation
-    base, *extras = typing.get_args(annotation)
-    if not any(isinstance(e, Bounds) for e in extras):
-        return annotation
-    markers = [m for e in extras for m in (e.markers() if isinstance(e, Bounds) else [e])]
-    return typing.Annotated[(base, *markers)]
+    if p.kind is p.VAR_POSITIONAL:
+        if typing.get_origin(annotation) in (tuple, list):
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: *{pname}: {annotation} would mean each argument is itself a "
+                f"sequence; annotate *{pname} with the type of one argument (e.g. *{pname}: int)"
+            )
+        return Param(pname, annotation, ..., "args")
+    if p.kind is p.VAR_KEYWORD:
+        if typing.get_origin(annotation) in (dict, Mapping) or annotation is dict:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: **{pname}: {annotation} would mean each argument is itself a "
+                f"mapping; annotate **{pname} with the type of one value (e.g. **{pname}: int)"
+            )
+        return Param(pname, annotation, ..., "kwargs")
+    return Param(pname, annotation, ... if p.default is p.empty else p.default)
 
 
-def _pydantic_model(tool_name: str, params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> Any:
-    from pydantic import ConfigDict, Field, create_model
+def _adapter(fn: Callable[..., Any], positional: list[str], params: list[Param]) -> Callable[..., Any]:
+    """A keyword-only front for `fn`: positional-only parameters are passed by position, the
+    `*args` list spread, the `**kwargs` mapping merged (the executor calls with keywords)."""
+    varargs = next((p.name for p in params if p.kind == "args"), None)
+    varkw = next((p.name for p in params if p.kind == "kwargs"), None)
 
-    fields: dict[str, Any] = {
-        name: (_for_pydantic(ann), Field(default, description=docs.get(name)))
-        for name, ann, default in params
-    }
-    try:
-        return create_model(f"{tool_name}_arguments", __config__=ConfigDict(extra="forbid"), **fields)
-    except Exception as exc:  # boundary: pydantic raises several error types for bad hints
-        raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
+    def split(kwargs: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        args = []
+        for name in positional:
+            if name not in kwargs:
+                break
+            args.append(kwargs.pop(name))
+        if varargs is not None:
+            args.extend(kwargs.pop(varargs, None) or ())
+        if varkw is not None:
+            kwargs.update(kwargs.pop(varkw, None) or {})
+        return args, kwargs
 
+    if inspect.iscoroutinefunction(fn):
 
-def _pydantic_schema(tool_name: str, model: Any) -> dict[str, Any]:
-    try:
-        schema: dict[str, Any] = model.model_json_schema()
-    except Exception as exc:  # boundary: pydantic raises several error types for bad hints
-        raise ToolDefinitionError(f"tool {tool_name!r}: cannot build a JSON schema: {exc}") from exc
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
-    schema.setdefault("properties", {})
-    return schema
+        async def call_async(**kwargs: Any) -> Any:
+            args, rest = split(kwargs)
+            return await fn(*args, **rest)
 
+        return call_async
 
-# annotated_types constraints (what pydantic's Field(ge=...) stands for) -> JSON-schema keywords.
-_CONSTRAINTS = {
-    "Ge": ("ge", "minimum"),
-    "Le": ("le", "maximum"),
-    "Gt": ("gt", "exclusiveMinimum"),
-    "Lt": ("lt", "exclusiveMaximum"),
-    "MinLen": ("min_length", None),
-    "MaxLen": ("max_length", None),
-}
+    def call(**kwargs: Any) -> Any:
+        args, rest = split(kwargs)
+        return fn(*args, **rest)
 
-
-def _apply_constraint(schema: dict[str, Any], marker: Any) -> bool:
-    """Add one `Annotated` constraint to `schema`; False when it is not one we know."""
-    if isinstance(marker, Bounds):
-        schema.update(
-            {k: v for k, v in (("minimum", marker.minimum), ("maximum", marker.maximum)) if v is not None}
-        )
-        return True
-    kind = type(marker).__name__
-    if kind not in _CONSTRAINTS or type(marker).__module__ != "annotated_types":
-        return False
-    attr, keyword = _CONSTRAINTS[kind]
-    if keyword is None:  # lengths: the keyword depends on the type
-        prefix = {"string": "Length", "array": "Items"}.get(schema.get("type", ""))
-        if prefix is None:
-            return False
-        keyword = ("min" if kind == "MinLen" else "max") + prefix
-    schema[keyword] = getattr(marker, attr)
-    return True
-
-
-_SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
-_JSON_DEFAULTS = (str, int, float, bool, type(None))
-
-
-def fast_schema(params: list[tuple[str, Any, Any]], docs: dict[str, str]) -> dict[str, Any] | None:
-    """The schema pydantic would produce for plain signatures, or None when it is not plain."""
-    props: dict[str, Any] = {}
-    required: list[str] = []
-    for name, annotation, default in params:
-        prop = _type_schema(annotation)
-        if prop is None:
-            return None
-        if default is ...:
-            required.append(name)
-        elif isinstance(default, _JSON_DEFAULTS):
-            prop["default"] = default
-        else:
-            return None
-        if docs.get(name):
-            prop["description"] = docs[name]
-        props[name] = prop
-    schema: dict[str, Any] = {"additionalProperties": False, "properties": props}
-    if required:
-        schema["required"] = required
-    schema["type"] = "object"
-    return schema
-
-
-def _typeddict_schema(cls: Any) -> dict[str, Any] | None:
-    """An inline object schema for a TypedDict; its docstring's `Args:` describe the keys."""
-    import typing
-
-    _, docs = parse_docstring(cls.__doc__ or "")
-    props: dict[str, Any] = {}
-    for key, annotation in typing.get_type_hints(cls, include_extras=True).items():
-        while getattr(typing.get_origin(annotation), "_name", None) in ("Required", "NotRequired"):
-            annotation = typing.get_args(annotation)[0]
-        prop = _type_schema(annotation)
-        if prop is None:
-            return None
-        if docs.get(key):
-            prop["description"] = docs[key]
-        props[key] = prop
-    schema: dict[str, Any] = {"properties": props, "type": "object"}
-    required = [k for k in props if k in cls.__required_keys__]
-    if required:
-        schema["required"] = required
-    return schema
-
-
-def _type_schema(annotation: Any) -> dict[str, Any] | None:
-    import types
-    import typing
-
-    if annotation in _SCALARS:
-        return {"type": _SCALARS[annotation]}
-    if typing.get_origin(annotation) is typing.Annotated:
-        base, *extras = typing.get_args(annotation)
-        out = _type_schema(base)
-        for extra in extras:
-            if out is None or not _apply_constraint(out, extra):
-                return None
-        return out
-    if annotation is Any:
-        return {}
-    import typing_extensions
-
-    if typing_extensions.is_typeddict(annotation):
-        return _typeddict_schema(annotation)
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is list and len(args) == 1:
-        items = _type_schema(args[0])
-        return None if items is None else {"items": items, "type": "array"}
-    if origin is typing.Literal and args and all(isinstance(a, str) for a in args):
-        return {"enum": list(args), "type": "string"}
-    if origin in (typing.Union, types.UnionType) and len(args) == 2 and type(None) in args:
-        inner = _type_schema(next(a for a in args if a is not type(None)))
-        return None if inner is None else {"anyOf": [inner, {"type": "null"}]}
-    return None
-
-
-_GOOGLE_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params):\s*$")
-_GOOGLE_ITEM = re.compile(r"^\s+(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
-_SPHINX_ITEM = re.compile(r"^:param\s+(?:[\w\[\], |.]+\s+)?(\w+):\s*(.*)$")
-_OTHER_SECTION = re.compile(r"^(Returns?|Raises|Yields|Examples?|Notes?):\s*$")
-
-
-def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a docstring into the description and per-parameter descriptions."""
-    lines = doc.splitlines()
-    summary: list[str] = []
-    params: dict[str, str] = {}
-    section = "summary"
-    current: str | None = None
-    for line in lines:
-        if _GOOGLE_SECTION.match(line.strip()):
-            section, current = "args", None
-            continue
-        if _OTHER_SECTION.match(line.strip()):
-            section, current = "other", None
-            continue
-        sphinx = _SPHINX_ITEM.match(line.strip())
-        if sphinx:
-            current = sphinx.group(1)
-            params[current] = sphinx.group(2).strip()
-            section = "sphinx"
-            continue
-        if section == "summary":
-            summary.append(line)
-        elif section == "args":
-            item = _GOOGLE_ITEM.match(line)
-            if item and (len(line) - len(line.lstrip())) <= 8:
-                current = item.group(1).lstrip("*")
-                params[current] = item.group(3).strip()
-            elif current and line.strip():
-                params[current] = f"{params[current]} {line.strip()}".strip()
-        elif section == "sphinx" and current and line.strip() and not line.strip().startswith(":"):
-            params[current] = f"{params[current]} {line.strip()}".strip()
-    return "\n".join(summary).strip(), params
+    return call

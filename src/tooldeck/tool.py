@@ -93,6 +93,8 @@ class Tool:
     # "process": each call runs in a child process killed at the deadline with all it started
     # (a fork per call); default: a worker thread (sync) or the event loop (async).
     isolation: Literal["process"] | None = None
+    # Refuse the definition when a parameter the model sees has no description.
+    require_parameter_descriptions: bool = False
     # Who defined it, for conflict errors and `explain`: "module.path:attr", "config tools[2]", ...
     owner: str = ""
     source: SourceKind = "user"
@@ -114,10 +116,14 @@ class Tool:
                 f"got {type(self.description).__name__}"
             )
         object.__setattr__(self, "parameters", _check_parameters(self.name, self.parameters))
+        if self.require_parameter_descriptions:
+            _check_described(self.name, self.parameters)
         for opt in ("requires_env", "requires_bins", "requires_modules", "references"):
             object.__setattr__(self, opt, _as_str_tuple(self.name, opt, getattr(self, opt)))
         if self.handler is not None and not callable(self.handler):
             raise ToolDefinitionError(f"tool {self.name!r}: handler must be callable")
+        if self.call_style == "kwargs" and self.arg_model is None and self.handler is not None:
+            _check_handler_takes(self.name, self.handler, self.parameters, self.context_param)
         if self.check is not None and not callable(self.check):
             raise ToolDefinitionError(f"tool {self.name!r}: check must be a callable returning bool")
         if self.timeout is not None and not self.timeout > 0:
@@ -264,7 +270,7 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
         raise ToolDefinitionError(
             f"tool {name!r}: parameters must be a JSON-schema object (a dict), got {type(schema).__name__}"
         )
-    from tooldeck.dialects.normalize import normalize_parameters, normalize_type
+    from tooldeck.schemas.normalize import normalize_parameters, normalize_type
 
     kind = schema.get("type", "object")
     if kind != "object" and normalize_type(kind)[0] != "object":  # "dict" and friends are objects
@@ -286,10 +292,52 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
         or not all(isinstance(r, str) for r in required)
     ):
         raise ToolDefinitionError(f"tool {name!r}: parameters.required must be a list of property names")
-    # Real-world forms (BFCL "dict"/"float" types, draft-04 exclusiveMinimum, ...) -> standard JSON Schema.
+    # Real-world forms (BFCL "dict"/"float" types, draft-04 exclusiveMinimum, ...) -> standard JSON
+    # Schema; what no validator could enforce (a bad keyword value, a dangling $ref, a reference
+    # loop) is refused here, with its key path, rather than found out on the first call.
     out = normalize_parameters(schema, tool=name)
     out["type"] = "object"
     return out
+
+
+def _check_handler_takes(
+    name: str, handler: Callable[..., Any], parameters: Mapping[str, Any], context_param: str | None
+) -> None:
+    """A handler called with keyword arguments must accept every property of the schema, and
+    need nothing the schema does not offer (else every call would fail with a TypeError)."""
+    try:
+        sig = inspect.signature(handler)
+    except (TypeError, ValueError):
+        return  # no readable signature: nothing to check against
+    params = sig.parameters
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    named = {n for n, p in params.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    props = set(parameters.get("properties", {}))
+    unknown = sorted(props - named) if not takes_any else []
+    needed = sorted(
+        n
+        for n, p in params.items()
+        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and n not in props and n != context_param
+    )  # fmt: skip
+    if unknown or needed:
+        problems = [f"it takes no argument {', '.join(unknown)}" if unknown else "",
+                    f"it needs {', '.join(needed)}, which the schema does not offer" if needed else ""]  # fmt: skip
+        raise ToolDefinitionError(
+            f"tool {name!r}: the handler does not fit the parameters schema: "
+            + "; ".join(p for p in problems if p)
+        )
+
+
+def _check_described(name: str, parameters: Mapping[str, Any]) -> None:
+    props = parameters.get("properties", {})
+    missing = [p for p, sub in props.items() if not (isinstance(sub, Mapping) and sub.get("description"))]
+    if missing:
+        raise ToolDefinitionError(
+            f"tool {name!r}: missing parameter descriptions for {', '.join(missing)} "
+            "(require_parameter_descriptions is set); describe them in the docstring's Args section, "
+            "with Field(description=...) or Annotated[T, '...'], or in the schema"
+        )
 
 
 def _as_str_tuple(name: str, option: str, value: object) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""Confining file paths to a workspace root (spec K4).
+"""Confining file paths to a workspace root.
 
 A path a model gives a file tool is first read as words (`Workspace.parts`): relative paths are
 taken from the root, `/workspace/...` is the root's virtual name, an absolute host path is

@@ -171,16 +171,17 @@ def _plain(
 def test_fast_schema_equals_pydantics_and_the_model_is_built_lazily() -> None:
     import inspect
 
-    from tooldeck.decorator import _pydantic_model, _pydantic_schema, parse_docstring
+    from tooldeck.decorator import parse_docstring
+    from tooldeck.schemas.arguments import Param, build_model, model_schema
 
     t = tool(_plain)
     assert not t.arg_model.built  # not built at definition time
     _, docs = parse_docstring(inspect.getdoc(_plain) or "")
     params = [
-        (n, p.annotation, ... if p.default is p.empty else p.default)
+        Param(n, p.annotation, ... if p.default is p.empty else p.default)
         for n, p in inspect.signature(_plain, eval_str=True).parameters.items()
     ]
-    reference = _pydantic_schema("plain", _pydantic_model("plain", params, docs))
+    reference = model_schema("plain", build_model("plain", params, docs, frozenset()), params)
     assert t.parameters == reference
     assert t.arg_model.model() is t.arg_model.model()  # built once, on first use
     assert t.arg_model.model_validate({"a": "x", "b": "7"}).b == 7
@@ -198,15 +199,15 @@ def _constrained(
 def test_fast_schema_handles_annotated_types_constraints_like_pydantic() -> None:
     import inspect
 
-    from tooldeck.decorator import _pydantic_model, _pydantic_schema
+    from tooldeck.schemas.arguments import Param, build_model, model_schema
 
     t = tool(_constrained)
     assert not t.arg_model.built
     params = [
-        (n, p.annotation, p.default)
+        Param(n, p.annotation, p.default)
         for n, p in inspect.signature(_constrained, eval_str=True).parameters.items()
     ]
-    assert t.parameters == _pydantic_schema("c", _pydantic_model("c", params, {}))
+    assert t.parameters == model_schema("c", build_model("c", params, {}, frozenset()), params)
     with pytest.raises(Exception, match="less than or equal to 10"):
         t.arg_model.model_validate({"n": 11})
 

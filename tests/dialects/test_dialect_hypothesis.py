@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tooldeck.dialects import DIALECTS, get_dialect
-from tooldeck.dialects.normalize import normalize_parameters
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.schemas.normalize import normalize_parameters
 
 from .dialect_validators import VALIDATORS
 
@@ -100,9 +100,9 @@ ROOTS = _keywords(SCHEMAS).map(lambda s: {**s, "type": "object"})
 
 @pytest.fixture(autouse=True)
 def _quiet_normaliser() -> Any:
-    logging.getLogger("tooldeck.dialects").setLevel(logging.ERROR)
+    logging.getLogger("tooldeck.schemas").setLevel(logging.ERROR)
     yield
-    logging.getLogger("tooldeck.dialects").setLevel(logging.NOTSET)
+    logging.getLogger("tooldeck.schemas").setLevel(logging.NOTSET)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -208,7 +208,7 @@ def test_non_standard_types_are_normalised_with_notes() -> None:
 def test_tool_still_rejects_non_objects_with_a_clear_error() -> None:
     with pytest.raises(ToolDefinitionError, match="of type 'object', got type 'string'"):
         Tool(name="t", description="d", parameters={"type": "string"})
-    with pytest.raises(ToolDefinitionError, match=r"parameters.properties.a.anyOf must be a list"):
+    with pytest.raises(ToolDefinitionError, match=r"parameters.properties.a.anyOf: must be a list"):
         Tool(name="t", description="d", parameters={"type": "object", "properties": {"a": {"anyOf": {}}}})
 
 

@@ -13,8 +13,8 @@ from tooldeck import Tool, tool
 from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import validate
 from tooldeck.execution.executor import Executor
-from tooldeck.execution.schema_check import check_arguments, compile_schema
 from tooldeck.execution.types import ToolCall, ValidatedCall
+from tooldeck.schemas.validate import check_arguments, compile_schema
 
 from .helpers import loadout, one
 

@@ -117,7 +117,6 @@ def test_merge_conflict_markers_are_flagged(ws: Path) -> None:
     [
         ("a\x00b.txt", "NUL"),
         ("a\nb.txt", "control character"),
-        ("bad\ud800.txt", "lone surrogate"),
         ("x" * 5000, "limit is 4096"),
         ("d/" + "n" * 300, "longer than 255 bytes"),
         ("~/notes.txt", "outside the workspace"),
@@ -130,12 +129,22 @@ def test_hostile_paths_are_refused_with_the_reason(ws: Path, path: str, why: str
         assert why in result.error.message
 
 
+def test_text_that_is_not_valid_unicode_never_reaches_the_file_tools(ws: Path) -> None:
+    # Unpaired surrogates are refused as invalid arguments before any tool runs.
+    for name, args in (
+        ("read_file", {"path": "bad\ud800.txt"}),
+        ("write_file", {"path": "a.txt", "content": "x\udc80y"}),
+    ):
+        result = call(ws, name, **args)
+        assert result.error is not None and result.error.type == "invalid_arguments"
+        assert "unpaired surrogate" in result.error.message
+    assert not (ws / "a.txt").exists()
+
+
 def test_hostile_content_is_refused_with_line_and_column(ws: Path) -> None:
     message = error(call(ws, "write_file", path="a.txt", content="fine\nbad \x00 byte\n"))
     assert "control character" in message and "line 2, column 5" in message
-    assert "lone surrogate" in error(call(ws, "write_file", path="a.txt", content="x\udc80y"))
     (ws / "t.txt").write_text("alpha\n")
-    assert "lone surrogate" in error(call(ws, "patch", path="t.txt", old_string="alpha", new_string="\ud83d"))
     assert "control character" in error(
         call(ws, "patch", path="t.txt", old_string="alpha", new_string="a\x07")
     )

@@ -19,13 +19,13 @@ from tooldeck.dialects.anthropic import AnthropicDialect
 from tooldeck.dialects.base import Dialect, RenderedTool
 from tooldeck.dialects.frozen import freeze
 from tooldeck.dialects.gemini import GeminiDialect
-from tooldeck.dialects.normalize import NormalizedSchema, normalize_parameters
 from tooldeck.dialects.openai_chat import OpenAIChatDialect
 from tooldeck.dialects.openai_responses import OpenAIResponsesDialect
 from tooldeck.dialects.profiles import DEFAULT_PROFILE, ModelProfile, profile_for_model
 from tooldeck.dialects.report import ToolCost, token_table, tool_costs
 from tooldeck.dialects.tokens import ENCODINGS, EncodingName, count_tool
 from tooldeck.errors import DialectError
+from tooldeck.schemas.normalize import NormalizedSchema, normalize_parameters
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Loadout

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck.dialects.base import Dialect, JsonSchemaTransformer
-from tooldeck.dialects.keywords import JsonSchema
 from tooldeck.dialects.sanitize import flatten_root_combinators
 from tooldeck.dialects.walk import WalkState
+from tooldeck.schemas.keywords import JsonSchema
 
 
 class AnthropicSchema(JsonSchemaTransformer):

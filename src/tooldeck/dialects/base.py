@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from tooldeck.dialects.keywords import JsonSchema
-from tooldeck.dialects.normalize import normalize_parameters
 from tooldeck.dialects.profiles import DEFAULT_PROFILE, ModelProfile
 from tooldeck.dialects.strict import make_strict
 from tooldeck.dialects.walk import SchemaTransformer, WalkState
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.schemas.keywords import JsonSchema
+from tooldeck.schemas.normalize import normalize_parameters
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck.dialects.base import Dialect
-from tooldeck.dialects.keywords import JsonSchema
 from tooldeck.dialects.sanitize import describe_values, flatten_root_combinators
 from tooldeck.dialects.walk import SchemaTransformer, WalkState
+from tooldeck.schemas.keywords import JsonSchema
 
 GEMINI_KEYWORDS = frozenset(
     {

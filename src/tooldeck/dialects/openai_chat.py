@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck.dialects.base import Dialect, JsonSchemaTransformer
-from tooldeck.dialects.keywords import JsonSchema
+from tooldeck.schemas.keywords import JsonSchema
 
 
 class OpenAIChatDialect(Dialect):

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tooldeck.dialects.base import Dialect, JsonSchemaTransformer
-from tooldeck.dialects.keywords import JsonSchema
+from tooldeck.schemas.keywords import JsonSchema
 
 
 class OpenAIResponsesDialect(Dialect):

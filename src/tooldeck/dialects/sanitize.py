@@ -12,8 +12,8 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from tooldeck.dialects.keywords import JsonSchema
 from tooldeck.dialects.walk import WalkState
+from tooldeck.schemas.keywords import JsonSchema
 
 ROOT_COMBINATORS = ("allOf", "anyOf", "oneOf")
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from tooldeck.dialects.keywords import JsonSchema
+from tooldeck.schemas.keywords import JsonSchema
 
 STRICT_KEYWORDS = frozenset(
     {

@@ -1,6 +1,6 @@
 """The common schema walker: rebuilds a schema bottom-up and resolves `$ref`s on the way.
 
-`SchemaTransformer.transform` walks only what the keyword tables (`keywords.py`) call
+`SchemaTransformer.transform` walks only what the keyword tables (`tooldeck/schemas/keywords.py`) call
 subschemas, so literal values are copied untouched. References are handled here once for
 every dialect:
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 from urllib.parse import unquote
 
-from tooldeck.dialects.keywords import SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, JsonSchema
+from tooldeck.schemas.keywords import SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP, JsonSchema
 
 _DEF_PREFIXES = ("#/$defs/", "#/definitions/")
 

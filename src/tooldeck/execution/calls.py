@@ -16,9 +16,10 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from tooldeck.errors import CallRejected, ErrorType
-from tooldeck.execution.schema_check import Check, check_arguments, compile_schema
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ValidatedCall
-from tooldeck.tool import Tool
+from tooldeck.schemas.validate import SchemaValidator
+from tooldeck.schemas.values import MAX_ARGUMENT_CHARS, value_problem
+from tooldeck.tool import LazyModel, Tool
 
 
 def reject(kind: ErrorType, message: str, tool: str, *, retryable: bool = True) -> CallRejected:
@@ -29,27 +30,36 @@ def reject(kind: ErrorType, message: str, tool: str, *, retryable: bool = True) 
 
 
 def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict[str, Any]:
-    """The arguments object of a call. Empty means `{}`; anything not a JSON object is rejected."""
-    if raw is None:
-        return {}
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    if not isinstance(raw, str):
-        raise reject("invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool)
-    try:
-        value = from_json(raw)  # the fast path; json.loads below explains failures precisely
-    except ValueError:
-        text = raw.strip()
-        if not text:
+    """The arguments object of a call. Empty means `{}`; anything not a JSON object is rejected,
+    and so are values no tool should get: NaN or infinite numbers, text that is not valid
+    Unicode, more than 64 levels of nesting, or more than 8 MiB of text."""
+    if type(raw) is not str:  # the common case (JSON text) first: isinstance(.., Mapping) is slow
+        if raw is None:
             return {}
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
-        except RecursionError:
-            raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+        if isinstance(raw, Mapping):
+            value: Any = raw if isinstance(raw, dict) else dict(raw)
+            _refuse_problem(value_problem(value), tool)
+            return value  # type: ignore[no-any-return]
+        if not isinstance(raw, str):
+            raise reject(
+                "invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool
+            )
+    if len(raw) > MAX_ARGUMENT_CHARS:
+        raise reject(
+            "invalid_arguments",
+            f"arguments are {len(raw)} characters long, over the limit of {MAX_ARGUMENT_CHARS}; "
+            "the call was not run - pass large content another way (a file path, a smaller chunk)",
+            tool,
+        )
+    try:
+        # The fast path; it refuses unpaired surrogates by itself. Whatever it refuses, json.loads
+        # below either explains precisely or reads for value_problem to name (NaN and Infinity
+        # are read as floats and refused there, with the field they are in).
+        value = from_json(raw)
+        strings_checked = True
+    except ValueError:
+        value = _parse_slowly(raw, tool)
+        strings_checked = False
     if isinstance(value, str) and value.strip().startswith("{"):
         # Double-encoded arguments ("{\"a\": 1}" as a JSON string): the same object, once decoded.
         return parse_arguments(value, tool)
@@ -62,7 +72,29 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
             f'arguments must be a JSON object like {{"name": value}}, got {kind.get(type(value), "a value")}',
             tool,
         )
+    _refuse_problem(value_problem(value, check_strings=not strings_checked), tool)
     return value
+
+
+def _parse_slowly(raw: str, tool: str) -> Any:
+    text = raw.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
+    except RecursionError:
+        raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+    except ValueError:  # Python's limit on integer digits; the JSON itself is well formed
+        raise reject(
+            "invalid_arguments", "arguments hold a number with more digits than any tool takes", tool
+        ) from None
+
+
+def _refuse_problem(problem: str | None, tool: str) -> None:
+    if problem is not None:
+        raise reject("invalid_arguments", f"{problem}; the call was not run", tool)
 
 
 _PARTIAL_TOKEN = re.compile(r"[^\s,:\[\]{}]*")
@@ -175,39 +207,43 @@ class ToolIndex:
 
 # -- validation ------------------------------------------------------------------------------
 
-_CHECKS: dict[int, tuple[Mapping[str, Any], Check]] = {}
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], SchemaValidator]] = {}
 
 
-def schema_check(tool: Tool) -> Check:
-    """The compiled checker for a tool's parameters (cached by schema identity)."""
-    hit = _CHECKS.get(id(tool.parameters))
+def schema_validator(tool: Tool) -> SchemaValidator:
+    """The compiled validator for a tool's parameters (cached by schema identity)."""
+    hit = _VALIDATORS.get(id(tool.parameters))
     if hit is not None and hit[0] is tool.parameters:
         return hit[1]
-    check = compile_schema(tool.parameters)
-    if len(_CHECKS) > 4096:
-        _CHECKS.clear()
-    _CHECKS[id(tool.parameters)] = (tool.parameters, check)
-    return check
+    validator = SchemaValidator(tool.parameters)
+    if len(_VALIDATORS) > 4096:
+        _VALIDATORS.clear()
+    _VALIDATORS[id(tool.parameters)] = (tool.parameters, validator)
+    return validator
 
 
 def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | None = None) -> ValidatedCall:
-    """Check and coerce the arguments against the schema the model saw (and the tool's own model).
+    """Check and convert the arguments against the schema the model saw (and the tool's own model).
 
-    A decorated tool's pydantic model is tried first (it coerces "5" -> 5 itself); only when it
-    refuses do the schema checker's extra coercions and field-level messages come in.
+    A decorated tool's pydantic model is tried first, in strict mode: what it accepts there is
+    valid JSON for its schema, as it is. Anything else goes through the schema validator (exact
+    JSON-Schema verdicts, plus the conversions models need, "5" -> 5) and only then through the
+    model, which turns the checked JSON into Python values.
     """
     model = tool.arg_model
     if model is not None:
+        if isinstance(model, LazyModel):
+            model = model.model()  # the class itself: no attribute forwarding on the hot path
         try:
-            validated = model.model_validate(arguments)
+            validated = model.model_validate(arguments, strict=True)
         except ValidationError:
             pass
         else:
             return ValidatedCall(call, tool, validated.model_dump(), note, validated)
-    coerced, errors = check_arguments(schema_check(tool), arguments)
+    coerced, errors = schema_validator(tool).validate(arguments)
     validated = None
     if not errors and model is not None:
-        validated, errors = _model_errors(tool, coerced)
+        validated, errors = _model_errors(model, coerced)
     if errors:
         shown = "; ".join(errors[:10]) + (f"; and {len(errors) - 10} more" if len(errors) > 10 else "")
         raise reject(
@@ -215,13 +251,15 @@ def validate(call: ToolCall, tool: Tool, arguments: dict[str, Any], note: str | 
             f"invalid arguments for {tool.name}: {shown}. The call was not run.",
             tool.name,
         )
+    if validated is not None:
+        coerced = validated.model_dump()  # what the handler gets: defaults filled in
     return ValidatedCall(call, tool, coerced, note, validated)
 
 
-def _model_errors(tool: Tool, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
+def _model_errors(model: Any, arguments: dict[str, Any]) -> tuple[Any, list[str]]:
     """The tool's own pydantic model of the arguments (it may be stricter than its JSON schema)."""
     try:
-        return tool.arg_model.model_validate(arguments), []
+        return model.model_validate(arguments), []
     except ValidationError as exc:
         out = []
         for err in exc.errors():

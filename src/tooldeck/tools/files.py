@@ -1,4 +1,4 @@
-"""File tools (spec B, K4): `read_file`, `write_file`, `patch`, in the built-in toolset `file`.
+"""File tools: `read_file`, `write_file`, `patch`, in the built-in toolset `file`.
 
 All paths are confined to the workspace root (`sandbox.workspace`, see `tooldeck.workspace`)
 and shown to the model relative to it; every open goes through the workspace's descriptor-based
