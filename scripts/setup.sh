@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(bubblewrap ripgrep)
-NPM_PACKAGES=()
+NPM_PACKAGES=(@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem)
 
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -21,7 +21,8 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
 fi
 
 if [ "${#NPM_PACKAGES[@]}" -gt 0 ]; then
-  mkdir -p .node && (cd .node && [ -f package.json ] || npm init -y >/dev/null)
+  # npm cannot derive a package name from ".node", so the manifest is written here.
+  mkdir -p .node && { [ -f .node/package.json ] || echo '{"name": "tooldeck-test-servers", "private": true}' >.node/package.json; }
   (cd .node && npm install --silent --no-audit --no-fund "${NPM_PACKAGES[@]}" >/dev/null)
 fi
 

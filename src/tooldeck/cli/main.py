@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
     "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
     "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),
+    "mcp": ("tooldeck.cli.mcp_cmd", "MCP servers: `mcp list` shows each one's state, tools and errors"),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."
