@@ -115,6 +115,18 @@ def test_list_changed_refreshes_the_tools_and_bumps_the_generation(tmp_path: Pat
         assert "fresh ran" in deck.call_sync("mcp__srv__fresh", {}).content
 
 
+def test_a_failed_relisting_degrades_the_server_until_a_request_succeeds(tmp_path: Path) -> None:
+    with deck_over(tmp_path, {"srv": tiny("--fail-relist")}) as deck:
+        source = next(s for s in deck.sources if s.name == "mcp-srv")
+        assert deck.call_sync("mcp__srv__add_tool", {"name": "fresh"}).ok
+        wait_for(lambda: source.supervisor.state == "degraded", what="degraded")
+        assert "listing is broken today" in (source.supervisor.error or "")
+        # Degraded is still usable: the known tools stay available, and a good request heals it.
+        assert deck.explain("mcp__srv__echo").fates[0].status == "exposed"
+        assert deck.call_sync("mcp__srv__echo", {"text": "ok"}).ok
+        assert source.supervisor.state == "ready" and source.supervisor.error is None
+
+
 def test_paginated_listing_is_followed_to_the_end(tmp_path: Path) -> None:
     with deck_over(tmp_path, {"many": tiny("--tools", "300", "--page", "7")}) as deck:
         names = {t.name for t in deck.loadout().exposed}

@@ -149,3 +149,42 @@ def test_everything_over_http_transports(tmp_path: Path, mode: str) -> None:
             assert result.ok and f"over {mode}" in result.content
             source = next(s for s in deck.sources if s.name == "mcp-remote")
             assert source.status().state == "ready"
+
+
+def test_remote_headers_carry_a_token_that_is_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from .mcpkit import TINY, free_port, wait_for
+    from .mcpkit import _listening as listening
+
+    port = free_port()
+    script = TINY.parent / "auth_http_server.py"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(port), "tok-123-secret"], stderr=subprocess.DEVNULL
+    )
+    try:
+        wait_for(lambda: listening(port), 30, "auth server")
+        monkeypatch.setenv("DEMO_TOKEN", "tok-123-secret")
+        url = f"http://127.0.0.1:{port}/mcp"
+        servers = {
+            "good": {"url": url, "headers": {"Authorization": "Bearer ${DEMO_TOKEN}"}},
+            "wrong": {
+                "url": url,
+                "headers": {"Authorization": "Bearer not-the-token-456"},
+                "connect_timeout": 5,
+            },
+        }
+        with deck_over(tmp_path, servers) as deck:
+            result = deck.call_sync("mcp__good__secret_word", {})
+            assert result.ok and "swordfish" in result.content
+            wrong = next(s for s in deck.sources if s.name == "mcp-wrong")
+            status = wrong.status()
+            assert status.state == "failed"
+            assert "HTTP 401 Unauthorized: missing or wrong bearer token" in (status.error or "")
+            shown = repr(deck.explain()) + repr(deck.config) + (status.error or "")
+            assert "tok-123-secret" not in shown and "not-the-token-456" not in shown
+    finally:
+        proc.terminate()
+        proc.wait(10)

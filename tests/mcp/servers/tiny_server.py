@@ -7,6 +7,7 @@ It speaks the MCP handshake, paginated `tools/list` and `tools/call`, and misbeh
     --garbage              print a line that is not JSON-RPC before anything else
     --tools N --page K     offer N extra tools `t000`.. over pages of K
     --pid-file PATH        write the process id there at start
+    --fail-relist          answer every tools/list after the first listing with an error
 
 Tools: echo (read-only), delete (destructive), work (sleeps `seconds`), crash (the process dies
 mid-call), fail (an `isError` result), rpc_error (a JSON-RPC error), image (image content),
@@ -93,6 +94,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--page", type=int, default=100)
     parser.add_argument("--pid-file")
+    parser.add_argument("--fail-relist", action="store_true")
     opts = parser.parse_args()
     if opts.pid_file:
         with open(opts.pid_file, "w") as f:
@@ -102,6 +104,7 @@ def main() -> None:
         sys.exit(opts.exit_at_start)
     if opts.garbage:
         print("Starting tiny server v1 ...", flush=True)
+    listed = False
     tools = BASE + [
         tool(f"t{i:03d}", f"Extra tool number {i}.", readOnlyHint=True) for i in range(opts.tools)
     ]
@@ -119,11 +122,18 @@ def main() -> None:
                 "capabilities": {"tools": {"listChanged": True}},
                 "serverInfo": {"name": "tiny", "version": "1"},
             }
+        elif method == "tools/list" and listed and opts.fail_relist and not params.get("cursor"):
+            send(
+                {"jsonrpc": "2.0", "id": mid, "error": {"code": -32603, "message": "listing is broken today"}}
+            )
+            continue
         elif method == "tools/list":
             start = int(params.get("cursor") or 0)
             result = {"tools": tools[start : start + opts.page]}
             if start + opts.page < len(tools):
                 result["nextCursor"] = str(start + opts.page)
+            else:
+                listed = True
         elif method == "tools/call":
             found = call(params["name"], params.get("arguments") or {}, tools)
             if params["name"] == "rpc_error" or found is None:

@@ -49,6 +49,11 @@ class Connection:
         self._stop = asyncio.Event()
         self.closed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        # The last HTTP error answer of a remote server ("HTTP 401 Unauthorized: ..."), which the
+        # SDK reduces to a generic error.
+        self.http_error: str | None = None
+        # Whether `reason` is only the end of the stream, which a real error may explain better.
+        self._guessed = False
 
     @property
     def alive(self) -> bool:
@@ -111,8 +116,10 @@ class Connection:
                 self._ready.set()
                 await self._stop.wait()
         except Exception as exc:  # boundary: whatever broke the session is its reason, reported
-            if self.reason is None:
+            if self.reason is None or self._guessed:
                 self.reason = describe(exc)
+            if self.http_error is not None:
+                self.reason = self.http_error
         finally:
             self.session = None
             if self.child is not None:
@@ -127,8 +134,33 @@ class Connection:
         if spec.transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(spec.url or "", headers=dict(spec.headers), timeout=spec.connect_timeout)
-        return _http_transport(spec)
+            def client(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
+                return self._watched_client(headers=headers, timeout=timeout, auth=auth)
+
+            return sse_client(
+                spec.url or "",
+                headers=dict(spec.headers),
+                timeout=spec.connect_timeout,
+                httpx_client_factory=client,
+            )
+        return _http_transport(spec, self._watched_client(headers=dict(spec.headers)))
+
+    def _watched_client(self, **options: Any) -> Any:
+        """The SDK's HTTP client, noting error answers so a failure can say what the server said."""
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        client = create_mcp_http_client(**options)
+
+        async def note(response: Any) -> None:
+            if response.status_code >= 400:
+                await response.aread()
+                body = " ".join(response.text.split())[:200]
+                self.http_error = f"HTTP {response.status_code} {response.reason_phrase}" + (
+                    f": {body}" if body else ""
+                )
+
+        client.event_hooks["response"].append(note)
+        return client
 
     @contextlib.asynccontextmanager
     async def _watch(self, read: Any) -> AsyncIterator[Any]:
@@ -147,7 +179,8 @@ class Connection:
                         continue  # a stray line once running: not worth losing the session over
                     await to_session.send(item)
             if self.reason is None and not self._stop.is_set():
-                self.reason = self._lost()
+                self.reason = self.http_error or self._lost()
+                self._guessed = self.http_error is None
             self._stop.set()
 
         task = asyncio.ensure_future(pump())
@@ -224,14 +257,10 @@ async def list_all_tools(session: Any) -> list[mcp_types.Tool]:
 
 
 @contextlib.asynccontextmanager
-async def _http_transport(spec: ServerSpec) -> AsyncIterator[tuple[Any, Any]]:
+async def _http_transport(spec: ServerSpec, client: Any) -> AsyncIterator[tuple[Any, Any]]:
     from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    async with (
-        create_mcp_http_client(headers=dict(spec.headers)) as client,
-        streamable_http_client(spec.url or "", http_client=client) as (read, write),
-    ):
+    async with client, streamable_http_client(spec.url or "", http_client=client) as (read, write):
         yield read, write
 
 
