@@ -15,7 +15,7 @@ from .mcpkit import deck_over, process_alive, tiny, wait_for
 def test_failed_servers_are_reported_and_never_delay_the_others(tmp_path: Path) -> None:
     servers = {
         "exits": tiny("--exit-at-start", "3"),
-        "hangs": tiny("--hang", connect_timeout=2),
+        "hangs": tiny("--hang", connect_timeout=3),
         "garbage": tiny("--garbage"),
         "missing": {"command": "no-such-mcp-server-binary"},
         "good": tiny(),
@@ -24,11 +24,12 @@ def test_failed_servers_are_reported_and_never_delay_the_others(tmp_path: Path) 
     with deck_over(tmp_path, servers) as deck:
         elapsed = time.monotonic() - started
         # All connect at once: the hung server costs its own connect timeout, once, not more.
-        assert elapsed < 2 + 3.0, elapsed
+        assert elapsed < 3 + 4.0, elapsed
         explanation = deck.explain()
         notes = {d.path: d.message for d in explanation.diagnostics if d.path}
         assert "exited with code 3: cannot start: missing configuration" in notes["mcp_servers.exits"]
-        assert "no answer while initializing within 2 s" in notes["mcp_servers.hangs"]
+        # Normally "while initializing"; on a loaded machine the start itself may be what ran out.
+        assert "no answer while " in notes["mcp_servers.hangs"] and "within 3 s" in notes["mcp_servers.hangs"]
         assert "not MCP: 'Starting tiny server v1 ...'" in notes["mcp_servers.garbage"]
         assert "command not found: no-such-mcp-server-binary" in notes["mcp_servers.missing"]
         exposed = {f.name for f in explanation.fates if f.status == "exposed"}

@@ -52,8 +52,6 @@ class Connection:
         # The last HTTP error answer of a remote server ("HTTP 401 Unauthorized: ..."), which the
         # SDK reduces to a generic error.
         self.http_error: str | None = None
-        # Whether `reason` is only the end of the stream, which a real error may explain better.
-        self._guessed = False
 
     @property
     def alive(self) -> bool:
@@ -116,7 +114,7 @@ class Connection:
                 self._ready.set()
                 await self._stop.wait()
         except Exception as exc:  # boundary: whatever broke the session is its reason, reported
-            if self.reason is None or self._guessed:
+            if self.reason is None:
                 self.reason = describe(exc)
             if self.http_error is not None:
                 self.reason = self.http_error
@@ -180,7 +178,6 @@ class Connection:
                     await to_session.send(item)
             if self.reason is None and not self._stop.is_set():
                 self.reason = self.http_error or self._lost()
-                self._guessed = self.http_error is None
             self._stop.set()
 
         task = asyncio.ensure_future(pump())

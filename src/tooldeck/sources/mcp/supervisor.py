@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from tooldeck.sources.mcp.settings import ServerSpec
 if TYPE_CHECKING:
     import mcp_types
 
+log = logging.getLogger("tooldeck.mcp")
 State = Literal["connecting", "ready", "degraded", "reconnecting", "failed", "disabled", "closed"]
 USABLE: frozenset[str] = frozenset({"ready", "degraded"})
 
@@ -82,6 +84,17 @@ class Supervisor:
 
     async def _main(self) -> None:
         self._wake = asyncio.Event()
+        try:
+            await self._keep_connected()
+        except ModuleNotFoundError as exc:
+            self._set("failed", f"the mcp SDK is not installed ({exc}); install tooldeck[mcp]")
+        except Exception as exc:  # boundary: a bug here must show as the server's state, not vanish
+            self._set("failed", f"the MCP client failed: {describe(exc)}")
+        finally:
+            self.first_attempt.set()
+
+    async def _keep_connected(self) -> None:
+        assert self._wake is not None
         while not self._closing:
             conn = self._current = Connection(self.spec, on_tools_changed=self._tools_changed)
             try:
@@ -134,8 +147,12 @@ class Supervisor:
         self.error = error
 
     def _notify(self, change: ChangeKind) -> None:
-        if not self._closing:
+        if self._closing:
+            return
+        try:
             self._on_change(change)
+        except Exception:  # boundary: a listener's failure must not stop the supervision
+            log.warning("MCP server %r: a change listener failed", self.spec.name, exc_info=True)
 
     # -- tools/list_changed ------------------------------------------------------------------
 
