@@ -11,6 +11,9 @@ need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
+# Node runs the npm MCP servers the tests use.
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
@@ -20,10 +23,14 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
   fi
 fi
 
-if [ "${#NPM_PACKAGES[@]}" -gt 0 ]; then
+need_npm=()
+for pkg in "${NPM_PACKAGES[@]}"; do
+  [ -f ".node/node_modules/$pkg/package.json" ] || need_npm+=("$pkg")
+done
+if [ "${#need_npm[@]}" -gt 0 ]; then
   # npm cannot derive a package name from ".node", so the manifest is written here.
   mkdir -p .node && { [ -f .node/package.json ] || echo '{"name": "tooldeck-test-servers", "private": true}' >.node/package.json; }
-  (cd .node && npm install --silent --no-audit --no-fund "${NPM_PACKAGES[@]}" >/dev/null)
+  (cd .node && npm install --silent --no-audit --no-fund "${need_npm[@]}" >/dev/null)
 fi
 
 if [ ! -x .venv/bin/python ]; then
