@@ -66,7 +66,9 @@ class McpSource(Source):
         self.loop = loop or mcp_loop()
         self.pool = SessionPool(spec) if spec.scope == "thread" else None
         self._built: tuple[Any, list[Tool], list[Diagnostic]] | None = None
-        self.supervisor = Supervisor(spec, loop=self.loop, on_change=self._server_changed)
+        self.supervisor = Supervisor(
+            _discovery(spec, workspace), loop=self.loop, on_change=self._server_changed
+        )
 
     # -- listing -----------------------------------------------------------------------------
 
@@ -150,6 +152,15 @@ class McpSource(Source):
             with contextlib.suppress(TimeoutError):
                 self.loop.wait(self.aclose(), 30.0)
         super().close()
+
+
+def _discovery(spec: ServerSpec, workspace: Path | None) -> ServerSpec:
+    """The spec of the session that lists a server's tools; a thread-scoped one runs in the deck's workspace."""
+    if spec.scope != "thread" or workspace is None:
+        return spec
+    with contextlib.suppress(OSError):  # if it cannot be made, the server's start says so
+        (workspace / ".tmp").mkdir(parents=True, exist_ok=True)
+    return spec.pinned(workspace)
 
 
 def _call_id(context: ToolContext | None) -> str:
