@@ -6,11 +6,12 @@ the floor), a deck over all four at once (tooldeck connects them concurrently), 
 single decks one after another (what connecting them in turn costs). Target: all four at once
 within 1.2 x the slowest single server.
 
-Per-call overhead: the same tool (`echo` of server-everything over stdio) called N times through
-the deck's whole execution path (`Executor.execute`: parse, validate, policy, the MCP loop,
-result shaping) and through the bare `mcp` SDK client (`ClientSession.call_tool` over the SDK's
-`stdio_client`), alternating per round, both in this process with the SDK already imported.
-Target: tooldeck within 1.1 x the bare SDK.
+Per-call overhead: the same tool (`echo` of server-everything over stdio) called through the
+deck's whole execution path (`Executor.execute`: parse, validate, policy, the MCP loop, result
+shaping) and through the bare `mcp` SDK client (`ClientSession.call_tool` over the SDK's
+`stdio_client`), both open at once and taking turns call by call, so that a busy machine slows
+both alike; the medians of the per-call times are compared. Target: tooldeck within 1.1 x the
+bare SDK.
 
 The servers come from the checkout's setup (the venv and .node/): run `bash scripts/setup.sh`.
 """
@@ -26,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,70 +100,67 @@ def measure_ready(workdir: Path, rounds: int) -> dict[str, Any]:
     }
 
 
-async def bare_sdk(calls: int, warmup: int) -> float:
-    """Seconds per call of `echo` through the bare SDK client."""
+async def interleaved(workdir: Path, calls: int, warmup: int) -> tuple[list[float], list[float]]:
+    """Per-call seconds of `echo`: through the bare SDK client and through the deck, call by call.
+
+    Both clients are open at once (each with its own server process) and take turns, one call
+    each, in alternating order: a machine busy with something else slows both alike.
+    """
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(
-        command="node", args=[str(NODE / "server-everything" / "dist" / "index.js")]
-    )
-    with open(os.devnull, "w") as quiet:
-        async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            await session.list_tools()
-            return await _timed(lambda: session.call_tool("echo", {"message": "hi"}), calls, warmup)
-
-
-async def through_deck(workdir: Path, calls: int, warmup: int) -> float:
-    """Seconds per call of the same `echo` through the deck's execution path."""
     from tooldeck import Deck
     from tooldeck.config_load import parse_config
     from tooldeck.execution.executor import Executor
     from tooldeck.execution.types import ToolCall
 
     entry = servers(workdir)["everything"]
+    params = StdioServerParameters(command=entry["command"], args=entry["args"])
     config = parse_config(
         {"mcp_servers": {"ev": entry}, "home": str(workdir / "home"), "plugins": {"enabled": False}},
         base_dir=str(workdir),
     )
     deck = Deck(config, builtins=False)
+    bare: list[float] = []
+    ours: list[float] = []
     try:
         executor = Executor(deck.loadout())
         batch = [ToolCall("c1", "mcp__ev__echo", {"message": "hi"})]
+        with open(os.devnull, "w") as quiet:
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await session.list_tools()
 
-        async def one() -> Any:
-            [result] = await executor.execute(batch)
-            if not result.ok:
-                raise BenchSetupError(f"the call failed: {result.content}")
-            return result
+                async def bare_call() -> None:
+                    await session.call_tool("echo", {"message": "hi"})
 
-        return await _timed(one, calls, warmup)
+                async def deck_call() -> None:
+                    [result] = await executor.execute(batch)
+                    if not result.ok:
+                        raise BenchSetupError(f"the call failed: {result.content}")
+
+                for i in range(warmup + calls):
+                    pair = [(bare_call, bare), (deck_call, ours)]
+                    for call, into in pair if i % 2 == 0 else reversed(pair):
+                        started = time.perf_counter()
+                        await call()
+                        if i >= warmup:
+                            into.append(time.perf_counter() - started)
     finally:
         deck.close()
-
-
-async def _timed(call: Callable[[], Any], calls: int, warmup: int) -> float:
-    for _ in range(warmup):
-        await call()
-    started = time.perf_counter()
-    for _ in range(calls):
-        await call()
-    return (time.perf_counter() - started) / calls
+    return bare, ours
 
 
 def measure_calls(workdir: Path, rounds: int, calls: int, warmup: int) -> dict[str, Any]:
-    import mcp.client.session  # noqa: F401  (both contenders start with the SDK imported)
-
     bare: list[float] = []
     ours: list[float] = []
-    for i in range(rounds):
-        order = [("bare", bare), ("tooldeck", ours)]
-        for who, into in order if i % 2 == 0 else reversed(order):
-            if who == "bare":
-                into.append(asyncio.run(bare_sdk(calls, warmup)))
-            else:
-                into.append(asyncio.run(through_deck(workdir, calls, warmup)))
+    for _ in range(rounds):
+        b, o = asyncio.run(interleaved(workdir, calls, warmup))
+        bare += b
+        ours += o
     bare_us = statistics.median(bare) * 1e6
     ours_us = statistics.median(ours) * 1e6
     return {"bare_sdk_us": bare_us, "tooldeck_us": ours_us, "ratio": ours_us / bare_us}

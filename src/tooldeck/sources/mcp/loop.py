@@ -65,10 +65,32 @@ class McpLoop:
             raise TimeoutError(f"no answer within {timeout:g} s") from None
 
     async def bridge(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Await `coro` on the MCP loop from another loop; cancelling the caller cancels it there."""
-        if asyncio.get_running_loop() is self.loop:
+        """Await `coro` on the MCP loop from another loop; cancelling the caller cancels it there.
+
+        One hand-off each way and nothing else (no concurrent.futures.Future in between): this
+        is on the path of every MCP tool call.
+        """
+        caller = asyncio.get_running_loop()
+        if caller is self.loop:
             return await coro
-        return await asyncio.wrap_future(self.submit(coro))
+        done: asyncio.Future[T] = caller.create_future()
+        started: list[asyncio.Task[T]] = []
+
+        def finish(task: asyncio.Task[T]) -> None:
+            with contextlib.suppress(RuntimeError):  # the caller's loop is gone: nobody to tell
+                caller.call_soon_threadsafe(_settle, done, task)
+
+        def start() -> None:
+            task = self.loop.create_task(coro)
+            started.append(task)
+            task.add_done_callback(finish)
+
+        self.loop.call_soon_threadsafe(start)
+        try:
+            return await done
+        except asyncio.CancelledError:
+            self.loop.call_soon_threadsafe(_cancel, started)
+            raise
 
     def track(self, owner: Closable) -> None:
         """Close `owner` at interpreter exit if it is still open then."""
@@ -88,6 +110,25 @@ class McpLoop:
         # At exit, whatever did not close in time dies with the process (its children too).
         with contextlib.suppress(TimeoutError, RuntimeError):
             self.wait(close_them(), budget_s)
+
+
+def _settle(done: asyncio.Future[Any], task: asyncio.Task[Any]) -> None:
+    if task.cancelled():
+        if not done.done():
+            done.cancel()
+        return
+    error = task.exception()  # read even when nobody waits any more, so it is not reported as lost
+    if done.done():
+        return
+    if error is not None:
+        done.set_exception(error)
+    else:
+        done.set_result(task.result())
+
+
+def _cancel(started: list[asyncio.Task[Any]]) -> None:
+    for task in started:
+        task.cancel()
 
 
 _LOOP: McpLoop | None = None
