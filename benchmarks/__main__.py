@@ -5,7 +5,8 @@ from __future__ import annotations
 import importlib
 import sys
 
-# name -> (module, one line). Each module has `main(argv: list[str]) -> int`.
+# name -> (module, one line). Each module has `main(argv: list[str]) -> int`. Module names must not
+# shadow a package a benchmark's child process imports (a script run from this folder sees it first).
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "assembly": ("benchmarks.assembly", "cold/warm tool assembly on the 300-tool workload vs Hermes"),
     "cli": ("benchmarks.cli_cold", "`tooldeck tools --json` as a whole process vs Hermes's first list"),
@@ -20,6 +21,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.serve",
         "per-call overhead of a tool through `tooldeck serve` vs a bare mcp SDK server",
     ),
+    "mcp": ("benchmarks.mcp_client", "4 real MCP servers ready at once vs in turn; a call vs the bare mcp SDK"),
 }
 
 

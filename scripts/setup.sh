@@ -5,14 +5,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(bubblewrap ripgrep)
-# The TypeScript MCP SDK: a client from another ecosystem for the `tooldeck serve` tests.
-NPM_PACKAGES=("@modelcontextprotocol/sdk@1.32.2")
+# npm packages the tests use: MCP servers (client tests) and the TypeScript MCP SDK (a client from
+# another ecosystem for the `tooldeck serve` tests).
+NPM_PACKAGES=(@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem "@modelcontextprotocol/sdk@1.32.2")
 
 need_apt=()
 for pkg in "${APT_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
-# Node.js and npm: from the machine if it has them, else from Debian.
+# Node.js and npm (the npm MCP servers and the TypeScript SDK client): the machine's, else Debian's.
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 command -v npm >/dev/null 2>&1 || need_apt+=(npm)
 if [ "${#need_apt[@]}" -gt 0 ]; then
@@ -24,10 +25,15 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
   fi
 fi
 
-if [ "${#NPM_PACKAGES[@]}" -gt 0 ]; then
-  mkdir -p .node
-  [ -f .node/package.json ] || echo '{"name": "tooldeck-node-deps", "private": true}' > .node/package.json
-  (cd .node && npm install --silent --no-audit --no-fund "${NPM_PACKAGES[@]}" >/dev/null)
+need_npm=()
+for pkg in "${NPM_PACKAGES[@]}"; do
+  name="${pkg%@[0-9]*}"  # without a pinned version
+  [ -f ".node/node_modules/$name/package.json" ] || need_npm+=("$pkg")
+done
+if [ "${#need_npm[@]}" -gt 0 ]; then
+  # npm cannot derive a package name from ".node", so the manifest is written here.
+  mkdir -p .node && { [ -f .node/package.json ] || echo '{"name": "tooldeck-test-servers", "private": true}' >.node/package.json; }
+  (cd .node && npm install --silent --no-audit --no-fund "${need_npm[@]}" >/dev/null)
 fi
 
 if [ ! -x .venv/bin/python ]; then

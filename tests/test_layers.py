@@ -18,6 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "tooldeck"
 LAYERS: list[tuple[str, ...]] = [
     (
         "tooldeck.errors",
+        "tooldeck.version",
         "tooldeck.diagnostics",
         "tooldeck.text",
         "tooldeck.home",

@@ -43,8 +43,7 @@ from tooldeck.errors import (
 )
 from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext, Resource, Tool
-
-__version__ = "0.2.0"
+from tooldeck.version import __version__
 
 # Imported on first use, so that a module that only defines tools stays cheap to import.
 if TYPE_CHECKING:

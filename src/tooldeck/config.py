@@ -242,25 +242,46 @@ class AgentConfig:
 
 @dataclass(frozen=True)
 class McpServerConfig:
+    """One MCP server: a command run over stdio, or a URL (streamable HTTP or SSE)."""
+
     __pydantic_config__ = _FORBID
     # The server's command (stdio).
     command: str | None = None
     # Its arguments.
     args: list[str] = field(default_factory=list)
-    # Environment variables for the child.
-    env: dict[str, str] = field(default_factory=dict)
-    # The child's working directory.
+    # Variables set for the child, on top of those it inherits (see `inherit_env`).
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    # Variables the child inherits from tooldeck's environment (names or globs such as LC_*);
+    # default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_*, TZ, TMPDIR.
+    inherit_env: list[str] | None = None
+    # The child's working directory; relative to the config file's folder.
     cwd: str | None = None
     # The server's URL (streamable HTTP or SSE).
     url: str | None = None
-    # How to reach it (default: stdio with a command, http with a URL).
+    # Default: stdio with `command`, http (streamable HTTP) with `url`.
     transport: Literal["stdio", "http", "sse"] | None = None
-    # HTTP headers for a remote server (e.g. a bearer token from ${VAR}).
-    headers: dict[str, str] = field(default_factory=dict)
-    # Seconds a call may take.
-    timeout_s: Annotated[float, Gt(0)] = 30.0
+    # Sent with every request to a remote server (e.g. a bearer token); never logged or shown.
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    # Seconds one tool call may take (default: execution.default_timeout_s).
+    timeout: Annotated[float, Gt(0)] | None = None
+    # Seconds to start the server and list its tools before it counts as failed.
+    connect_timeout: Annotated[float, Gt(0)] = 10.0
     # Whether to connect to it.
     enabled: bool = True
+    # Server tool names (or globs) to offer; None offers every tool.
+    include_tools: list[str] | None = None
+    # Server tool names (or globs) to leave out.
+    exclude_tools: list[str] = field(default_factory=list)
+    # Its tools may run at the same time even when they change things (read-only ones always may).
+    parallel_safe: bool = False
+    # Which calls need approval: those the server marks destructive, all of them, or none.
+    approval: Literal["destructive", "always", "never"] = "destructive"
+    # "thread": one server process per (user, thread), working in that thread's workspace (stdio only).
+    scope: Literal["shared", "thread"] = "shared"
+    # Thread-scoped sessions: how many stay open at once, and how long an idle one is kept.
+    max_sessions: Annotated[int, Ge(1)] = 8
+    # Seconds an idle thread-scoped session is kept.
+    idle_timeout: Annotated[float, Gt(0)] = 600.0
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from tooldeck.config import Config
+from tooldeck.config import Config, McpServerConfig
 from tooldeck.errors import ConfigError
 from tooldeck.tool import NAME_PATTERN as TOOL_NAME
 
@@ -173,14 +173,95 @@ def _check_meaning(config: Config) -> None:
             raise ConfigError(
                 "must name the program that starts the agent", path=f"acp_agents.{name}.command"
             )
+    mcp_server_configs(config)
     _refuse_unbuilt(config)
+
+
+SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
+# Spellings of the transport that `mcpServers` files in the wild use for `type`.
+_JSON_TRANSPORTS = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http"}
+
+
+def mcp_server_configs(config: Config) -> dict[str, McpServerConfig]:
+    """The configured MCP servers, checked; `mcp_servers` may name an `mcpServers` JSON file.
+
+    The file is read each time (it is not part of the cached config), with `${VAR}` replaced;
+    problems name the key as `mcp_servers(file.json).server.key`.
+    """
+    servers = config.mcp_servers
+    prefix = "mcp_servers"
+    if isinstance(servers, str):
+        path = config.resolve_path(servers)
+        prefix = f"mcp_servers({servers})"
+        servers = _read_mcp_file(path, prefix)
+    for name, server in servers.items():
+        _check_mcp_server(name, server, f"{prefix}.{name}")
+    return servers
+
+
+def _read_mcp_file(path: Path, prefix: str) -> dict[str, McpServerConfig]:
+    import json
+
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", path="mcp_servers") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON: {exc}", path="mcp_servers") from None
+    entries = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise ConfigError(f"{path} has no 'mcpServers' object", path="mcp_servers")
+    _adapter()  # puts the numeric bounds where pydantic looks for them
+    adapter: Any = TypeAdapter(McpServerConfig)
+    out: dict[str, McpServerConfig] = {}
+    for name, entry in entries.items():
+        where = f"{prefix}.{name}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"must be an object, got {type(entry).__name__}", path=where)
+        entry = dict(interpolate(entry, os.environ, where))
+        if "type" in entry and "transport" not in entry:
+            kind = entry.pop("type")
+            entry["transport"] = _JSON_TRANSPORTS.get(kind, kind)
+        if "disabled" in entry and "enabled" not in entry:
+            entry["enabled"] = not entry.pop("disabled")
+        try:
+            out[str(name)] = adapter.validate_python(entry)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, prefix=where)) from None
+    return out
+
+
+def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
+    if not SERVER_NAME.fullmatch(name):
+        raise ConfigError(
+            "a server name is letters, digits, '_', '.' and '-' (at most 48, starting with a letter or digit)",
+            path=where,
+        )
+    if (server.command is None) == (server.url is None):
+        raise ConfigError("give either `command` (a local server) or `url` (a remote one)", path=where)
+    transport = server.transport or ("stdio" if server.command is not None else "http")
+    if transport == "stdio" and server.command is None:
+        raise ConfigError("the stdio transport runs a `command`; none is given", path=f"{where}.transport")
+    if transport != "stdio":
+        if server.url is None:
+            raise ConfigError(f"the {transport} transport needs a `url`", path=f"{where}.transport")
+        if not re.match(r"https?://", server.url):
+            raise ConfigError(f"must be an http:// or https:// URL, got {server.url!r}", path=f"{where}.url")
+    local = {"args": server.args, "env": server.env, "inherit_env": server.inherit_env, "cwd": server.cwd}
+    for key, value in local.items():
+        if transport != "stdio" and value:
+            raise ConfigError(f"only servers run with `command` take `{key}`", path=f"{where}.{key}")
+    if transport == "stdio" and server.headers:
+        raise ConfigError("headers are sent to remote servers (`url`) only", path=f"{where}.headers")
+    if server.scope == "thread" and transport != "stdio":
+        raise ConfigError("thread-scoped sessions are for servers run with `command`", path=f"{where}.scope")
 
 
 # Keys that are part of the configuration's design but whose feature is not built yet: refused,
 # never silently accepted.
 def _refuse_unbuilt(config: Config) -> None:
-    if config.mcp_servers:
-        raise ConfigError("MCP servers are not supported by this version of tooldeck yet", path="mcp_servers")
     if config.tool_search.enabled or config.tool_search.defer != ["mcp"]:
         key = "tool_search.enabled" if config.tool_search.enabled else "tool_search.defer"
         raise ConfigError(
@@ -229,7 +310,7 @@ def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
-def _describe(exc: Any) -> str:
+def _describe(exc: Any, *, prefix: str = "") -> str:
     """pydantic's errors as `key.path: message` lines (union branches folded)."""
     lines: list[str] = []
     errors = list(exc.errors())
@@ -250,5 +331,7 @@ def _describe(exc: Any) -> str:
         loc = re.sub(r"\.(function-[a-z]+\[[^\]]*\]|str|dict\[str,McpServerConfig\])", "", loc)
         unknown = err["type"] in ("extra_forbidden", "unexpected_keyword_argument")
         msg = "unknown key" if unknown else err["msg"]
+        if prefix:
+            loc = f"{prefix}.{loc}" if loc else prefix
         lines.append(f"{loc or '(top level)'}: {msg}")
     return "; ".join(lines)

@@ -262,9 +262,20 @@ class Deck:
         self.assembler.invalidate()
 
     def close(self) -> None:
-        """Close every source (MCP connections, child processes)."""
-        for source in self.sources:
-            source.close()
+        """Close every source (MCP connections, child processes), all at once: each may take a moment."""
+        if len(self.sources) < 2:
+            for source in self.sources:
+                source.close()
+            return
+        import threading
+
+        closers = [
+            threading.Thread(target=s.close, name=f"close-{s.name}", daemon=True) for s in self.sources
+        ]
+        for closer in closers:
+            closer.start()
+        for closer in closers:
+            closer.join()
 
     def __enter__(self) -> Deck:
         return self
@@ -274,7 +285,8 @@ class Deck:
 
 
 def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
-    """The sources the config names, in order: built-ins, `discover:`, plugins, `tools:` entries, ACP agents."""
+    """The sources the config names, in order: built-ins, `discover:`, plugins, `tools:` entries, MCP
+    servers, ACP agents."""
     from tooldeck.sources.config_entries import ConfigEntrySource
     from tooldeck.sources.discovery import PackageSource
     from tooldeck.sources.entry_points import PluginSource
@@ -295,6 +307,10 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         out.append(PluginSource(disabled=frozenset(config.plugins.disabled)))
     if config.tools:
         out.append(ConfigEntrySource(list(config.tools)))
+    if config.mcp_servers:
+        from tooldeck.sources.mcp import mcp_sources
+
+        out.extend(mcp_sources(config))
     if config.acp_agents:
         from tooldeck.sources.acp import AcpSource
 

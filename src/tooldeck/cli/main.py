@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "the effective configuration, its JSON Schema (--schema) or reference",
     ),
     "serve": ("tooldeck.cli.serve_cmd", "the loadout as an MCP server (stdio or streamable HTTP)"),
+    "mcp": ("tooldeck.cli.mcp_cmd", "MCP servers: `mcp list` shows each one's state, tools and errors"),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."
@@ -65,7 +66,7 @@ def dispatch(argv: list[str]) -> int:
         print(_usage())
         return 0 if argv else 2
     if argv[0] == "--version":
-        from tooldeck import __version__
+        from tooldeck.version import __version__
 
         print(f"tooldeck {__version__}")
         return 0

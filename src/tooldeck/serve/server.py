@@ -74,7 +74,7 @@ class DeckServer:
         from mcp.server.lowlevel.server import Server
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
-        from tooldeck import __version__
+        from tooldeck.version import __version__
 
         self.deck = deck
         self.platform = platform

@@ -1,0 +1,169 @@
+"""`McpSource`: one MCP server as a tool source of the deck, like any other source.
+
+The server starts connecting when the source is made (so a deck's servers connect at the same
+time); listing waits for that first attempt, at most the connect timeout. A server that never
+got ready lists no tools and a diagnostic with the reason. A server that was ready and went
+down keeps its tools listed, each with a check that answers "unavailable" and why, and tells the
+deck (`changed("availability")`); a changed tool list on the server re-lists the source
+(`changed("tools")`). A call while the server is down is an `unavailable` error, never
+"unknown tool".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tooldeck.availability_types import AVAILABLE, Availability
+from tooldeck.context import ToolContext
+from tooldeck.diagnostics import Diagnostic
+from tooldeck.sources.base import ChangeKind, Source, SourceListing
+from tooldeck.sources.mcp.convert import deck_tools, path_rewriter, result_text
+from tooldeck.sources.mcp.loop import McpLoop, mcp_loop
+from tooldeck.sources.mcp.pool import McpThread, SessionPool
+from tooldeck.sources.mcp.settings import ServerSpec
+from tooldeck.sources.mcp.supervisor import USABLE, State, Supervisor
+from tooldeck.tool import Tool
+
+# Listing waits this much longer than the connect timeout for the first attempt to report.
+_LIST_MARGIN_S = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """One server as `tooldeck mcp list` shows it."""
+
+    name: str
+    state: State
+    tools: tuple[str, ...]
+    error: str | None
+    transport: str
+    target: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "state": self.state, "tools": list(self.tools), "error": self.error}
+
+
+class McpSource(Source):
+    """The tools of one MCP server (`mcp__<server>__<tool>`, toolset `mcp-<server>`)."""
+
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        workspace: Path | None = None,
+        files: Path | None = None,
+        loop: McpLoop | None = None,
+    ) -> None:
+        super().__init__(f"mcp-{spec.name}", "mcp")
+        self.spec = spec
+        self.workspace = workspace
+        # Where images and binary resources from results are saved (default: not saved, only described).
+        self.files = files
+        self.loop = loop or mcp_loop()
+        self.pool = SessionPool(spec) if spec.scope == "thread" else None
+        self._built: tuple[Any, list[Tool], list[Diagnostic]] | None = None
+        self.supervisor = Supervisor(
+            _discovery(spec, workspace), loop=self.loop, on_change=self._server_changed
+        )
+
+    # -- listing -----------------------------------------------------------------------------
+
+    def list_tools(self) -> SourceListing:
+        sup = self.supervisor
+        sup.wait_first(self.spec.connect_timeout + _LIST_MARGIN_S)
+        where = f"mcp_servers.{self.spec.name}"
+        server_tools = sup.server_tools
+        if server_tools is None:
+            why = sup.error or f"no answer within {self.spec.connect_timeout:g} s"
+            note = f"MCP server {self.spec.name!r} ({self.spec.target}) is not available, its tools are unknown: {why}"
+            return SourceListing((), (Diagnostic("error", note, where),))
+        built = self._built
+        if built is None or built[0] is not server_tools:
+            tools, notes = deck_tools(self.spec, server_tools, check=self.check, handler=self._handler)
+            built = self._built = (server_tools, tools, notes)
+        notes = list(built[2])
+        if sup.state not in USABLE:
+            notes.append(
+                Diagnostic("warning", sup.unavailable_reason() + "; its tools are unavailable", where)
+            )
+        return SourceListing(tuple(built[1]), tuple(notes))
+
+    def check(self) -> Availability:
+        """Every tool of this server is available exactly when the server is."""
+        sup = self.supervisor
+        return AVAILABLE if sup.state in USABLE else Availability.no(sup.unavailable_reason())
+
+    def status(self) -> ServerStatus:
+        sup = self.supervisor
+        names = tuple(t.name for t in self.list_tools().tools) if sup.server_tools is not None else ()
+        return ServerStatus(
+            self.spec.name, sup.state, names, sup.error, self.spec.transport, self.spec.target
+        )
+
+    def _server_changed(self, change: ChangeKind) -> None:
+        self.changed(change)
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def _handler(self, server_tool: str) -> Any:
+        loop, sup, pool, files = self.loop, self.supervisor, self.pool, self.files
+
+        async def call_shared(arguments: dict[str, Any], context: ToolContext | None = None) -> str:
+            result = await loop.bridge(sup.call(server_tool, arguments))
+            return result_text(result, files=files, call_id=_call_id(context))
+
+        async def call_in_thread(arguments: dict[str, Any], context: ToolContext | None = None) -> str:
+            assert pool is not None
+            key, workspace = self._thread(context)
+            result = await loop.bridge(pool.call(key, workspace, server_tool, arguments))
+            rewrite = path_rewriter(workspace)
+            return result_text(result, files=workspace / ".tmp", call_id=_call_id(context), rewrite=rewrite)
+
+        return call_in_thread if pool is not None else call_shared
+
+    def _thread(self, context: ToolContext | None) -> tuple[tuple[str, str], Path]:
+        offered = context.get(McpThread) if context is not None else None
+        user = offered.user if offered is not None else "default"
+        thread = (offered.thread if offered is not None else None) or (
+            context.session_id if context is not None else None
+        )
+        workspace = (offered.workspace if offered is not None else None) or (
+            context.workspace if context is not None else None
+        )
+        return (user, thread or "default"), Path(workspace or self.workspace or Path.cwd()).resolve()
+
+    # -- life --------------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        if self.pool is not None:
+            await self.pool.aclose()
+        await self.supervisor.aclose()
+
+    def close(self) -> None:
+        """Stop the server (and every thread session): no child process is left behind."""
+        if self.loop.in_loop:
+            self.loop.submit(self.aclose())
+        else:
+            # On a timeout, what is left is tied to this process: the children go when it does.
+            with contextlib.suppress(TimeoutError):
+                self.loop.wait(self.aclose(), 30.0)
+        super().close()
+
+
+def _discovery(spec: ServerSpec, workspace: Path | None) -> ServerSpec:
+    """The spec of the session that lists a server's tools; a thread-scoped one runs in the deck's workspace."""
+    if spec.scope != "thread" or workspace is None:
+        return spec
+    with contextlib.suppress(OSError):  # if it cannot be made, the server's start says so
+        (workspace / ".tmp").mkdir(parents=True, exist_ok=True)
+    return spec.pinned(workspace)
+
+
+def _call_id(context: ToolContext | None) -> str:
+    """A stem for the files a call's result saves: its call id, made unique (ids repeat across runs)."""
+    base = context.call_id if context is not None and context.call_id else "call"
+    return f"{base}-{secrets.token_hex(4)}"

@@ -1,0 +1,182 @@
+"""The stdio transport: a server run as a child process, speaking JSON-RPC lines on its stdin/stdout.
+
+Our own rather than the SDK's, for three things a supervisor needs: the child gets exactly the
+environment it was given (the SDK adds variables of its own choosing), its stderr is kept in a
+file so a server that dies can be reported with its last words and exit code, and the child is
+tied to this process (it is killed if tooldeck dies, even by SIGKILL or `os._exit`). The child
+runs in a process group of its own; closing the transport closes its stdin, waits briefly, then
+terminates and kills the whole group, so no grandchild outlives it either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from tooldeck.sources.mcp.settings import ServerSpec
+
+# One JSON-RPC message per line; tool listings of big servers make long lines.
+LINE_LIMIT = 64 * 1024 * 1024
+EXIT_GRACE_S = 1.0
+TERM_GRACE_S = 1.0
+_PR_SET_PDEATHSIG = 1
+
+
+def _parent_death_signal() -> Any:
+    """A function for the forked child that asks Linux to SIGKILL it when its parent dies."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+    def arm() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+    return arm
+
+
+_ARM = _parent_death_signal()
+
+
+@dataclass
+class ChildInfo:
+    """What is known about the child: its pid, exit code, and what it wrote on stderr."""
+
+    pid: int | None = None
+    returncode: int | None = None
+    # Closed by the connection when it ends.
+    stderr: IO[bytes] = field(default_factory=lambda: tempfile.TemporaryFile(prefix="tooldeck-mcp-"))  # noqa: SIM115
+
+    def stderr_tail(self, limit: int = 600) -> str:
+        """The end of the child's stderr (read without moving the child's file offset)."""
+        try:
+            fd = self.stderr.fileno()
+            size = os.fstat(fd).st_size
+            data = os.pread(fd, limit, max(0, size - limit))
+        except (OSError, ValueError):
+            return ""
+        text = data.decode("utf-8", errors="replace").strip()
+        return ("..." + text) if size > limit else text
+
+    def describe_exit(self) -> str:
+        code = self.returncode
+        if code is None:
+            return "closed its output"
+        how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+        tail = self.stderr_tail()
+        return f"{how}: {tail}" if tail else how
+
+
+@contextlib.asynccontextmanager
+async def stdio_transport(spec: ServerSpec, info: ChildInfo) -> AsyncIterator[tuple[Any, Any]]:
+    """Run the server; yields the (read, write) message streams an MCP ClientSession takes."""
+    import anyio
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
+    assert spec.command is not None
+    process = await asyncio.create_subprocess_exec(
+        spec.command,
+        *spec.args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=info.stderr,
+        env=dict(spec.env),
+        cwd=spec.cwd,
+        start_new_session=True,
+        limit=LINE_LIMIT,
+        preexec_fn=_ARM,
+    )
+    info.pid = process.pid
+    to_session, read_stream = anyio.create_memory_object_stream[Any](0)
+    write_stream, from_session = anyio.create_memory_object_stream[Any](0)
+    adapter = mcp_types.jsonrpc_message_adapter
+
+    async def read() -> None:
+        assert process.stdout is not None
+        async with to_session:
+            while line := await process.stdout.readline():
+                if not line.strip():
+                    continue
+                try:
+                    item: Any = SessionMessage(adapter.validate_json(line, by_name=False))
+                except ValueError as exc:
+                    item = exc  # the session hands it to the message handler: garbage is reported
+                try:
+                    await to_session.send(item)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+            # The output ended: give the exit code a moment to arrive, so the loss can be explained.
+            await _exited(process, 0.5)
+            info.returncode = process.returncode
+
+    async def write() -> None:
+        assert process.stdin is not None
+        async with from_session:
+            async for message in from_session:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
+                process.stdin.write(data.encode("utf-8"))
+                await process.stdin.drain()
+
+    tasks = [asyncio.get_running_loop().create_task(c) for c in (read(), write())]
+    try:
+        yield read_stream, write_stream
+    finally:
+        stop = asyncio.ensure_future(_stop(process, tasks, info))
+        try:
+            await asyncio.shield(stop)
+        except asyncio.CancelledError:
+            await stop
+            raise
+        finally:
+            for stream in (read_stream, write_stream, to_session, from_session):
+                stream.close()
+
+
+async def _stop(
+    process: asyncio.subprocess.Process, tasks: list[asyncio.Task[None]], info: ChildInfo
+) -> None:
+    """Close stdin, give the server a moment, then terminate and kill its whole process group."""
+    tasks[1].cancel()
+    if process.stdin is not None:
+        with contextlib.suppress(OSError, RuntimeError):
+            process.stdin.close()
+    if not await _exited(process, EXIT_GRACE_S):
+        _signal_group(process.pid, signal.SIGTERM)
+        if not await _exited(process, TERM_GRACE_S):
+            _signal_group(process.pid, signal.SIGKILL)
+            await _exited(process, TERM_GRACE_S)
+    # Whatever the server started and left behind in its group goes too.
+    _signal_group(process.pid, signal.SIGKILL)
+    tasks[0].cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    info.returncode = process.returncode
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        transport.close()
+
+
+async def _exited(process: asyncio.subprocess.Process, within: float) -> bool:
+    # Polled, not process.wait(): that also waits for the pipes, which a grandchild may hold open.
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while process.returncode is None:
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, sig)

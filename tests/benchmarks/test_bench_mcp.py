@@ -1,0 +1,47 @@
+"""`python -m benchmarks mcp`: both measurements really run against the real servers, and the table says
+whether the targets were met."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from benchmarks.mcp_client import measure_calls, print_table, ready_time, servers
+from tests.support.benchrun import bench
+
+
+def test_ready_time_and_call_cost_are_measured(tmp_path: Path) -> None:
+    every = servers(tmp_path)
+    assert set(every) == {"time", "git", "everything", "filesystem"}
+    assert ready_time(tmp_path, {"everything": every["everything"]}) > 0
+    calls = measure_calls(tmp_path, rounds=1, calls=20, warmup=2)
+    assert calls["bare_sdk_us"] > 0 and calls["tooldeck_us"] > 0
+    assert calls["ratio"] == calls["tooldeck_us"] / calls["bare_sdk_us"]
+
+
+def test_table_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    report = {
+        "ready": {
+            "single_s": {"a": 1.0, "b": 2.0},
+            "slowest_single_s": 2.0,
+            "concurrent_s": 2.6,
+            "sequential_s": 3.0,
+            "ratio": 1.3,
+        },
+        "calls": {"bare_sdk_us": 1000.0, "tooldeck_us": 1050.0, "ratio": 1.05},
+    }
+    print_table(report)
+    out = capsys.readouterr().out
+    assert "<= 1.2: MISSED" in out and "<= 1.1: met" in out
+
+
+def test_cli_json() -> None:
+    proc = bench("mcp", "--rounds", "1", "--calls", "20", "--warmup", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert (
+        report["ready"]["concurrent_s"] > 0
+        and report["ready"]["sequential_s"] > report["ready"]["concurrent_s"]
+    )
+    assert set(report["ready"]["single_s"]) == {"time", "git", "everything", "filesystem"}

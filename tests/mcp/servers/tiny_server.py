@@ -1,0 +1,164 @@
+"""A small MCP server over stdio for fault tests, standard library only (it starts in milliseconds).
+
+It speaks the MCP handshake, paginated `tools/list` and `tools/call`, and misbehaves on request:
+
+    --exit-at-start CODE   write to stderr and exit before reading anything
+    --hang                 read requests, never answer (stuck in initialize)
+    --garbage              print a line that is not JSON-RPC before anything else
+    --tools N --page K     offer N extra tools `t000`.. over pages of K
+    --pid-file PATH        write the process id there at start
+    --fail-relist          answer every tools/list after the first listing with an error
+
+Tools: echo (read-only), delete (destructive), work (sleeps `seconds`), crash (the process dies
+mid-call), fail (an `isError` result), rpc_error (a JSON-RPC error), image (image content),
+add_tool (adds tool `name` and sends notifications/tools/list_changed), where (cwd and TMPDIR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import sys
+import time
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 24).decode()
+
+
+def tool(name: str, description: str, props: dict | None = None, **hints: bool) -> dict:
+    out = {
+        "name": name,
+        "description": description,
+        "inputSchema": {"type": "object", "properties": props or {}},
+    }
+    if hints:
+        out["annotations"] = hints
+    return out
+
+
+BASE = [
+    tool("echo", "Echo the text back.", {"text": {"type": "string"}}, readOnlyHint=True, openWorldHint=False),
+    tool("delete", "Delete a thing.", {"what": {"type": "string"}}, destructiveHint=True),
+    tool("work", "Sleep a while.", {"seconds": {"type": "number"}}),
+    tool("crash", "The server dies during this call."),
+    tool("fail", "Report a tool-level error."),
+    tool("rpc_error", "Answer with a JSON-RPC error."),
+    tool("image", "Return an image.", readOnlyHint=True),
+    tool("add_tool", "Add a tool and announce it.", {"name": {"type": "string"}}),
+    tool("where", "Working and temporary directories.", readOnlyHint=True),
+]
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def text(value: str, *, error: bool = False) -> dict:
+    return {"content": [{"type": "text", "text": value}], "isError": error}
+
+
+def call(name: str, args: dict, tools: list[dict]) -> dict | None:
+    if name == "echo":
+        return text(str(args.get("text", "")))
+    if name == "delete":
+        return text(f"deleted {args.get('what')}")
+    if name == "work":
+        time.sleep(float(args.get("seconds", 0)))
+        return text("worked")
+    if name == "crash":
+        sys.stderr.write("crashing on purpose\n")
+        sys.stderr.flush()
+        os._exit(7)
+    if name == "fail":
+        return text("the thing you asked for does not exist", error=True)
+    if name == "image":
+        return {"content": [{"type": "image", "data": PNG, "mimeType": "image/png"}]}
+    if name == "add_tool":
+        tools.append(tool(str(args["name"]), "Added at run time.", readOnlyHint=True))
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        return text("added")
+    if name == "where":
+        return text(json.dumps({"cwd": os.getcwd(), "tmp": os.environ.get("TMPDIR")}))
+    if any(t["name"] == name for t in tools):
+        return text(f"{name} ran")
+    return None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--exit-at-start", type=int)
+    parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--garbage", action="store_true")
+    parser.add_argument("--tools", type=int, default=0)
+    parser.add_argument("--page", type=int, default=100)
+    parser.add_argument("--pid-file")
+    parser.add_argument("--fail-relist", action="store_true")
+    opts = parser.parse_args()
+    if opts.pid_file:
+        with open(opts.pid_file, "w") as f:
+            f.write(str(os.getpid()))
+    if opts.exit_at_start is not None:
+        sys.stderr.write("cannot start: missing configuration\n")
+        sys.exit(opts.exit_at_start)
+    if opts.garbage:
+        print("Starting tiny server v1 ...", flush=True)
+    listed = False
+    tools = BASE + [
+        tool(f"t{i:03d}", f"Extra tool number {i}.", readOnlyHint=True) for i in range(opts.tools)
+    ]
+    for line in sys.stdin:
+        if opts.hang or not line.strip():
+            continue
+        message = json.loads(line)
+        method, mid = message.get("method"), message.get("id")
+        if mid is None:
+            continue  # a notification
+        params = message.get("params") or {}
+        if method == "initialize":
+            result: dict = {
+                "protocolVersion": params.get("protocolVersion"),
+                "capabilities": {"tools": {"listChanged": True}},
+                "serverInfo": {"name": "tiny", "version": "1"},
+            }
+        elif method == "tools/list" and listed and opts.fail_relist and not params.get("cursor"):
+            send(
+                {"jsonrpc": "2.0", "id": mid, "error": {"code": -32603, "message": "listing is broken today"}}
+            )
+            continue
+        elif method == "tools/list":
+            start = int(params.get("cursor") or 0)
+            result = {"tools": tools[start : start + opts.page]}
+            if start + opts.page < len(tools):
+                result["nextCursor"] = str(start + opts.page)
+            else:
+                listed = True
+        elif method == "tools/call":
+            found = call(params["name"], params.get("arguments") or {}, tools)
+            if params["name"] == "rpc_error" or found is None:
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": mid,
+                        "error": {"code": -32602, "message": f"no tool {params['name']}"},
+                    }
+                )
+                continue
+            result = found
+        elif method == "ping":
+            result = {}
+        else:
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": mid,
+                    "error": {"code": -32601, "message": f"unknown method {method}"},
+                }
+            )
+            continue
+        send({"jsonrpc": "2.0", "id": mid, "result": result})
+
+
+if __name__ == "__main__":
+    main()
