@@ -21,7 +21,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.serve",
         "per-call overhead of a tool through `tooldeck serve` vs a bare mcp SDK server",
     ),
-    "mcp": ("benchmarks.mcp_client", "4 real MCP servers ready at once vs in turn; a call vs the bare mcp SDK"),
+    "mcp": (
+        "benchmarks.mcp_client",
+        "4 real MCP servers ready at once vs in turn; a call vs the bare mcp SDK",
+    ),
 }
 
 
