@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(bubblewrap ripgrep)
+# chromium: the browser tools drive Debian's Chromium (Playwright never downloads a browser here).
+APT_PACKAGES=(bubblewrap ripgrep chromium fonts-dejavu-core)
 NPM_PACKAGES=()
 
 need_apt=()
@@ -28,5 +29,5 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev]" 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all]" 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c "import tooldeck" 

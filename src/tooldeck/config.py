@@ -128,6 +128,57 @@ class SkillConfig:
 
 
 @dataclass(frozen=True)
+class WebSearchConfig:
+    """Which search service `web_search` asks; without a provider the tool is hidden."""
+
+    __pydantic_config__ = _FORBID
+    provider: Literal["searxng", "brave", "tavily", "exa"] | None = None
+    # SearXNG: the instance's address (required). Others: overrides the service's API address.
+    url: str | None = None
+    # The API key itself (write it as "${VAR}"), or the env var holding it (default per
+    # provider: BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY), read when the tool is checked.
+    api_key: str | None = None
+    api_key_env: str | None = None
+    timeout_s: Annotated[float, Gt(0)] = 15.0
+    # The most results one call may ask for.
+    max_results: Annotated[int, Ge(1)] = 10
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    """The browser the `browser_*` tools drive (Playwright over Chromium)."""
+
+    __pydantic_config__ = _FORBID
+    # A Chromium executable; default: chromium on PATH, else Playwright's own browser.
+    executable: str | None = None
+    headless: bool = True
+    # Seconds one browser action (navigation, click, ...) may take.
+    timeout_s: Annotated[float, Gt(0)] = 30.0
+    # Extra Chromium command-line flags.
+    args: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """The web tools: fetching, search, the browser, and which addresses they may reach."""
+
+    __pydantic_config__ = _FORBID
+    # Private, loopback, link-local and cloud-metadata addresses are refused unless this is true.
+    allow_private_networks: bool = False
+    # Networks reachable even when private ("10.1.2.0/24", "127.0.0.1"), for a known intranet host.
+    allowed_networks: list[str] = field(default_factory=list)
+    # web_extract: URLs per call, seconds per URL, bytes downloaded and characters returned per URL.
+    max_urls: Annotated[int, Ge(1)] = 5
+    timeout_s: Annotated[float, Gt(0)] = 20.0
+    max_bytes: Annotated[int, Ge(1)] = 5_000_000
+    max_chars: Annotated[int, Ge(100)] = 40_000
+    max_redirects: Annotated[int, Ge(0)] = 5
+    user_agent: str = "Mozilla/5.0 (compatible; tooldeck; +https://pypi.org/project/tooldeck/)"
+    search: WebSearchConfig = field(default_factory=WebSearchConfig)
+    browser: BrowserConfig = field(default_factory=BrowserConfig)
+
+
+@dataclass(frozen=True)
 class ChecksConfig:
     __pydantic_config__ = _FORBID
     ttl_s: Annotated[float, Ge(0)] = 30.0
@@ -227,7 +278,10 @@ class Config:
     mcp_servers: dict[str, McpServerConfig] | str = field(default_factory=dict)
     tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)
     skills: list[SkillConfig] = field(default_factory=list)
-    web: dict[str, Any] = field(default_factory=dict)
+    # Folders holding Agent Skills (one sub-folder with a SKILL.md per skill); relative to the
+    # config file's folder.
+    skills_dirs: list[str] = field(default_factory=list)
+    web: WebConfig = field(default_factory=WebConfig)
     acp_agents: dict[str, Any] = field(default_factory=dict)
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)

@@ -145,7 +145,27 @@ def _check_meaning(config: Config) -> None:
             raise ConfigError(
                 f"must look like 'package.module:attribute', got {entry.use!r}", path=f"tools[{i}].use"
             )
+    _check_web(config)
     _refuse_unbuilt(config)
+
+
+def _check_web(config: Config) -> None:
+    import ipaddress
+
+    web = config.web
+    for i, net in enumerate(web.allowed_networks):
+        try:
+            ipaddress.ip_network(net, strict=False)
+        except ValueError:
+            raise ConfigError(
+                f"not an IP address or network (e.g. 10.1.2.0/24), got {net!r}",
+                path=f"web.allowed_networks[{i}]",
+            ) from None
+    search = web.search
+    if search.url is not None and not re.match(r"https?://[^/\s]+", search.url):
+        raise ConfigError(f"must be an http(s) URL, got {search.url!r}", path="web.search.url")
+    if search.provider == "searxng" and not search.url:
+        raise ConfigError("the searxng provider needs the instance's url", path="web.search.url")
 
 
 # Keys that are part of the configuration's design but whose feature is not built yet: refused,
@@ -158,8 +178,6 @@ def _refuse_unbuilt(config: Config) -> None:
             "deferred tools behind tool_search are not supported by this version of tooldeck yet",
             path="tool_search.enabled",
         )
-    if config.web:
-        raise ConfigError("the web tools are not part of this version of tooldeck yet", path="web")
     if config.acp_agents:
         raise ConfigError("ACP agents are not supported by this version of tooldeck yet", path="acp_agents")
 

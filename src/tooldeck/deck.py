@@ -284,11 +284,15 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         sys.path.insert(0, config.base_dir)
     out: list[ToolSource] = []
     if builtins:
+        from tooldeck.tools.library import LibrarySource
+
         out.append(
             PackageSource(
                 list(BUILTIN_MODULES), name="builtin", kind="builtin", trusted=True, report_skips=False
             )
         )
+        # The built-in tools that depend on the config (web, browser, vision, skills).
+        out.append(LibrarySource(config))
     if config.discover:
         out.append(PackageSource(list(config.discover), name="discover", kind="user"))
     if config.plugins.enabled:
