@@ -185,6 +185,16 @@ class _Handler(BaseHTTPRequestHandler):
         if url.path in simple:
             body, kind = simple[url.path]
             self._send(200, body, kind)
+        elif url.path == "/set-cookie":
+            self._send(
+                200,
+                b"<html><body><p>cookie set</p></body></html>",
+                html,
+                {"Set-Cookie": "flavour=salt; Path=/"},
+            )
+        elif url.path == "/show-cookie":
+            cookie = self.headers.get("Cookie") or "no cookie"
+            self._send(200, f"<html><body><p>Cookie: {cookie}</p></body></html>".encode(), html)
         elif url.path == "/echo":
             q = parse_qs(url.query).get("q", [""])[0]
             page = (

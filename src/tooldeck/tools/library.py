@@ -40,6 +40,11 @@ class LibrarySource(Source):
         tools += skill_tools
         return SourceListing(tuple(tools), tuple(notes))
 
+    @property
+    def browser(self) -> BrowserHost | None:
+        """The browser host, once a browser tool has been called."""
+        return self._browser
+
     def _host(self) -> BrowserHost:
         """The browser of this source, started on first use."""
         if self._browser is None:

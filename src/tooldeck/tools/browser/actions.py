@@ -62,8 +62,10 @@ async def navigate(session: BrowserSession, url: str, proxy: GuardProxy) -> str:
             raise ToolError(f"navigation to {url} was refused: {refused[0]}", type="denied") from None
         raise ToolError(f"navigation to {url} failed: {first_line(exc)}", retryable=True) from None
     if response is not None and response.headers.get(DENIED_HEADER):
-        refused = _refusals(proxy, seq)
-        where = refused[-1] if refused else page.url
+        # The refusal of the page itself (not of its favicon or other requests that followed).
+        denials = proxy.since(seq)
+        mine = [d for d in denials if d.target == response.url] or denials
+        where = f"{mine[0].target}: {mine[0].reason}" if mine else response.url
         raise ToolError(f"navigation to {url} was refused: {where}", type="denied")
     await settle(page)
     notes = []

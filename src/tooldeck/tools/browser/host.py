@@ -100,6 +100,11 @@ class BrowserHost:
     def sessions(self) -> list[str]:
         return list(self._sessions)
 
+    @property
+    def running(self) -> bool:
+        """Whether Chromium has been started (and not closed)."""
+        return self._browser is not None
+
     def close(self) -> None:
         """Close every context and the browser, then stop the host's thread. Idempotent."""
         with self._start_lock:
@@ -129,7 +134,7 @@ class BrowserHost:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
                 self._thread = threading.Thread(
-                    target=self._loop.run_forever, name="tooldeck-browser", daemon=True
+                    target=_serve_forever, args=(self._loop,), name="tooldeck-browser", daemon=True
                 )
                 self._thread.start()
             loop = self._loop
@@ -204,3 +209,13 @@ class BrowserHost:
             await self._playwright.stop()
             self._playwright = None
         await self.proxy.close()
+
+
+def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:
+    """The host thread: run the loop until `close()` stops it, then close it."""
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_forever()
+    finally:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()

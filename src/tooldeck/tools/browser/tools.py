@@ -97,9 +97,20 @@ def _navigation_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool
         """
         if not url.startswith(("http://", "https://")):
             raise ToolError(f"only http(s) URLs can be opened, got {url!r}", type="invalid_arguments")
-        host = host_of()
+        from urllib.parse import urlsplit
+
         from tooldeck.tools.browser import actions
 
+        host = host_of()
+        try:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError as exc:
+            raise ToolError(f"invalid URL {url!r}: {exc}", type="invalid_arguments") from None
+        if not parts.hostname:
+            raise ToolError(f"URL {url!r} has no host", type="invalid_arguments")
+        # Refuse a private target before starting anything; the proxy checks every hop again.
+        await host.policy.resolve(parts.hostname, port)
         return await on_page(host_of, context, lambda s: actions.navigate(s, url, host.proxy))
 
     @tool(
@@ -167,8 +178,10 @@ def _navigation_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool
 
         return await on_page(host_of, context, lambda s: actions.press(s, key))
 
+    own_text = {**common, "open_world": False}  # says only what tooldeck did, nothing from a page
+
     @tool(
-        **common,
+        **own_text,
         resource=_WRITE,
         description="Close this session's browser (its pages, cookies and storage).",
     )
