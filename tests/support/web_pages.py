@@ -211,7 +211,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path == "/private-image":
             page = f"<html><head><title>Mixed</title></head><body><p>Picture below</p><img src='{site.other}/image.png' alt='far'></body></html>"
             self._send(200, page.encode(), html)
-        elif url.path == "/slow":
+        elif url.path.startswith("/slow"):
             site.release.wait(10)
             self._send(200, b"<html><body><p>finally</p></body></html>", html)
         elif url.path == "/huge-declared":

@@ -40,8 +40,8 @@ def chromium_pids(marker: str = MARKER) -> list[int]:
     return pids
 
 
-def make_deck(marker: str = MARKER, **top: Any) -> Deck:
-    web = {"allowed_networks": ["127.0.0.1/32"], "browser": {"args": [marker]}}
+def make_deck(marker: str = MARKER, browser: dict[str, Any] | None = None, **top: Any) -> Deck:
+    web = {"allowed_networks": ["127.0.0.1/32"], "browser": {"args": [marker], **(browser or {})}}
     return Deck(parse_config({"web": web, **top}))
 
 
@@ -251,3 +251,14 @@ def test_the_navigate_description_mentions_web_extract_only_when_exposed() -> No
 
     assert "web_extract is faster" in description({})
     assert "web_extract" not in description({"disabled_toolsets": ["web"]})
+
+
+def test_the_browser_timeout_bounds_each_action(site: WebSite) -> None:
+    d = make_deck(browser={"timeout_s": 1})
+    try:
+        started = time.monotonic()
+        result = d.call_sync("browser_navigate", {"url": f"{site.url}/slow"})
+        assert result.error is not None and "Timeout 1000ms exceeded" in result.error.message
+        assert time.monotonic() - started < 15
+    finally:
+        d.close()

@@ -218,3 +218,12 @@ def test_provider_errors_are_tool_errors_that_say_what_to_check(providers: Provi
         "web_search", {"query": "q", "limit": 4}
     )
     assert result.error is not None and result.error.type == "invalid_arguments"
+
+
+def test_the_search_timeout_and_the_user_agent_are_the_configured_ones(site: Any) -> None:
+    slow = {"provider": "searxng", "url": site.url + "/slow", "timeout_s": 0.5}
+    result = Deck(parse_config({"web": {"search": slow}})).call_sync("web_search", {"query": "q"})
+    assert result.error is not None and result.error.message == "searxng: no answer within 0.5 s"
+    web = {"allow_private_networks": True, "user_agent": "td-test-agent/1"}
+    assert Deck(parse_config({"web": web})).call_sync("web_extract", {"urls": [f"{site.url}/plain"]}).ok
+    assert site.requests[-1][1]["user-agent"] == "td-test-agent/1"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tooldeck.errors import ToolError
 from tooldeck.sources.base import Source, SourceListing
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ class LibrarySource(Source):
         super().__init__(name, "builtin")
         self.config = config
         self._browser: BrowserHost | None = None
+        self._closed = False
 
     def load(self) -> SourceListing:
         from tooldeck.skills.tools import skills_tools
@@ -51,13 +53,16 @@ class LibrarySource(Source):
             from tooldeck.tools.browser.host import BrowserHost
 
             with self._lock:
+                if self._closed:
+                    raise ToolError("the browser tools' deck was closed", type="unavailable")
                 if self._browser is None:
                     self._browser = BrowserHost(self.config.web)
         return self._browser
 
     def close(self) -> None:
         """Close the browser (every session's context, then Chromium itself)."""
-        browser, self._browser = self._browser, None
-        if browser is not None:
-            browser.close()
+        with self._lock:
+            self._closed = True
+        if self._browser is not None:
+            self._browser.close()  # the host stays, closed: later calls get a clear error
         super().close()

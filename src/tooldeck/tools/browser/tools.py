@@ -74,8 +74,25 @@ def browser_tools(config: Config, host_of: HostFactory) -> list[Tool]:
     }
     return [
         *_navigation_tools(host_of, common),
+        *_interaction_tools(host_of, common),
         *_reading_tools(host_of, common, config),
     ]
+
+
+def _target(url: str) -> tuple[str, int]:
+    """The host and port an http(s) URL names; a clear error for anything else."""
+    from urllib.parse import urlsplit
+
+    if not url.startswith(("http://", "https://")):
+        raise ToolError(f"only http(s) URLs can be opened, got {url!r}", type="invalid_arguments")
+    try:
+        parts = urlsplit(url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        raise ToolError(f"invalid URL {url!r}: {exc}", type="invalid_arguments") from None
+    if not parts.hostname:
+        raise ToolError(f"URL {url!r} has no host", type="invalid_arguments")
+    return parts.hostname, port
 
 
 def _navigation_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool]:
@@ -95,24 +112,34 @@ def _navigation_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool
         Args:
             url: The http(s) URL to open.
         """
-        if not url.startswith(("http://", "https://")):
-            raise ToolError(f"only http(s) URLs can be opened, got {url!r}", type="invalid_arguments")
-        from urllib.parse import urlsplit
-
         from tooldeck.tools.browser import actions
 
         host = host_of()
-        try:
-            parts = urlsplit(url)
-            port = parts.port or (443 if parts.scheme == "https" else 80)
-        except ValueError as exc:
-            raise ToolError(f"invalid URL {url!r}: {exc}", type="invalid_arguments") from None
-        if not parts.hostname:
-            raise ToolError(f"URL {url!r} has no host", type="invalid_arguments")
         # Refuse a private target before starting anything; the proxy checks every hop again.
-        await host.policy.resolve(parts.hostname, port)
+        await host.policy.resolve(*_target(url))
         return await on_page(host_of, context, lambda s: actions.navigate(s, url, host.proxy))
 
+    @tool(**common, resource=_WRITE, description="Go back to the previous page of this session.")
+    async def browser_back(context: ToolContext | None = None) -> str:
+        from tooldeck.tools.browser import actions
+
+        return await on_page(host_of, context, actions.back)
+
+    own_text = {**common, "open_world": False}  # says only what tooldeck did, nothing from a page
+
+    @tool(
+        **own_text,
+        resource=_WRITE,
+        description="Close this session's browser (its pages, cookies and storage).",
+    )
+    async def browser_close(context: ToolContext | None = None) -> str:
+        closed = await host_of().close_session(session_key(context))
+        return "Closed the browser session." if closed else "No browser session was open."
+
+    return [browser_navigate, browser_back, browser_close]
+
+
+def _interaction_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool]:
     @tool(
         **common, resource=_WRITE, description="Click the element with this ref; returns the page afterwards."
     )
@@ -158,12 +185,6 @@ def _navigation_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool
 
         return await on_page(host_of, context, lambda s: actions.scroll(s, direction, pages))
 
-    @tool(**common, resource=_WRITE, description="Go back to the previous page of this session.")
-    async def browser_back(context: ToolContext | None = None) -> str:
-        from tooldeck.tools.browser import actions
-
-        return await on_page(host_of, context, actions.back)
-
     @tool(
         **common,
         resource=_WRITE,
@@ -178,26 +199,7 @@ def _navigation_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Tool
 
         return await on_page(host_of, context, lambda s: actions.press(s, key))
 
-    own_text = {**common, "open_world": False}  # says only what tooldeck did, nothing from a page
-
-    @tool(
-        **own_text,
-        resource=_WRITE,
-        description="Close this session's browser (its pages, cookies and storage).",
-    )
-    async def browser_close(context: ToolContext | None = None) -> str:
-        closed = await host_of().close_session(session_key(context))
-        return "Closed the browser session." if closed else "No browser session was open."
-
-    return [
-        browser_navigate,
-        browser_click,
-        browser_type,
-        browser_scroll,
-        browser_back,
-        browser_press,
-        browser_close,
-    ]
+    return [browser_click, browser_type, browser_scroll, browser_press]
 
 
 def _reading_tools(host_of: HostFactory, common: dict[str, Any], config: Config) -> list[Tool]:

@@ -29,13 +29,15 @@ _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 class FetchError(Exception):
     """One URL could not be fetched; `kind` says how."""
 
-    def __init__(self, kind: FailureKind, message: str) -> None:
+    def __init__(self, kind: FailureKind, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.kind: FailureKind = kind
+        self.status = status
 
     @property
     def retryable(self) -> bool:
-        return self.kind in ("timeout", "network") or "HTTP 5" in str(self) or "HTTP 429" in str(self)
+        busy = self.status is not None and (self.status == 429 or self.status >= 500)
+        return self.kind in ("timeout", "network") or busy
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +128,8 @@ async def _follow(
                 continue
             if response.status_code >= 400:
                 reason = response.reason_phrase or ""
-                raise FetchError("http_status", f"HTTP {response.status_code} {reason}".rstrip())
+                message = f"HTTP {response.status_code} {reason}".rstrip()
+                raise FetchError("http_status", message, status=response.status_code)
             body = await _read_capped(response, limits.max_bytes)
         finally:
             await response.aclose()
