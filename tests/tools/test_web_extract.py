@@ -99,6 +99,12 @@ def test_size_caps_refuse_huge_answers_declared_or_streamed(site: WebSite) -> No
     assert "Error (too_large): the response is 50000000 bytes; the limit is 1000000" in text
     assert "Error (too_large): the response is larger than the limit of 1000000 bytes" in text
     assert "Plain notes" in text
+    alone = extract(d, f"{site.url}/huge-stream")  # every URL failed: the call is an error
+    assert alone.error is not None and alone.error.type == "tool_error"
+    assert (
+        alone.error.message
+        == f"{site.url}/huge-stream: (too_large) the response is larger than the limit of 1000000 bytes"
+    )
 
 
 def test_long_content_is_cut_at_max_chars(site: WebSite) -> None:

@@ -56,7 +56,7 @@ def report(outcomes: list[tuple[str, Outcome]], max_chars: int) -> str:
         kind: ErrorType = (
             "denied" if kinds == {"denied"} else "timeout" if kinds == {"timeout"} else "tool_error"
         )
-        lines = [f"{url}: {o}" for url, o in outcomes]
+        lines = [f"{url}: ({o.kind}) {o}" for url, o in outcomes if isinstance(o, FetchError)]
         raise ToolError("\n".join(lines), type=kind, retryable=all(f.retryable for f in failures))
     sections = []
     for url, outcome in outcomes:
