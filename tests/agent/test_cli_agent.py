@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -202,7 +203,8 @@ def test_a_killed_run_loses_nothing_and_resume_answers_the_orphaned_call(
     rows: list[tuple[str]] = []
     while time.monotonic() < deadline:
         if db.exists():
-            with sqlite3.connect(db) as conn:
+            # The file exists a moment before its tables do: keep polling until they are there.
+            with contextlib.suppress(sqlite3.OperationalError), sqlite3.connect(db) as conn:
                 rows = conn.execute("SELECT role FROM messages ORDER BY id").fetchall()
             if len(rows) >= 2:
                 break
