@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(bubblewrap ripgrep)
+# chromium: the browser tools drive Debian's Chromium (Playwright never downloads a browser here).
+APT_PACKAGES=(bubblewrap ripgrep chromium fonts-dejavu-core)
 # npm packages the tests use: MCP servers (client tests) and the TypeScript MCP SDK (a client from
 # another ecosystem for the `tooldeck serve` tests).
 NPM_PACKAGES=(@modelcontextprotocol/server-everything @modelcontextprotocol/server-filesystem "@modelcontextprotocol/sdk@1.32.2")

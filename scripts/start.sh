@@ -19,6 +19,11 @@ elif [ -n "${ANTHROPIC_API_KEY:-}${ANTHROPIC_BASE_URL:-}" ]; then
 fi
 .venv/bin/tooldeck explain --config "$CONFIG"
 echo
+echo "The built-in web, browser, vision and skills tools (hidden ones say what they miss: a search"
+echo "key, a browser, a vision model):"
+.venv/bin/tooldeck explain --config "$CONFIG" web_extract web_search browser_navigate browser_vision \
+  vision_analyze skills_list skill_view 2>/dev/null
+echo
 echo "No model endpoint is set, so this showed the loadout. For an agent turn, set OPENAI_BASE_URL"
 echo "(an OpenAI-compatible server ending in /v1, e.g. vLLM, Ollama, llama.cpp) or OPENAI_API_KEY,"
 echo "or ANTHROPIC_API_KEY, plus TOOLDECK_MODEL, and run this command again."

@@ -9,7 +9,13 @@ from pathlib import Path
 from support.scripted_server import ScriptedServer, Turn
 
 REPO = Path(__file__).resolve().parents[1]
-ENDPOINT_VARS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+ENDPOINT_VARS = (
+    "OPENAI_BASE_URL",
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "BRAVE_API_KEY",
+)
 
 
 def start(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -31,6 +37,11 @@ def test_without_an_endpoint_it_explains_the_example_loadout(home: Path) -> None
     assert proc.returncode == 0, proc.stderr
     assert "Why each tool is (not) visible" in proc.stdout and "host_shell" in proc.stdout
     assert "No model endpoint is set" in proc.stdout
+    # The built-in library, each hidden tool with what it misses.
+    library = proc.stdout.split("The built-in web, browser, vision and skills tools")[1]
+    for name in ("web_extract", "web_search", "browser_navigate", "vision_analyze", "skills_list"):
+        assert name in library
+    assert "BRAVE_API_KEY" in library and "supports_vision" in library
 
 
 def test_with_an_endpoint_it_runs_an_agent_turn(scripted_server: ScriptedServer, home: Path) -> None:

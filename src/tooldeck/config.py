@@ -171,6 +171,68 @@ class SkillConfig:
 
 
 @dataclass(frozen=True)
+class WebSearchConfig:
+    """Which search service `web_search` asks; without a provider the tool is hidden."""
+
+    __pydantic_config__ = _FORBID
+    # The search service; without one, web_search is hidden.
+    provider: Literal["searxng", "brave", "tavily", "exa"] | None = None
+    # SearXNG: the instance's address (required). Others: overrides the service's API address.
+    url: str | None = None
+    # The API key itself (write it as "${VAR}"), or the env var holding it (default per
+    # provider: BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY), read when the tool is checked.
+    api_key: str | None = None
+    # The environment variable holding the API key (default per provider, see api_key).
+    api_key_env: str | None = None
+    # Seconds one search may take.
+    timeout_s: Annotated[float, Gt(0)] = 15.0
+    # The most results one call may ask for.
+    max_results: Annotated[int, Ge(1)] = 10
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    """The browser the `browser_*` tools drive (Playwright over Chromium)."""
+
+    __pydantic_config__ = _FORBID
+    # A Chromium executable; default: chromium on PATH, else Playwright's own browser.
+    executable: str | None = None
+    # Run the browser without a window (a window needs a display).
+    headless: bool = True
+    # Seconds one browser action (navigation, click, ...) may take.
+    timeout_s: Annotated[float, Gt(0)] = 30.0
+    # Extra Chromium command-line flags.
+    args: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """The web tools: fetching, search, the browser, and which addresses they may reach."""
+
+    __pydantic_config__ = _FORBID
+    # Private, loopback, link-local and cloud-metadata addresses are refused unless this is true.
+    allow_private_networks: bool = False
+    # Networks reachable even when private ("10.1.2.0/24", "127.0.0.1"), for a known intranet host.
+    allowed_networks: list[str] = field(default_factory=list)
+    # web_extract: URLs per call.
+    max_urls: Annotated[int, Ge(1)] = 5
+    # web_extract: seconds per URL.
+    timeout_s: Annotated[float, Gt(0)] = 20.0
+    # web_extract: bytes downloaded per URL (more is a too_large error).
+    max_bytes: Annotated[int, Ge(1)] = 5_000_000
+    # web_extract: characters returned per URL.
+    max_chars: Annotated[int, Ge(100)] = 40_000
+    # Redirects followed per URL (each hop checked again).
+    max_redirects: Annotated[int, Ge(0)] = 5
+    # The User-Agent header of web requests.
+    user_agent: str = "Mozilla/5.0 (compatible; tooldeck; +https://pypi.org/project/tooldeck/)"
+    # web_search's provider.
+    search: WebSearchConfig = field(default_factory=WebSearchConfig)
+    # The browser tools' browser.
+    browser: BrowserConfig = field(default_factory=BrowserConfig)
+
+
+@dataclass(frozen=True)
 class ChecksConfig:
     __pydantic_config__ = _FORBID
     # Seconds a requirement check's answer is reused before the check runs again.
@@ -354,8 +416,11 @@ class Config:
     tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)
     # Skills and the tools they allow.
     skills: list[SkillConfig] = field(default_factory=list)
-    # The web tools (not supported by this version: refused).
-    web: dict[str, Any] = field(default_factory=dict)
+    # Folders holding Agent Skills (one sub-folder with a SKILL.md per skill); relative to the
+    # config file's folder.
+    skills_dirs: list[str] = field(default_factory=list)
+    # The web tools: fetching, search, the browser.
+    web: WebConfig = field(default_factory=WebConfig)
     # ACP agents as tools: each agent becomes one tool (lowest de-dup priority).
     acp_agents: dict[str, AcpAgentConfig] = field(default_factory=dict)
     # Requirement checks.

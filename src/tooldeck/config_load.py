@@ -174,6 +174,7 @@ def _check_meaning(config: Config) -> None:
                 "must name the program that starts the agent", path=f"acp_agents.{name}.command"
             )
     mcp_server_configs(config)
+    _check_web(config)
     _refuse_unbuilt(config)
 
 
@@ -259,6 +260,25 @@ def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
         raise ConfigError("thread-scoped sessions are for servers run with `command`", path=f"{where}.scope")
 
 
+def _check_web(config: Config) -> None:
+    import ipaddress
+
+    web = config.web
+    for i, net in enumerate(web.allowed_networks):
+        try:
+            ipaddress.ip_network(net, strict=False)
+        except ValueError:
+            raise ConfigError(
+                f"not an IP address or network (e.g. 10.1.2.0/24), got {net!r}",
+                path=f"web.allowed_networks[{i}]",
+            ) from None
+    search = web.search
+    if search.url is not None and not re.match(r"https?://[^/\s]+", search.url):
+        raise ConfigError(f"must be an http(s) URL, got {search.url!r}", path="web.search.url")
+    if search.provider == "searxng" and not search.url:
+        raise ConfigError("the searxng provider needs the instance's url", path="web.search.url")
+
+
 # Keys that are part of the configuration's design but whose feature is not built yet: refused,
 # never silently accepted.
 def _refuse_unbuilt(config: Config) -> None:
@@ -273,8 +293,6 @@ def _refuse_unbuilt(config: Config) -> None:
                 "deferred tools behind tool_search are not supported by this version of tooldeck yet",
                 path=f"tools[{i}].defer",
             )
-    if config.web:
-        raise ConfigError("the web tools are not part of this version of tooldeck yet", path="web")
 
 
 def _plain(value: Any) -> Any:

@@ -158,7 +158,12 @@ class Deck:
         from tooldeck.execution.executor import Executor
 
         return Executor(
-            self.loadout(platform), approver=approver, policy=policy, events=events, session_id=session_id
+            self.loadout(platform),
+            approver=approver,
+            policy=policy,
+            events=events,
+            session_id=session_id,
+            services=_deck_services(self.config),
         )
 
     async def call(
@@ -296,11 +301,15 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         sys.path.insert(0, config.base_dir)
     out: list[ToolSource] = []
     if builtins:
+        from tooldeck.tools.library import LibrarySource
+
         out.append(
             PackageSource(
                 list(BUILTIN_MODULES), name="builtin", kind="builtin", trusted=True, report_skips=False
             )
         )
+        # The built-in tools that depend on the config (web, browser, vision, skills).
+        out.append(LibrarySource(config))
     if config.discover:
         out.append(PackageSource(list(config.discover), name="discover", kind="user"))
     if config.plugins.enabled:
@@ -316,6 +325,24 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
 
         out.append(AcpSource(config))
     return out
+
+
+def _deck_services(config: Config) -> dict[type, object]:
+    """What calls made through a deck (not an agent) are offered: a vision service built from
+    config `model:` the first time a tool asks a model about an image."""
+    from tooldeck.tools.vision import ImagePart, VisionService
+
+    async def ask(image: ImagePart, question: str) -> str:
+        from tooldeck.agent.vision import service_from_config
+        from tooldeck.errors import ModelNotConfigured, ToolError
+
+        try:
+            service = service_from_config(config)
+        except ModelNotConfigured as exc:
+            raise ToolError(f"no model to ask: {exc}", type="unavailable") from None
+        return await service.ask(image, question)
+
+    return {VisionService: VisionService(ask, model=config.model.name or "")}
 
 
 def _check_unique_names(sources: list[ToolSource]) -> None:

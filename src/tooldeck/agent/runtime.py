@@ -26,10 +26,13 @@ from tooldeck.agent.runner import SessionRunner
 from tooldeck.agent.services import AgentServices
 from tooldeck.agent.sessions import SessionStore, new_session_id
 from tooldeck.agent.toolview import ToolView
+from tooldeck.agent.vision import vision_service
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.policy import Approver, Policy
 from tooldeck.execution.types import ErrorEnvelope
 from tooldeck.home import tooldeck_home
+from tooldeck.tools.scope import SessionScope
+from tooldeck.tools.vision import VisionService
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
@@ -87,6 +90,7 @@ class Agent:
         self.events = events or null_sink
         # One loop (and so one runner, with its session-scoped approval grants) per conversation.
         self._loops: dict[str, tuple[Conversation, AgentLoop]] = {}
+        self._scopes: dict[str, SessionScope] = {}
 
     def loadout(self) -> Loadout:
         """The loadout as assembled now."""
@@ -167,6 +171,10 @@ class Agent:
                 timeout_s=agent_cfg.delegation_timeout_s,
             )
         services = AgentServices(home=self.home, memory=self.memory, store=self.store, delegator=delegator)
+        offered: dict[type, object] = {AgentServices: services, SessionScope: self._scope(convo.session_id)}
+        vision = vision_service(model or self.model)
+        if vision is not None:
+            offered[VisionService] = vision
         view = ToolView(loadouts)
         runner = SessionRunner(
             view,
@@ -174,7 +182,7 @@ class Agent:
             policy=self.policy,
             approver=self.approver,
             spill_dir=self.home / "spill",
-            services={AgentServices: services},
+            services=offered,
         )
         return AgentLoop(
             model or self.model,
@@ -191,10 +199,24 @@ class Agent:
         loop = self._loop(
             convo, loadouts, budget, delegate=False, events=null_sink, model=self.delegate_model
         )
-        result = await loop.run(convo, prompt)
+        try:
+            result = await loop.run(convo, prompt)
+        finally:  # a sub-agent's session ends with its task: release what its tools opened
+            await self._scopes.pop(convo.session_id).aclose()
         return SubOutcome(result.status, result.text, convo.session_id, result.iterations)
 
+    def _scope(self, session_id: str) -> SessionScope:
+        """The session's resources (e.g. its browser context), released by `aclose`."""
+        scope = self._scopes.get(session_id)
+        if scope is None:
+            scope = self._scopes[session_id] = SessionScope(session_id)
+        return scope
+
     async def aclose(self) -> None:
+        """End the agent's sessions (closing what their tools opened), the model and the store."""
+        scopes, self._scopes = list(self._scopes.values()), {}
+        for scope in scopes:
+            await scope.aclose()
         await self.model.aclose()
         if self.delegate_model is not None:
             await self.delegate_model.aclose()

@@ -18,6 +18,7 @@ from tooldeck.config import Config
 from tooldeck.config_load import ALL_TOOLSETS
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import UnknownPlatformError
+from tooldeck.skills.catalog import active_skills
 from tooldeck.tool import SOURCE_PRIORITY, Tool
 from tooldeck.toolsets import ToolsetIndex
 
@@ -228,11 +229,13 @@ class AvailabilityGate:
 
 
 def skills_allowed(config: Config) -> frozenset[str] | None:
-    """The union of active skills' allowed_tools, or None when no active skill restricts tools.
+    """The union of active skills' allowed tools, or None when no active skill restricts tools.
 
-    Essential tools (`Tool.essential`) pass the skills gate whatever this says.
+    A `skills:` entry's own `allowed_tools` wins; an entry without one takes the `allowed-tools`
+    of its skill folder's SKILL.md (`skills_dirs`). Essential tools (`Tool.essential`) pass the
+    skills gate whatever this says.
     """
-    lists = [s.allowed_tools for s in config.skills if s.active and s.allowed_tools is not None]
+    lists = [s.allowed_tools for s in active_skills(config) if s.allowed_tools is not None]
     if not lists:
         return None
     return frozenset(name for names in lists for name in names)
@@ -245,7 +248,7 @@ class SkillsGate:
         allowed = skills_allowed(gi.config)
         if allowed is None:
             return list(tools), []
-        active = ", ".join(s.name for s in gi.config.skills if s.active and s.allowed_tools is not None)
+        active = ", ".join(s.name for s in active_skills(gi.config) if s.allowed_tools is not None)
         why = f"not in allowed_tools of the active skills ({active})"
         kept = [t for t in tools if t.name in allowed or t.essential]
         return kept, [_hide(t, self.name, why) for t in tools if t.name not in allowed and not t.essential]

@@ -29,6 +29,7 @@ from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ToolsetError
 from tooldeck.registry import Registry
+from tooldeck.skills.catalog import active_skills
 from tooldeck.tool import DescriptionContext, Tool
 from tooldeck.toolsets import Toolset, ToolsetIndex
 
@@ -131,6 +132,13 @@ class Assembler:
                     out.append(
                         Diagnostic("warning", f"unknown tool {name!r}", f"skills[{i}].allowed_tools[{j}]")
                     )
+        for active in active_skills(self.config):
+            if active.file is None:  # lists of the entries themselves were checked above
+                continue
+            for name in active.allowed_tools or ():
+                if name not in names:
+                    why = f"unknown tool {name!r} in allowed-tools of {active.file}"
+                    out.append(Diagnostic("warning", why, active.where))
         for name, ts in self.config.toolsets.items():  # also those no platform selects
             for j, inc in enumerate(ts.includes):
                 if inc not in toolsets:

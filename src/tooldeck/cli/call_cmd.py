@@ -55,7 +55,6 @@ def read_arguments(raw: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.execution.executor import Executor
     from tooldeck.execution.policy import Approver, AutoApprover, TerminalApprover
     from tooldeck.execution.types import ToolCall
 
@@ -67,11 +66,11 @@ def run(args: argparse.Namespace) -> int:
         # --timeout bounds this call even when the tool sets its own, longer timeout.
         execution = {"default_timeout_s": args.timeout, "max_timeout_s": args.timeout}
         deck = deck.with_config(deck.config.with_section("execution", **execution))
-    loadout = assemble(deck, args.platform)
+    assemble(deck, args.platform)  # an unknown platform or a strict-mode problem: exit 2 here
     approver: Approver = AutoApprover() if args.yes else TerminalApprover()
     # One spill area for every `tooldeck call`, so a cut result can be paged by a later
     # `tooldeck call read_result --args '{"id": ...}'`.
-    executor = Executor(loadout, approver=approver, session_id="cli")
+    executor = deck.executor(platform=args.platform, approver=approver, session_id="cli")
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
     [result] = executor.execute_sync([ToolCall(call_id, args.name, arguments)])
     if args.as_json:

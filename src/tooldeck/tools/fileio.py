@@ -84,6 +84,19 @@ def open_regular(ws: Workspace, path: str, parts: tuple[str, ...]) -> tuple[int,
     )
 
 
+def read_bytes(ws: Workspace, path: str, limit: int) -> bytes:
+    """The bytes of the regular file at workspace path `path` (confined); ToolError when it is
+    missing, not a regular file, or larger than `limit` bytes."""
+    parts = ws.parts(path)
+    fd, info = open_regular(ws, path, parts)
+    try:
+        if info.st_size > limit:
+            raise ToolError(f"{path!r} is {info.st_size} bytes, more than the {limit} allowed here")
+        return _read_all(fd, limit)
+    finally:
+        os.close(fd)
+
+
 def binary_suffix(parts: tuple[str, ...]) -> bool:
     return bool(parts) and os.path.splitext(parts[-1])[1].lower() in BINARY_SUFFIXES
 
