@@ -34,11 +34,14 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.workspace",
         "tooldeck.tool",
         "tooldeck.decorator",
+        # Shell analysis and the sandbox runner depend on nothing else in tooldeck: the config
+        # checks rule names with it, the assembly probes the sandbox with it.
+        "tooldeck.safety",
     ),
     ("tooldeck.registry",),
     ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets"),
     ("tooldeck.assembly",),
-    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.safety", "tooldeck.skills"),
+    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.skills"),
     ("tooldeck.tools",),
     ("tooldeck.agent", "tooldeck.batch"),
     ("tooldeck.deck", "tooldeck.serve"),

@@ -39,6 +39,8 @@ class DescriptionContext:
     exposed: frozenset[str]
     deferred: frozenset[str]
     config: Config | None = None
+    # The exposed and deferred tools by name, for descriptions that depend on their options.
+    tools: Mapping[str, Tool] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

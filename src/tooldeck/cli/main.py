@@ -27,6 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
     "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
     "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),
+    "shell-check": (
+        "tooldeck.cli.shell_check_cmd",
+        "the safety verdict of shell commands (block, approve, safe)",
+    ),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."
