@@ -150,6 +150,31 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
     ("model.supports_vision", {"model": {"supports_vision": True}}, exposed()),
     ("model.name", {"model": {"name": "tiny-text-model"}}, Probe("explain", "look")),
     ("approvals.mode", {"approvals": {"mode": "allow"}}, Probe("call", "launch", '{"target": "x"}')),
+    (
+        "approvals.tools",
+        {"approvals": {"tools": {"run_*": "allow"}}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "git reset --hard"}'),
+    ),
+    (
+        "approvals.audit_log",
+        {"approvals": {"audit_log": "inside"}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "ls"}'),
+    ),
+    (
+        "shell.block",
+        {"shell": {"block": ["git_destruction"]}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "git reset --hard"}'),
+    ),
+    (
+        "shell.approve",
+        {"shell": {"approve": ["delete-root"]}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "rm -rf /"}'),
+    ),
+    (
+        "sandbox.network",
+        {"sandbox": {"allow_host_shell": True, "network": True}},
+        Probe("description", "terminal"),
+    ),
     ("skills", {"skills": [{"name": "s", "allowed_tools": ["shout"]}]}, exposed()),
     ("skills[].active", {"skills": [{"name": "s", "allowed_tools": ["shout"], "active": False}]}, exposed()),
     (
@@ -192,6 +217,11 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
 
 # Rows whose key is best seen against a baseline other than "not set".
 BASELINES: dict[str, dict[str, Any]] = {
+    "approvals.tools": {"sandbox": {"allow_host_shell": True}},
+    "approvals.audit_log": {"sandbox": {"allow_host_shell": True}},
+    "shell.block": {"sandbox": {"allow_host_shell": True}},
+    "shell.approve": {"sandbox": {"allow_host_shell": True}},
+    "sandbox.network": {"sandbox": {"allow_host_shell": True}},
     "skills[].active": {"skills": [{"name": "s", "allowed_tools": ["shout"], "active": True}]},
     "plugins.disabled": {"plugins": {"enabled": True}},
 }

@@ -74,7 +74,7 @@ def probe_bwrap_cached(folder: Path | None) -> BwrapProbe:
     found = _read(file, key)
     if found is not None:
         return found
-    probe = probe_bwrap()
+    probe = probe_bwrap(path)
     _write(file, key, probe)
     return probe
 

@@ -209,7 +209,7 @@ def _masks(hidden: Sequence[Path]) -> list[str]:
 
 def runner_for(settings: SandboxSettings, *, allow_host: bool = False) -> CommandRunner:
     """The bubblewrap runner when bwrap works here; the host runner only if `allow_host`."""
-    probe = probe_bwrap()
+    probe = probe_bwrap(shutil.which("bwrap"))
     if probe.works:
         return BwrapRunner(settings, bwrap=probe.path)
     if allow_host:
