@@ -9,6 +9,7 @@ change anything is refused by the config (see test_config.py), never silently ac
 from __future__ import annotations
 
 import json
+import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -256,6 +257,9 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (dist / "entry_points.txt").write_text("[tooldeck.tools]\nwhisper = keypkg.extra:whisper\n")
     (tmp_path / "inside").mkdir()
     monkeypatch.chdir(tmp_path)
+    # Decks put their config folder on sys.path; restore it so this folder's plugin
+    # (keyplugin-1.0.dist-info) does not show up in later tests' entry-point scans.
+    monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.delenv("TD_KEYS_UNSET_VAR", raising=False)
     # A check that takes longer than a 1 ms budget: shows what checks.budget_ms does.
     (tmp_path / "keytools.py").write_text(
