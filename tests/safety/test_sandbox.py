@@ -322,3 +322,21 @@ def test_the_probe_is_remembered_on_disk_under_its_key(tmp_path: Path) -> None:
     file.write_text(json.dumps({**record, "works": False}))
     file.chmod(0o666)  # anyone could have written it: probed again
     assert probe_module.probe_bwrap_cached(cache).works
+
+
+def test_offline_the_sockets_under_run_are_out_of_reach(workspace: Path) -> None:
+    path = Path("/run") / f"tooldeck-test-{uuid.uuid4().hex[:8]}.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    try:
+        offline = BwrapRunner(SandboxSettings(workspace, timeout_s=20)).run(
+            f"test -S {path} && echo reachable"
+        )
+        assert "reachable" not in offline.output
+        online = BwrapRunner(SandboxSettings(workspace, network=True, timeout_s=20)).run(
+            f"test -S {path} && echo reachable"
+        )
+        assert "reachable" in online.output
+    finally:
+        server.close()
+        path.unlink()

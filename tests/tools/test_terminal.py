@@ -241,3 +241,19 @@ def test_a_bwrap_that_cannot_sandbox_hides_the_tool_with_its_reason(
     [fate] = make_deck(tmp_path).explain("terminal").fates
     assert (fate.status, fate.gate) == ("hidden", "host_shell")
     assert "setting up uid map" in fate.reason and "user namespaces" in fate.reason
+
+
+def test_with_host_shells_allowed_a_broken_bwrap_means_the_host(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    (fake / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    deck = make_deck(tmp_path, sandbox={"kind": "none", "allow_host_shell": True})
+    assert "otherwise directly on this machine" in str(deck.loadout().description("terminal"))
+    result = term(deck, "echo hello")
+    assert result.ok and result.content.endswith("; on the host]")

@@ -2,7 +2,8 @@
 
 Inside the sandbox the root filesystem is mounted read-only, the workspace read-write at its own
 path, `/tmp` is a private tmpfs, `/proc` and `/dev` are fresh minimal mounts, and every namespace
-is unshared (so there is no network, not even loopback, unless `network=True`). The home folders
+is unshared (so there is no network, not even loopback, unless `network=True`; offline, `/run`
+is an empty tmpfs too, so the unix sockets of local daemons are out of reach). The home folders
 (`/home`, `/root`, `$HOME`) are empty tmpfs mounts, so keys and tokens kept there cannot be read;
 the workspace is bound back in when it lives there, and paths the caller names as `hidden` (the
 tooldeck home with its grants and audit log) stay masked even inside the workspace. The sandbox
@@ -154,10 +155,12 @@ class BwrapRunner(_Runner):
         workspace = str(self.workspace)
         out = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         masked = ["/tmp", *_home_roots()]
-        for home in masked[1:]:
-            out += ["--tmpfs", home]
+        if not s.network and os.path.isdir("/run") and not os.path.islink("/run"):
+            masked.append("/run")  # offline, local daemons' sockets are out of reach too
+        for folder in masked[1:]:
+            out += ["--tmpfs", folder]
         for socket in ENGINE_SOCKETS:
-            if os.path.exists(socket) and not os.path.islink(socket):
+            if os.path.exists(socket) and not os.path.islink(socket) and not _under(socket, masked):
                 out += ["--ro-bind", "/dev/null", socket]
         out += ["--bind", workspace, workspace]
         out += _masks(s.hidden)
@@ -207,9 +210,12 @@ def _masks(hidden: Sequence[Path]) -> list[str]:
     return out
 
 
-def runner_for(settings: SandboxSettings, *, allow_host: bool = False) -> CommandRunner:
-    """The bubblewrap runner when bwrap works here; the host runner only if `allow_host`."""
-    probe = probe_bwrap(shutil.which("bwrap"))
+def runner_for(
+    settings: SandboxSettings, *, allow_host: bool = False, probe: BwrapProbe | None = None
+) -> CommandRunner:
+    """The bubblewrap runner when bwrap works here (`probe`, default: probed now); the host
+    runner only if `allow_host`."""
+    probe = probe or probe_bwrap(shutil.which("bwrap"))
     if probe.works:
         return BwrapRunner(settings, bwrap=probe.path)
     if allow_host:

@@ -68,7 +68,8 @@ def _description(ctx: DescriptionContext) -> str:
     )
 
 
-@tool(toolset="code_execution", shell=True, destructive=True, timeout=MAX_TIMEOUT_S)
+# Sequential: the program may call any tool, so it does not overlap the batch's other calls.
+@tool(toolset="code_execution", shell=True, destructive=True, sequential=True, timeout=MAX_TIMEOUT_S)
 def execute_code(
     code: str,
     timeout: Annotated[int, Bounds(1, MAX_TIMEOUT_S)] = DEFAULT_TIMEOUT_S,

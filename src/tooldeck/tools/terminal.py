@@ -65,11 +65,14 @@ def command_timeout(context: ToolContext | None, requested: float) -> float:
 
 def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRunner:
     """The sandbox runner, or the host runner when host shells are allowed and bwrap cannot run."""
+    from tooldeck.safety.probe import probe_bwrap_cached
     from tooldeck.safety.sandbox import SandboxUnavailable, runner_for
 
     config = (context.get(Config) if context is not None else None) or Config()
+    # The probe remembered in the home (as the host-shell gate left it) saves a sandbox start.
+    probe = probe_bwrap_cached(tooldeck_home(config.home, base_dir=config.base_dir) / "cache")
     try:
-        return runner_for(settings, allow_host=config.sandbox.allow_host_shell)
+        return runner_for(settings, allow_host=config.sandbox.allow_host_shell, probe=probe)
     except SandboxUnavailable as exc:
         raise ToolError(str(exc), type="unavailable") from None
 
