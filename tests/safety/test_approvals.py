@@ -261,3 +261,17 @@ def test_a_callback_that_does_not_answer_in_time_is_a_no(tmp_path: Path) -> None
         assert result.error is not None and "no answer within 0.3 s" in result.error.message
     assert seen == [0.3] and rec.ran == []
     assert [r["note"] for r in audit(tmp_path)] == ["no answer within 0.3 s"] * 2
+
+
+def test_identical_calls_in_one_batch_are_asked_about_once_when_the_first_is_granted(tmp_path: Path) -> None:
+    from tooldeck.execution.types import ToolCall
+
+    rec = Recorder()
+    answers = Answers([ApprovalAnswer(True, "session")])
+    lo = loadout(tmp_path, shell_tool(recorder=rec))
+    ex = Executor(lo, approver=CallbackApprover(answers))
+    calls = [ToolCall(f"c{i}", "run", {"command": "crontab -r"}) for i in range(3)]
+    results = asyncio.run(ex.execute(calls))
+    assert all(r.ok for r in results) and len(rec.ran) == 3
+    assert len(answers.requests) == 1
+    assert sorted(r["outcome"] for r in audit(tmp_path)) == ["approved", "granted", "granted"]

@@ -102,17 +102,23 @@ class CallGate:
             return self._recorded(vc, decision, outcome) or _denied(
                 name, f"refused by policy: {decision.reason}"
             )
-        granted, trouble = self._granted(name, decision)
-        if granted is not None:
-            return self._recorded(vc, decision, "granted", scope=granted)
         if self.approver is None:
+            granted, trouble = self._granted(name, decision)
+            if granted is not None:
+                return self._recorded(vc, decision, "granted", scope=granted)
             message = (
                 f"{decision.reason}, and nobody can approve it here (non-interactive); the call was not run "
                 "(approve up front with --yes, or set approvals.mode: allow)"
             )
             refusal = _denied(name, message)
             return self._recorded(vc, decision, "refused", why=_join("no approver", trouble)) or refusal
-        answer = await self._ask(vc, decision, approval_lock)
+        # One question at a time; a grant given while this call waited its turn answers it.
+        async with approval_lock():
+            granted, trouble = self._granted(name, decision)
+            if granted is not None:
+                return self._recorded(vc, decision, "granted", scope=granted)
+            answer = await self._ask(vc, decision)
+            note = self._remember(name, decision, answer) if answer.approved else None
         self.emit(
             "policy", vc.id, name, outcome="approved" if answer.approved else "refused", message=answer.reason
         )
@@ -120,7 +126,6 @@ class CallGate:
             why = f": {answer.reason}" if answer.reason else ""
             refusal = _denied(name, f"{decision.reason}; the user did not approve it{why}")
             return self._recorded(vc, decision, "refused", why=_join(answer.reason, trouble)) or refusal
-        note = self._remember(name, decision, answer)
         why = _join(answer.reason, note, trouble)
         return self._recorded(vc, decision, "approved", scope=answer.scope, why=why)
 
@@ -138,17 +143,14 @@ class CallGate:
             return None, f"saved grants ignored: {exc}"
         return None, ""
 
-    async def _ask(
-        self, vc: ValidatedCall, decision: Decision, approval_lock: Callable[[], asyncio.Lock]
-    ) -> ApprovalAnswer:
+    async def _ask(self, vc: ValidatedCall, decision: Decision) -> ApprovalAnswer:
         assert self.approver is not None
         timeout = self.settings.timeout_s
         request = ApprovalRequest(vc, decision.reason, decision.rule, decision.subject, timeout)
-        async with approval_lock():
-            try:
-                return await asyncio.wait_for(self.approver.approve(request), timeout)
-            except TimeoutError:
-                return ApprovalAnswer(False, "once", f"no answer within {timeout:g} s")
+        try:
+            return await asyncio.wait_for(self.approver.approve(request), timeout)
+        except TimeoutError:
+            return ApprovalAnswer(False, "once", f"no answer within {timeout:g} s")
 
     def _remember(self, name: str, decision: Decision, answer: ApprovalAnswer) -> str | None:
         """Keep a session or always grant; returns a note when an always grant could not be saved."""
