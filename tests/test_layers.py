@@ -35,11 +35,14 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.workspace",
         "tooldeck.tool",
         "tooldeck.decorator",
+        # Shell analysis and the sandbox runner depend on nothing else in tooldeck: the config
+        # checks rule names with it, the assembly probes the sandbox with it.
+        "tooldeck.safety",
     ),
     ("tooldeck.registry",),
     ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets", "tooldeck.skills"),
     ("tooldeck.assembly",),
-    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.safety"),
+    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search"),
     ("tooldeck.tools", "tooldeck.skills.tools"),
     ("tooldeck.agent", "tooldeck.batch"),
     ("tooldeck.deck", "tooldeck.serve"),

@@ -129,22 +129,58 @@ class ModelConfig:
 
 @dataclass(frozen=True)
 class SandboxConfig:
-    """Where file and shell tools may act."""
+    """Where file and shell tools may act, and how shell commands are confined."""
 
     __pydantic_config__ = _FORBID
-    # `bwrap`: shell tools run in bubblewrap (and are shown when it is installed); `none`: no sandbox.
+    # "bwrap": shell tools are offered when bubblewrap works here. "none": no sandbox is
+    # required, so shell tools need allow_host_shell. Either way a command runs inside
+    # bubblewrap whenever it works here, and on the host only with allow_host_shell.
     kind: Literal["none", "bwrap"] = "none"
     # Show shell tools without a sandbox (they run on the host).
     allow_host_shell: bool = False
-    # The root the file tools are confined to; relative to the config file's folder.
+    # The root the file tools are confined to, and the one folder shell commands may write;
+    # relative to the config file's folder.
     workspace: str = "."
+    # Sandboxed commands reach the network (loopback included) only when this is true.
+    network: bool = False
+
+
+ApprovalMode = Literal["ask", "deny", "allow"]
+
+# Per-tool approval modes that apply unless `approvals.tools` says otherwise. The built-in file
+# edits are destructive but confined to the workspace, so, as in most coding agents, they run
+# without asking; set them to "ask" to be asked about every edit.
 
 
 @dataclass(frozen=True)
 class ApprovalsConfig:
+    """Consent for what needs it: shell commands a rule flags, destructive tools, and tools
+    marked requires_approval."""
+
     __pydantic_config__ = _FORBID
-    # What tools that need approval get: asked (ask), refused (deny) or run (allow).
-    mode: Literal["ask", "deny", "allow"] = "ask"
+    # What needs approval gets: asked (ask), refused (deny) or run (allow). Blocked shell
+    # commands are refused whatever the mode.
+    mode: ApprovalMode = "ask"
+    # Seconds a prompt or an approval callback may take to answer; no answer in time is a no.
+    timeout_s: Annotated[float, Gt(0)] = 300.0
+    # The audit log of approval decisions (JSON lines); relative to the config file's folder;
+    # default <home>/approvals.jsonl.
+    audit_log: str | None = None
+    # Per-tool modes (a tool name or a glob such as "mcp__github__*") over the tool's own approval
+    # setting and over `mode`; the exact name wins, then the first matching glob.
+    tools: dict[str, ApprovalMode] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ShellConfig:
+    """Levels of the shell analyser's rules: ids or categories moved to `block` (never runnable)
+    or to `approve` (runnable with consent). `tooldeck shell-check` shows the verdicts."""
+
+    __pydantic_config__ = _FORBID
+    # Rule ids or categories whose commands are refused, even with approval.
+    block: list[str] = field(default_factory=list)
+    # Rule ids or categories whose commands run only with approval.
+    approve: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -410,7 +446,9 @@ class Config:
     sandbox: SandboxConfig = field(default_factory=SandboxConfig)
     # What happens to calls that need approval.
     approvals: ApprovalsConfig = field(default_factory=ApprovalsConfig)
-    # MCP servers (not supported by this version: refused).
+    # Shell commands: rules moved between the levels of the shell analysis.
+    shell: ShellConfig = field(default_factory=ShellConfig)
+    # MCP servers as tool sources (or the path of an `mcpServers` JSON file).
     mcp_servers: dict[str, McpServerConfig] | str = field(default_factory=dict)
     # Deferred tools behind tool_search.
     tool_search: ToolSearchConfig = field(default_factory=ToolSearchConfig)

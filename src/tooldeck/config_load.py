@@ -175,6 +175,7 @@ def _check_meaning(config: Config) -> None:
             )
     mcp_server_configs(config)
     _check_web(config)
+    _check_shell_lists(config)
     _refuse_unbuilt(config)
 
 
@@ -277,6 +278,24 @@ def _check_web(config: Config) -> None:
         raise ConfigError(f"must be an http(s) URL, got {search.url!r}", path="web.search.url")
     if search.provider == "searxng" and not search.url:
         raise ConfigError("the searxng provider needs the instance's url", path="web.search.url")
+
+
+def _check_shell_lists(config: Config) -> None:
+    """Rule ids and categories in `shell.block` / `shell.approve` must exist: a typo would
+    otherwise leave a rule at a level the user did not mean."""
+    shell = config.shell
+    if not shell.block and not shell.approve:
+        return
+    from tooldeck.safety.policy import unknown_name  # the rule table, only when lists are set
+
+    for key, names in (("block", shell.block), ("approve", shell.approve)):
+        for i, name in enumerate(names):
+            problem = unknown_name(name)
+            if problem is not None:
+                raise ConfigError(problem, path=f"shell.{key}[{i}]")
+    both = sorted(set(shell.block) & set(shell.approve))
+    if both:
+        raise ConfigError(f"named in both shell.block and shell.approve: {', '.join(both)}", path="shell")
 
 
 # Keys that are part of the configuration's design but whose feature is not built yet: refused,

@@ -5,7 +5,8 @@
       ├── ToolConflictError       -- two owners claim one tool name in one kind of source
       ├── ConfigError             -- the configuration is invalid (carries the key path)
       │     ├── UnknownPlatformError  -- a platform no config names ("did you mean ...")
-      │     └── ModelNotConfigured    -- no model endpoint, key or name to call
+      │     ├── ModelNotConfigured    -- no model endpoint, key or name to call
+      │     └── ShellPolicyError      -- a shell block/approve list names an unknown rule
       ├── SourceError             -- a `use:` entry, plugin, package or server could not be loaded
       ├── ToolsetError            -- unknown toolset or include cycle (strict mode)
       ├── DialectError            -- an unknown dialect, or tools a dialect cannot carry
@@ -115,6 +116,10 @@ class ModelNotConfigured(ConfigError):
     """No endpoint, key or model name to call: the message says how to point at one."""
 
 
+class ShellPolicyError(ConfigError, ValueError):
+    """A shell policy names a rule or category that does not exist, or names one in both lists."""
+
+
 class SourceError(TooldeckError):
     """A tool source (a `use:` reference, a plugin, a package, a server) could not be loaded."""
 
@@ -201,6 +206,7 @@ __all__ = [
     "ModelErrorKind",
     "ModelNotConfigured",
     "SessionError",
+    "ShellPolicyError",
     "SourceError",
     "ToolConflictError",
     "ToolDefinitionError",

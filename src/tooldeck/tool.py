@@ -39,6 +39,8 @@ class DescriptionContext:
     exposed: frozenset[str]
     deferred: frozenset[str]
     config: Config | None = None
+    # The exposed and deferred tools by name, for descriptions that depend on their options.
+    tools: Mapping[str, Tool] = field(default_factory=dict, hash=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +95,9 @@ class Tool:
     # "process": each call runs in a child process killed at the deadline with all it started
     # (a fork per call); default: a worker thread (sync) or the event loop (async).
     isolation: Literal["process"] | None = None
+    # How calls that need consent are handled unless `approvals.tools` says otherwise: "allow"
+    # (e.g. the workspace file edits), "ask" or "deny"; None follows `approvals.mode`.
+    approval: Literal["ask", "allow", "deny"] | None = None
     # Refuse the definition when a parameter the model sees has no description.
     require_parameter_descriptions: bool = False
     # Who defined it, for conflict errors and `explain`: "module.path:attr", "config tools[2]", ...

@@ -151,6 +151,31 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
     ("model.supports_vision", {"model": {"supports_vision": True}}, exposed()),
     ("model.name", {"model": {"name": "tiny-text-model"}}, Probe("explain", "look")),
     ("approvals.mode", {"approvals": {"mode": "allow"}}, Probe("call", "launch", '{"target": "x"}')),
+    (
+        "approvals.tools",
+        {"approvals": {"tools": {"run_*": "allow"}}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "git reset --hard"}'),
+    ),
+    (
+        "approvals.audit_log",
+        {"approvals": {"audit_log": "inside"}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "ls"}'),
+    ),
+    (
+        "shell.block",
+        {"shell": {"block": ["git_destruction"]}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "git reset --hard"}'),
+    ),
+    (
+        "shell.approve",
+        {"shell": {"approve": ["delete-root"]}, "sandbox": {"allow_host_shell": True}},
+        Probe("call", "run_command", '{"command": "rm -rf /"}'),
+    ),
+    (
+        "sandbox.network",
+        {"sandbox": {"allow_host_shell": True, "network": True}},
+        Probe("description", "terminal"),
+    ),
     ("skills", {"skills": [{"name": "s", "allowed_tools": ["shout"]}]}, exposed()),
     ("skills[].active", {"skills": [{"name": "s", "allowed_tools": ["shout"], "active": False}]}, exposed()),
     (
@@ -193,6 +218,11 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
 
 # Rows whose key is best seen against a baseline other than "not set".
 BASELINES: dict[str, dict[str, Any]] = {
+    "approvals.tools": {"sandbox": {"allow_host_shell": True}},
+    "approvals.audit_log": {"sandbox": {"allow_host_shell": True}},
+    "shell.block": {"sandbox": {"allow_host_shell": True}},
+    "shell.approve": {"sandbox": {"allow_host_shell": True}},
+    "sandbox.network": {"sandbox": {"allow_host_shell": True}},
     "skills[].active": {"skills": [{"name": "s", "allowed_tools": ["shout"], "active": True}]},
     "plugins.disabled": {"plugins": {"enabled": True}},
 }
@@ -227,6 +257,9 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (dist / "entry_points.txt").write_text("[tooldeck.tools]\nwhisper = keypkg.extra:whisper\n")
     (tmp_path / "inside").mkdir()
     monkeypatch.chdir(tmp_path)
+    # Decks put their config folder on sys.path; restore it so this folder's plugin
+    # (keyplugin-1.0.dist-info) does not show up in later tests' entry-point scans.
+    monkeypatch.setattr(sys, "path", list(sys.path))
     monkeypatch.delenv("TD_KEYS_UNSET_VAR", raising=False)
     # A deck makes the config file's folder importable: restore sys.path (and forget the test
     # modules) afterwards, so the plugin installed here is not seen by later tests.

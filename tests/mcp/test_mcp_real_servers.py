@@ -42,8 +42,9 @@ def test_git_server_destructive_tools_need_approval(tmp_path: Path) -> None:
     git = {"command": venv_command("mcp-server-git"), "args": ["--repository", str(repo)]}
     with deck_over(tmp_path, {"git": git}) as deck:
         tools = {t.name: t for t in deck.loadout().exposed}
-        assert tools["mcp__git__git_reset"].destructive and tools["mcp__git__git_reset"].requires_approval
-        assert not tools["mcp__git__git_add"].requires_approval
+        # destructiveHint: such calls need approval (the built-in policy asks about destructive tools).
+        assert tools["mcp__git__git_reset"].destructive and tools["mcp__git__git_reset"].approval is None
+        assert not tools["mcp__git__git_add"].destructive
         # Tools that change the repository take turns; read-only ones run alongside anything.
         assert tools["mcp__git__git_add"].resource is not None
         assert tools["mcp__git__git_status"].resource is None

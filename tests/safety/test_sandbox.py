@@ -3,6 +3,7 @@ process tree; output is cut head and tail. A machine without a working bwrap fai
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -64,8 +65,10 @@ def test_writes_outside_the_workspace_fail(runner: BwrapRunner, outside: Path) -
     assert result.exit_code != 0
     assert "Read-only file system" in result.output
     assert not (outside / "file.txt").exists()
-    home = runner.run("touch ~/tooldeck-escape-test")
-    assert home.exit_code != 0 and not (Path.home() / "tooldeck-escape-test").exists()
+    # The home folder is a throwaway tmpfs inside: a write there never reaches the real one.
+    home = runner.run("touch ~/tooldeck-escape-test && ls -A ~")
+    assert home.exit_code == 0 and home.output.split() == ["tooldeck-escape-test"]
+    assert not (Path.home() / "tooldeck-escape-test").exists()
 
 
 def test_tmp_is_private(runner: BwrapRunner, tmp_path: Path) -> None:
@@ -212,3 +215,128 @@ def test_the_sandbox_also_confines_an_unprivileged_user(outside: Path) -> None:
     assert (workspace / "in.txt").read_text() == "in\n"
     assert "Read-only file system" in result.output
     assert not (outside / "x.txt").exists()
+
+
+@pytest.fixture
+def fake_home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A home folder outside /home and /root (so masking it is visible), set as $HOME."""
+    path = Path("/var/tmp") / f"tooldeck-home-{uuid.uuid4().hex}"
+    (path / ".aws").mkdir(parents=True)
+    (path / ".aws" / "credentials").write_text("SECRET-KEY")
+    monkeypatch.setenv("HOME", str(path))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_home_folders_are_empty_but_a_workspace_inside_one_is_bound_back(fake_home: Path) -> None:
+    workspace = fake_home / "project"
+    workspace.mkdir()
+    (workspace / "code.py").write_text("print(1)")
+    runner = BwrapRunner(SandboxSettings(workspace, timeout_s=20))
+    result = runner.run(f"cat {fake_home}/.aws/credentials; ls -A {fake_home}; cat code.py; echo x > new.txt")
+    assert "SECRET-KEY" not in result.output
+    assert result.output.splitlines()[1:] == ["project", "print(1)"]
+    assert (workspace / "new.txt").read_text() == "x\n"
+    assert "SECRET-KEY" not in runner.run("ls -A /root /home; cat /root/.bash_history").output
+
+
+def test_hidden_paths_stay_masked_inside_the_workspace(workspace: Path) -> None:
+    home = workspace / ".tooldeck"
+    home.mkdir()
+    (home / "grants.jsonl").write_text("real grants\n")
+    log = workspace / "audit.jsonl"
+    log.write_text("real log\n")
+    runner = BwrapRunner(SandboxSettings(workspace, hidden=(home, log), timeout_s=20))
+    result = runner.run("ls -A .tooldeck; cat audit.jsonl; echo forged >> .tooldeck/grants.jsonl; echo done")
+    assert "grants.jsonl" not in result.output and "real log" not in result.output and "done" in result.output
+    assert (home / "grants.jsonl").read_text() == "real grants\n"
+    assert log.read_text() == "real log\n"
+
+
+def test_read_only_paths_are_seen_under_masked_folders_only(workspace: Path, tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "lib.py").write_text("VALUE = 7")
+    runner = BwrapRunner(SandboxSettings(workspace, read_only=(shared, workspace), timeout_s=20))
+    result = runner.run(f"cat {shared}/lib.py; echo; echo x > {shared}/w.txt; echo ok > in.txt")
+    assert result.output.startswith("VALUE = 7") and "Read-only file system" in result.output
+    assert (workspace / "in.txt").read_text() == "ok\n"  # the workspace stays writable
+
+
+def test_inherited_descriptors_cross_the_sandbox(runner: BwrapRunner) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        result = runner.run_argv(["/bin/bash", "-c", f"echo through >&{write_end}"], pass_fds=(write_end,))
+        os.close(write_end)
+        assert result.exit_code == 0, result.output
+        assert os.read(read_end, 100) == b"through\n"
+    finally:
+        os.close(read_end)
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["bwrap", "host"])
+def test_the_cancel_event_stops_a_command_at_once(
+    sandboxed: bool, runner: BwrapRunner, workspace: Path
+) -> None:
+    chosen = runner if sandboxed else HostRunner(SandboxSettings(workspace))
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    result = chosen.run("sleep 30", timeout_s=30, cancel=cancel)
+    assert result.duration_s < 5 and result.exit_code is not None and result.exit_code < 0
+    assert not result.timed_out
+
+
+def test_background_children_on_the_host_end_with_the_command(workspace: Path) -> None:
+    marker = f"{uuid.uuid4().int % 10**8}.5"
+    result = HostRunner(SandboxSettings(workspace)).run(f"sleep {marker} & echo bg")
+    assert result.output == "bg\n" and result.exit_code == 0 and result.duration_s < 3
+    for _ in range(40):
+        if not _processes_with(f"sleep\x00{marker}"):
+            break
+        threading.Event().wait(0.05)
+    assert _processes_with(f"sleep\x00{marker}") == []
+
+
+def test_the_root_folder_is_not_a_workspace() -> None:
+    from tooldeck.safety.sandbox import SandboxUnavailable
+
+    with pytest.raises(SandboxUnavailable, match="root folder"):
+        BwrapRunner(SandboxSettings(Path("/")))
+
+
+def test_the_probe_is_remembered_on_disk_under_its_key(tmp_path: Path) -> None:
+    from tooldeck.safety import probe as probe_module
+
+    cache = tmp_path / "cache"
+    assert probe_module.probe_bwrap_cached(cache).works
+    file = cache / probe_module.CACHE_FILE
+    assert file.stat().st_mode & 0o777 == 0o600
+    record = json.loads(file.read_text())
+    # A record for another machine state is not believed; a fresh one for this state is.
+    file.write_text(json.dumps({**record, "works": False, "reason": "stale"}))
+    assert not probe_module.probe_bwrap_cached(cache).works
+    file.write_text(json.dumps({**record, "key": "other", "works": False, "reason": "stale"}))
+    assert probe_module.probe_bwrap_cached(cache).works
+    file.write_text(json.dumps({**record, "works": False, "at": record["at"] - 7200}))
+    assert probe_module.probe_bwrap_cached(cache).works
+    file.write_text(json.dumps({**record, "works": False}))
+    file.chmod(0o666)  # anyone could have written it: probed again
+    assert probe_module.probe_bwrap_cached(cache).works
+
+
+def test_offline_the_sockets_under_run_are_out_of_reach(workspace: Path) -> None:
+    path = Path("/run") / f"tooldeck-test-{uuid.uuid4().hex[:8]}.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(path))
+    try:
+        offline = BwrapRunner(SandboxSettings(workspace, timeout_s=20)).run(
+            f"test -S {path} && echo reachable"
+        )
+        assert "reachable" not in offline.output
+        online = BwrapRunner(SandboxSettings(workspace, network=True, timeout_s=20)).run(
+            f"test -S {path} && echo reachable"
+        )
+        assert "reachable" in online.output
+    finally:
+        server.close()
+        path.unlink()

@@ -6,6 +6,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,38 @@ def test_importing_tooldeck_safety_does_not_load_the_parser() -> None:
     code = "import sys, tooldeck, tooldeck.safety; print('tree_sitter' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def _shell_check(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(Path(sys.executable).with_name("tooldeck")), "shell-check", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+def test_the_command_reads_arguments_or_stdin_and_exits_0(tmp_path: Path) -> None:
+    out = _shell_check(["--json", "rm -rf /", "git status"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    records = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(r["command"], r["verdict"], r["rule"]) for r in records] == [
+        ("rm -rf /", "block", "delete-root"),
+        ("git status", "safe", None),
+    ]
+    piped = _shell_check([], tmp_path, stdin="sudo reboot\n\necho '\x1b[31m'\n")
+    assert piped.returncode == 0
+    lines = piped.stdout.splitlines()
+    assert lines[0].startswith("APPROVE") and "[power-state]" in lines[0]
+    assert lines[1].startswith("SAFE") and "\x1b" not in piped.stdout and "\\x1b[31m" in lines[1]
+
+
+def test_the_config_moves_rules_and_a_typo_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "tooldeck.yaml").write_text("shell: {block: [git_destruction], approve: [delete-root]}\n")
+    out = _shell_check(["--json", "git reset --hard", "rm -rf /"], tmp_path)
+    assert [json.loads(line)["verdict"] for line in out.stdout.splitlines()] == ["block", "approve"]
+    (tmp_path / "tooldeck.yaml").write_text("shell: {block: [git-reset]}\n")
+    bad = _shell_check(["ls"], tmp_path)
+    assert bad.returncode == 2 and "shell.block[0]: unknown rule or category 'git-reset'" in bad.stderr

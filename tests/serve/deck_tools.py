@@ -19,7 +19,7 @@ def shout(text: str, times: int = 1) -> str:
     return " ".join([text.upper()] * times)
 
 
-@tool(toolset="demo", destructive=True, open_world=False)
+@tool(toolset="demo", destructive=True, open_world=False, approval="allow")
 def explode(why: str = "no reason") -> str:
     """Fail on purpose."""
     raise RuntimeError(f"boom: {why}")

@@ -4,7 +4,6 @@ inline on the same input the chat reads from (used by `tooldeck chat` and `toold
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from typing import Any
 
@@ -20,7 +19,7 @@ from tooldeck.agent.events import (
     TurnInterrupted,
 )
 from tooldeck.agent.messages import arguments_text
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest
+from tooldeck.execution.policy import PROMPT, ApprovalAnswer, ApprovalRequest, describe_request, parse_answer
 from tooldeck.text import for_terminal
 
 
@@ -105,21 +104,14 @@ class ChatApprover:
             return await self._ask(request)
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        from rich.markup import escape
 
-        args = json.dumps(dict(request.call.arguments), ensure_ascii=False)
-        self.reader.console.print(
-            f"[bold yellow]approval needed:[/] {_shown(request.reason)}\n  {_shown(request.call.tool.name)}"
-            f"({_shown(_short(args, 500))})"
-        )
-        answer = await self.reader.read("Allow? [y]es once / [s]ession / [N]o: ")
-        choice = (answer or "").strip().lower()
-        if choice in ("y", "yes"):
-            return ApprovalAnswer(True, "once")
-        if choice in ("s", "session"):
-            return ApprovalAnswer(True, "session")
-        return ApprovalAnswer(
-            False, "once", "refused in chat" if answer is not None else "no answer (end of input)"
-        )
+        head, _, rest = describe_request(request).partition("\n")
+        self.reader.console.print(f"[bold yellow]{escape(head)}[/]\n{escape(rest)}")
+        answer = await self.reader.read(escape(PROMPT))
+        if answer is None:
+            return ApprovalAnswer(False, "once", "no answer (end of input)")
+        return parse_answer(answer)
 
 
 def _shown(text: str) -> str:

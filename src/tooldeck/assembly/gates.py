@@ -2,7 +2,7 @@
 
 A gate takes the tools still in the running and returns the ones it keeps plus a `Fate` for
 each one it hides (with its own name and a human reason). Gates are pure: everything they
-look at (config, platform, availability, whether bwrap is installed) is in `GateInput`.
+look at (config, platform, availability, whether the bwrap sandbox works) is in `GateInput`.
 """
 
 from __future__ import annotations
@@ -10,14 +10,17 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from tooldeck.assembly.loadout import Fate
-from tooldeck.availability_types import Availability
+from tooldeck.availability import RequirementKey
+from tooldeck.availability_types import AVAILABLE, Availability
 from tooldeck.config import Config
 from tooldeck.config_load import ALL_TOOLSETS
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import UnknownPlatformError
+from tooldeck.home import tooldeck_home
 from tooldeck.skills.catalog import active_skills
 from tooldeck.tool import SOURCE_PRIORITY, Tool
 from tooldeck.toolsets import ToolsetIndex
@@ -28,7 +31,9 @@ class GateInput:
     config: Config
     platform: str
     toolsets: ToolsetIndex
+    # Whether the bubblewrap sandbox really works here (probed), and why not.
     bwrap_installed: bool = False
+    bwrap_reason: str = ""
     availability: Mapping[str, Availability] = field(default_factory=dict)
     # Filled by gates for later ones and for the Loadout: why each tool made it.
     reasons: dict[str, str] = field(default_factory=dict)
@@ -181,8 +186,33 @@ class ToolGroupsGate:
         return kept, hidden
 
 
+@dataclass(frozen=True, slots=True)
+class SandboxProbe:
+    """A requirement check: does the bwrap sandbox run a command here? (remembered in `cache`)"""
+
+    cache: Path
+
+    def __call__(self) -> Availability:
+        from tooldeck.safety.probe import probe_bwrap_cached
+
+        probe = probe_bwrap_cached(self.cache)
+        return AVAILABLE if probe.works else Availability.no(probe.reason)
+
+    def __repr__(self) -> str:
+        return "bwrap-sandbox-probe"
+
+
+def host_shell_probe(config: Config, tools: Sequence[Tool]) -> RequirementKey | None:
+    """The sandbox check the host-shell gate needs, or None when its answer cannot matter: no
+    sandbox configured, host shells allowed anyway, or no candidate runs shell commands."""
+    sandbox = config.sandbox
+    if sandbox.kind != "bwrap" or sandbox.allow_host_shell or not any(t.runs_shell for t in tools):
+        return None
+    return ("check", SandboxProbe(tooldeck_home(config.home, base_dir=config.base_dir) / "cache"))
+
+
 class HostShellGate:
-    """Shell-running tools need a configured, installed sandbox, or explicit host permission."""
+    """Shell-running tools need a configured sandbox that works here, or explicit host permission."""
 
     name = "host_shell"
 
@@ -191,7 +221,8 @@ class HostShellGate:
         if sandbox.allow_host_shell or (sandbox.kind == "bwrap" and gi.bwrap_installed):
             return list(tools), []
         if sandbox.kind == "bwrap":
-            why = "sandbox.kind is bwrap but bwrap is not installed (apt-get install bubblewrap)"
+            detail = gi.bwrap_reason or "bwrap is not installed (apt-get install bubblewrap)"
+            why = f"sandbox.kind is bwrap but the sandbox does not work here: {detail}"
         else:
             why = (
                 "runs shell commands and no sandbox is configured: set sandbox.kind: bwrap "

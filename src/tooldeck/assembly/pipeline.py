@@ -19,6 +19,7 @@ from tooldeck.assembly.gates import (
     SELECTION_GATES,
     DeferralGate,
     GateInput,
+    host_shell_probe,
     skills_allowed,
 )
 from tooldeck.assembly.loadout import Fate, Loadout
@@ -57,7 +58,7 @@ class Assembler:
         self.checker = checker or AvailabilityChecker(
             ttl_s=checks.ttl_s, budget_ms=checks.budget_ms, flap_grace_s=checks.flap_grace_s
         )
-        self._selections: dict[tuple[int, str, bool], _Selection] = {}
+        self._selections: dict[tuple[int, str, bool, str], _Selection] = {}
         self._loadouts: dict[tuple[Any, ...], Loadout] = {}
         self._lock = threading.Lock()
 
@@ -68,12 +69,14 @@ class Assembler:
     def assemble(self, platform: str | None = None) -> Loadout:
         platform = platform or self.config.platform
         snap = self.registry.snapshot()
-        shell_key: tuple[RequirementKey, ...] = (("bin", "bwrap"),)
-        bwrap = self.config.sandbox.kind == "bwrap" and self.checker.evaluate(shell_key)[0].ok
-        sel_key = (snap.generation, platform, bwrap)
+        probe = host_shell_probe(self.config, snap.tools)
+        sandbox = self.checker.evaluate((probe,))[0] if probe is not None else None
+        bwrap = sandbox is not None and sandbox.ok
+        why = (sandbox.reason or "") if sandbox is not None and not sandbox.ok else ""
+        sel_key = (snap.generation, platform, bwrap, why)
         sel = self._selections.get(sel_key)
         if sel is None:
-            sel = self._select(snap.tools, platform, bwrap)
+            sel = self._select(snap.tools, platform, bwrap, why)
             with self._lock:
                 if len(self._selections) > 64:
                     self._selections.clear()
@@ -91,13 +94,13 @@ class Assembler:
 
     # -- stage 1: selection -----------------------------------------------------------------
 
-    def _select(self, tools: tuple[Tool, ...], platform: str, bwrap: bool) -> _Selection:
+    def _select(self, tools: tuple[Tool, ...], platform: str, bwrap: bool, why: str) -> _Selection:
         cfg = self.config
         defined = {
             name: Toolset(name, tuple(ts.tools), tuple(ts.includes), ts.description)
             for name, ts in cfg.toolsets.items()
         }
-        gi = GateInput(cfg, platform, ToolsetIndex(tools, defined), bwrap_installed=bwrap)
+        gi = GateInput(cfg, platform, ToolsetIndex(tools, defined), bwrap_installed=bwrap, bwrap_reason=why)
         gi.diagnostics.extend(self._config_diagnostics(tools, gi.toolsets))
         current: list[Tool] = list(tools)
         hidden: list[Fate] = []
@@ -154,6 +157,7 @@ class Assembler:
             platform,
             sel.gi.toolsets,
             sel.gi.bwrap_installed,
+            sel.gi.bwrap_reason,
             availability={
                 t.name: combine([seen[i] for i in slot])
                 for t, slot in zip(sel.survivors, sel.slots, strict=True)
@@ -167,7 +171,12 @@ class Assembler:
             hidden.extend(dropped)
         exposed, deferred = DeferralGate().split(current, gi)
         cfg = self.config
-        ctx = DescriptionContext(frozenset(t.name for t in exposed), frozenset(t.name for t in deferred), cfg)
+        ctx = DescriptionContext(
+            frozenset(t.name for t in exposed),
+            frozenset(t.name for t in deferred),
+            cfg,
+            {t.name: t for t in (*exposed, *deferred)},
+        )
         descriptions = {t.name: render_description(t, ctx) for t in (*exposed, *deferred)}
         return Loadout(
             platform=platform,

@@ -35,6 +35,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": ("tooldeck.cli.serve_cmd", "the loadout as an MCP server (stdio or streamable HTTP)"),
     "mcp": ("tooldeck.cli.mcp_cmd", "MCP servers: `mcp list` shows each one's state, tools and errors"),
+    "shell-check": (
+        "tooldeck.cli.shell_check_cmd",
+        "the safety verdict of shell commands (block, approve, safe)",
+    ),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."

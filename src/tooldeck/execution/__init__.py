@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tooldeck.execution.events import CallbackSink, CollectingSink, EventSink, ExecutionEvent, LoggingSink
     from tooldeck.execution.executor import Executor
+    from tooldeck.execution.nested import ToolCaller
     from tooldeck.execution.policy import (
         ApprovalAnswer,
         ApprovalFlagPolicy,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         TerminalApprover,
     )
     from tooldeck.execution.runner import CancelToken
+    from tooldeck.execution.safety_policy import SafetyPolicy
     from tooldeck.execution.types import (
         ErrorEnvelope,
         ToolCall,
@@ -58,8 +60,10 @@ _LAZY: dict[str, str] = {
     "Executor": "tooldeck.execution.executor",
     "LoggingSink": "tooldeck.execution.events",
     "Policy": "tooldeck.execution.policy",
+    "SafetyPolicy": "tooldeck.execution.safety_policy",
     "TerminalApprover": "tooldeck.execution.policy",
     "ToolCall": "tooldeck.execution.types",
+    "ToolCaller": "tooldeck.execution.nested",
     "ErrorEnvelope": "tooldeck.execution.types",
     "ToolError": "tooldeck.execution.types",
     "ToolOutput": "tooldeck.execution.types",
@@ -98,8 +102,10 @@ __all__ = [
     "Grants",
     "LoggingSink",
     "Policy",
+    "SafetyPolicy",
     "TerminalApprover",
     "ToolCall",
+    "ToolCaller",
     "ToolError",
     "ToolOutput",
     "ToolResult",

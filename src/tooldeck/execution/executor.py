@@ -22,15 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
+from tooldeck.config import Config
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import ToolIndex, prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
-from tooldeck.execution.gate import CallGate
+from tooldeck.execution.gate import ApprovalSettings, CallGate
 from tooldeck.execution.isolation import run_in_child
-from tooldeck.execution.policy import ApprovalFlagPolicy, Approver, CallApprovals, Grants, Policy
+from tooldeck.execution.nested import ToolCaller
+from tooldeck.execution.policy import Approver, CallApprovals, ChainPolicy, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, HandlerRaised, run_sync
+from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.home import tooldeck_home
@@ -125,21 +128,33 @@ class Executor:
             Workspace: self.workspace,
             SpillStore: self.spill,
             type(self.limits): self.limits,
+            Config: config,
         }
         normalise = self.limits.normalize_names
         # Built once per loadout (the agent makes an executor per batch over the same loadout).
         self._index: ToolIndex = loadout.cached_render(
             ("tooldeck.execution.ToolIndex", normalise), lambda: _index(loadout, normalise)
         )
+        # The built-in safety policy always applies; a policy given here adds to it.
+        safety = SafetyPolicy(config)
+        approvals = config.approvals
+        audit = config.resolve_path(approvals.audit_log) if approvals.audit_log else home / "approvals.jsonl"
         self.gate = CallGate(
             deferred=frozenset(loadout.deferred_names),
             promoted=promoted or frozenset,
             skills_allowed=loadout.skills_allowed,
-            policy=policy or ApprovalFlagPolicy(config.approvals.mode),
+            policy=safety if policy is None else ChainPolicy(safety, policy),
             custom_policy=policy is not None,
             approver=approver,
             grants=grants,
             emit=self._emit,
+            settings=ApprovalSettings(
+                audit_log=audit,
+                grants_file=home / "grants.jsonl",
+                workspace=self.workspace.root,
+                timeout_s=approvals.timeout_s,
+                session_id=session_id,
+            ),
         )
         self._plans: dict[str, _Plan] = {}
         self._batches: set[Batch] = set()
@@ -444,14 +459,16 @@ class Executor:
         return tool.call(vc.arguments, context)
 
     def _context(self, vc: ValidatedCall, batch: Batch, cancel_event: threading.Event | None) -> ToolContext:
+        cancelled = cancel_event or threading.Event()
+        caller = ToolCaller(self, batch.loop, state=batch.state, parent_id=vc.id, cancel=cancelled)
         return ToolContext(
             call_id=vc.id,
             tool_name=vc.name,
             workspace=self.workspace.root,
             session_id=self.session_id,
             state=batch.state,
-            cancelled=cancel_event or threading.Event(),
-            services=self.services,
+            cancelled=cancelled,
+            services={**self.services, ToolCaller: caller},
         )
 
     # -- results and events ----------------------------------------------------------------

@@ -2,17 +2,23 @@
 
 The executor always refuses, before any policy, a deferred tool that was not promoted by
 `tool_search` (`not_promoted`) and a tool outside the active skills' `allowed_tools`
-(`denied`). Then a `Policy` decides allow / deny / ask; on ask, an `Approver` answers. With
-nobody to ask (non-interactive use), the answer is no: approvals fail closed.
+(`denied`). Then a `Policy` decides allow / deny / ask; on ask, an `Approver` answers within
+`approvals.timeout_s`. With nobody to ask (non-interactive use), the answer is no: approvals
+fail closed.
 
-The default policy is `ApprovalFlagPolicy`: tools with `requires_approval=True` follow
-`approvals.mode` (allow runs them, deny refuses them, ask asks the approver). The safety issue
-plugs in richer policies (shell analysis, grants) through the same Protocol.
+The built-in policy is `SafetyPolicy` (`tooldeck.execution.safety_policy`): shell commands are
+analysed (blocked, asked about, or run), destructive tools and tools with `requires_approval`
+follow `approvals.mode`. A policy passed by the caller applies on top of it (the stricter answer
+wins). Approvers here: `TerminalApprover` (once / session / always / deny), `CallbackApprover`
+(a function, for gateways and programs), `AutoApprover` (`--yes`), `DenyApprover`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
+import select
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Mapping
@@ -23,11 +29,13 @@ from typing import Any, Literal, Protocol, TextIO
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.execution.runner import run_sync
 from tooldeck.execution.types import ToolCall, ValidatedCall
+from tooldeck.text import for_terminal
 from tooldeck.tool import Tool
 
 DecisionKind = Literal["allow", "deny", "ask"]
 ApprovalMode = Literal["ask", "deny", "allow"]
 GrantScope = Literal["once", "session", "always"]
+SCOPES: tuple[GrantScope, ...] = ("once", "session", "always")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,39 +46,45 @@ class Decision:
     reason: str = ""
     # What rule matched, so a grant can be bound to it (never to a whole category).
     rule: str | None = None
+    # What a grant is bound to besides the tool and the rule: the normalised shell command, the
+    # exact code. None binds a grant to the tool and rule alone.
+    subject: str | None = None
+    # Whether the decision goes to the audit log even when it allows the call.
+    audit: bool = False
 
     @classmethod
     def allow(cls) -> Decision:
         return ALLOW
 
     @classmethod
-    def deny(cls, reason: str, rule: str | None = None) -> Decision:
-        return cls("deny", reason, rule)
+    def deny(cls, reason: str, rule: str | None = None, subject: str | None = None) -> Decision:
+        return cls("deny", reason, rule, subject, audit=True)
 
     @classmethod
-    def ask(cls, reason: str, rule: str | None = None) -> Decision:
-        return cls("ask", reason, rule)
+    def ask(cls, reason: str, rule: str | None = None, subject: str | None = None) -> Decision:
+        return cls("ask", reason, rule, subject, audit=True)
 
 
 ALLOW = Decision("allow")
 
+GrantKey = tuple[str, str | None, str | None]
+
 
 class Grants:
-    """Approvals granted for longer than one call, each bound to a tool and the rule that asked.
-
-    One object per session, shared by every executor of that session (thread-safe).
-    """
+    """Approvals granted for longer than one call, each bound to a tool, the rule that asked and
+    its subject (the exact normalised command). One object per session, shared by every executor
+    of that session (thread-safe)."""
 
     def __init__(self) -> None:
-        self._granted: set[tuple[str, str | None]] = set()
+        self._granted: set[GrantKey] = set()
         self._lock = threading.Lock()
 
-    def covers(self, tool: str, rule: str | None) -> bool:
-        return (tool, rule) in self._granted
+    def covers(self, tool: str, rule: str | None, subject: str | None = None) -> bool:
+        return (tool, rule, subject) in self._granted
 
-    def add(self, tool: str, rule: str | None) -> None:
+    def add(self, tool: str, rule: str | None, subject: str | None = None) -> None:
         with self._lock:
-            self._granted.add((tool, rule))
+            self._granted.add((tool, rule, subject))
 
 
 class Policy(Protocol):
@@ -81,9 +95,27 @@ class Policy(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
+    """What an approver is asked: this call, why, and what a grant would be bound to."""
+
     call: ValidatedCall
     reason: str
     rule: str | None = None
+    subject: str | None = None
+    # Seconds the approver has; no answer by then counts as no.
+    timeout_s: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The request as plain JSON data, for a gateway to forward to its user."""
+        return {
+            "call_id": self.call.id,
+            "tool": self.call.tool.name,
+            "arguments": dict(self.call.arguments),
+            "reason": self.reason,
+            "rule": self.rule,
+            "subject": self.subject,
+            "timeout_s": self.timeout_s,
+            "scopes": list(SCOPES),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +123,14 @@ class ApprovalAnswer:
     approved: bool
     scope: GrantScope = "once"
     reason: str = ""
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ApprovalAnswer:
+        """`{"approved": true, "scope": "session"}` from a gateway; anything malformed is a no."""
+        approved, scope = data.get("approved"), data.get("scope", "once")
+        if not isinstance(approved, bool) or scope not in SCOPES:
+            return cls(False, "once", f"malformed approval answer {dict(data)!r}")
+        return cls(approved, scope, str(data.get("reason") or ""))
 
 
 class Approver(Protocol):
@@ -130,7 +170,7 @@ class ChainPolicy:
             d = await policy.decide(call)
             if d.kind == "deny":
                 return d
-            if d.kind == "ask" and verdict.kind == "allow":
+            if (d.kind == "ask" and verdict.kind != "ask") or (d.kind == verdict.kind == "allow" and d.audit):
                 verdict = d
         return verdict
 
@@ -149,35 +189,78 @@ class DenyApprover:
         return ApprovalAnswer(False, "once", "nobody is there to approve (non-interactive)")
 
 
-class CallbackApprover:
-    """Asks a function (sync or async) — how a gateway hands requests to its users.
+ApprovalReply = bool | ApprovalAnswer | Mapping[str, Any]
+ApprovalCallback = Callable[[ApprovalRequest], ApprovalReply | Awaitable[ApprovalReply]]
 
-    The function returns a bool or an `ApprovalAnswer`; if it raises, the answer is no.
+
+class CallbackApprover:
+    """Asks a function — how a gateway or a program hands requests to its users.
+
+    The function (sync or async) gets the `ApprovalRequest` (`request.to_json()` is its wire
+    form) and returns a bool, an `ApprovalAnswer`, or a mapping `{"approved", "scope"}`. A sync
+    function runs on a worker thread, so it may block while a person decides. If it raises,
+    answers something malformed, or takes longer than the approvals timeout, the answer is no.
     """
 
-    def __init__(
-        self, fn: Callable[[ApprovalRequest], bool | ApprovalAnswer | Awaitable[bool | ApprovalAnswer]]
-    ) -> None:
+    def __init__(self, fn: ApprovalCallback) -> None:
         self.fn = fn
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         try:
-            out = self.fn(request)
-            if inspect.isawaitable(out):
-                out = await out
+            if inspect.iscoroutinefunction(self.fn):
+                out = await self.fn(request)
+            else:  # run_sync awaits what the function returns when that is awaitable
+                out = await run_sync(partial(self.fn, request))
         except Exception as exc:  # boundary: an approval callback that fails must fail closed
             return ApprovalAnswer(False, "once", f"the approval callback failed: {exc}")
         if isinstance(out, ApprovalAnswer):
             return out
-        return ApprovalAnswer(bool(out), "once")
+        if isinstance(out, Mapping):
+            return ApprovalAnswer.from_json(out)
+        if isinstance(out, bool):
+            return ApprovalAnswer(out, "once")
+        return ApprovalAnswer(
+            False, "once", f"the approval callback answered {type(out).__name__}, not a bool"
+        )
+
+
+def parse_answer(text: str | None) -> ApprovalAnswer:
+    """A typed answer to the approval prompt: once (y), session, always, anything else no."""
+    choice = (text or "").strip().lower()
+    if choice in ("o", "once", "y", "yes"):
+        return ApprovalAnswer(True, "once")
+    if choice in ("s", "session"):
+        return ApprovalAnswer(True, "session")
+    if choice in ("a", "always"):
+        return ApprovalAnswer(True, "always")
+    return ApprovalAnswer(False, "once", "refused at the prompt" if text else "no answer (end of input)")
+
+
+PROMPT = "Allow? [o]nce / [s]ession / [a]lways / [D]eny: "
+
+
+def describe_request(request: ApprovalRequest, *, limit: int = 500) -> str:
+    """The request as lines for a person: why, the command (if any), the call with its arguments;
+    control characters escaped."""
+    args = ", ".join(f"{k}={v!r}" for k, v in request.call.arguments.items())
+    if len(args) > limit:
+        args = args[:limit] + " ..."
+    lines = [f"approval needed: {request.reason}"]
+    if request.subject is not None:
+        lines.append(f"  {request.call.tool.name}: {request.subject[:limit]}")
+    lines.append(f"  {request.call.tool.name}({args})")
+    return "\n".join(for_terminal(line) for line in lines)
 
 
 class TerminalApprover:
-    """Prompts on the terminal. When stdin is not a terminal there is nobody to ask: no."""
+    """Prompts on the terminal: once / session / always / deny. When stdin is not a terminal
+    there is nobody to ask: no. No answer within the request's timeout: no."""
 
     def __init__(self, *, stdin: TextIO | None = None, stdout: TextIO | None = None) -> None:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stderr
+        # Concurrent batches (sub-agents, nested calls) ask one question at a time.
+        self._lock = threading.Lock()
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         if not self.stdin.isatty():
@@ -187,16 +270,25 @@ class TerminalApprover:
         return answer
 
     def _prompt(self, request: ApprovalRequest) -> ApprovalAnswer:
-        args = ", ".join(f"{k}={v!r}" for k, v in request.call.arguments.items())
-        self.stdout.write(f"\n{request.reason}\n  {request.call.tool.name}({args[:500]})\n")
-        self.stdout.write("Allow? [y]es once / [s]ession / [N]o: ")
-        self.stdout.flush()
-        answer = self.stdin.readline().strip().lower()
-        if answer in ("y", "yes"):
-            return ApprovalAnswer(True, "once")
-        if answer in ("s", "session"):
-            return ApprovalAnswer(True, "session")
-        return ApprovalAnswer(False, "once", "refused at the terminal")
+        with self._lock:
+            self.stdout.write(f"\n{describe_request(request)}\n{PROMPT}")
+            self.stdout.flush()
+            line = _read_line(self.stdin, request.timeout_s)
+        if line is None:
+            return ApprovalAnswer(False, "once", f"no answer within {request.timeout_s:g} s")
+        return parse_answer(line)
+
+
+def _read_line(stream: TextIO, timeout_s: float | None) -> str | None:
+    """One line ("" at end of input), or None when nothing arrives within `timeout_s`."""
+    fd: int | None = None
+    with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation, AttributeError):
+        fd = stream.fileno()
+    if fd is not None and timeout_s is not None:
+        ready, _, _ = select.select([fd], [], [], timeout_s)
+        if not ready:
+            return None
+    return stream.readline()
 
 
 class CallApprovals(Approvals):

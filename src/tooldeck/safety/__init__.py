@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from tooldeck.errors import ShellPolicyError
     from tooldeck.safety.analyse import analyse_command
     from tooldeck.safety.normalise import normalise_command
-    from tooldeck.safety.policy import ShellPolicy, ShellPolicyError
+    from tooldeck.safety.policy import ShellPolicy
     from tooldeck.safety.shellcheck import commands_from, shell_check_lines
     from tooldeck.safety.verdict import Finding, Verdict
 
@@ -21,7 +22,7 @@ _EXPORTS = {
     "analyse_command": "tooldeck.safety.analyse",
     "normalise_command": "tooldeck.safety.normalise",
     "ShellPolicy": "tooldeck.safety.policy",
-    "ShellPolicyError": "tooldeck.safety.policy",
+    "ShellPolicyError": "tooldeck.errors",
     "commands_from": "tooldeck.safety.shellcheck",
     "shell_check_lines": "tooldeck.safety.shellcheck",
     "Finding": "tooldeck.safety.verdict",

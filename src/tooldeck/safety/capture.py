@@ -1,7 +1,7 @@
 """Running a process group with a timeout and capped, merged output.
 
-The child starts in a new session, so at the timeout one `killpg` reaches it and every child it
-started. Standard output and error share one pipe; a reader thread keeps the first and the last
+The child starts in a new session, so at the timeout (or when the caller's cancel event is set)
+one `killpg` reaches it and every child it started. Standard output and error share one pipe; a reader thread keeps the first and the last
 part of what arrives and counts what it dropped in between, so a command printing gigabytes
 costs a bounded amount of memory, and the result says how much was cut.
 """
@@ -75,8 +75,11 @@ def run_capped(
     timeout_s: float,
     output_limit: int,
     sandboxed: bool,
+    cancel: threading.Event | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> RunResult:
-    """Run `argv` in a new session; kill the whole group at `timeout_s`; keep `output_limit` bytes."""
+    """Run `argv` in a new session; kill the whole group at `timeout_s` or when `cancel` is set;
+    keep `output_limit` bytes. `pass_fds` stay open in the child (for a private channel)."""
     start = time.monotonic()
     proc = subprocess.Popen(
         list(argv),
@@ -86,21 +89,27 @@ def run_capped(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
     assert isinstance(proc.stdout, BufferedReader)
     reader = _CappedReader(proc.stdout, output_limit)
     reader.thread.start()
     timed_out = False
     try:
-        proc.wait(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        _kill_group(proc.pid)
-        proc.wait()
+        timed_out = not _wait(proc, start + timeout_s, cancel)
+        if timed_out or proc.poll() is None:
+            _kill_group(proc.pid)
+            proc.wait()
     finally:
         if proc.poll() is None:  # interrupted while waiting: leave nothing behind
             _kill_group(proc.pid)
             proc.wait()
+    reader.thread.join(timeout=0.2)
+    if reader.thread.is_alive():
+        # Background children of the command still hold the pipe: they do not outlive it (in the
+        # sandbox its pid namespace ends with it; on the host its process group is killed). The
+        # group id cannot have been reused while its members hold the pipe.
+        _kill_group(proc.pid)
     # A descendant that left the process group may still hold the pipe open: do not wait for it.
     reader.thread.join(timeout=2)
     proc.stdout.close()
@@ -108,6 +117,20 @@ def run_capped(
     return RunResult(exit_code, reader.text(), timed_out, reader.cut, time.monotonic() - start, sandboxed)
 
 
+def _wait(proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None) -> bool:
+    """Wait for the child; False when the deadline passed first. Returns early on cancel."""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            proc.wait(timeout=left if cancel is None else min(left, 0.05))
+            return True
+        except subprocess.TimeoutExpired:
+            if cancel is not None and cancel.is_set():
+                return True  # stopped by the caller: killed below, not a timeout
+
+
 def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):  # already gone
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # already gone
         os.killpg(pgid, signal.SIGKILL)

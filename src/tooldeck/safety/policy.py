@@ -6,14 +6,21 @@ import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from tooldeck.errors import ShellPolicyError
 from tooldeck.safety.rules import CATEGORIES, RULES_BY_ID, Rule
 from tooldeck.safety.verdict import RuleLevel
 
 DEFAULT_MAX_BYTES = 64 * 1024
 
 
-class ShellPolicyError(ValueError):
-    """A policy names a rule or category that does not exist, or names one in both lists."""
+def unknown_name(name: str) -> str | None:
+    """Why `name` is neither a rule id nor a category (with the closest names), or None if it is one."""
+    known = set(RULES_BY_ID) | set(CATEGORIES)
+    if name in known:
+        return None
+    close = difflib.get_close_matches(name, sorted(known), n=3)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown rule or category {name!r}{hint}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,22 +45,18 @@ class ShellPolicy:
         return cls(frozenset(block), frozenset(approve), max_bytes)
 
     def __post_init__(self) -> None:
-        known = set(RULES_BY_ID) | set(CATEGORIES)
         for list_name, names in (("block", self.block), ("approve", self.approve)):
             for name in sorted(names):
-                if name not in known:
-                    close = difflib.get_close_matches(name, sorted(known), n=3)
-                    hint = f"; did you mean {', '.join(close)}?" if close else ""
-                    raise ShellPolicyError(
-                        f"safety {list_name} list: unknown rule or category {name!r}{hint}"
-                    )
+                problem = unknown_name(name)
+                if problem is not None:
+                    raise ShellPolicyError(f"shell {list_name} list: {problem}")
         both = sorted(self.block & self.approve)
         if both:
             raise ShellPolicyError(
-                f"safety rules or categories in both block and approve lists: {', '.join(both)}"
+                f"shell rules or categories in both block and approve lists: {', '.join(both)}"
             )
         if self.max_bytes < 1:
-            raise ShellPolicyError("safety max_bytes must be positive")
+            raise ShellPolicyError("shell max_bytes must be positive")
 
     def level(self, rule: Rule) -> RuleLevel:
         if rule.id in self.block:

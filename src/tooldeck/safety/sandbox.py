@@ -2,8 +2,12 @@
 
 Inside the sandbox the root filesystem is mounted read-only, the workspace read-write at its own
 path, `/tmp` is a private tmpfs, `/proc` and `/dev` are fresh minimal mounts, and every namespace
-is unshared (so there is no network, not even loopback, unless `network=True`). The sandbox dies
-with its parent, runs in a new session (no terminal injection), and the sockets of container
+is unshared (so there is no network, not even loopback, unless `network=True`; offline, `/run`
+is an empty tmpfs too, so the unix sockets of local daemons are out of reach). The home folders
+(`/home`, `/root`, `$HOME`) are empty tmpfs mounts, so keys and tokens kept there cannot be read;
+the workspace is bound back in when it lives there, and paths the caller names as `hidden` (the
+tooldeck home with its grants and audit log) stay masked even inside the workspace. The sandbox
+dies with its parent, runs in a new session (no terminal injection), and the sockets of container
 engines are masked so the read-only root cannot be used to reach a root-owned daemon.
 
 `probe_bwrap()` tells whether bwrap works here and why not; `runner_for()` picks the sandbox, or
@@ -14,13 +18,14 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Protocol
 
 from tooldeck.safety.capture import RunResult, run_capped
+from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
@@ -32,6 +37,7 @@ ENGINE_SOCKETS = (
     "/run/podman/podman.sock",
     "/run/crio/crio.sock",
 )
+HOME_ROOTS = ("/home", "/root")
 
 
 class SandboxUnavailable(Exception):
@@ -49,15 +55,31 @@ class SandboxSettings:
     # Extra variables; the rest of the environment is reduced to `PASSED_ENV`.
     env: Mapping[str, str] = field(default_factory=dict)
     shell: str = "/bin/bash"
+    # Paths masked inside the sandbox wherever they are (a folder becomes an empty tmpfs).
+    hidden: tuple[Path, ...] = ()
+    # Paths to see read-only at their own place although they lie under a masked folder (/tmp,
+    # a home folder); mounted after the masks. Paths already visible are left as they are.
+    read_only: tuple[Path, ...] = ()
 
 
 class CommandRunner(Protocol):
-    """Runs one shell command string (what a tool would pass to `bash -c`)."""
+    """Runs one shell command string (what a tool would pass to `bash -c`), or a program."""
 
     @property
     def sandboxed(self) -> bool: ...
 
-    def run(self, command: str, *, timeout_s: float | None = None) -> RunResult: ...
+    def run(
+        self, command: str, *, timeout_s: float | None = None, cancel: threading.Event | None = None
+    ) -> RunResult: ...
+
+    def run_argv(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> RunResult: ...
 
 
 def _environment(settings: SandboxSettings) -> dict[str, str]:
@@ -67,27 +89,48 @@ def _environment(settings: SandboxSettings) -> dict[str, str]:
     return env
 
 
-class HostRunner:
-    """Runs commands directly on the host, in the workspace, with the same limits (no confinement)."""
-
+class _Runner:
     sandboxed = False
 
     def __init__(self, settings: SandboxSettings) -> None:
         self.settings = settings
 
-    def run(self, command: str, *, timeout_s: float | None = None) -> RunResult:
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        return list(argv)
+
+    def run(
+        self, command: str, *, timeout_s: float | None = None, cancel: threading.Event | None = None
+    ) -> RunResult:
+        return self.run_argv([self.settings.shell, "-c", command], timeout_s=timeout_s, cancel=cancel)
+
+    def run_argv(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> RunResult:
         s = self.settings
         return run_capped(
-            [s.shell, "-c", command],
+            self.wrap(argv),
             cwd=str(s.workspace),
             env=_environment(s),
             timeout_s=timeout_s if timeout_s is not None else s.timeout_s,
             output_limit=s.output_limit,
-            sandboxed=False,
+            sandboxed=self.sandboxed,
+            cancel=cancel,
+            pass_fds=pass_fds,
         )
 
 
-class BwrapRunner:
+class HostRunner(_Runner):
+    """Runs commands directly on the host, in the workspace, with the same limits (no confinement)."""
+
+    sandboxed = False
+
+
+class BwrapRunner(_Runner):
     """Runs commands inside bubblewrap."""
 
     sandboxed = True
@@ -96,69 +139,83 @@ class BwrapRunner:
         found = bwrap or shutil.which("bwrap")
         if found is None:
             raise SandboxUnavailable("bwrap is not installed (Debian package: bubblewrap)")
-        self.settings = settings
+        workspace = Path(os.path.realpath(settings.workspace))
+        if workspace == Path("/"):
+            raise SandboxUnavailable("the workspace is the root folder: a sandbox would confine nothing")
+        super().__init__(settings)
         self.bwrap = found
+        self.workspace = workspace
 
     def argv(self, command: str) -> list[str]:
-        """The full bwrap command line for `command`."""
+        """The full bwrap command line for the shell command `command`."""
+        return self.wrap([self.settings.shell, "-c", command])
+
+    def wrap(self, argv: Sequence[str]) -> list[str]:
         s = self.settings
-        workspace = str(Path(s.workspace).resolve())
-        argv = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        workspace = str(self.workspace)
+        out = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        masked = ["/tmp", *_home_roots()]
+        if not s.network and os.path.isdir("/run") and not os.path.islink("/run"):
+            masked.append("/run")  # offline, local daemons' sockets are out of reach too
+        for folder in masked[1:]:
+            out += ["--tmpfs", folder]
         for socket in ENGINE_SOCKETS:
-            if os.path.exists(socket) and not os.path.islink(socket):
-                argv += ["--ro-bind", "/dev/null", socket]
-        argv += ["--bind", workspace, workspace, "--chdir", workspace]
-        argv += [
+            if os.path.exists(socket) and not os.path.islink(socket) and not _under(socket, masked):
+                out += ["--ro-bind", "/dev/null", socket]
+        out += ["--bind", workspace, workspace]
+        out += _masks(s.hidden)
+        masked += [os.path.realpath(p) for p in s.hidden]
+        for path in s.read_only:
+            real = os.path.realpath(path)
+            if os.path.exists(real) and _under(real, masked) and not _under(real, [workspace]):
+                out += ["--ro-bind", real, real]
+        out += [
+            "--chdir",
+            workspace,
             "--unshare-all",
             *(["--share-net"] if s.network else []),
             "--die-with-parent",
             "--new-session",
         ]
-        return [*argv, "--", s.shell, "-c", command]
-
-    def run(self, command: str, *, timeout_s: float | None = None) -> RunResult:
-        s = self.settings
-        return run_capped(
-            self.argv(command),
-            cwd=str(s.workspace),
-            env=_environment(s),
-            timeout_s=timeout_s if timeout_s is not None else s.timeout_s,
-            output_limit=s.output_limit,
-            sandboxed=True,
-        )
+        return [*out, "--", *argv]
 
 
-@dataclass(frozen=True, slots=True)
-class BwrapProbe:
-    works: bool
-    reason: str
-    path: str | None = None
+def _home_roots() -> list[str]:
+    """The folders holding users' homes, each once (a home inside another is already covered)."""
+    candidates = [*HOME_ROOTS, os.environ.get("HOME", "")]
+    found: list[str] = []
+    for candidate in candidates:
+        if not candidate or not os.path.isabs(candidate):
+            continue
+        real = os.path.realpath(candidate)
+        if real == "/" or not os.path.isdir(real):
+            continue
+        if not any(real == f or real.startswith(f + "/") for f in found):
+            found.append(real)
+    return found
 
 
-@cache
-def probe_bwrap(bwrap: str | None = None) -> BwrapProbe:
-    """Does bubblewrap run a confined command here? (cached; the reason says why not)."""
-    path = bwrap or shutil.which("bwrap")
-    if path is None:
-        return BwrapProbe(False, "bwrap is not installed (Debian package: bubblewrap)")
-    workspace = Path.cwd() if os.access(Path.cwd(), os.W_OK) else Path("/tmp")
-    runner = BwrapRunner(SandboxSettings(workspace, timeout_s=10), bwrap=path)
-    try:
-        result = runner.run("echo tooldeck-sandbox-ok")
-    except OSError as exc:
-        return BwrapProbe(False, f"bwrap could not start: {exc}", path)
-    if result.exit_code == 0 and "tooldeck-sandbox-ok" in result.output:
-        return BwrapProbe(True, "bwrap works", path)
-    detail = result.output.strip().splitlines()[-1] if result.output.strip() else f"exit {result.exit_code}"
-    hint = ""
-    if "namespace" in detail or "uid map" in detail or "Operation not permitted" in detail:
-        hint = " (user namespaces are disabled here: enable them, or run bwrap setuid, or as root)"
-    return BwrapProbe(False, f"bwrap cannot create its sandbox: {detail}{hint}", path)
+def _under(path: str, folders: Sequence[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
-def runner_for(settings: SandboxSettings, *, allow_host: bool = False) -> CommandRunner:
-    """The bubblewrap runner when bwrap works here; the host runner only if `allow_host`."""
-    probe = probe_bwrap()
+def _masks(hidden: Sequence[Path]) -> list[str]:
+    out: list[str] = []
+    for path in hidden:
+        real = os.path.realpath(path)
+        if os.path.isdir(real):
+            out += ["--tmpfs", real]
+        elif os.path.exists(real):
+            out += ["--ro-bind", "/dev/null", real]
+    return out
+
+
+def runner_for(
+    settings: SandboxSettings, *, allow_host: bool = False, probe: BwrapProbe | None = None
+) -> CommandRunner:
+    """The bubblewrap runner when bwrap works here (`probe`, default: probed now); the host
+    runner only if `allow_host`."""
+    probe = probe or probe_bwrap(shutil.which("bwrap"))
     if probe.works:
         return BwrapRunner(settings, bwrap=probe.path)
     if allow_host:

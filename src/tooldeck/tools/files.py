@@ -54,7 +54,7 @@ def read_file(
     return read_page(workspace_of(context), path, offset, limit)
 
 
-@tool(toolset="file", destructive=True, resource=Resource(arg="path", mode="write"))
+@tool(toolset="file", destructive=True, approval="allow", resource=Resource(arg="path", mode="write"))
 def write_file(path: str, content: str, context: ToolContext | None = None) -> str:
     """Write a whole file (created with its folders if needed, replaced if it exists).
 
@@ -96,7 +96,7 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
     return f"{'replaced' if existed else 'created'} {name}: {len(data)} bytes, {lines} line{'s' if lines != 1 else ''}{notes}"
 
 
-@tool(toolset="file", destructive=True, resource=Resource(arg="path", mode="write"))
+@tool(toolset="file", destructive=True, approval="allow", resource=Resource(arg="path", mode="write"))
 def patch(
     mode: Literal["replace", "patch"] = "replace",
     path: str | None = None,

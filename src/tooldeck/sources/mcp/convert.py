@@ -63,7 +63,9 @@ def _deck_tool(spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, 
     ann = item.annotations
     read_only = ann.read_only_hint if ann is not None else None
     destructive = (ann.destructive_hint if ann is not None else None) if not read_only else False
-    needs_approval = spec.approval == "always" or (spec.approval == "destructive" and destructive is True)
+    # `approval: always` asks for every call; `never` lets the server's tools run unasked (their
+    # destructive hint still shows); `destructive` leaves it to the hint (destructive tools ask).
+    needs_approval = spec.approval == "always"
     title = item.title or (ann.title if ann is not None else None)
     description = item.description or title or f"{item.name} (from MCP server {spec.name})"
     return Tool(
@@ -79,6 +81,7 @@ def _deck_tool(spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, 
         idempotent=ann.idempotent_hint if ann is not None else None,
         open_world=ann.open_world_hint if ann is not None else None,
         requires_approval=needs_approval,
+        approval="allow" if spec.approval == "never" else None,
         timeout=spec.timeout,
         resource=None if read_only or spec.parallel_safe else Resource(key=f"mcp:{spec.name}"),
         owner=f"MCP server {spec.name}",

@@ -1,0 +1,39 @@
+"""`tooldeck shell-check [COMMAND ...]`: the shell analysis verdict of each command.
+
+Commands come from the arguments, or from standard input one per line. Each gets one line:
+`BLOCK`, `APPROVE` or `SAFE` with the command, the deciding rule and why; with `--json`, one
+JSON object per line, `{"command", "verdict", "rule", "reason"}`. The config's `shell.block` and
+`shell.approve` lists apply. The exit code is 0 whatever the verdicts (2 for a bad config).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tooldeck.cli.common import add_config, add_json, emit, fail
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "commands", nargs="*", metavar="COMMAND", help="commands to check (default: stdin, one per line)"
+    )
+    add_config(parser)
+    add_json(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooldeck.config_load import load_config
+    from tooldeck.errors import ConfigError
+    from tooldeck.safety import ShellPolicy, commands_from, shell_check_lines
+    from tooldeck.text import for_terminal
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        fail(f"config error: {exc}")
+    policy = ShellPolicy.of(block=config.shell.block, approve=config.shell.approve)
+    commands = commands_from(args.commands, None if args.commands else sys.stdin)
+    for line in shell_check_lines(commands, as_json=args.as_json, policy=policy):
+        emit(line if args.as_json else for_terminal(line))
+    return 0
