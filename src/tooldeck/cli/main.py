@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
     "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
     "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),
+    "batch": ("tooldeck.cli.batch_cmd", "many agent runs from a JSONL file, locally or on Ray; resumable"),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."
