@@ -48,7 +48,7 @@ class RayEngine:
         self._count = 0
 
     def run(self, dispatch: Dispatch, tick: Callable[[], None]) -> None:
-        ray, owned = _connect(self.address, self.workers)
+        ray, owned = connect_ray(self.address, self.workers)
         try:
             self._run(ray, dispatch, tick)
         finally:
@@ -134,7 +134,7 @@ class RayEngine:
             ) from None
 
 
-def _connect(address: str | None, workers: int) -> tuple[Any, bool]:
+def connect_ray(address: str | None, workers: int) -> tuple[Any, bool]:
     """Join the cluster at `address`, or start a private local instance on loopback; and whether
     this run started Ray (and so must stop it)."""
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
