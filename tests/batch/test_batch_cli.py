@@ -168,3 +168,55 @@ def test_usage_errors_exit_2(project: Path) -> None:
         platform = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere")
         assert platform.returncode == 2 and "nowhere" in platform.stderr
     assert not server.requests
+
+
+def test_ctrl_c_stops_the_run_at_once_keeps_finished_items_and_ends_the_workers(project: Path) -> None:
+    write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in range(30)])
+    out = project / "out.jsonl"
+    with ScriptedServer(responder=tool_rounds([("add", {"a": 1, "b": 1})]), latency_s=0.3) as server:
+        args = batch_args(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "2"
+        )
+        proc = subprocess.Popen(
+            args, cwd=project, env=env_for(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        stopped = time.monotonic()
+        _, stderr = proc.communicate(timeout=30)
+        assert time.monotonic() - stopped < 8  # in-flight items are abandoned, not waited for
+    assert proc.returncode == 130, stderr
+    finished = read_results(out)
+    assert 2 <= len(finished) < 30 and all(r["status"] == "ok" for r in finished)
+    assert f"{len(finished)} finished item(s) are in out.jsonl (continue with --resume)" in stderr
+    workers = {int(r["worker"].split("/")[1]) for r in finished}
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(pid_gone(p) for p in workers):
+        time.sleep(0.1)
+    assert all(pid_gone(p) for p in workers)
+
+
+def test_max_rps_paces_the_whole_run(project: Path) -> None:
+    write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in range(12)])
+    with ScriptedServer(responder=tool_rounds([])) as server:
+        done = run_batch_cli(
+            server,
+            project,
+            "in.jsonl",
+            "--out",
+            "out.jsonl",
+            "--workers",
+            "1",
+            "--concurrency",
+            "12",
+            "--max-rps",
+            "4",
+        )
+        assert done.returncode == 0, done.stderr
+        times = sorted(r.at for r in server.requests)
+    # Twelve items ready at once, one model call each: their starts are 0.25 s apart, so the last
+    # leaves 2.75 s after the first (less the first call's own set-up time, under a second).
+    assert len(times) == 12
+    assert times[-1] - times[0] >= 1.6, [round(t - times[0], 3) for t in times]

@@ -50,6 +50,7 @@ class LocalEngine:
 
     def run(self, dispatch: Dispatch, tick: Callable[[], None]) -> None:
         pool = [self._spawn() for _ in range(min(self.workers, dispatch.total))]
+        finished = False
         try:
             while not dispatch.complete:
                 for w in pool:
@@ -63,8 +64,9 @@ class LocalEngine:
                         if not dispatch.complete:
                             pool.append(self._spawn())
                 tick()
+            finished = True
         finally:
-            self._stop(pool)
+            self._stop(pool, graceful=finished)
 
     def _spawn(self) -> _Worker:
         label = f"local-{self._count}"
@@ -132,13 +134,18 @@ class LocalEngine:
                 job, f"worker process {w.label} died ({how}) while running this item", worker=w.label
             )
 
-    def _stop(self, pool: list[_Worker]) -> None:
+    def _stop(self, pool: list[_Worker], *, graceful: bool) -> None:
+        """Graceful: ask each worker to finish and exit. Otherwise (Ctrl-C, a failure) hang up on
+        them: a worker whose socket closes abandons its items at once."""
         for w in pool:
-            with contextlib.suppress(OSError):
-                w.conn.send(("stop",))
+            if graceful:
+                with contextlib.suppress(OSError):
+                    w.conn.send(("stop",))
+            else:
+                w.conn.close()
         for w in pool:
             try:
-                w.process.wait(timeout=5)
+                w.process.wait(timeout=10 if graceful else 3)
             except subprocess.TimeoutExpired:
                 w.process.kill()
                 w.process.wait()

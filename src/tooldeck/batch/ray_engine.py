@@ -49,15 +49,17 @@ class RayEngine:
 
     def run(self, dispatch: Dispatch, tick: Callable[[], None]) -> None:
         ray, owned = connect_ray(self.address, self.workers)
+        actors: dict[str, Any] = {}
         try:
-            self._run(ray, dispatch, tick)
+            self._run(ray, dispatch, tick, actors)
         finally:
+            for actor in actors.values():  # on a cluster that outlives the run, too
+                ray.kill(actor)
             if owned:
                 ray.shutdown()
 
-    def _run(self, ray: Any, dispatch: Dispatch, tick: Callable[[], None]) -> None:
+    def _run(self, ray: Any, dispatch: Dispatch, tick: Callable[[], None], actors: dict[str, Any]) -> None:
         remote = ray.remote(BatchActor)
-        actors: dict[str, Any] = {}
         for _ in range(self.workers):
             label = self._label()
             actors[label] = self._start(remote, label)
@@ -75,8 +77,6 @@ class RayEngine:
                 load[label] -= 1
                 self._collect(ray, ref, label, job, dispatch, actors, load, remote)
             tick()
-        for actor in actors.values():
-            ray.kill(actor)
 
     def _collect(
         self,

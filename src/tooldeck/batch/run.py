@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from tooldeck.batch.dispatch import BatchEngine, Dispatch
+from tooldeck.batch.dispatch import BatchEngine, BatchRunError, Dispatch
 from tooldeck.batch.items import BatchItem, InputProblem, read_items
 from tooldeck.batch.progress import BatchSummary, Progress
 from tooldeck.batch.results import ItemResult, ResultWriter, finished_ids
@@ -97,10 +97,17 @@ def run_batch(
         spec = dataclasses.replace(spec, max_rps=options.max_rps / workers)
     progress = progress or Progress(len(plan.items), live=False)
     started = time.monotonic()
-    with ResultWriter(options.out) as writer:
+    try:
+        writer = ResultWriter(options.out)
+    except OSError as exc:
+        raise BatchRunError(f"cannot open {options.out}: {exc.strerror or exc}") from None
+    with writer:
 
         def record(result: ItemResult) -> None:
-            writer.write(result)
+            try:
+                writer.write(result)
+            except OSError as exc:
+                raise BatchRunError(f"cannot write to {options.out}: {exc.strerror or exc}") from None
             progress.result(result)
             if on_result is not None:
                 on_result(result)
