@@ -44,6 +44,7 @@ class BatchBenchOptions:
     tool_calls: int = 2
     waves: int = 6
     engines: tuple[Engine, ...] = ("local", "ray")
+    rounds: int = 1  # each row is the median over the rounds
 
 
 def start_server(latency_s: float, tool_calls: int) -> tuple[subprocess.Popen[str], str]:
@@ -103,23 +104,33 @@ def measure(
 
 
 def run_bench(opts: BatchBenchOptions) -> dict[str, Any]:
+    """Every (engine, workers) row, the engines interleaved at each worker count so that a change
+    in the machine's load during the run hits both alike; the median row over `rounds`."""
     proc, base_url = start_server(opts.latency_s, opts.tool_calls)
-    rows: list[dict[str, Any]] = []
+    samples: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    load_before = os.getloadavg()[0]
+    ray = _start_ray(max(opts.workers)) if "ray" in opts.engines else None
     try:
         with tempfile.TemporaryDirectory(prefix="tooldeck-bench-batch-") as tmp:
-            for engine in opts.engines:
-                ray = _start_ray(max(opts.workers)) if engine == "ray" else None
-                try:
-                    rows += [measure(engine, w, opts, base_url, Path(tmp)) for w in opts.workers]
-                finally:
-                    if ray is not None:
-                        ray.shutdown()
+            for _ in range(opts.rounds):
+                for workers in opts.workers:
+                    for engine in opts.engines:
+                        row = measure(engine, workers, opts, base_url, Path(tmp))
+                        samples.setdefault((engine, workers), []).append(row)
     finally:
-        assert proc.stdin is not None
-        proc.stdin.close()  # the server stops when its stdin closes
-        proc.wait(timeout=10)
+        if ray is not None:
+            ray.shutdown()
+        with proc:  # closes its pipes; the server stops when its stdin closes
+            pass
+    rows = [_median(samples[(e, w)]) for e in opts.engines for w in opts.workers]
     _scaling(rows)
-    return {"options": opts.__dict__, "cores": os.cpu_count(), "rows": rows}
+    load = (round(load_before, 2), round(os.getloadavg()[0], 2))
+    return {"options": opts.__dict__, "cores": os.cpu_count(), "load": load, "rows": rows}
+
+
+def _median(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    ordered = sorted(rows, key=lambda r: float(r["items_per_s"]))
+    return {**ordered[len(ordered) // 2], "rounds": [r["items_per_s"] for r in rows]}
 
 
 def _start_ray(workers: int) -> Any:
@@ -145,7 +156,7 @@ def table(report: dict[str, Any]) -> str:
     head = (
         f"tooldeck batch: {opts['latency_s'] * 1000:.0f} ms per model call, {opts['tool_calls']} tool calls "
         f"per item ({opts['tool_calls'] + 1} model calls), concurrency {opts['concurrency']} per worker, "
-        f"{report['cores']} cores"
+        f"{report['cores']} cores, load average {report['load'][0]} before and {report['load'][1]} after"
     )
     cols = f"{'engine':<7}{'workers':>8}{'items':>7}{'items/s':>9}{'ideal':>8}{'of ideal':>9}"
     cols += f"{'overhead/item':>15}{'scaling':>9}{'vs local':>9}{'wall s':>8}"
@@ -184,6 +195,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--tool-calls", type=int, default=2)
     parser.add_argument("--waves", type=int, default=6, help="items per slot (workers x concurrency)")
     parser.add_argument("--engines", default="local,ray")
+    parser.add_argument("--rounds", type=int, default=1, help="runs per row; the median is shown")
     parser.add_argument("--json", dest="as_json", action="store_true")
     args = parser.parse_args(argv)
     opts = BatchBenchOptions(
@@ -193,6 +205,7 @@ def main(argv: list[str]) -> int:
         tool_calls=args.tool_calls,
         waves=args.waves,
         engines=_engines(args.engines),
+        rounds=args.rounds,
     )
     try:
         report = run_bench(opts)
