@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 import uuid
 from pathlib import Path
@@ -70,7 +71,12 @@ def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
         assert results[i]["worker"].startswith("ray-")
     crash = results["crash"]
     assert crash["status"] == "ok" and crash["attempts"] == 2 and marker.exists()
-    assert any((ray_tmp / "ray").iterdir()), "Ray did not use the test's temp folder"
+    logs = [p for p in (ray_tmp / "ray").glob("session_*/logs/*") if p.is_file()]
+    assert logs, "Ray did not use the test's temp folder"
+    addresses = {
+        a for p in logs for a in re.findall(r"\b(?:\d{1,3}\.){3}\d{1,3}\b", p.read_text(errors="replace"))
+    }
+    assert "127.0.0.1" in addresses and all(a.startswith("127.") for a in addresses), addresses
     deadline = time.monotonic() + 30
     while processes_with(run_id) and time.monotonic() < deadline:
         time.sleep(0.5)

@@ -116,9 +116,7 @@ class RayEngine:
         return label
 
     def _start(self, remote: Any, label: str) -> Any:
-        return remote.options(max_concurrency=self.spec.concurrency, num_cpus=1, name=None).remote(
-            self.spec, label
-        )
+        return remote.options(max_concurrency=self.spec.concurrency, num_cpus=1).remote(self.spec, label)
 
     def _await_ready(self, ray: Any, actors: dict[str, Any]) -> None:
         from ray.exceptions import GetTimeoutError, RayActorError
@@ -166,5 +164,9 @@ def connect_ray(address: str | None, workers: int) -> tuple[Any, bool]:
 
 
 def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0][:300]
+    """Ray's own first line, and the last one when it differs (the error raised inside the actor)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+    brief = lines[0][:300]
+    if len(lines) > 1 and lines[-1] != lines[0]:
+        brief += f" ... {lines[-1][:300]}"
+    return brief
