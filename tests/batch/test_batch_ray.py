@@ -42,10 +42,11 @@ def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
     marker = project / "died-once"
     steps = {f"add {i}": [("add", {"a": i, "b": i})] for i in range(6)}
     steps["crash"] = [("die_once", {"marker": str(marker)})]
-    items = [{"id": i, "prompt": f"add {i}"} for i in range(6)] + [{"id": "crash", "prompt": "crash"}]
+    # The crash comes first: the actor it kills holds a second item of the first wave.
+    items = [{"id": "crash", "prompt": "crash"}] + [{"id": i, "prompt": f"add {i}"} for i in range(6)]
     write_items(project / "in.jsonl", items)
     run_id = f"tooldeck-ray-test-{uuid.uuid4().hex}"
-    with ScriptedServer(responder=by_prompt(steps)) as server:
+    with ScriptedServer(responder=by_prompt(steps), latency_s=0.2) as server:
         done = run_batch_cli(
             server,
             project,
@@ -71,6 +72,7 @@ def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
         assert results[i]["worker"].startswith("ray-")
     crash = results["crash"]
     assert crash["status"] == "ok" and crash["attempts"] == 2 and marker.exists()
+    assert sum(r["attempts"] == 2 for r in results.values()) == 2  # the item it took down with it
     logs = [p for p in (ray_tmp / "ray").glob("session_*/logs/*") if p.is_file()]
     assert logs, "Ray did not use the test's temp folder"
     addresses = {

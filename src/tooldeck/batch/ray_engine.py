@@ -74,7 +74,8 @@ class RayEngine:
             done, _ = ray.wait(list(calls), num_returns=1, timeout=POLL_S) if calls else ([], [])
             for ref in done:
                 label, job = calls.pop(ref)
-                load[label] -= 1
+                if label in load:  # not an actor already replaced after an earlier failed call
+                    load[label] -= 1
                 self._collect(ray, ref, label, job, dispatch, actors, load, remote)
             tick()
 
