@@ -202,8 +202,11 @@ def test_a_killed_run_loses_nothing_and_resume_answers_the_orphaned_call(
     rows: list[tuple[str]] = []
     while time.monotonic() < deadline:
         if db.exists():
-            with sqlite3.connect(db) as conn:
-                rows = conn.execute("SELECT role FROM messages ORDER BY id").fetchall()
+            try:
+                with sqlite3.connect(db) as conn:
+                    rows = conn.execute("SELECT role FROM messages ORDER BY id").fetchall()
+            except sqlite3.OperationalError:  # the file exists, its tables not yet
+                rows = []
             if len(rows) >= 2:
                 break
         time.sleep(0.05)

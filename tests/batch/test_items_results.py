@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from tooldeck.batch.items import BatchItem, read_items
+from tooldeck.batch.items import BatchItem, InputError, parse_item, read_items
 from tooldeck.batch.results import ItemResult, ResultWriter, Status, ToolCallRecord, finished_ids
 from tooldeck.batch.run import BatchInputError, BatchOptions, plan_batch
 
@@ -93,5 +95,37 @@ def test_plan_refuses_a_full_output_without_resume_and_skips_done_ids_with_it(tm
         plan_batch(BatchOptions(src, tmp_path))
     with pytest.raises(BatchInputError, match="is not a file"):
         plan_batch(BatchOptions(tmp_path / "missing.jsonl", out))
+    with pytest.raises(BatchInputError, match="must not be the input"):
+        plan_batch(BatchOptions(src, src, resume=True))
     with pytest.raises(BatchInputError, match="--workers"):
         BatchOptions(src, out, workers=0)
+
+
+@given(st.text(max_size=200))
+def test_any_line_is_an_item_or_a_named_problem(text: str) -> None:
+    try:
+        item = parse_item(text, 1)
+    except InputError as exc:
+        assert str(exc)
+    else:
+        assert item.prompt.strip() and item.line == 1
+
+
+ids = st.one_of(st.text(min_size=1, max_size=20), st.integers())
+items = st.fixed_dictionaries(
+    {"id": ids, "prompt": st.text(min_size=1, max_size=40).filter(str.strip)},
+    optional={
+        "system": st.text(max_size=20),
+        "metadata": st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+        "tools": st.lists(st.text(min_size=1, max_size=10), max_size=3),
+    },
+)
+
+
+@given(items)
+def test_valid_objects_parse_to_the_same_fields(data: dict[str, object]) -> None:
+    item = parse_item(json.dumps(data), 3)
+    assert item.id == data["id"] and item.prompt == data["prompt"]
+    assert item.system == data.get("system") and item.metadata == data.get("metadata")
+    tools = data.get("tools")
+    assert item.tools == (tuple(dict.fromkeys(tools)) if isinstance(tools, list) else None)

@@ -65,6 +65,8 @@ def plan_batch(options: BatchOptions) -> BatchPlan:
     """Read the input and what the output already holds; decide what to run."""
     if not options.input.is_file():
         raise BatchInputError(f"input {options.input} is not a file")
+    if options.out.exists() and options.out.resolve() == options.input.resolve():
+        raise BatchInputError("--out must not be the input file")
     if options.out.is_dir():
         raise BatchInputError(f"--out {options.out} is a folder; give a file path")
     if not options.out.parent.is_dir():
