@@ -129,8 +129,9 @@ def run_bench(opts: BatchBenchOptions) -> dict[str, Any]:
 
 
 def _median(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median run by rate (the lower of the middle two for an even count: no flattery)."""
     ordered = sorted(rows, key=lambda r: float(r["items_per_s"]))
-    return {**ordered[len(ordered) // 2], "rounds": [r["items_per_s"] for r in rows]}
+    return {**ordered[(len(ordered) - 1) // 2], "rounds": [r["items_per_s"] for r in rows]}
 
 
 def _start_ray(workers: int) -> Any:
