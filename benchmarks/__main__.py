@@ -25,6 +25,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.mcp_client",
         "4 real MCP servers ready at once vs in turn; a call vs the bare mcp SDK",
     ),
+    "batch": ("benchmarks.batch", "tooldeck batch items/s by worker count, local engine and Ray"),
 }
 
 

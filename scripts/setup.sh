@@ -40,5 +40,5 @@ fi
 if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all]" 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all,ray]" 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c "import tooldeck" 

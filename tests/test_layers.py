@@ -44,8 +44,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.assembly",),
     ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search"),
     ("tooldeck.tools", "tooldeck.skills.tools"),
-    ("tooldeck.agent", "tooldeck.batch"),
-    ("tooldeck.deck", "tooldeck.serve"),
+    ("tooldeck.agent",),
+    ("tooldeck.deck", "tooldeck.serve", "tooldeck.batch"),
     ("tooldeck.cli",),
 ]
 

@@ -5,7 +5,9 @@
     POST /v1/messages           Anthropic Messages
 
 One script serves all three: each step is a `Turn` (text and/or tool calls, or an HTTP error)
-or a function of the recorded request returning one. The official SDKs talk to it over real
+or a function of the recorded request returning one. When the script runs out, a `responder`
+(if given) answers every further request from what it holds, which suits many concurrent
+conversations (a batch); `latency_s` delays every reply by a fixed time (a model's think time). The official SDKs talk to it over real
 HTTP, so the tests exercise what really goes over the wire. Every request is recorded with
 format-independent helpers (`tool_names`, `tool_results`, `tool_call_ids`).
 
@@ -19,6 +21,7 @@ import itertools
 import json
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +55,7 @@ class Recorded:
     path: str
     body: dict[str, Any]
     headers: dict[str, str]
+    at: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def kind(self) -> str:
@@ -132,9 +136,21 @@ class Recorded:
 class ScriptedServer:
     """The server. Steps are consumed in order by whichever endpoint is called."""
 
-    def __init__(self, script: Iterable[Step] = (), *, model: str = "scripted-model") -> None:
+    def __init__(
+        self,
+        script: Iterable[Step] = (),
+        *,
+        model: str = "scripted-model",
+        responder: Callable[[Recorded], Turn] | None = None,
+        latency_s: float = 0.0,
+        record: bool = True,
+    ) -> None:
         self.script: list[Step] = list(script)
         self.model = model
+        self.responder = responder
+        self.latency_s = latency_s
+        self.record = record  # False: keep no requests (a long benchmark would hold them all)
+        self.served = 0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -149,7 +165,7 @@ class ScriptedServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -196,13 +212,37 @@ class ScriptedServer:
 
     def take(self, recorded: Recorded) -> Turn:
         with self._lock:
-            self.requests.append(recorded)
+            self.served += 1
+            if self.record:
+                self.requests.append(recorded)
+            if not self.script and self.responder is not None:
+                return self.responder(recorded)
             if not self.script:
-                return Turn(
-                    status=500, error=f"scripted server: no step left for request #{len(self.requests)}"
-                )
+                return Turn(status=500, error=f"scripted server: no step left for request #{self.served}")
             step = self.script.pop(0)
         return step if isinstance(step, Turn) else step(recorded)
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # many clients connect at once in batch tests and benchmarks
+
+
+def tool_rounds(
+    calls: list[tuple[str, dict[str, Any] | str]], answer: Callable[[Recorded], str] | None = None
+) -> Callable[[Recorded], Turn]:
+    """A responder for many conversations at once: call `calls[i]` when the request holds i tool
+    results, then answer (by default: "answer: " and the conversation's first user message)."""
+
+    def respond(recorded: Recorded) -> Turn:
+        done = len(recorded.tool_results())
+        if done < len(calls):
+            return Turn(calls=[calls[done]])
+        if answer is not None:
+            return Turn(text=answer(recorded))
+        users = recorded.text_of("user")
+        return Turn(text="answer: " + (users[0] if users else ""))
+
+    return respond
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -222,8 +262,8 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length) or b"{}")
         recorded = Recorded(self.path, body, {k.lower(): v for k, v in self.headers.items()})
         turn = self.owner.take(recorded)
-        if turn.delay_s:
-            threading.Event().wait(turn.delay_s)
+        if turn.delay_s or self.owner.latency_s:
+            threading.Event().wait(turn.delay_s + self.owner.latency_s)
         if turn.status != 200:
             self._send_error(recorded.kind, turn)
             return

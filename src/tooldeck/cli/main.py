@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "tooldeck.cli.shell_check_cmd",
         "the safety verdict of shell commands (block, approve, safe)",
     ),
+    "batch": ("tooldeck.cli.batch_cmd", "many agent runs from a JSONL file, locally or on Ray; resumable"),
 }
 
 DESCRIPTION = "The tool layer of an LLM agent: which tools the model sees, and why; calls; the agent loop."

@@ -1,0 +1,217 @@
+"""`python -m benchmarks batch`: items per second of `tooldeck batch`, by engine and worker count.
+
+The model is the scripted server of the test suite (`tests/support/serve_scripted.py`), in its
+own process on loopback: every reply takes a fixed `--latency`, and every item makes
+`--tool-calls` tool calls (write a note, read it back) before it answers, so an item is
+`tool_calls + 1` model calls. With `concurrency` items in flight per worker, the ideal rate is
+
+    ideal = workers x concurrency / (model calls per item x latency)
+
+and the overhead per item is what the measured rate leaves over: `workers x concurrency / rate
+- model calls x latency` (the agent loop, the SDK, tool execution, the result line, and the
+wait for a core when the machine has fewer cores than busy workers). The rate is measured in
+steady state: from the end of the first wave of items to the last result (worker start-up is
+shown separately as the wall time of the whole run). Scaling is each row's rate against
+`workers x` the rate of one worker; Ray is compared with the local engine at the same count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.paths import CHECKOUT, BenchSetupError
+from tooldeck.batch.run import Engine
+
+SERVER = CHECKOUT / "tests" / "support" / "serve_scripted.py"
+TARGET_SCALING = 0.8
+TARGET_RAY_VS_LOCAL = 0.8
+
+
+@dataclass(frozen=True)
+class BatchBenchOptions:
+    workers: tuple[int, ...] = (1, 2, 4, 8)
+    concurrency: int = 4
+    latency_s: float = 0.2
+    tool_calls: int = 2
+    waves: int = 6
+    engines: tuple[Engine, ...] = ("local", "ray")
+    rounds: int = 1  # each row is the median over the rounds
+
+
+def start_server(latency_s: float, tool_calls: int) -> tuple[subprocess.Popen[str], str]:
+    if not SERVER.exists():
+        raise BenchSetupError(f"{SERVER} not found: run the benchmark from a checkout")
+    args = [sys.executable, str(SERVER), "--latency", str(latency_s), "--calls", str(tool_calls)]
+    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    port = proc.stdout.readline().strip()
+    if not port.isdigit():
+        proc.kill()
+        raise BenchSetupError(f"the scripted server did not start (said {port!r})")
+    return proc, f"http://127.0.0.1:{port}/v1"
+
+
+def measure(
+    engine: Engine, workers: int, opts: BatchBenchOptions, base_url: str, tmp: Path
+) -> dict[str, Any]:
+    """One batch run; its steady-state rate and what it costs per item."""
+    from tooldeck.agent.models.base import ModelSettings
+    from tooldeck.batch.run import BatchOptions, plan_batch, run_batch
+    from tooldeck.batch.worker import WorkerSpec
+    from tooldeck.config import Config
+
+    slots = workers * opts.concurrency
+    count = slots * opts.waves
+    folder = Path(tempfile.mkdtemp(prefix=f"{engine}-{workers}-", dir=tmp))
+    src = folder / "in.jsonl"
+    src.write_text("".join(json.dumps({"id": i, "prompt": f"item {i}"}) + "\n" for i in range(count)))
+    options = BatchOptions(
+        src, folder / "out.jsonl", workers=workers, concurrency=opts.concurrency, engine=engine
+    )
+    settings = ModelSettings(provider="openai", model="scripted-model", base_url=base_url, api_key="bench")
+    spec = WorkerSpec(
+        config=Config(), model=settings, workdir=str(folder / "items"), concurrency=opts.concurrency
+    )
+    stamps: list[float] = []
+    started = time.monotonic()
+    summary = run_batch(plan_batch(options), spec, on_result=lambda r: stamps.append(time.monotonic()))
+    wall = time.monotonic() - started
+    stamps.sort()
+    steady = (len(stamps) - slots) / (stamps[-1] - stamps[slots - 1]) if len(stamps) > slots else 0.0
+    per_item = (opts.tool_calls + 1) * opts.latency_s
+    ideal = slots / per_item
+    return {
+        "engine": engine,
+        "workers": workers,
+        "concurrency": opts.concurrency,
+        "items": count,
+        "ok": summary.ok,
+        "wall_s": round(wall, 2),
+        "items_per_s": round(steady, 2),
+        "ideal_per_s": round(ideal, 2),
+        "of_ideal": round(steady / ideal, 3) if ideal else 0.0,
+        "overhead_ms": round((slots / steady - per_item) * 1000, 1) if steady else None,
+    }
+
+
+def run_bench(opts: BatchBenchOptions) -> dict[str, Any]:
+    """Every (engine, workers) row, the engines interleaved at each worker count so that a change
+    in the machine's load during the run hits both alike; the median row over `rounds`."""
+    proc, base_url = start_server(opts.latency_s, opts.tool_calls)
+    samples: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    load_before = os.getloadavg()[0]
+    ray = _start_ray(max(opts.workers)) if "ray" in opts.engines else None
+    try:
+        with tempfile.TemporaryDirectory(prefix="tooldeck-bench-batch-") as tmp:
+            for _ in range(opts.rounds):
+                for workers in opts.workers:
+                    for engine in opts.engines:
+                        row = measure(engine, workers, opts, base_url, Path(tmp))
+                        samples.setdefault((engine, workers), []).append(row)
+    finally:
+        if ray is not None:
+            ray.shutdown()
+        with proc:  # closes its pipes; the server stops when its stdin closes
+            pass
+    rows = [_median(samples[(e, w)]) for e in opts.engines for w in opts.workers]
+    _scaling(rows)
+    load = (round(load_before, 2), round(os.getloadavg()[0], 2))
+    return {"options": opts.__dict__, "cores": os.cpu_count(), "load": load, "rows": rows}
+
+
+def _median(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The median run by rate (the lower of the middle two for an even count: no flattery)."""
+    ordered = sorted(rows, key=lambda r: float(r["items_per_s"]))
+    return {**ordered[(len(ordered) - 1) // 2], "rounds": [r["items_per_s"] for r in rows]}
+
+
+def _start_ray(workers: int) -> Any:
+    """One Ray instance for every Ray row, so its start-up is not counted in each."""
+    from tooldeck.batch.ray_engine import connect_ray
+
+    ray, _ = connect_ray(None, workers)
+    return ray
+
+
+def _scaling(rows: list[dict[str, Any]]) -> None:
+    base = {r["engine"]: r["items_per_s"] for r in rows if r["workers"] == 1}
+    local = {r["workers"]: r["items_per_s"] for r in rows if r["engine"] == "local"}
+    for r in rows:
+        one = base.get(r["engine"])
+        r["scaling"] = round(r["items_per_s"] / (one * r["workers"]), 3) if one else None
+        if r["engine"] == "ray" and local.get(r["workers"]):
+            r["vs_local"] = round(r["items_per_s"] / local[r["workers"]], 3)
+
+
+def table(report: dict[str, Any]) -> str:
+    opts = report["options"]
+    head = (
+        f"tooldeck batch: {opts['latency_s'] * 1000:.0f} ms per model call, {opts['tool_calls']} tool calls "
+        f"per item ({opts['tool_calls'] + 1} model calls), concurrency {opts['concurrency']} per worker, "
+        f"{report['cores']} cores, load average {report['load'][0]} before and {report['load'][1]} after"
+    )
+    cols = f"{'engine':<7}{'workers':>8}{'items':>7}{'items/s':>9}{'ideal':>8}{'of ideal':>9}"
+    cols += f"{'overhead/item':>15}{'scaling':>9}{'vs local':>9}{'wall s':>8}"
+    lines = [head, cols]
+    for r in report["rows"]:
+        over = f"{r['overhead_ms']:.0f} ms" if r["overhead_ms"] is not None else "-"
+        scaling = f"{r['scaling']:.2f}" if r.get("scaling") is not None else "-"
+        vs = f"{r['vs_local']:.2f}" if r.get("vs_local") is not None else "-"
+        lines.append(
+            f"{r['engine']:<7}{r['workers']:>8}{r['items']:>7}{r['items_per_s']:>9.2f}{r['ideal_per_s']:>8.2f}"
+            f"{r['of_ideal']:>9.2f}{over:>15}{scaling:>9}{vs:>9}{r['wall_s']:>8.1f}"
+        )
+    lines.append(
+        f"targets: scaling >= {TARGET_SCALING} until the cores bind; Ray >= {TARGET_RAY_VS_LOCAL} x local"
+    )
+    return "\n".join(lines)
+
+
+def _engines(text: str) -> tuple[Engine, ...]:
+    out: list[Engine] = []
+    for name in text.split(","):
+        if name == "local":
+            out.append("local")
+        elif name == "ray":
+            out.append("ray")
+        else:
+            raise SystemExit(f"unknown engine {name!r}: local or ray")
+    return tuple(out)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks batch", description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", default="1,2,4,8", help="worker counts, comma-separated")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per model call")
+    parser.add_argument("--tool-calls", type=int, default=2)
+    parser.add_argument("--waves", type=int, default=6, help="items per slot (workers x concurrency)")
+    parser.add_argument("--engines", default="local,ray")
+    parser.add_argument("--rounds", type=int, default=1, help="runs per row; the median is shown")
+    parser.add_argument("--json", dest="as_json", action="store_true")
+    args = parser.parse_args(argv)
+    opts = BatchBenchOptions(
+        workers=tuple(int(w) for w in args.workers.split(",")),
+        concurrency=args.concurrency,
+        latency_s=args.latency,
+        tool_calls=args.tool_calls,
+        waves=args.waves,
+        engines=_engines(args.engines),
+        rounds=args.rounds,
+    )
+    try:
+        report = run_bench(opts)
+    except BenchSetupError as exc:
+        print(f"batch benchmark: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2) if args.as_json else table(report))
+    return 0

@@ -1,0 +1,71 @@
+"""Many agent runs at once: `tooldeck batch`, and the same from Python.
+
+    from tooldeck.batch import BatchOptions, WorkerSpec, plan_batch, run_batch
+
+    plan = plan_batch(BatchOptions(Path("prompts.jsonl"), Path("results.jsonl"), workers=4))
+    summary = run_batch(plan, WorkerSpec(config=deck.config, model=settings, workdir="results.items"))
+
+The journey: `items` (input lines) -> `run` (plan, resume) -> an engine (`local`: a process pool;
+`ray_engine`: Ray actors) whose workers each hold an `ItemRunner` (`worker`: one deck, one model
+client, a fresh agent per item over an `ItemDeck` view with the item's own folder) -> `results`
+(one appended line per item) and `progress` (what a person sees).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooldeck.batch.dispatch import BatchRunError
+    from tooldeck.batch.items import BatchItem, InputProblem, read_items
+    from tooldeck.batch.progress import BatchSummary, Progress
+    from tooldeck.batch.results import ItemResult, ResultWriter, finished_ids
+    from tooldeck.batch.run import BatchInputError, BatchOptions, BatchPlan, plan_batch, run_batch
+    from tooldeck.batch.worker import ItemRunner, WorkerSpec
+
+_LAZY: dict[str, str] = {
+    "BatchInputError": "tooldeck.batch.run",
+    "BatchItem": "tooldeck.batch.items",
+    "BatchOptions": "tooldeck.batch.run",
+    "BatchPlan": "tooldeck.batch.run",
+    "BatchRunError": "tooldeck.batch.dispatch",
+    "BatchSummary": "tooldeck.batch.progress",
+    "InputProblem": "tooldeck.batch.items",
+    "ItemResult": "tooldeck.batch.results",
+    "ItemRunner": "tooldeck.batch.worker",
+    "Progress": "tooldeck.batch.progress",
+    "ResultWriter": "tooldeck.batch.results",
+    "WorkerSpec": "tooldeck.batch.worker",
+    "finished_ids": "tooldeck.batch.results",
+    "plan_batch": "tooldeck.batch.run",
+    "read_items": "tooldeck.batch.items",
+    "run_batch": "tooldeck.batch.run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooldeck.batch' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "BatchInputError",
+    "BatchItem",
+    "BatchOptions",
+    "BatchPlan",
+    "BatchRunError",
+    "BatchSummary",
+    "InputProblem",
+    "ItemResult",
+    "ItemRunner",
+    "Progress",
+    "ResultWriter",
+    "WorkerSpec",
+    "finished_ids",
+    "plan_batch",
+    "read_items",
+    "run_batch",
+]

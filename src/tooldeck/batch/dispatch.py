@@ -1,0 +1,76 @@
+"""The driver's book of a run, whatever the engine: what waits, what runs, what is done.
+
+Engines hand out the next item with `take`, report each result with `finished`, and report
+items whose worker died under them with `lost`: such an item goes back to the front of the
+queue once, then is recorded as an error. The book calls `on_result` once per item.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+from tooldeck.batch.items import BatchItem
+from tooldeck.batch.results import ItemResult
+from tooldeck.errors import TooldeckError
+
+MAX_ATTEMPTS = 2  # a worker that dies mid-item gets the item retried once
+
+
+class BatchRunError(TooldeckError):
+    """The run itself failed (workers cannot start, the engine is missing or went away)."""
+
+
+Job = tuple[BatchItem, int]  # an item and its attempt number (1-based)
+
+
+class BatchEngine(Protocol):
+    """Runs every item of a dispatch; calls `tick` now and then so progress can be shown."""
+
+    def run(self, dispatch: Dispatch, tick: Callable[[], None]) -> None: ...
+
+
+class Dispatch:
+    def __init__(self, items: Iterable[BatchItem], *, on_result: Callable[[ItemResult], None]) -> None:
+        self.pending: deque[Job] = deque((item, 1) for item in items)
+        self.total = len(self.pending)
+        self.done = 0
+        self.retried = 0
+        self.on_result = on_result
+
+    @property
+    def complete(self) -> bool:
+        return self.done >= self.total
+
+    def take(self) -> Job | None:
+        return self.pending.popleft() if self.pending else None
+
+    def finished(self, result: ItemResult) -> None:
+        self.done += 1
+        self.on_result(result)
+
+    def lost(self, job: Job, why: str, *, worker: str | None = None) -> None:
+        """The worker running `job` died: run it again once, else record `why` as its error."""
+        item, attempt = job
+        if attempt < MAX_ATTEMPTS:
+            self.retried += 1
+            self.pending.appendleft((item, attempt + 1))
+            return
+        message = f"{why}; the item was tried {attempt} times"
+        self.finished(ItemResult.failed(item, message, attempts=attempt, worker=worker))
+
+
+def describe_exit(code: int | None) -> str:
+    """A process's end, as a person would say it."""
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        import signal
+
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"exit code {code}"

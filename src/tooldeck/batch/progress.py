@@ -1,0 +1,126 @@
+"""What a person watching a batch sees: a live line on a terminal, a plain summary otherwise.
+
+    done 412/1000  failed 3  timeout 1  17.2/s  ETA 0:34
+
+The live line is redrawn on stderr at most five times a second; without a terminal nothing is
+printed until the end, and then one summary line, so logs stay readable.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from tooldeck.batch.results import ItemResult
+
+REDRAW_S = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSummary:
+    """The counts of one run."""
+
+    items: int  # valid items in the input
+    skipped: int  # already in the output (--resume)
+    ran: int
+    ok: int
+    error: int
+    timeout: int
+    bad_lines: int
+    retried: int
+    wall_s: float
+
+    @property
+    def rate(self) -> float:
+        return self.ran / self.wall_s if self.wall_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "items": self.items,
+            "skipped": self.skipped,
+            "ran": self.ran,
+            "ok": self.ok,
+            "error": self.error,
+            "timeout": self.timeout,
+            "bad_lines": self.bad_lines,
+            "retried": self.retried,
+            "wall_s": round(self.wall_s, 3),
+            "items_per_s": round(self.rate, 3),
+        }
+
+    def line(self) -> str:
+        parts = [f"{self.ran} item(s) run: {self.ok} ok, {self.error} error, {self.timeout} timeout"]
+        if self.skipped:
+            parts.append(f"{self.skipped} skipped (already in the output)")
+        if self.bad_lines:
+            parts.append(f"{self.bad_lines} bad input line(s) skipped")
+        if self.retried:
+            parts.append(f"{self.retried} retried after a worker died")
+        parts.append(f"{self.wall_s:.1f} s, {self.rate:.2f} items/s")
+        return "; ".join(parts)
+
+
+class Progress:
+    """Counts results as they come and shows them; `live` redraws a line on `stream`."""
+
+    def __init__(self, total: int, *, stream: TextIO | None = None, live: bool | None = None) -> None:
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = self.stream.isatty() if live is None else live
+        self.counts: Counter[str] = Counter()
+        self.started = time.monotonic()
+        self._drawn = 0.0
+        self._width = 0
+
+    @property
+    def done(self) -> int:
+        return sum(self.counts.values())
+
+    def result(self, result: ItemResult) -> None:
+        self.counts[result.status] += 1
+        self.tick()
+
+    def tick(self) -> None:
+        if not self.live:
+            return
+        now = time.monotonic()
+        if now - self._drawn < REDRAW_S and self.done < self.total:
+            return
+        self._drawn = now
+        self._draw(self.status_line(now))
+
+    def status_line(self, now: float | None = None) -> str:
+        elapsed = (now or time.monotonic()) - self.started
+        done = self.done
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = self.total - done
+        eta = _clock(left / rate) if rate > 0 else "--:--"
+        failed = self.counts["error"]
+        timeouts = self.counts["timeout"]
+        text = f"done {done}/{self.total}  failed {failed}"
+        if timeouts:
+            text += f"  timeout {timeouts}"
+        return text + f"  {rate:.1f}/s  ETA {eta}"
+
+    def _draw(self, text: str) -> None:
+        pad = max(0, self._width - len(text))
+        self.stream.write("\r" + text + " " * pad)
+        self.stream.flush()
+        self._width = len(text)
+
+    def close(self) -> None:
+        """End the live line (the summary is printed by the caller)."""
+        if self.live and self._width:
+            self._draw(self.status_line())
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

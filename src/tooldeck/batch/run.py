@@ -1,0 +1,144 @@
+"""One batch run, start to end: read the input, skip what is done, run the rest, write results.
+
+    options = BatchOptions(Path("prompts.jsonl"), Path("results.jsonl"), workers=4, concurrency=8)
+    plan = plan_batch(options)            # reads both files; raises BatchInputError on misuse
+    summary = run_batch(plan, WorkerSpec(config=..., model=..., workdir=...))
+
+The output is append-only: a run that dies loses no finished item, and `resume=True` runs only
+the ids not yet in the output. Without `resume`, an existing non-empty output is refused rather
+than mixed with or overwritten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tooldeck.batch.dispatch import BatchEngine, BatchRunError, Dispatch
+from tooldeck.batch.items import BatchItem, InputProblem, read_items
+from tooldeck.batch.progress import BatchSummary, Progress
+from tooldeck.batch.results import ItemResult, ResultWriter, finished_ids
+from tooldeck.batch.worker import WorkerSpec
+
+Engine = Literal["local", "ray"]
+
+
+class BatchInputError(ValueError):
+    """The run cannot start as asked: a missing input, an output that is a folder or already full."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    input: Path
+    out: Path
+    workers: int = 2
+    concurrency: int = 4
+    engine: Engine = "local"
+    ray_address: str | None = None
+    resume: bool = False
+    max_rps: float | None = None  # for the whole run; each worker gets its share
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise BatchInputError("--workers must be >= 1")
+        if self.concurrency < 1:
+            raise BatchInputError("--concurrency must be >= 1")
+        if self.max_rps is not None and self.max_rps <= 0:
+            raise BatchInputError("--max-rps must be > 0")
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPlan:
+    options: BatchOptions
+    items: list[BatchItem]  # still to run
+    total: int  # valid items in the input
+    skipped: int  # already in the output
+    problems: list[InputProblem]
+    unreadable_output_lines: int
+
+
+def plan_batch(options: BatchOptions) -> BatchPlan:
+    """Read the input and what the output already holds; decide what to run."""
+    if not options.input.is_file():
+        raise BatchInputError(f"input {options.input} is not a file")
+    if options.out.exists() and options.out.resolve() == options.input.resolve():
+        raise BatchInputError("--out must not be the input file")
+    if options.out.is_dir():
+        raise BatchInputError(f"--out {options.out} is a folder; give a file path")
+    if not options.out.parent.is_dir():
+        raise BatchInputError(f"--out {options.out}: folder {options.out.parent} does not exist")
+    try:
+        items, problems = read_items(options.input)
+    except OSError as exc:
+        raise BatchInputError(f"cannot read {options.input}: {exc.strerror or exc}") from None
+    done, unreadable = finished_ids(options.out)
+    if (done or unreadable) and not options.resume:
+        raise BatchInputError(
+            f"--out {options.out} already holds {len(done)} result(s); pass --resume to run only the "
+            "items not in it, or choose another file"
+        )
+    todo = [item for item in items if item.key not in done]
+    return BatchPlan(options, todo, len(items), len(items) - len(todo), problems, unreadable)
+
+
+def run_batch(
+    plan: BatchPlan,
+    spec: WorkerSpec,
+    *,
+    progress: Progress | None = None,
+    on_result: Callable[[ItemResult], None] | None = None,
+) -> BatchSummary:
+    """Run the plan's items on its engine; every item gets exactly one line in the output."""
+    options = plan.options
+    workers = max(1, min(options.workers, len(plan.items)))
+    if options.max_rps is not None:
+        spec = dataclasses.replace(spec, max_rps=options.max_rps / workers)
+    progress = progress or Progress(len(plan.items), live=False)
+    started = time.monotonic()
+    try:
+        writer = ResultWriter(options.out)
+    except OSError as exc:
+        raise BatchRunError(f"cannot open {options.out}: {exc.strerror or exc}") from None
+    with writer:
+
+        def record(result: ItemResult) -> None:
+            try:
+                writer.write(result)
+            except OSError as exc:
+                raise BatchRunError(f"cannot write to {options.out}: {exc.strerror or exc}") from None
+            progress.result(result)
+            if on_result is not None:
+                on_result(result)
+
+        dispatch = Dispatch(plan.items, on_result=record)
+        try:
+            if plan.items:
+                _engine(options, spec, workers).run(dispatch, progress.tick)
+        finally:
+            progress.close()
+    counts = progress.counts
+    return BatchSummary(
+        items=plan.total,
+        skipped=plan.skipped,
+        ran=dispatch.done,
+        ok=counts["ok"],
+        error=counts["error"],
+        timeout=counts["timeout"],
+        bad_lines=len(plan.problems),
+        retried=dispatch.retried,
+        wall_s=time.monotonic() - started,
+    )
+
+
+def _engine(options: BatchOptions, spec: WorkerSpec, workers: int) -> BatchEngine:
+    if options.engine == "ray":
+        from tooldeck.batch.ray_engine import RayEngine
+
+        return RayEngine(spec, workers=workers, address=options.ray_address)
+    from tooldeck.batch.local import LocalEngine
+
+    return LocalEngine(spec, workers=workers)

@@ -1,0 +1,85 @@
+"""One item's view of a worker's deck: the same tools, its own workspace and home, maybe fewer tools.
+
+A worker loads its deck once and keeps it; each item gets an `ItemDeck` over it, which the
+`Agent` takes as its source of loadouts. The view re-tags the deck's current loadout with the
+item's config (its `sandbox.workspace` and `home`, which the executor reads from the loadout)
+and, when the item names `tools`, narrows it to those; it rebuilds that only when the deck's
+loadout changes, so an item pays for one config copy and one loadout copy, not an assembly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from tooldeck.assembly.loadout import Loadout
+from tooldeck.config import Config, SandboxConfig
+from tooldeck.deck import Deck
+
+ITEM_TOOLS_GATE = "item_tools"
+
+
+class UnknownItemTools(ValueError):
+    """The item asked for tools the loadout does not have."""
+
+
+class ItemDeck:
+    """A `LoadoutSource` for one item's agent (see `tooldeck.agent.runtime.LoadoutSource`)."""
+
+    def __init__(
+        self, deck: Deck, *, workspace: Path, home: Path, tools: tuple[str, ...] | None = None
+    ) -> None:
+        self.deck = deck
+        self._config = deck.config.replace(home=str(home), sandbox=_with_workspace(deck.config, workspace))
+        self._tools = frozenset(tools) if tools is not None else None
+        self._base: Loadout | None = None
+        self._view: Loadout | None = None
+
+    @property
+    def config(self) -> Config:
+        return self._config
+
+    def loadout(self, platform: str | None = None) -> Loadout:
+        base = self.deck.loadout(platform)
+        if base is not self._base or self._view is None:
+            self._view = self._narrow(_retag(base, self._config))
+            self._base = base
+        return self._view
+
+    def check_tools(self, platform: str | None = None) -> None:
+        """Raise `UnknownItemTools` when the item names a tool that is neither exposed nor deferred."""
+        if self._tools is None:
+            return
+        base = self.deck.loadout(platform)
+        missing = sorted(n for n in self._tools if base.get(n) is None)
+        if missing:
+            known = ", ".join((*base.exposed_names, *base.deferred_names)) or "none"
+            raise UnknownItemTools(
+                f"the item's tools are not in the loadout: {', '.join(missing)} (available: {known})"
+            )
+
+    def _narrow(self, loadout: Loadout) -> Loadout:
+        if self._tools is None:
+            return loadout
+        return loadout.restricted_to(
+            self._tools, why="not among this batch item's tools", gate=ITEM_TOOLS_GATE
+        )
+
+
+def _with_workspace(config: Config, workspace: Path) -> SandboxConfig:
+    return dataclasses.replace(config.sandbox, workspace=str(workspace))
+
+
+def _retag(base: Loadout, config: Config) -> Loadout:
+    """`base` under another config: the same tools, descriptions and reasons (renders start empty)."""
+    return Loadout(
+        platform=base.platform,
+        exposed=base.exposed,
+        deferred=base.deferred,
+        hidden=base.hidden,
+        descriptions=base.descriptions,
+        reasons=base.reasons,
+        diagnostics=base.diagnostics,
+        config=config,
+        skills_allowed=base.skills_allowed,
+    )

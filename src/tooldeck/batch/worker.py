@@ -1,0 +1,221 @@
+"""What runs items: one `ItemRunner` per worker process (a local pool process or a Ray actor).
+
+The runner loads the deck once and builds one model client; every item then gets its own
+folder (`workspace/` for the file tools, `home/` for its memory files and spilled results,
+`transcript.json` written when it ends, however it ends), an `ItemDeck` view with that folder in
+its config, and a fresh `Agent` over the shared deck and model. Its session lives in an
+in-memory session database of its own: items never see each other's sessions (through
+`session_search`), and no item waits for another's disk writes (SQLite commits are synchronous
+and would stall every item of the worker's event loop). Approvals fail closed: nobody is there to answer, so a tool that
+needs approval is refused unless the config says `approvals.mode: allow`. The concurrent items
+of one worker share a `RateLimiter`: a 429 pauses all of them, and `max_rps` spaces their calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tooldeck.agent.events import Event, ModelReplied, ToolResultReady
+from tooldeck.agent.messages import ModelReply, Usage
+from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
+from tooldeck.agent.models.retry import RateLimiter, call_with_retries
+from tooldeck.agent.sessions import SessionStore
+from tooldeck.batch.items import BatchItem, ItemId, id_key
+from tooldeck.batch.results import ItemResult, Status, ToolCallRecord
+from tooldeck.batch.view import ItemDeck, UnknownItemTools
+from tooldeck.config import Config
+from tooldeck.errors import ModelError
+
+if TYPE_CHECKING:
+    from tooldeck.agent.events import EventSink
+    from tooldeck.agent.loop import Conversation, TurnResult
+    from tooldeck.deck import Deck
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSpec:
+    """Everything a worker needs, as plain picklable values (it may run on another machine)."""
+
+    config: Config
+    model: ModelSettings
+    workdir: str
+    platform: str | None = None
+    max_iterations: int | None = None
+    timeout_s: float | None = None
+    concurrency: int = 4
+    max_rps: float | None = None  # this worker's share of the run's rate
+
+
+class LimitedModel:
+    """A model client whose retries go through a limiter shared by the worker's items."""
+
+    def __init__(self, settings: ModelSettings, limiter: RateLimiter) -> None:
+        from tooldeck.agent.models.factory import make_model
+
+        self.settings = settings
+        self.limiter = limiter
+        # The inner client never retries: every retry happens here, under the shared limiter.
+        self.inner: ModelClient = make_model(dataclasses.replace(settings, max_retries=0, stream=False))
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
+        return await call_with_retries(
+            lambda: self.inner.complete(request, events=events),
+            self.settings,
+            events=events,
+            limiter=self.limiter,
+        )
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class ItemTrace:
+    """The event sink of one item: what it did so far, kept even when it times out or fails."""
+
+    def __init__(self) -> None:
+        self.iterations = 0
+        self.usage = Usage()
+        self.calls: list[ToolCallRecord] = []
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ModelReplied):
+            self.iterations = max(self.iterations, event.iteration)
+            self.usage = self.usage + event.usage
+        elif isinstance(event, ToolResultReady):
+            error = event.result.error
+            self.calls.append(ToolCallRecord(event.result.name, error.type if error is not None else None))
+
+
+def item_dirname(item_id: ItemId) -> str:
+    """A folder name for an item: readable, safe whatever the id holds, unique per id."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", str(item_id)).strip("._-")[:48] or "item"
+    digest = hashlib.sha256(id_key(item_id).encode()).hexdigest()[:10]
+    return f"{readable}-{digest}"
+
+
+class ItemRunner:
+    """Runs items one at a time or many at once, on one deck and one model client."""
+
+    def __init__(self, spec: WorkerSpec, *, worker: str, deck: Deck | None = None) -> None:
+        from tooldeck.deck import Deck
+
+        self.spec = spec
+        self.worker = f"{worker}/{os.getpid()}"
+        self.deck = deck if deck is not None else Deck(spec.config)
+        self.deck.loadout(spec.platform)  # assemble once now: a config problem shows at start-up
+        self.limiter = RateLimiter(max_rps=spec.max_rps)
+        self.model = LimitedModel(spec.model, self.limiter)
+        self.workdir = Path(spec.workdir)
+
+    async def run(self, item: BatchItem, attempt: int = 1) -> ItemResult:
+        """One item, start to end; never raises for a failure of the item itself."""
+        from tooldeck.agent.runtime import Agent
+
+        started = time.monotonic()
+        folder = self.workdir / item_dirname(item.id)
+        trace = ItemTrace()
+        try:
+            view = self._prepare(item, folder)
+        except (UnknownItemTools, OSError) as exc:
+            return ItemResult.failed(item, str(exc), attempts=attempt, worker=self.worker)
+        agent = Agent(
+            view,
+            self.model,
+            platform=self.spec.platform,
+            store=SessionStore(":memory:"),
+            approver=None,
+            events=trace,
+            max_iterations=self.spec.max_iterations,
+        )
+        convo: Conversation | None = None
+        status: Status = "error"
+        turn: TurnResult | None = None
+        error: str | None = None
+        try:
+            convo = agent.new_conversation(system=item.system)
+            turn = await asyncio.wait_for(agent.run(convo, item.prompt), self.spec.timeout_s)
+            status, error = _judge(turn, agent.max_iterations)
+        except TimeoutError:
+            status, error = "timeout", f"the item did not finish within {self.spec.timeout_s:g} s"
+        except ModelError as exc:
+            error = str(exc)
+        except Exception as exc:  # the item's boundary: one broken item must not end the worker
+            error = f"internal error: {type(exc).__name__}: {exc}"
+        finally:
+            if agent.store is not None:
+                agent.store.close()
+        if convo is not None:
+            write_transcript(folder / "transcript.json", convo, turn, status, error)
+        usage = turn.usage if turn is not None else trace.usage
+        return ItemResult(
+            item.id,
+            status,
+            text=turn.text if turn is not None else "",
+            finish=turn.status if turn is not None else None,
+            iterations=turn.iterations if turn is not None else trace.iterations,
+            tool_calls=tuple(trace.calls),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            wall_s=time.monotonic() - started,
+            error=error,
+            session_id=convo.session_id if convo is not None else None,
+            workspace=str(folder / "workspace"),
+            attempts=attempt,
+            worker=self.worker,
+            metadata=item.metadata,
+        )
+
+    def _prepare(self, item: BatchItem, folder: Path) -> ItemDeck:
+        """A fresh folder for the item (a retried item does not see its dead attempt's files)."""
+        view = ItemDeck(self.deck, workspace=folder / "workspace", home=folder / "home", tools=item.tools)
+        view.check_tools(self.spec.platform)
+        if folder.exists():
+            shutil.rmtree(folder)
+        (folder / "workspace").mkdir(parents=True)
+        (folder / "home").mkdir()
+        return view
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+        self.deck.close()
+
+
+def _judge(turn: TurnResult, budget: int) -> tuple[Status, str | None]:
+    if turn.status == "done":
+        return "ok", None
+    if turn.status == "budget_exhausted":
+        return "error", f"the iteration budget ({budget}) ran out before the agent answered"
+    return "error", f"the agent asked a question nobody can answer in a batch: {turn.question}"
+
+
+def write_transcript(
+    path: Path, convo: Conversation, turn: TurnResult | None, status: Status, error: str | None
+) -> None:
+    """The item's conversation as JSON beside its workspace (best effort: the result line is the record)."""
+    data = {
+        "session_id": convo.session_id,
+        "system": convo.system,
+        "messages": [m.to_dict() for m in convo.messages],
+        "state": {k: v for k, v in convo.state.items() if not k.startswith("_")},
+        "finish": turn.status if turn is not None else None,
+        "status": status,
+        "error": error,
+    }
+    text = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+    with contextlib.suppress(OSError):
+        path.write_text(text.encode("utf-8", "replace").decode("utf-8"), encoding="utf-8")

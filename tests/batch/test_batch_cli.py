@@ -1,0 +1,222 @@
+"""`tooldeck batch` with the local engine, as a real subprocess against a loopback model server."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from support.batch_kit import (
+    batch_args,
+    by_prompt,
+    env_for,
+    make_project,
+    pid_gone,
+    read_results,
+    run_batch_cli,
+    write_items,
+)
+from support.scripted_server import ScriptedServer, tool_rounds
+from tooldeck.agent.models.base import ModelSettings
+from tooldeck.batch.dispatch import BatchRunError
+from tooldeck.batch.run import BatchOptions, plan_batch, run_batch
+from tooldeck.batch.worker import WorkerSpec
+from tooldeck.config_load import parse_config
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "project")
+
+
+def test_every_item_gets_one_line_bad_lines_are_skipped_and_resume_runs_nothing_twice(
+    project: Path,
+) -> None:
+    items: list[dict[str, object] | str] = [
+        {"id": f"q{i}", "prompt": f"add {i}", "metadata": {"i": i}} for i in range(10)
+    ]
+    items[3:3] = ["{broken", json.dumps({"id": "nope"})]
+    write_items(project / "in.jsonl", items)
+    steps = {f"add {i}": [("add", {"a": i, "b": 1})] for i in range(10)}
+    with ScriptedServer(responder=by_prompt(steps)) as server:
+        done = run_batch_cli(
+            server,
+            project,
+            "in.jsonl",
+            "--out",
+            "out.jsonl",
+            "--workers",
+            "2",
+            "--concurrency",
+            "3",
+            "--json",
+        )
+        assert done.returncode == 0, done.stderr
+        assert "in.jsonl:4: not valid JSON" in done.stderr
+        assert "in.jsonl:5: item 'nope': 'prompt' must be a non-empty string" in done.stderr
+        summary = json.loads(done.stdout)
+        assert summary["ran"] == 10 and summary["ok"] == 10 and summary["bad_lines"] == 2
+        results = read_results(project / "out.jsonl")
+        assert sorted(r["id"] for r in results) == sorted(f"q{i}" for i in range(10))
+        for r in results:
+            i = r["metadata"]["i"]
+            assert r["status"] == "ok" and r["text"] == f"answer: add {i}"
+            assert r["tool_calls"] == [{"name": "add", "error": None}] and r["iterations"] == 2
+            assert Path(r["workspace"]).is_dir() and str(project / "out.items") in r["workspace"]
+        assert len({r["worker"] for r in results}) == 2
+        served = len(server.requests)
+
+        again = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl")
+        assert again.returncode == 2 and "--resume" in again.stderr
+
+        resumed = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--resume")
+        assert resumed.returncode == 0, resumed.stderr
+        assert "0 item(s) run" in resumed.stdout and "10 skipped" in resumed.stdout
+        assert len(server.requests) == served and len(read_results(project / "out.jsonl")) == 10
+
+
+def test_a_worker_killed_mid_item_gets_the_item_retried_once_then_recorded_as_error(project: Path) -> None:
+    marker = project / "died-once"
+    steps = {
+        "once": [("die_once", {"marker": str(marker)})],
+        "always": [("die_always", {})],
+        "fine": [("add", {"a": 1, "b": 2})],
+    }
+    write_items(project / "in.jsonl", [{"id": p, "prompt": p} for p in ("once", "always", "fine")])
+    with ScriptedServer(responder=by_prompt(steps)) as server:
+        done = run_batch_cli(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "1"
+        )
+    assert done.returncode == 0, done.stderr
+    results = {r["id"]: r for r in read_results(project / "out.jsonl")}
+    assert results["once"]["status"] == "ok" and results["once"]["attempts"] == 2
+    assert results["once"]["tool_calls"] == [{"name": "die_once", "error": None}]
+    assert marker.exists()
+    always = results["always"]
+    assert always["status"] == "error" and always["attempts"] == 2
+    assert "died (killed by SIGKILL) while running this item" in always["error"]
+    assert "tried 2 times" in always["error"]
+    assert results["fine"]["status"] == "ok" and results["fine"]["attempts"] == 1
+    assert "retried after a worker died" in done.stdout
+
+
+def test_sigkill_of_the_runner_loses_no_finished_item_and_resume_completes_the_rest(project: Path) -> None:
+    ids = [f"k{i}" for i in range(40)]
+    write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in ids])
+    out = project / "out.jsonl"
+    rounds = [("add", {"a": 1, "b": 1})]
+    with ScriptedServer(responder=tool_rounds(rounds), latency_s=0.08) as server:
+        args = batch_args(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "2"
+        )
+        proc = subprocess.Popen(
+            args, cwd=project, env=env_for(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 6):
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=10)
+        before = out.read_text(encoding="utf-8")
+        finished = read_results(out)  # every line is whole
+        assert 6 <= len(finished) < len(ids)
+        workers = {int(r["worker"].split("/")[1]) for r in finished}
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not all(pid_gone(p) for p in workers):
+            time.sleep(0.1)
+        assert all(pid_gone(p) for p in workers), "worker processes outlived the killed runner"
+
+        server.requests.clear()
+        resumed = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--resume", "--json")
+        assert resumed.returncode == 0, resumed.stderr
+    after = out.read_text(encoding="utf-8")
+    assert after.startswith(before)
+    final = read_results(out)
+    assert sorted(r["id"] for r in final) == sorted(ids)  # each id exactly once
+    assert all(r["status"] == "ok" for r in final)
+    rerun = {r.text_of("user")[0] for r in server.requests}
+    assert not rerun & {f"p {r['id']}" for r in finished}  # no finished item ran again
+    assert json.loads(resumed.stdout)["skipped"] == len(finished)
+
+
+def test_workers_that_cannot_start_fail_the_run(tmp_path: Path) -> None:
+    src = write_items(tmp_path / "in.jsonl", [{"id": 1, "prompt": "x"}])
+    plan = plan_batch(BatchOptions(src, tmp_path / "out.jsonl", workers=1))
+    config = parse_config({"tools": [{"use": "no_such_module_for_batch:thing"}]})
+    spec = WorkerSpec(
+        config=config,
+        model=ModelSettings(provider="openai", model="m", base_url="http://127.0.0.1:9/v1"),
+        workdir=str(tmp_path / "w"),
+    )
+    with pytest.raises(BatchRunError, match=r"could not start.*no_such_module_for_batch"):
+        run_batch(plan, spec)
+    assert (tmp_path / "out.jsonl").read_text() == ""
+
+
+def test_usage_errors_exit_2(project: Path) -> None:
+    write_items(project / "in.jsonl", [{"id": 1, "prompt": "x"}])
+    with ScriptedServer() as server:
+        bad = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "0")
+        assert bad.returncode == 2 and "--workers must be >= 1" in bad.stderr
+        missing = run_batch_cli(server, project, "nope.jsonl", "--out", "out.jsonl")
+        assert missing.returncode == 2 and "is not a file" in missing.stderr
+        platform = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere")
+        assert platform.returncode == 2 and "nowhere" in platform.stderr
+    assert not server.requests
+
+
+def test_ctrl_c_stops_the_run_at_once_keeps_finished_items_and_ends_the_workers(project: Path) -> None:
+    write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in range(30)])
+    out = project / "out.jsonl"
+    with ScriptedServer(responder=tool_rounds([("add", {"a": 1, "b": 1})]), latency_s=0.3) as server:
+        args = batch_args(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "2"
+        )
+        proc = subprocess.Popen(
+            args, cwd=project, env=env_for(project), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        stopped = time.monotonic()
+        _, stderr = proc.communicate(timeout=30)
+        assert time.monotonic() - stopped < 8  # in-flight items are abandoned, not waited for
+    assert proc.returncode == 130, stderr
+    finished = read_results(out)
+    assert 2 <= len(finished) < 30 and all(r["status"] == "ok" for r in finished)
+    assert f"{len(finished)} finished item(s) are in out.jsonl (continue with --resume)" in stderr
+    workers = {int(r["worker"].split("/")[1]) for r in finished}
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(pid_gone(p) for p in workers):
+        time.sleep(0.1)
+    assert all(pid_gone(p) for p in workers)
+
+
+def test_max_rps_paces_the_whole_run(project: Path) -> None:
+    write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in range(12)])
+    with ScriptedServer(responder=tool_rounds([])) as server:
+        done = run_batch_cli(
+            server,
+            project,
+            "in.jsonl",
+            "--out",
+            "out.jsonl",
+            "--workers",
+            "1",
+            "--concurrency",
+            "12",
+            "--max-rps",
+            "4",
+        )
+        assert done.returncode == 0, done.stderr
+        times = sorted(r.at for r in server.requests)
+    # Twelve items ready at once, one model call each: their starts are 0.25 s apart, so the last
+    # leaves 2.75 s after the first (less the first call's own set-up time, under a second).
+    assert len(times) == 12
+    assert times[-1] - times[0] >= 1.6, [round(t - times[0], 3) for t in times]

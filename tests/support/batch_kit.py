@@ -1,0 +1,132 @@
+"""What the batch command tests share: a project folder with tools that can kill their own
+worker process, input files, and the real `tooldeck batch` run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from support.scripted_server import Recorded, ScriptedServer, Turn
+
+TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
+
+TOOLS_MODULE = '''
+import os
+import signal
+from pathlib import Path
+
+from tooldeck import tool
+
+
+@tool(toolset="math")
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@tool(toolset="crash")
+def die_once(marker: str) -> str:
+    """Kill this worker process the first time (leaving `marker`), succeed the second time."""
+    path = Path(marker)
+    if not path.exists():
+        path.write_text(str(os.getpid()))
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "survived"
+
+
+@tool(toolset="crash")
+def die_always() -> str:
+    """Kill this worker process, every time."""
+    os.kill(os.getpid(), signal.SIGKILL)
+    return "unreachable"
+'''
+
+CONFIG = """
+tools:
+  - {use: "batch_test_tools:add"}
+  - {use: "batch_test_tools:die_once"}
+  - {use: "batch_test_tools:die_always"}
+platform_toolsets:
+  cli: [math, crash, file]
+"""
+
+
+def make_project(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "batch_test_tools.py").write_text(TOOLS_MODULE)
+    (root / "tooldeck.yaml").write_text(CONFIG)
+    (root / "home").mkdir(exist_ok=True)
+    return root
+
+
+def write_items(path: Path, items: Iterable[dict[str, Any] | str]) -> Path:
+    with open(path, "w", encoding="utf-8") as fh:
+        for item in items:
+            fh.write((item if isinstance(item, str) else json.dumps(item)) + "\n")
+    return path
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def env_for(project: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    env.update({"TOOLDECK_HOME": str(project / "home"), "OPENAI_API_KEY": "test-key", **extra})
+    return env
+
+
+def batch_args(server: ScriptedServer, project: Path, *args: str) -> list[str]:
+    return [
+        TOOLDECK,
+        "batch",
+        *args,
+        "--config",
+        str(project / "tooldeck.yaml"),
+        "--base-url",
+        server.openai_url,
+        "--model",
+        "scripted-model",
+    ]
+
+
+def run_batch_cli(
+    server: ScriptedServer, project: Path, *args: str, timeout: float = 120, **env: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        batch_args(server, project, *args),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env=env_for(project, **env),
+        timeout=timeout,
+        check=False,
+    )
+
+
+def by_prompt(steps: dict[str, list[tuple[str, dict[str, Any]]]]) -> Any:
+    """A responder: the conversation's first user message picks its tool calls (default: none)."""
+
+    def respond(recorded: Recorded) -> Turn:
+        prompt = (recorded.text_of("user") or [""])[0]
+        calls = steps.get(prompt, [])
+        done = len(recorded.tool_results())
+        if done < len(calls):
+            return Turn(calls=[calls[done]])
+        return Turn(text=f"answer: {prompt}")
+
+    return respond
+
+
+def pid_gone(pid: int) -> bool:
+    """True when `pid` no longer runs (a zombie waiting for its reaper counts as gone)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return "\nState:\tZ" in status
