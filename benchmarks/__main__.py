@@ -11,6 +11,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "cli": ("benchmarks.cli_cold", "`tooldeck tools --json` as a whole process vs Hermes's first list"),
     "dispatch": ("benchmarks.dispatch", "cost of one tool call through the execution path vs peers"),
     "dialects": ("benchmarks.dialects", "rendering 527 real MCP schemas per provider dialect vs Hermes"),
+    "search": (
+        "benchmarks.search",
+        "tool retrieval hit@k on MetaTool/BFCL and latency vs plain BM25 and DeerFlow",
+    ),
 }
 
 

@@ -156,6 +156,8 @@ class ToolSearch:
         if isinstance(form, Required):
             return SearchResult(tuple(self._required(form, limit, ranker)), "required")
         assert isinstance(form, FreeText)
+        if not any(ch.isalnum() for ch in form.text):
+            return SearchResult((), "text")  # nothing to rank by; every ranker would guess
         return SearchResult(tuple(self.rank(form.text, limit=limit, ranker=ranker)), "text")
 
     def rank(self, text: str, *, limit: int = 5, ranker: RankerName = "bm25") -> list[SearchHit]:
@@ -170,20 +172,30 @@ class ToolSearch:
             return compiled.names, lexical, True
         if ranker not in RANKERS:
             raise ValueError(f"unknown ranker {ranker!r}; one of {', '.join(RANKERS)}")
-        while True:
+        if ranker == "semantic":
+            names, _, semantic = self.components(text, expand=False)
+            return names, semantic, False
+        names, lexical, semantic = self.components(text)
+        fused = self.settings.hybrid_lexical_weight * _standardise(lexical) + _standardise(semantic)
+        return names, fused, False
+
+    def components(self, text: str, *, expand: bool = True) -> tuple[tuple[str, ...], Scores, Scores]:
+        """The two halves of the hybrid score: lexical (with semantic expansion) and semantic.
+
+        Both are over the same catalog snapshot, in catalog order. Needs the semantic extra.
+        """
+        while True:  # an update between the two snapshots would pair different catalogs
             snapshot = self._semantic.snapshot()
             compiled = self._lexical.snapshot()
             if compiled.names == snapshot.names:
                 break
         semantic = self._semantic.scores(snapshot, text)
-        if ranker == "semantic":
-            return snapshot.names, semantic, False
+        if not expand:
+            return snapshot.names, np.zeros(len(snapshot.names)), semantic
         terms = query_terms(text, self._lexical.analyzer)
         for term, weight in self._semantic.expand(snapshot, text).items():
             terms.setdefault(term, weight)
-        lexical = score(compiled, terms, self.settings.lexical)
-        fused = self.settings.hybrid_lexical_weight * _standardise(lexical) + _standardise(semantic)
-        return snapshot.names, fused, False
+        return snapshot.names, score(compiled, terms, self.settings.lexical), semantic
 
     def _select(self, catalog: Catalog, form: Select) -> SearchResult:
         folded: dict[str, list[str]] = {}
