@@ -76,27 +76,37 @@ def latency(ds: Dataset, *, size: int, passes: int) -> dict[str, Any]:
     """Build time and per-query latency of the default ranker and the peers at `size` tools."""
     tools = big_catalog(ds.tools, size)
     texts = [q.text for q in ds.queries]
-    builds, p50s, p99s = [], [], []
+    builds, cpu_builds, p50s, p99s, cpu_p50s, cpu_p99s = [], [], [], [], [], []
     for _ in range(passes):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         index = ToolSearch(Catalog.from_json(tools))
         index.rank("")
         builds.append(time.perf_counter() - started)
-        lat = []
+        cpu_builds.append(time.process_time() - cpu)
+        lat, cpu_lat = [], []
         for text in texts:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             index.rank(text, limit=10)
             lat.append(time.perf_counter() - t0)
+            cpu_lat.append(time.thread_time() - c0)
         p50s.append(percentile(lat, 50) * 1000)
         p99s.append(percentile(lat, 99) * 1000)
+        cpu_p50s.append(percentile(cpu_lat, 50) * 1000)
+        cpu_p99s.append(percentile(cpu_lat, 99) * 1000)
     out: dict[str, Any] = {
         "tools": len(tools),
         "queries": len(texts),
         "passes": passes,
         "bm25": {
+            "build_s_first": round(builds[0], 3),  # includes stemming every word once per process
             "build_s": round(statistics.median(builds), 3),
             "ms_p50": round(statistics.median(p50s), 3),
             "ms_p99": round(statistics.median(p99s), 3),
+            # CPU time of the thread: what the ranking costs, without waits for a busy machine's cores
+            "cpu_build_s_first": round(cpu_builds[0], 3),
+            "cpu_build_s": round(statistics.median(cpu_builds), 3),
+            "cpu_ms_p50": round(statistics.median(cpu_p50s), 3),
+            "cpu_ms_p99": round(statistics.median(cpu_p99s), 3),
         },
     }
     for name, factory in (("plain-bm25", PlainBM25), ("deerflow-regex", DeerFlowRegex)):
@@ -166,7 +176,9 @@ def targets(result: dict[str, Any]) -> dict[str, Any]:
     lat = result.get("latency", {}).get("bm25")
     if lat:
         out[f"p99_under_{P99_TARGET_MS}ms"] = lat["ms_p99"] < P99_TARGET_MS
-        out[f"build_under_{BUILD_TARGET_S}s"] = lat["build_s"] < BUILD_TARGET_S
+        out[f"build_under_{BUILD_TARGET_S}s"] = lat["build_s_first"] < BUILD_TARGET_S
+        out[f"cpu_p99_under_{P99_TARGET_MS}ms"] = lat["cpu_ms_p99"] < P99_TARGET_MS
+        out[f"cpu_build_under_{BUILD_TARGET_S}s"] = lat["cpu_build_s_first"] < BUILD_TARGET_S
     return out
 
 

@@ -67,6 +67,7 @@ class Scores:
     multi: int = 0
     recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
     latencies: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)  # thread CPU time: unaffected by a busy machine
     by_category: dict[str, list[int]] = field(default_factory=dict)  # category -> [n, hit@5]
 
     def add(self, gold: Sequence[str], ranked: Sequence[str], category: str | None = None) -> None:
@@ -101,6 +102,8 @@ class Scores:
         if self.latencies:
             out["ms_p50"] = round(percentile(self.latencies, 50) * 1000, 3)
             out["ms_p99"] = round(percentile(self.latencies, 99) * 1000, 3)
+            out["cpu_ms_p50"] = round(percentile(self.cpu, 50) * 1000, 3)
+            out["cpu_ms_p99"] = round(percentile(self.cpu, 99) * 1000, 3)
         if self.by_category:
             out["hit@5_by_category"] = {c: round(h / n, 4) for c, (n, h) in sorted(self.by_category.items())}
         return out
@@ -117,9 +120,10 @@ def percentile(values: Sequence[float], p: float) -> float:
 def evaluate(rank: Ranker, queries: Sequence[Query], *, depth: int = 10) -> Scores:
     scores = Scores()
     for q in queries:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         ranked = rank(q.text, depth)
         scores.latencies.append(time.perf_counter() - started)
+        scores.cpu.append(time.thread_time() - cpu)
         scores.add(q.gold, ranked, q.category)
     return scores
 

@@ -20,7 +20,7 @@ def _fmt(value: Any, spec: str = ".3f") -> str:
 def _quality(result: dict[str, Any]) -> list[str]:
     head = (
         f"{'dataset':<9} {'ranker':<22} {'n':>5} {'hit@1':>6} {'hit@5':>6} {'hit@10':>6} "
-        f"{'mr@5':>6} {'mr@10':>6} {'ms p50':>7} {'ms p99':>7}"
+        f"{'mr@5':>6} {'mr@10':>6} {'ms p50':>7} {'ms p99':>7} {'cpu p50':>7} {'cpu p99':>7}"
     )
     lines = [head, "-" * len(head)]
     for ds, block in result.get("quality", {}).items():
@@ -32,7 +32,8 @@ def _quality(result: dict[str, Any]) -> list[str]:
             lines.append(
                 f"{ds:<9} {label:<22} {row['queries']:>5} {_fmt(row['hit@1']):>6} {_fmt(row['hit@5']):>6} "
                 f"{_fmt(row['hit@10']):>6} {_fmt(row.get('multi_recall@5')):>6} {_fmt(row.get('multi_recall@10')):>6} "
-                f"{_fmt(row.get('ms_p50'), '.2f'):>7} {_fmt(row.get('ms_p99'), '.2f'):>7}"
+                f"{_fmt(row.get('ms_p50'), '.2f'):>7} {_fmt(row.get('ms_p99'), '.2f'):>7} "
+                f"{_fmt(row.get('cpu_ms_p50'), '.2f'):>7} {_fmt(row.get('cpu_ms_p99'), '.2f'):>7}"
             )
         builds = {k: v for k, v in block["rankers"].items() if "build_s" in v or "semantic_build_s" in v}
         ours: dict[str, Any] = builds.get("bm25") or next(iter(builds.values()), {})
@@ -41,7 +42,9 @@ def _quality(result: dict[str, Any]) -> list[str]:
             f"{'':<9} index build ({block['tools']} tools): lexical {_fmt(ours.get('build_s'))} s"
             + (f", semantic first use {sem:.1f} s (model load, tools and words encoded)" if sem else "")
         )
-    lines.append("mr@k: multi-tool recall@k (MetaTool two-tool queries)")
+    lines.append(
+        "mr@k: multi-tool recall@k (MetaTool two-tool queries); ms: wall time, cpu: the thread's CPU time"
+    )
     return lines
 
 
@@ -57,6 +60,9 @@ def _latency(result: dict[str, Any]) -> list[str]:
     for key in ("bm25", "plain-bm25", "deerflow-regex"):
         row = lat[key]
         lines.append(f"{LABELS[key]:<22} {row['build_s']:>8.3f} {row['ms_p50']:>8.3f} {row['ms_p99']:>8.3f}")
+    lines.append(
+        f"(bm25's first build in a fresh process, stemming every word once: {lat['bm25']['build_s_first']:.3f} s)"
+    )
     return lines
 
 

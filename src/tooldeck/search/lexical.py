@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from tooldeck.search.catalog import Catalog, CatalogEntry
 from tooldeck.search.fields import entry_fields
-from tooldeck.search.text import Analyzer, bigrams
+from tooldeck.search.text import Analyzer, bigrams, default_analyzer
 
 Scores = npt.NDArray[np.float64]
 
@@ -146,25 +146,34 @@ def compile_tables(
 def score(compiled: Compiled, query: Mapping[str, float], settings: LexicalSettings) -> Scores:
     """Scores of every document (catalog order) for weighted query terms.
 
-    Keys with a space are phrase pairs: they add to the score but not to coverage.
+    Keys with a space are phrase pairs: they add to the score but not to coverage. All postings
+    of the query are gathered into one array and summed per document in one pass, so a long
+    query costs little more than a short one.
     """
     n = len(compiled.names)
-    total = np.zeros(n, dtype=np.float64)
-    covered = np.zeros(n, dtype=np.float64)
-    mass = 0.0
-    for term in sorted(query):
-        tid = compiled.term_id(term)
-        if tid is None:
-            continue
-        weight = query[term]
-        idx = compiled.docs[compiled.starts[tid] : compiled.ends[tid]]
-        total[idx] += weight * compiled.weights[compiled.starts[tid] : compiled.ends[tid]]
-        if " " not in term:
-            idf = float(compiled.idf[tid])
-            mass += weight * idf
-            covered[idx] += weight * idf
+    found = [
+        (tid, query[term], " " not in term)
+        for term in sorted(query)
+        if (tid := compiled.term_id(term)) is not None
+    ]
+    if not found or n == 0:
+        return np.zeros(n, dtype=np.float64)
+    tids = np.asarray([f[0] for f in found], dtype=np.int64)
+    qweights = np.asarray([f[1] for f in found], dtype=np.float64)
+    coverage = qweights * compiled.idf[tids] * np.asarray([f[2] for f in found], dtype=np.float64)
+    starts, lengths = compiled.starts[tids], compiled.ends[tids] - compiled.starts[tids]
+    # positions of every posting of every query term, term after term
+    first = np.cumsum(lengths) - lengths
+    positions = np.repeat(starts - first, lengths) + np.arange(int(lengths.sum()))
+    docs = compiled.docs[positions]
+    weights = compiled.weights[positions] * np.repeat(qweights, lengths)
+    total = np.asarray(np.bincount(docs, weights=weights, minlength=n), dtype=np.float64)
+    mass = float(coverage.sum())
     if mass <= 0.0:
         return total
+    covered = np.asarray(
+        np.bincount(docs, weights=np.repeat(coverage, lengths), minlength=n), dtype=np.float64
+    )
     return total * np.power(covered / mass, settings.coverage_power)
 
 
@@ -181,7 +190,7 @@ class LexicalIndex:
 
     def __init__(self, *, settings: LexicalSettings | None = None, analyzer: Analyzer | None = None) -> None:
         self.settings = settings or LexicalSettings()
-        self.analyzer = analyzer or Analyzer()
+        self.analyzer = analyzer or default_analyzer()
         self._lock = threading.Lock()
         self._vocab = Vocabulary()
         self._analyses: dict[str, Analysis] = {}  # by entry fingerprint

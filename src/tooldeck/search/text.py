@@ -59,7 +59,8 @@ def _cjk_pairs(run: str) -> list[str]:
 class Analyzer:
     """Words -> search terms: stopwords dropped, Latin words stemmed, CJK runs paired.
 
-    Stems are cached per word; the cache is shared by every index in the process and bounded.
+    Terms are cached per word as written (bounded); `default_analyzer()` shares one cache
+    between every index of the process.
     """
 
     def __init__(self, *, stem: bool = True, stopwords: frozenset[str] = STOPWORDS) -> None:
@@ -113,6 +114,19 @@ class Analyzer:
             found = cache.get(raw)
             out.extend(found if found is not None else self._raw_terms(raw))
         return out
+
+
+_DEFAULT: Analyzer | None = None
+_DEFAULT_LOCK = threading.Lock()
+
+
+def default_analyzer() -> Analyzer:
+    """The process-wide analyzer with the default settings, so every index shares its cache."""
+    global _DEFAULT
+    with _DEFAULT_LOCK:
+        if _DEFAULT is None:
+            _DEFAULT = Analyzer()
+        return _DEFAULT
 
 
 def _load_stemmer() -> Callable[[str], str] | None:
