@@ -110,7 +110,7 @@ class ToolSearch:
         self._semantic = SemanticIndex(
             analyzer=self._lexical.analyzer, expansion=self.settings.expansion, cache_dir=cache_dir
         )
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # serialises updates; searches never wait for it
         self._catalog = Catalog()
         self.update(catalog or Catalog())
 
@@ -130,15 +130,13 @@ class ToolSearch:
         with self._lock:
             new = {e.name: e for e in entries}
             kept = [new.pop(e.name, e) for e in self._catalog]
-            catalog = Catalog([*kept, *new.values()])
-        self.update(catalog)
+            self.update(Catalog([*kept, *new.values()]))
 
     def remove(self, names: Iterable[str]) -> None:
         """Remove tools by name; unknown names are ignored."""
         with self._lock:
             gone = set(names)
-            catalog = Catalog(e for e in self._catalog if e.name not in gone)
-        self.update(catalog)
+            self.update(Catalog(e for e in self._catalog if e.name not in gone))
 
     def search(self, query: str, *, limit: int = 5, ranker: RankerName = "bm25") -> SearchResult:
         """Find tools for `query` in any of the query forms; never raises for odd input."""
@@ -232,7 +230,10 @@ _cache_lock = threading.Lock()
 
 
 def search_index(catalog: Catalog, *, cache_dir: str | os.PathLike[str] | None = None) -> ToolSearch:
-    """The process-wide `ToolSearch` for a catalog, built once per catalog content hash."""
+    """The process-wide `ToolSearch` for a catalog, built once per catalog content hash.
+
+    The few most recently used indexes are kept; `cache_dir` applies when one is first built.
+    """
     with _cache_lock:
         found = _cache.get(catalog.content_hash)
         if found is not None:
