@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks.search_eval import Dataset, fold_of
 from tooldeck.search.catalog import Catalog
-from tooldeck.search.engine import SearchSettings, ToolSearch, _standardise, top_hits
+from tooldeck.search.engine import SearchSettings, ToolSearch, standardise, top_hits
 from tooldeck.search.errors import SemanticUnavailable
 from tooldeck.search.lexical import LexicalSettings
 
@@ -112,7 +112,7 @@ def cv_hybrid(data: dict[str, Dataset]) -> list[dict[str, Any]] | dict[str, str]
                 names, lexical, semantic = index.components(q.text)
             except SemanticUnavailable as exc:
                 return {"skipped": str(exc)}
-            zl, zs = _standardise(lexical), _standardise(semantic)
+            zl, zs = standardise(lexical), standardise(semantic)
             gold = set(q.gold)
             for w in HYBRID_WEIGHTS:
                 key = "default" if w == default else f"lexical_weight={w}"

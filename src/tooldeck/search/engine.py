@@ -63,7 +63,8 @@ class SearchResult:
 
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
-    """Constants of the rankers; the defaults were chosen by cross-validation on public dev data."""
+    """Constants of the rankers. The defaults were picked on the public dev queries (MetaTool,
+    BFCL) and checked by two-fold cross-validation (`python -m benchmarks search --cv`)."""
 
     lexical: LexicalSettings = field(default_factory=LexicalSettings)
     expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
@@ -72,7 +73,8 @@ class SearchSettings:
     hybrid_lexical_weight: float = 0.4
 
 
-def _standardise(scores: Scores) -> Scores:
+def standardise(scores: Scores) -> Scores:
+    """(scores - mean) / standard deviation over the catalog; all zeros when they are all equal."""
     spread = float(scores.std()) if len(scores) else 0.0
     if spread <= 1e-12:
         return np.zeros_like(scores)
@@ -174,7 +176,7 @@ class ToolSearch:
             names, _, semantic = self.components(text, expand=False)
             return names, semantic, False
         names, lexical, semantic = self.components(text)
-        fused = self.settings.hybrid_lexical_weight * _standardise(lexical) + _standardise(semantic)
+        fused = self.settings.hybrid_lexical_weight * standardise(lexical) + standardise(semantic)
         return names, fused, False
 
     def components(self, text: str, *, expand: bool = True) -> tuple[tuple[str, ...], Scores, Scores]:

@@ -37,7 +37,7 @@ Scores = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class LexicalSettings:
-    """Constants of the lexical ranker (chosen by cross-validation on public dev queries)."""
+    """Constants of the lexical ranker (picked on public dev queries, checked by two-fold CV)."""
 
     k1: float = 1.2
     b: float = 0.5

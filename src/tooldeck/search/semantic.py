@@ -1,7 +1,7 @@
 """The semantic ranker: cosine similarity of MiniLM sentence embeddings, and word neighbours.
 
 Each tool is embedded once as "<name split into words>: <description> Parameters: <names>."
-(cached by the entry's fingerprint, so an incremental update encodes only new tools). A query
+(cached by that text, so an incremental update encodes only new or changed tools). A query
 is embedded at search time and compared with every tool.
 
 The same encoder also gives word vectors, used to expand a lexical query with the catalog's own
