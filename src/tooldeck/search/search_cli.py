@@ -6,7 +6,16 @@
 
 `search_cli` returns the text to print, or raises `SearchUsageError` (exit status 2) when the
 command itself is misused: neither or both of QUERY and `--queries`, an unreadable or invalid
-file, a bad limit or ranker. The ranked names are exactly as the catalog spells them.
+file, a bad limit or ranker. The ranked names are exactly as the catalog spells them. A command
+line wires it in a few lines:
+
+    try:
+        print(search_cli(args.query, catalog=deferred_catalog, catalog_file=args.catalog,
+                         queries_file=args.queries, limit=args.limit, ranker=args.ranker,
+                         as_json=args.json, cache_dir=home / "search"))
+    except (SearchUsageError, SemanticUnavailable) as exc:
+        print(f"tooldeck search: {exc}", file=sys.stderr)
+        return 2
 """
 
 from __future__ import annotations
