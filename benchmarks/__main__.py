@@ -26,6 +26,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "4 real MCP servers ready at once vs in turn; a call vs the bare mcp SDK",
     ),
     "batch": ("benchmarks.batch", "tooldeck batch items/s by worker count, local engine and Ray"),
+    "search": (
+        "benchmarks.search",
+        "tool retrieval hit@k on MetaTool/BFCL and latency vs plain BM25 and DeerFlow",
+    ),
 }
 
 

@@ -1,0 +1,129 @@
+"""Two-fold cross-validation of the search constants on the public dev queries.
+
+The queries of each dataset are split in two fixed halves (by a hash of the query id). For
+each half, the constants are chosen on that half alone (best mean hit@5 over both datasets)
+and scored on the other half, next to the shipped defaults scored on the same other half. If
+the held-out scores of the chosen and the shipped constants are close, the defaults are not
+fitted to the particular dev queries. Two groups of constants are checked:
+
+  * lexical: the name field's weight, BM25's length normalisation b, the phrase-pair weight
+    and the coverage exponent;
+  * hybrid: the weight of the (expanded) lexical half against the semantic half; plain
+    reciprocal-rank fusion of the two is scored alongside for reference.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from benchmarks.search_eval import Dataset, fold_of
+from tooldeck.search.catalog import Catalog
+from tooldeck.search.engine import SearchSettings, ToolSearch, standardise, top_hits
+from tooldeck.search.errors import SemanticUnavailable
+from tooldeck.search.lexical import LexicalSettings
+
+HYBRID_WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0)
+
+
+def _lexical_grid() -> list[LexicalSettings]:
+    base = LexicalSettings()
+    grid = []
+    for name_w, b, phrase, cover in itertools.product((1.0, 3.0, 5.0), (0.5, 0.75), (0.0, 0.3), (0.0, 0.5)):
+        weights = (name_w, *base.field_weights[1:])
+        grid.append(replace(base, field_weights=weights, b=b, phrase_weight=phrase, coverage_power=cover))
+    return grid
+
+
+def _hits(index: ToolSearch, ds: Dataset) -> np.ndarray[Any, np.dtype[np.bool_]]:
+    return np.asarray(
+        [bool(set(q.gold) & set(h.name for h in index.rank(q.text, limit=5))) for q in ds.queries]
+    )
+
+
+def _choose(
+    table: dict[str, dict[str, np.ndarray[Any, Any]]], folds: dict[str, np.ndarray[Any, Any]], fold: int
+) -> str:
+    def mean_on(key: str, f: int) -> float:
+        return float(np.mean([table[ds][key][folds[ds] == f].mean() for ds in table]))
+
+    return max(table[next(iter(table))], key=lambda key: (mean_on(key, fold), key == "default"))
+
+
+def _report(
+    table: dict[str, dict[str, np.ndarray[Any, Any]]], folds: dict[str, np.ndarray[Any, Any]]
+) -> list[dict[str, Any]]:
+    out = []
+    for fold in (0, 1):
+        chosen = _choose(table, folds, fold)
+        held = 1 - fold
+        out.append(
+            {
+                "chosen_on_half": fold,
+                "chosen": chosen,
+                "held_out_hit@5_chosen": {
+                    ds: round(float(v[chosen][folds[ds] == held].mean()), 4) for ds, v in table.items()
+                },
+                "held_out_hit@5_default": {
+                    ds: round(float(v["default"][folds[ds] == held].mean()), 4) for ds, v in table.items()
+                },
+            }
+        )
+    return out
+
+
+def cv_lexical(data: dict[str, Dataset]) -> list[dict[str, Any]]:
+    default = LexicalSettings()
+    table: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+    for name, ds in data.items():
+        catalog = Catalog.from_json(ds.tools)
+        table[name] = {}
+        for settings in _lexical_grid():
+            key = "default" if settings == default else _label(settings)
+            table[name][key] = _hits(ToolSearch(catalog, settings=SearchSettings(lexical=settings)), ds)
+        if "default" not in table[name]:
+            table[name]["default"] = _hits(ToolSearch(catalog), ds)
+    return _report(table, {n: np.asarray([fold_of(q.id) for q in ds.queries]) for n, ds in data.items()})
+
+
+def _label(s: LexicalSettings) -> str:
+    return f"name={s.field_weights[0]} b={s.b} phrase={s.phrase_weight} coverage={s.coverage_power}"
+
+
+def _rrf(lexical: np.ndarray[Any, Any], semantic: np.ndarray[Any, Any], k: int = 60) -> np.ndarray[Any, Any]:
+    fused = np.zeros(len(lexical))
+    for scores in (lexical, semantic):
+        order = np.lexsort((np.arange(len(scores)), -scores))[:100]
+        fused[order] += 1.0 / (k + np.arange(1, len(order) + 1))
+    return fused
+
+
+def cv_hybrid(data: dict[str, Dataset]) -> list[dict[str, Any]] | dict[str, str]:
+    default = SearchSettings().hybrid_lexical_weight
+    table: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+    for name, ds in data.items():
+        index = ToolSearch(Catalog.from_json(ds.tools))
+        rows: dict[str, list[bool]] = {}
+        for q in ds.queries:
+            try:
+                names, lexical, semantic = index.components(q.text)
+            except SemanticUnavailable as exc:
+                return {"skipped": str(exc)}
+            zl, zs = standardise(lexical), standardise(semantic)
+            gold = set(q.gold)
+            for w in HYBRID_WEIGHTS:
+                key = "default" if w == default else f"lexical_weight={w}"
+                top = top_hits(names, w * zl + zs, 5, positive_only=False)
+                rows.setdefault(key, []).append(bool(gold & {h.name for h in top}))
+            top = top_hits(names, _rrf(lexical, semantic), 5, positive_only=True)
+            rows.setdefault("rrf60 (reference)", []).append(bool(gold & {h.name for h in top}))
+        table[name] = {k: np.asarray(v) for k, v in rows.items()}
+    folds = {n: np.asarray([fold_of(q.id) for q in ds.queries]) for n, ds in data.items()}
+    return _report(table, folds)
+
+
+def cross_validate(data: dict[str, Dataset]) -> dict[str, Any]:
+    return {"lexical": cv_lexical(data), "hybrid": cv_hybrid(data)}

@@ -1,0 +1,66 @@
+"""Search over tool catalogs: the engine behind `tool_search` and `tooldeck search`.
+
+`ToolSearch` ranks a `Catalog` of `{name, description, parameters}` entries for a query in any
+of the `tool_search` forms (free text, `select:a,b`, `/regex/`, `+term rest`) with one of three
+rankers: `bm25` (lexical, the default, no model), `semantic` (MiniLM embeddings, the semantic
+extra) or `hybrid` (both). Importing this package loads neither numpy nor the model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tooldeck.search.catalog import Catalog, CatalogEntry
+    from tooldeck.search.engine import (
+        RANKERS,
+        RankerName,
+        SearchHit,
+        SearchResult,
+        SearchSettings,
+        ToolSearch,
+        search_index,
+    )
+    from tooldeck.search.errors import CatalogError, SearchUsageError, SemanticUnavailable
+    from tooldeck.search.search_cli import search_cli
+
+__all__ = [
+    "RANKERS",
+    "Catalog",
+    "CatalogEntry",
+    "CatalogError",
+    "RankerName",
+    "SearchHit",
+    "SearchResult",
+    "SearchSettings",
+    "SearchUsageError",
+    "SemanticUnavailable",
+    "ToolSearch",
+    "search_cli",
+    "search_index",
+]
+
+_WHERE = {
+    "Catalog": "catalog",
+    "CatalogEntry": "catalog",
+    "CatalogError": "errors",
+    "RANKERS": "engine",
+    "RankerName": "engine",
+    "SearchHit": "engine",
+    "SearchResult": "engine",
+    "SearchSettings": "engine",
+    "ToolSearch": "engine",
+    "search_index": "engine",
+    "SemanticUnavailable": "errors",
+    "SearchUsageError": "errors",
+    "search_cli": "search_cli",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'tooldeck.search' has no attribute {name!r}")
+    from importlib import import_module
+
+    return getattr(import_module(f"tooldeck.search.{module}"), name)

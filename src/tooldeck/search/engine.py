@@ -1,0 +1,248 @@
+"""`ToolSearch`: the front door of search over one catalog.
+
+    index = ToolSearch(Catalog.from_json(tools))
+    result = index.search("weather in Paris tomorrow", limit=5)             # ranked free text
+    index.search("select:get_weather,send_mail")                             # exact names
+    index.search("/^mcp__github__/")                                         # regular expression
+    index.search("+slack send a message", ranker="hybrid")                   # name must hold "slack"
+    [index.catalog[h.name] for h in result.hits]                             # the full entries
+
+Rankers: `bm25` (the default; lexical, no model), `semantic` (MiniLM embeddings) and `hybrid`
+(both, fused). The lexical index is built on first use and updated incrementally by `update`;
+the semantic one needs the semantic extra and is built on the first query that asks for it.
+Searching is safe from many threads at once while another thread updates the catalog: each
+query works on one consistent snapshot. Any query string is accepted; none raises.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from tooldeck.search.catalog import Catalog, CatalogEntry
+from tooldeck.search.lexical import LexicalIndex, LexicalSettings, query_terms, score
+from tooldeck.search.patterns import match_pattern
+from tooldeck.search.query import FreeText, Pattern, Required, Select, parse_query
+from tooldeck.search.semantic import ExpansionSettings, SemanticIndex
+
+RankerName = Literal["bm25", "semantic", "hybrid"]
+RANKERS: tuple[RankerName, ...] = ("bm25", "semantic", "hybrid")
+QueryForm = Literal["text", "select", "regex", "required"]
+MAX_LIMIT = 200
+Scores = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One found tool: its name exactly as the catalog spells it, and the ranker's score."""
+
+    name: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The hits of one query, best first, with what the caller may want to tell the model."""
+
+    hits: tuple[SearchHit, ...]
+    form: QueryForm
+    unknown: tuple[str, ...] = ()  # names asked for with `select:` that the catalog lacks
+    note: str | None = None  # e.g. a regex searched as literal text, or stopped for cost
+
+    @property
+    def names(self) -> list[str]:
+        return [h.name for h in self.hits]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSettings:
+    """Constants of the rankers. The defaults were picked on the public dev queries (MetaTool,
+    BFCL) and checked by two-fold cross-validation (`python -m benchmarks search --cv`)."""
+
+    lexical: LexicalSettings = field(default_factory=LexicalSettings)
+    expansion: ExpansionSettings = field(default_factory=ExpansionSettings)
+    # The hybrid score is lexical_weight * z(lexical with expansion) + z(semantic), where z
+    # standardises a ranker's scores over the catalog so the two scales can be added.
+    hybrid_lexical_weight: float = 0.4
+
+
+def standardise(scores: Scores) -> Scores:
+    """(scores - mean) / standard deviation over the catalog; all zeros when they are all equal."""
+    spread = float(scores.std()) if len(scores) else 0.0
+    if spread <= 1e-12:
+        return np.zeros_like(scores)
+    standard: Scores = (scores - scores.mean()) / spread
+    return standard
+
+
+def top_hits(names: tuple[str, ...], scores: Scores, limit: int, *, positive_only: bool) -> list[SearchHit]:
+    """The `limit` best (score descending, then catalog order), optionally only scores > 0."""
+    candidates = np.flatnonzero(scores > 0) if positive_only else np.arange(len(scores))
+    if limit <= 0 or len(candidates) == 0:
+        return []
+    if len(candidates) > limit:
+        part = np.argpartition(-scores[candidates], limit - 1)[:limit]
+        # argpartition is not stable: keep every candidate tied with the last one, then sort.
+        cutoff = scores[candidates[part]].min()
+        candidates = candidates[scores[candidates] >= cutoff]
+    ordered = candidates[np.lexsort((candidates, -scores[candidates]))][:limit]
+    return [SearchHit(names[i], float(scores[i])) for i in ordered]
+
+
+class ToolSearch:
+    """Search over one catalog, kept current by `update` (see the module docstring)."""
+
+    def __init__(
+        self,
+        catalog: Catalog | None = None,
+        *,
+        settings: SearchSettings | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """`cache_dir`: where tool and word embeddings are kept between processes (optional)."""
+        self.settings = settings or SearchSettings()
+        self._lexical = LexicalIndex(settings=self.settings.lexical)
+        self._semantic = SemanticIndex(
+            analyzer=self._lexical.analyzer, expansion=self.settings.expansion, cache_dir=cache_dir
+        )
+        self._lock = threading.RLock()  # serialises updates; searches never wait for it
+        self._catalog = Catalog()
+        self.update(catalog or Catalog())
+
+    @property
+    def catalog(self) -> Catalog:
+        return self._catalog
+
+    def update(self, catalog: Catalog) -> None:
+        """Switch to `catalog`; only tools not seen before are analysed (and embedded)."""
+        with self._lock:
+            self._lexical.update(catalog)
+            self._semantic.update(catalog)
+            self._catalog = catalog
+
+    def add(self, entries: Iterable[CatalogEntry]) -> None:
+        """Add tools (or replace those with the same name), keeping the others' order."""
+        with self._lock:
+            new = {e.name: e for e in entries}
+            kept = [new.pop(e.name, e) for e in self._catalog]
+            self.update(Catalog([*kept, *new.values()]))
+
+    def remove(self, names: Iterable[str]) -> None:
+        """Remove tools by name; unknown names are ignored."""
+        with self._lock:
+            gone = set(names)
+            self.update(Catalog(e for e in self._catalog if e.name not in gone))
+
+    def search(self, query: str, *, limit: int = 5, ranker: RankerName = "bm25") -> SearchResult:
+        """Find tools for `query` in any of the query forms; never raises for odd input."""
+        limit = max(0, min(int(limit), MAX_LIMIT))
+        form = parse_query(query)
+        catalog = self._catalog
+        if isinstance(form, Select):
+            return self._select(catalog, form)
+        if isinstance(form, Pattern):
+            found = match_pattern(catalog, form.pattern)
+            hits = [SearchHit(n, 2.0) for n in found.in_name] + [
+                SearchHit(n, 1.0) for n in found.in_description
+            ]
+            return SearchResult(tuple(hits[:limit]), "regex", note=found.note)
+        if isinstance(form, Required):
+            return SearchResult(tuple(self._required(form, limit, ranker)), "required")
+        assert isinstance(form, FreeText)
+        if not any(ch.isalnum() for ch in form.text):
+            return SearchResult((), "text")  # nothing to rank by; every ranker would guess
+        return SearchResult(tuple(self.rank(form.text, limit=limit, ranker=ranker)), "text")
+
+    def rank(self, text: str, *, limit: int = 5, ranker: RankerName = "bm25") -> list[SearchHit]:
+        """Free-text ranking only (no query forms): the `limit` best tools for `text`."""
+        names, scores, positive_only = self.scores(text, ranker)
+        return top_hits(names, scores, limit, positive_only=positive_only)
+
+    def scores(self, text: str, ranker: RankerName = "bm25") -> tuple[tuple[str, ...], Scores, bool]:
+        """Every tool's score for `text` (catalog order), and whether only scores > 0 count."""
+        if ranker == "bm25":
+            compiled, lexical = self._lexical.scores(query_terms(text, self._lexical.analyzer))
+            return compiled.names, lexical, True
+        if ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {ranker!r}; one of {', '.join(RANKERS)}")
+        if ranker == "semantic":
+            names, _, semantic = self.components(text, expand=False)
+            return names, semantic, False
+        names, lexical, semantic = self.components(text)
+        fused = self.settings.hybrid_lexical_weight * standardise(lexical) + standardise(semantic)
+        return names, fused, False
+
+    def components(self, text: str, *, expand: bool = True) -> tuple[tuple[str, ...], Scores, Scores]:
+        """The two halves of the hybrid score: lexical (with semantic expansion) and semantic.
+
+        Both are over the same catalog snapshot, in catalog order. Needs the semantic extra.
+        """
+        while True:  # an update between the two snapshots would pair different catalogs
+            snapshot = self._semantic.snapshot()
+            compiled = self._lexical.snapshot()
+            if compiled.names == snapshot.names:
+                break
+        semantic = self._semantic.scores(snapshot, text)
+        if not expand:
+            return snapshot.names, np.zeros(len(snapshot.names)), semantic
+        terms = query_terms(text, self._lexical.analyzer)
+        for term, weight in self._semantic.expand(snapshot, text).items():
+            terms.setdefault(term, weight)
+        return snapshot.names, score(compiled, terms, self.settings.lexical), semantic
+
+    def _select(self, catalog: Catalog, form: Select) -> SearchResult:
+        folded: dict[str, list[str]] = {}
+        for name in catalog.names:
+            folded.setdefault(name.casefold(), []).append(name)
+        hits: list[SearchHit] = []
+        unknown: list[str] = []
+        for asked in form.names:
+            if asked in catalog:
+                found = asked
+            elif len(folded.get(asked.casefold(), ())) == 1:
+                found = folded[asked.casefold()][0]
+            else:
+                unknown.append(asked)
+                continue
+            if all(h.name != found for h in hits):
+                hits.append(SearchHit(found, 1.0))
+        return SearchResult(tuple(hits), "select", unknown=tuple(unknown))
+
+    def _required(self, form: Required, limit: int, ranker: RankerName) -> list[SearchHit]:
+        names, scores, _ = self.scores(form.rest or " ".join(form.terms), ranker)
+        idx = np.asarray(
+            [i for i, n in enumerate(names) if all(t in n.lower() for t in form.terms)], dtype=np.int64
+        )
+        if len(idx) == 0 or limit <= 0:
+            return []
+        ordered = idx[np.lexsort((idx, -scores[idx]))][:limit]
+        return [SearchHit(names[i], float(scores[i])) for i in ordered]
+
+
+_CACHE_SIZE = 8
+_cache: OrderedDict[str, ToolSearch] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def search_index(catalog: Catalog, *, cache_dir: str | os.PathLike[str] | None = None) -> ToolSearch:
+    """The process-wide `ToolSearch` for a catalog, built once per catalog content hash.
+
+    The few most recently used indexes are kept; `cache_dir` applies when one is first built.
+    """
+    with _cache_lock:
+        found = _cache.get(catalog.content_hash)
+        if found is not None:
+            _cache.move_to_end(catalog.content_hash)
+            return found
+        index = ToolSearch(catalog, cache_dir=cache_dir)
+        _cache[catalog.content_hash] = index
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+        return index

@@ -1,0 +1,204 @@
+"""The semantic ranker: cosine similarity of MiniLM sentence embeddings, and word neighbours.
+
+Each tool is embedded once as "<name split into words>: <description> Parameters: <names>."
+(cached by that text, so an incremental update encodes only new or changed tools). A query
+is embedded at search time and compared with every tool.
+
+The same encoder also gives word vectors, used to expand a lexical query with the catalog's own
+words that mean nearly the same ("psychologist" -> "therapist", "cheapest" -> "price"): every
+distinct word of the catalog (names, descriptions, parameter names and values) and of the query
+is embedded on its own, and each query word brings in its closest catalog words above a
+similarity threshold, at a reduced weight.
+
+Needs the semantic extra (numpy and the model files); importing this module loads nothing
+heavy, the model is read on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from tooldeck.search.catalog import Catalog, CatalogEntry
+from tooldeck.search.fields import entry_fields
+from tooldeck.search.store import EmbeddingStore, text_key
+from tooldeck.search.text import Analyzer, words
+
+if TYPE_CHECKING:
+    from tooldeck.search.minilm import MiniLM
+
+Vectors = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class ExpansionSettings:
+    """How far a query word reaches into the catalog vocabulary."""
+
+    threshold: float = 0.5
+    neighbours: int = 10
+    weight: float = 0.3
+    max_query_words: int = 64
+
+
+def embedding_text(entry: CatalogEntry) -> str:
+    fields = entry_fields(entry)
+    text = f"{' '.join(words(entry.name))}: {entry.description}"
+    if fields.param_names:
+        text += f" Parameters: {fields.param_names.replace('_', ' ')}."
+    return text
+
+
+def _vocabulary_words(text: str, analyzer: Analyzer) -> list[str]:
+    return [w for w in words(text) if len(w) > 1 and not w.isdigit() and w not in analyzer.stopwords]
+
+
+def _default_encoder() -> MiniLM:
+    from tooldeck.search.minilm import load_minilm
+
+    return load_minilm()
+
+
+class _VectorCache:
+    """Text -> unit vector, filled in batches; shared by the tool and word indexes of one ranker."""
+
+    def __init__(self, encoder: Callable[[], MiniLM], *, max_size: int | None = None) -> None:
+        self._encoder = encoder
+        self._vectors: dict[str, Vectors] = {}
+        self._lock = threading.Lock()
+        self._max_size = max_size
+
+    def get_many(self, texts: Iterable[str], stored: Mapping[str, Vectors] | None = None) -> list[Vectors]:
+        wanted = list(texts)
+        if stored:
+            with self._lock:
+                for text in wanted:
+                    if text not in self._vectors and (row := stored.get(text_key(text))) is not None:
+                        self._vectors[text] = row
+        missing = sorted({t for t in wanted if t not in self._vectors})
+        if missing:
+            encoded = self._encoder().encode(missing)
+            with self._lock:
+                if self._max_size is not None and len(self._vectors) + len(missing) > self._max_size:
+                    self._vectors.clear()
+                for text, row in zip(missing, encoded, strict=True):
+                    self._vectors[text] = row
+            found = dict(zip(missing, encoded, strict=True))
+            return [found[t] if t in found else self._vectors[t] for t in wanted]
+        return [self._vectors[t] for t in wanted]
+
+    def peek(self, text: str) -> Vectors | None:
+        return self._vectors.get(text)
+
+    def forget_except(self, keep: set[str]) -> None:
+        with self._lock:
+            for text in [t for t in self._vectors if t not in keep]:
+                del self._vectors[text]
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticSnapshot:
+    names: tuple[str, ...]
+    tools: Vectors  # one unit row per tool, catalog order
+    vocabulary: tuple[str, ...]  # catalog words, for expansion
+    word_vectors: Vectors
+
+
+class SemanticIndex:
+    """Tool embeddings and catalog word vectors for one catalog, updated incrementally."""
+
+    def __init__(
+        self,
+        *,
+        encoder: Callable[[], MiniLM] = _default_encoder,
+        analyzer: Analyzer | None = None,
+        expansion: ExpansionSettings | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.analyzer = analyzer or Analyzer()
+        self.expansion = expansion or ExpansionSettings()
+        self._encoder = encoder
+        self._tool_vectors = _VectorCache(encoder)
+        self._word_vectors = _VectorCache(encoder)
+        self._query_words = _VectorCache(encoder, max_size=50_000)
+        self._lock = threading.Lock()
+        self._catalog = Catalog()
+        self._snapshot: SemanticSnapshot | None = None
+        self._store = EmbeddingStore(cache_dir) if cache_dir is not None else None
+
+    def update(self, catalog: Catalog) -> None:
+        """Describe `catalog`; the model runs on first use, for tools and words not seen before."""
+        with self._lock:
+            self._catalog = catalog
+            self._snapshot = None
+
+    def snapshot(self) -> SemanticSnapshot:
+        with self._lock:
+            if self._snapshot is None:
+                self._snapshot = self._build(self._catalog)
+            return self._snapshot
+
+    def _build(self, catalog: Catalog) -> SemanticSnapshot:
+        stored = self._store.load(catalog.content_hash) if self._store else {}
+        texts = [embedding_text(e) for e in catalog]
+        rows = self._tool_vectors.get_many(texts, stored)
+        self._tool_vectors.forget_except(set(texts))
+        vocab: set[str] = set()
+        for entry in catalog:
+            for text in entry_fields(entry).as_tuple():
+                vocab.update(_vocabulary_words(text, self.analyzer))
+        ordered = tuple(sorted(vocab))
+        word_rows = self._word_vectors.get_many(ordered, stored)
+        self._word_vectors.forget_except(vocab)
+        if self._store is not None and len(stored) < len(texts) + len(ordered):
+            pairs = [(text_key(t), v) for t, v in zip(texts, rows, strict=True)]
+            pairs += [(text_key(w), v) for w, v in zip(ordered, word_rows, strict=True)]
+            self._store.save(catalog.content_hash, pairs)
+        dim = rows[0].shape[0] if rows else 0
+        return SemanticSnapshot(
+            catalog.names,
+            np.vstack(rows) if rows else np.zeros((0, dim), np.float32),
+            ordered,
+            np.vstack(word_rows) if word_rows else np.zeros((0, dim), np.float32),
+        )
+
+    def encode_query(self, text: str) -> Vectors:
+        vector: Vectors = self._encoder().encode([text])[0]
+        return vector
+
+    def scores(self, snapshot: SemanticSnapshot, query: str) -> npt.NDArray[np.float64]:
+        """Cosine similarity of the query with every tool, catalog order."""
+        if len(snapshot.names) == 0:
+            return np.zeros(0)
+        return (snapshot.tools @ self.encode_query(query)).astype(np.float64)
+
+    def expand(self, snapshot: SemanticSnapshot, query: str) -> dict[str, float]:
+        """Lexical terms of catalog words close to the query's words, with their weights."""
+        settings = self.expansion
+        qwords = list(dict.fromkeys(_vocabulary_words(query, self.analyzer)))[: settings.max_query_words]
+        if not qwords or not snapshot.vocabulary:
+            return {}
+        own = set(self.analyzer.terms(" ".join(qwords)))
+        known = [self._word_vectors.peek(w) for w in qwords]
+        unknown = iter(
+            self._query_words.get_many([w for w, v in zip(qwords, known, strict=True) if v is None])
+        )
+        rows = [v if v is not None else next(unknown) for v in known]
+        sims = np.vstack(rows) @ snapshot.word_vectors.T
+        out: dict[str, float] = {}
+        k = min(settings.neighbours, sims.shape[1])
+        for row in sims:
+            best = np.argpartition(-row, k - 1)[:k]
+            for j in best[np.lexsort((best, -row[best]))]:
+                similarity = float(row[j])
+                if similarity < settings.threshold:
+                    break
+                for term in self.analyzer.terms(snapshot.vocabulary[j]):
+                    if term not in own:
+                        out[term] = max(out.get(term, 0.0), settings.weight * similarity)
+        return out

