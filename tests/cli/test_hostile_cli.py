@@ -247,3 +247,59 @@ def test_explain_counts_tokens_of_huge_descriptions_in_linear_time(
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)[0]["tokens"] > 20_000
     assert time.monotonic() - start < 60
+
+
+class _NotAModel:
+    """A local endpoint that answers every request with HTTP 200 and an HTML page."""
+
+    def __enter__(self) -> str:
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = b"<html>this is not a model</html>"
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("provider", ["openai", "responses", "anthropic"])
+def test_an_endpoint_answering_garbage_is_one_model_error_line(
+    tmp_path: Path, env: dict[str, str], provider: str
+) -> None:
+    root = project(tmp_path, BASE)
+    with _NotAModel() as url:
+        proc = tooldeck(
+            "run", "hi", "--model", "m", "--base-url", url, "--provider", provider, cwd=root, env=env
+        )
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert any(
+        "model error:" in line and "not a model response" in line and "<html>" in line for line in lines
+    )
+    assert "Traceback" not in proc.stderr
+
+
+def test_without_a_config_file_a_note_says_what_applies(tmp_path: Path, env: dict[str, str]) -> None:
+    proc = tooldeck("tools", "--json", cwd=tmp_path, env=env)
+    assert proc.returncode == 0
+    assert "no tooldeck.yaml here" in proc.stderr and "every built-in tool" in proc.stderr
+    assert json.loads(proc.stdout)  # the tools themselves, untouched by the note
+    schema = tooldeck("config", "--schema", cwd=tmp_path, env=env)
+    properties = json.loads(schema.stdout)["properties"]
+    assert {"platform_toolsets", "sandbox", "approvals", "mcp_servers"} <= set(properties)
