@@ -39,9 +39,6 @@ if TYPE_CHECKING:
     from tooldeck.execution.policy import Approver, Policy
     from tooldeck.execution.types import ToolCall, ToolResult
 
-# The modules of tooldeck's own tool library (the "builtin" source).
-BUILTIN_MODULES = ("tooldeck.tools", "tooldeck.agent.tools", "tooldeck.execution.read_result")
-
 
 @dataclass(frozen=True, slots=True)
 class Explanation:
@@ -301,13 +298,11 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         sys.path.insert(0, config.base_dir)
     out: list[ToolSource] = []
     if builtins:
+        from tooldeck.sources.builtin import BuiltinSource
         from tooldeck.tools.library import LibrarySource
 
-        out.append(
-            PackageSource(
-                list(BUILTIN_MODULES), name="builtin", kind="builtin", trusted=True, report_skips=False
-            )
-        )
+        # tooldeck's tool library, listed from its manifest: its modules load when a tool is used.
+        out.append(BuiltinSource())
         # The built-in tools that depend on the config (web, browser, vision, skills).
         out.append(LibrarySource(config))
     if config.discover:

@@ -37,6 +37,9 @@ from tooldeck.tools.vision import VisionService
 if TYPE_CHECKING:
     from tooldeck.config import Config
 
+# The built-in memory tool (its memory snapshot joins the system prompt when it is exposed).
+MEMORY_TOOL = "tooldeck.agent.tools:memory"
+
 DEFAULT_SYSTEM = (
     "You are a capable assistant with tools. Use them to do what the user asks, check your work, and "
     "answer plainly. When a request is ambiguous or a decision belongs to the user, ask with clarify "
@@ -100,18 +103,17 @@ class Agent:
 
     def system_prompt(self, loadout: Loadout | None = None) -> str:
         """The base prompt, the deferred tools by name, and the memory snapshot."""
-        from tooldeck.agent.tools import memory as memory_tool
-
         loadout = loadout or self.loadout()
         parts = [self.config.agent.system_prompt or DEFAULT_SYSTEM]
         if loadout.deferred:
             names = ", ".join(loadout.deferred_names)
             parts.append(f"More tools are available but not loaded; call tool_search to load them: {names}")
-        exposed = loadout.get(memory_tool.name)
+        exposed = loadout.get("memory")
         # The built-in memory tool (not a tool of another source that took its name).
         if (
             exposed is not None
-            and exposed.handler is memory_tool.handler
+            and exposed.source == "builtin"
+            and exposed.owner == MEMORY_TOOL
             and not loadout.is_deferred(exposed.name)
         ):
             snapshot = self.memory.snapshot()

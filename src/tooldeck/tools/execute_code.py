@@ -41,12 +41,16 @@ INTRO = (
 )
 
 
+# This tool's owner: a program never calls execute_code itself, whatever name it has.
+EXECUTE_CODE = "tooldeck.tools.execute_code:execute_code"
+
+
 def callable_tools(tools: dict[str, Tool] | None, exposed: frozenset[str], me: str) -> list[str]:
     """The tools a program may call: the exposed ones, minus this tool and interactive ones."""
     found = []
     for name in sorted(exposed):
         t = (tools or {}).get(name)
-        if name == me or (t is not None and (t.interactive or t.handler is execute_code.handler)):
+        if name == me or (t is not None and (t.interactive or t.owner == EXECUTE_CODE)):
             continue
         found.append(name)
     return found
