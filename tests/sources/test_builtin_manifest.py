@@ -23,7 +23,7 @@ def test_listing_imports_no_tool_module_and_calling_loads_the_real_tool(tmp_path
     code = f"""
 import sys
 from tooldeck import Config, Deck
-deck = Deck(Config(sandbox={{"workspace": {str(tmp_path)!r}}}, home={str(tmp_path / 'home')!r}))
+deck = Deck(Config(sandbox={{"workspace": {str(tmp_path)!r}}}, home={str(tmp_path / "home")!r}))
 deck.tools(); deck.explain()
 before = sorted(m for m in sys.modules if m.startswith(("tooldeck.tools.files", "tooldeck.tools.terminal", "tooldeck.fs")))
 result = deck.call_sync("read_file", {{"path": "notes.txt"}})
