@@ -14,14 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.disclosure import (
-    PROMOTED_KEY,
-    carry_over,
-    catalog_hash,
-    deferred_listing,
-    promote,
-    promoted_names,
-)
+from tooldeck.disclosure import PROMOTED_KEY, catalog_hash, deferred_listing, promote, promoted_names
+from tooldeck.disclosure.promotion import PromotedView
 
 __all__ = ["PROMOTED_KEY", "ToolView", "catalog_hash", "promote", "promoted_names"]
 
@@ -32,21 +26,10 @@ class ToolView:
 
     def __init__(self, loadouts: Callable[[], Loadout]) -> None:
         self.loadouts = loadouts
-        self._catalog: str | None = None  # the hash of the deferred catalog this run saw last
+        self._promoted = PromotedView()
 
     def for_state(self, state: dict[str, Any]) -> Loadout:
-        base = self.loadouts()
-        if not base.deferred and self._catalog is None:
-            return base
-        current = catalog_hash(base)
-        if self._catalog is not None and self._catalog != current:
-            carry_over(state, self._catalog, base)
-        self._catalog = current
-        names = promoted_names(state, base)
-        if not names:
-            return base
-        view: Loadout = base.cached_render(("tooldeck.promoted", names), lambda: base.with_exposed(names))
-        return view
+        return self._promoted.view(self.loadouts(), state)
 
     @staticmethod
     def system(base: str | None, loadout: Loadout) -> str | None:

@@ -14,6 +14,7 @@ from tooldeck.disclosure.catalog import catalog_hash, deferred_catalog, loader_n
 from tooldeck.disclosure.listing import deferred_listing, summary
 from tooldeck.disclosure.promotion import (
     PROMOTED_KEY,
+    PromotedView,
     Promotions,
     carry_over,
     promote,
@@ -24,6 +25,7 @@ from tooldeck.disclosure.rendering import ToolRendering
 
 __all__ = [
     "PROMOTED_KEY",
+    "PromotedView",
     "Promotions",
     "ToolRendering",
     "carry_over",

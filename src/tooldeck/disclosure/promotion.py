@@ -86,3 +86,26 @@ def carry_over(state: MutableMapping[str, Any], previous: str, loadout: Loadout)
     kept = record.names & _deferred(loadout)
     state[PROMOTED_KEY] = Promotions(current, kept).to_state()
     return True
+
+
+class PromotedView:
+    """What one run (an agent conversation, a served client session) sees of the current
+    assembly: its deferred tools promoted in the run state exposed. It remembers the catalog it
+    saw last, to carry the promotions over when the catalog changes under the live run."""
+
+    def __init__(self) -> None:
+        self.catalog: str | None = None
+
+    def view(self, base: Loadout, state: MutableMapping[str, Any]) -> Loadout:
+        """`base` with the run's promoted tools exposed (the same object while nothing changed)."""
+        if not base.deferred and self.catalog is None:
+            return base
+        current = catalog_hash(base)
+        if self.catalog is not None and self.catalog != current:
+            carry_over(state, self.catalog, base)
+        self.catalog = current
+        names = promoted_names(state, base)
+        if not names:
+            return base
+        view: Loadout = base.cached_render(("tooldeck.promoted", names), lambda: base.with_exposed(names))
+        return view
