@@ -9,6 +9,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+
 from mcp import Client, StdioServerParameters
 
 AGENT = Path(__file__).resolve().parent / "echo_agent.py"

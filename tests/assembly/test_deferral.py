@@ -42,14 +42,18 @@ def test_defer_by_source_toolset_name_and_the_tools_own_option(tmp_path: Path) -
         "mcp": [make("mcp__gh__issue", "mcp-gh"), make("mcp__gh__pr", "mcp-gh", defer=False)],
         "plugin": [make("plug_a", "plugins")],
     }
-    d = deck(tmp_path, tools, tool_search={"enabled": True, "defer": ["mcp", "source:plugin", "web", "web_*"]})
+    d = deck(
+        tmp_path, tools, tool_search={"enabled": True, "defer": ["mcp", "source:plugin", "web", "web_*"]}
+    )
     loadout = d.loadout()
     assert loadout.deferred_names == ("big_one", "mcp__gh__issue", "plug_a", "web_fetch", "web_get")
     assert loadout.exposed_names == ("keep", "mcp__gh__pr", "tool_search")
     why = fates(d)
     assert why["mcp__gh__issue"] == ("deferred", "deferred behind tool_search (tool_search.defer: mcp)")
     assert why["plug_a"][1] == "deferred behind tool_search (tool_search.defer: source:plugin)"
-    assert why["web_get"][1] == "deferred behind tool_search (tool_search.defer: web)"  # the first entry that matches
+    assert (
+        why["web_get"][1] == "deferred behind tool_search (tool_search.defer: web)"
+    )  # the first entry that matches
     assert why["big_one"][1] == "deferred behind tool_search (tool_search.defer: defer: true on the tool)"
     assert why["tool_search"] == ("exposed", "exposed because 5 tool(s) are deferred behind it")
 
@@ -74,7 +78,9 @@ def test_tool_search_is_not_a_toolset_the_platform_must_select(tmp_path: Path) -
     assert skilled.loadout().deferred_names == ("fetch",)
 
 
-def test_a_tool_shadowing_tool_search_means_nothing_is_deferred_and_the_assembly_says_so(tmp_path: Path) -> None:
+def test_a_tool_shadowing_tool_search_means_nothing_is_deferred_and_the_assembly_says_so(
+    tmp_path: Path,
+) -> None:
     tools: dict[SourceKind, list[Tool]] = {"user": [make("tool_search"), make("fetch", "web")]}
     d = deck(tmp_path, tools, tool_search={"enabled": True, "defer": ["web"]})
     loadout = d.loadout()
@@ -106,7 +112,9 @@ def test_the_token_budget_defers_least_trusted_and_largest_tools_first(tmp_path:
     }
     costs = token_costs(deck(tmp_path, tools).loadout(), "openai")
     full = sum(costs.values())
-    search = token_costs(deck(tmp_path, tools, tool_search={"enabled": True}).loadout(), "openai")["tool_search"]
+    search = token_costs(deck(tmp_path, tools, tool_search={"enabled": True}).loadout(), "openai")[
+        "tool_search"
+    ]
     # Room for everything but the MCP tool and the largest deferrable user tool, with tool_search.
     budget = full + search - costs["large"] - costs["mcp__s__tiny"]
     d = deck(tmp_path, tools, tool_search={"enabled": True, "defer": [], "max_exposed_tokens": budget})
@@ -126,7 +134,11 @@ def test_the_token_budget_defers_least_trusted_and_largest_tools_first(tmp_path:
 
 def test_a_budget_nothing_can_meet_is_reported(tmp_path: Path) -> None:
     tools: dict[SourceKind, list[Tool]] = {
-        "user": [make("pinned", words=30, defer=False), make("core_tool", words=30, essential=True), make("x")]
+        "user": [
+            make("pinned", words=30, defer=False),
+            make("core_tool", words=30, essential=True),
+            make("x"),
+        ]
     }
     d = deck(tmp_path, tools, tool_search={"enabled": True, "defer": [], "max_exposed_tokens": 10})
     loadout = d.loadout()

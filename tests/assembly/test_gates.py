@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import pytest
-
 from tooldeck.assembly.gates import (
     AvailabilityGate,
     DedupGate,
@@ -20,7 +18,6 @@ from tooldeck.assembly.gates import (
 )
 from tooldeck.availability_types import Availability
 from tooldeck.config_load import parse_config
-from tooldeck.errors import ConfigError
 from tooldeck.tool import Tool
 from tooldeck.toolsets import Toolset, ToolsetIndex
 

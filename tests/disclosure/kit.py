@@ -13,7 +13,7 @@ from tooldeck.tool import Tool
 
 
 @tool(toolset="github")
-def createIssue(repo: str, title: str, body: str = "") -> str:  # noqa: N802 - camelCase on purpose
+def createIssue(repo: str, title: str, body: str = "") -> str:
     """Open a new issue in a repository.
 
     Args:

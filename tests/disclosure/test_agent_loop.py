@@ -57,14 +57,21 @@ def test_search_then_promoted_then_called_with_the_scripted_model(tmp_path: Path
     # Every request names the deferred tools, with summaries, after the configured system prompt.
     system = model.requests[0].system or ""
     assert system.startswith("You are a capable assistant")
-    assert "call tool_search first" in system and "- get_forecast: Weather forecast for the coming days." in system
+    assert (
+        "call tool_search first" in system
+        and "- get_forecast: Weather forecast for the coming days." in system
+    )
     assert model.requests[3].system == system  # promotions do not change it (prompt caches survive)
 
 
 @pytest.mark.parametrize(
     ("listing", "expected", "absent"),
     [
-        ("names", "The deferred tools: createIssue, get_forecast, list_pull_requests, send_slack_message", "- "),
+        (
+            "names",
+            "The deferred tools: createIssue, get_forecast, list_pull_requests, send_slack_message",
+            "- ",
+        ),
         ("none", "4 more tools are available but not loaded", "createIssue"),
         ("summaries", "- list_pull_requests: List the pull requests of a r…\n", "repository"),
     ],
@@ -82,7 +89,9 @@ def test_the_listing_of_deferred_tools_is_configurable(
 def test_a_resumed_session_keeps_its_promotions(tmp_path: Path) -> None:
     deck = make_deck(tmp_path)
     db = tmp_path / "state.db"
-    first = ScriptedModel([reply(calls=[call("tool_search", {"query": "select:get_forecast"})]), reply("loaded")])
+    first = ScriptedModel(
+        [reply(calls=[call("tool_search", {"query": "select:get_forecast"})]), reply("loaded")]
+    )
     _, convo = run_turn(deck.agent(first, store=SessionStore(db)), "load the forecast tool")
     # Another process, later: a new agent resumes the stored session and calls the tool directly.
     second = ScriptedModel([reply(calls=[call("get_forecast", {"city": "Lyon"})]), reply("sunny")])
@@ -101,7 +110,9 @@ def definitions(content: str) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("provider", ["openai", "responses", "anthropic"])
-def test_through_the_official_sdk(tmp_path: Path, scripted_server: ScriptedServer, provider: Provider) -> None:
+def test_through_the_official_sdk(
+    tmp_path: Path, scripted_server: ScriptedServer, provider: Provider
+) -> None:
     scripted_server.add(
         Turn(calls=[("tool_search", {"query": "forecast for a city"})]),
         Turn(calls=[("get_forecast", {"city": "Paris", "days": 2})]),

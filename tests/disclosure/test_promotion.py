@@ -30,7 +30,9 @@ def test_the_catalog_hash_is_the_search_catalogs_and_ignores_promotions(tmp_path
     assert "createIssue" in view.exposed_names and "createIssue" not in view.deferred_names
     assert catalog_hash(view) == catalog_hash(base)  # the catalog is the same whatever is promoted
     # Descriptions count: the same names with another text are another catalog.
-    changed = [t.with_options(description="Something else.") if t.name == "get_forecast" else t for t in TOOLS]
+    changed = [
+        t.with_options(description="Something else.") if t.name == "get_forecast" else t for t in TOOLS
+    ]
     assert catalog_hash(make_deck(tmp_path, changed).loadout()) != catalog_hash(base)
 
 

@@ -74,7 +74,8 @@ def test_results_carry_full_definitions_in_the_configured_dialect_and_a_promotio
     }
     data = config_data(tmp_path)
     anthropic = Deck(
-        parse_config({**data, "model": {"provider": "anthropic"}}, env={}), tools=deck.registry.snapshot().tools
+        parse_config({**data, "model": {"provider": "anthropic"}}, env={}),
+        tools=deck.registry.snapshot().tools,
     )
     [definition] = search(anthropic, "select:createIssue")["tools"]
     assert definition["name"] == "createIssue" and "input_schema" in definition

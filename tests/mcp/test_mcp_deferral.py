@@ -51,7 +51,9 @@ def test_promotions_follow_the_servers_tool_list(tmp_path: Path) -> None:
 
         convo = asyncio.run(main())
         loadout = deck.loadout()
-        assert "mcp__srv__fresh" in deferred_catalog(loadout) and "mcp__srv__where" not in deferred_catalog(loadout)
+        assert "mcp__srv__fresh" in deferred_catalog(loadout) and "mcp__srv__where" not in deferred_catalog(
+            loadout
+        )
         # The record is scoped to the catalog as it is now, without the vanished tool.
         expected = sorted({*LOADED, "mcp__srv__fresh"} - {"mcp__srv__where"})
         assert convo.state[PROMOTED_KEY] == {"catalog": catalog_hash(loadout), "names": expected}

@@ -10,9 +10,9 @@ import httpx
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcp import Client
 from serve.helpers import BIN, http_server, make_config, tools_json_names
 
 INITIALIZE = {

@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 import yaml
-from mcp import Client, StdioServerParameters
 
+from mcp import Client, StdioServerParameters
 from serve.helpers import BIN, REPO, make_config, tools_json_names
 from tooldeck.config_load import parse_config
 

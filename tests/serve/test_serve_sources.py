@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client
 
+from mcp import Client
 from tooldeck import Config, Deck, Tool
 from tooldeck.serve import DeckServer
 from tooldeck.sources.base import Source, SourceListing

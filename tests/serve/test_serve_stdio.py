@@ -14,8 +14,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp import Client
 
+from mcp import Client
 from serve.helpers import make_config, stdio_params, tools_json_names
 
 MODES = ["legacy", "auto"]

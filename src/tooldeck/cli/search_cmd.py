@@ -12,7 +12,6 @@ file, a ranker that is not installed) exits 2.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING
 
 from tooldeck.cli.common import (
@@ -20,6 +19,7 @@ from tooldeck.cli.common import (
     add_json,
     add_platform,
     assemble,
+    emit,
     fail,
     load_deck,
     warn_diagnostics,
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         if deck is not None:
             deck.close()
     if text:
-        sys.stdout.write(text + "\n")
+        emit(text)
     return 0
 
 

@@ -265,7 +265,8 @@ class DeckServer:
             return  # the catalog changed while the call ran: what it found may be gone
         view = state.view(loadout)  # carries the session's promotions over to the current catalog
         promote(state.state, view, record.names)
-        await self._tell(state, state.view(loadout))
+        if await self._tell(state, state.view(loadout)):
+            self.notifications_sent += 1
 
 
 def _every_deferred(loadout: Loadout) -> Callable[[], frozenset[str]]:
