@@ -55,7 +55,7 @@ def test_defer_by_source_toolset_name_and_the_tools_own_option(tmp_path: Path) -
         why["web_get"][1] == "deferred behind tool_search (tool_search.defer: web)"
     )  # the first entry that matches
     assert why["big_one"][1] == "deferred behind tool_search (tool_search.defer: defer: true on the tool)"
-    assert why["tool_search"] == ("exposed", "exposed because 5 tool(s) are deferred behind it")
+    assert why["tool_search"] == ("exposed", "exposed because 5 tools are deferred behind it")
 
 
 def test_tool_search_is_hidden_when_nothing_is_deferred_and_absent_when_disabled(tmp_path: Path) -> None:

@@ -136,3 +136,14 @@ def test_through_the_official_sdk(
     else:
         assert definition["function"]["name"] == "get_forecast"
     assert third.tool_results()[-1][1] == "2 sunny days in Paris"
+
+
+def test_a_sub_agent_gets_tool_search_with_its_deferred_tools_and_only_then(tmp_path: Path) -> None:
+    from tooldeck.agent.builtins.delegate import scoped_loadout
+
+    parent = make_deck(tmp_path).loadout()
+    child = scoped_loadout(parent, ["github"])
+    assert child.exposed_names == ("tool_search",)
+    assert child.deferred_names == ("createIssue", "list_pull_requests")
+    plain = scoped_loadout(parent, ["core"])
+    assert plain.exposed_names == ("add",) and not plain.deferred

@@ -113,8 +113,9 @@ class DeferralGate:
         if not deferred:
             why = "nothing is deferred (tool_search loads deferred tools)"
             return exposed, [], [Fate(t, "hidden", self.name, why) for t in loaders]
+        count = f"{len(deferred)} tool is" if len(deferred) == 1 else f"{len(deferred)} tools are"
         for t in loaders:
-            gi.reasons[t.name] = f"exposed because {len(deferred)} tool(s) are deferred behind it"
+            gi.reasons[t.name] = f"exposed because {count} deferred behind it"
         return exposed + loaders, deferred, []
 
     def _fit(
