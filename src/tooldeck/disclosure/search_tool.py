@@ -37,8 +37,8 @@ MAX_LIMIT = 25
 def tool_search(query: str, limit: int = 5, context: ToolContext | None = None) -> ToolOutput:
     """Load deferred tools: find them by what they do, get their full definitions, then call them.
 
-    Deferred tools are named in your instructions but their parameters are not loaded; call this
-    first, then call the tools it returns (they stay loaded for the rest of the conversation).
+    Deferred tools are listed by name (in your instructions, or below) without their parameters:
+    call this first, then call the tools it returns (they stay loaded for the conversation).
 
     Args:
         query: what the tool should do, in a few words ("create a github issue"); or
