@@ -145,3 +145,29 @@ def test_a_budget_nothing_can_meet_is_reported(tmp_path: Path) -> None:
     assert loadout.deferred_names == ("x",) and {"pinned", "core_tool"} <= set(loadout.exposed_names)
     [warning] = [x for x in d.diagnostics(loadout) if x.path == "tool_search.max_exposed_tokens"]
     assert "over the budget of 10" in warning.message
+
+
+PING = '''
+from tooldeck import tool
+
+
+@tool()
+def ping() -> str:
+    """Ping."""
+    return "pong"
+'''
+
+
+def test_deferral_asked_for_while_tool_search_is_off_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "td_defer_tools.py").write_text(PING, encoding="utf-8")
+    data = {
+        "home": str(tmp_path),
+        "plugins": {"enabled": False},
+        "tools": [{"use": "td_defer_tools:ping", "defer": True}],
+        "tool_search": {"max_exposed_tokens": 100},
+    }
+    d = Deck(parse_config(data, base_dir=str(tmp_path), env={}), builtins=False)
+    assert d.loadout().exposed_names == ("ping",)
+    found = {x.path: x.message for x in d.diagnostics(d.loadout()) if x.level == "warning"}
+    assert found["tools[0].defer"] == "has no effect while tool_search.enabled is false"
+    assert found["tool_search.max_exposed_tokens"] == "has no effect while tool_search.enabled is false"

@@ -59,11 +59,18 @@ def deferral_rule(tool: Tool, patterns: Sequence[str]) -> str | None:
     return next((p for p in patterns if matches(tool, p)), None)
 
 
-def unmatched_entries(tools: Sequence[Tool], config: Config) -> list[Diagnostic]:
-    """`tool_search.defer` entries that match no candidate tool (a typo defers nothing)."""
+def deferral_diagnostics(tools: Sequence[Tool], config: Config) -> list[Diagnostic]:
+    """Deferral settings that do nothing: `tool_search.defer` entries that match no candidate
+    tool (a typo), and deferral asked for while `tool_search.enabled` is false."""
     ts = config.tool_search
     if not ts.enabled:
-        return []
+        idle = "has no effect while tool_search.enabled is false"
+        out = [
+            Diagnostic("warning", idle, f"tools[{i}].defer") for i, e in enumerate(config.tools) if e.defer
+        ]
+        if ts.max_exposed_tokens is not None:
+            out.append(Diagnostic("warning", idle, "tool_search.max_exposed_tokens"))
+        return out
     out = []
     for i, entry in enumerate(ts.defer):
         if any(matches(t, entry) for t in tools if not t.loads_deferred):

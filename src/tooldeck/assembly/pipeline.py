@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck.assembly.deferral import DeferralGate, TokenCounter, unmatched_entries
+from tooldeck.assembly.deferral import DeferralGate, TokenCounter, deferral_diagnostics
 from tooldeck.assembly.gates import (
     POLICY_GATES,
     SELECTION_GATES,
@@ -164,7 +164,7 @@ class Assembler:
                 if inc not in toolsets:
                     hint = f"unknown toolset {inc!r} (included by {name})"
                     out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
-        out += unmatched_entries(tools, self.config)
+        out += deferral_diagnostics(tools, self.config)
         return out
 
     # -- stage 2: availability, skills, deferral, rewrites -----------------------------------
