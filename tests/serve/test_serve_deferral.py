@@ -19,7 +19,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp import Client
 from serve.helpers import http_server, make_config
-from tooldeck import Config, Deck, Tool
+from tooldeck import Deck, Tool
+from tooldeck.config_load import parse_config
 from tooldeck.serve import DeckServer
 
 DEFERRING = "tool_search: {enabled: true, defer: [shout, guarded]}\n"
@@ -42,7 +43,9 @@ def text_of(result: types.CallToolResult) -> str:
 
 
 def test_a_search_promotes_for_the_session_and_tells_it(tmp_path: Path) -> None:
-    config = Config(tool_search={"enabled": True, "defer": ["live"]}, home=str(tmp_path))  # type: ignore[arg-type]
+    config = parse_config(
+        {"tool_search": {"enabled": True, "defer": ["live"]}, "home": str(tmp_path)}, env={}
+    )
     deck = Deck(config, tools=[say("first"), say("second")], builtins=False)
     server = DeckServer(deck, interval_s=3600)
 
@@ -128,7 +131,9 @@ def test_promotions_are_per_session_over_http(tmp_path: Path) -> None:
 
 
 def test_sessionless_clients_call_what_tool_search_returned(tmp_path: Path) -> None:
-    config = Config(tool_search={"enabled": True, "defer": ["live"]}, home=str(tmp_path))  # type: ignore[arg-type]
+    config = parse_config(
+        {"tool_search": {"enabled": True, "defer": ["live"]}, "home": str(tmp_path)}, env={}
+    )
     deck = Deck(config, tools=[say("first")], builtins=False)
     server = DeckServer(deck, interval_s=3600)
 
