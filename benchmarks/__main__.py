@@ -30,6 +30,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.search",
         "tool retrieval hit@k on MetaTool/BFCL and latency vs plain BM25 and DeerFlow",
     ),
+    "deferral": (
+        "benchmarks.deferral",
+        "tokens saved by deferring tools behind tool_search (LiveMCP, the example); a search's cost",
+    ),
 }
 
 

@@ -42,7 +42,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.registry",),
     ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets", "tooldeck.skills"),
     ("tooldeck.assembly",),
-    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search"),
+    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.disclosure"),
     ("tooldeck.tools", "tooldeck.skills.tools"),
     ("tooldeck.agent",),
     ("tooldeck.deck", "tooldeck.serve", "tooldeck.batch"),

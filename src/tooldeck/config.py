@@ -84,7 +84,8 @@ class ToolEntry:
     shell: bool | None = None
     # Needs a vision model: hidden unless model.supports_vision.
     needs_vision: bool | None = None
-    # Deferral behind tool_search (not supported by this version: refused).
+    # true: deferred behind tool_search whatever tool_search.defer says (when tool_search is enabled);
+    # false: never deferred.
     defer: bool | None = None
     # `process`: each call runs in a child process killed at its deadline with all it started.
     isolation: Literal["process"] | None = None
@@ -185,11 +186,26 @@ class ShellConfig:
 
 @dataclass(frozen=True)
 class ToolSearchConfig:
+    """Progressive disclosure: deferred tools reach the model by name only, and `tool_search`
+    loads their schemas when the model asks for them."""
+
     __pydantic_config__ = _FORBID
-    # Defer tools behind tool_search (not supported by this version: refused).
+    # Defer tools behind tool_search (the tool_search tool is exposed whenever a tool is deferred).
     enabled: bool = False
-    # What to defer: "mcp" (every MCP tool), toolset names, tool names or glob patterns.
+    # What to defer: "mcp" (every MCP tool), "source:KIND" (config, user, builtin, mcp, plugin, acp),
+    # toolset names, tool names or glob patterns of either.
     defer: list[str] = field(default_factory=lambda: ["mcp"])
+    # Also defer tools while the exposed schemas cost more tokens than this (counted in the dialect of
+    # model.provider), plugin/MCP tools and the largest schemas first; unset: no budget.
+    max_exposed_tokens: Annotated[int, Ge(1)] | None = None
+    # How the system prompt lists the deferred tools: names with a one-line summary, names only, or
+    # not at all (the model then finds them with tool_search alone).
+    listing: Literal["summaries", "names", "none"] = "summaries"
+    # The longest one-line summary in the listing, in characters.
+    summary_chars: Annotated[int, Ge(20)] = 100
+    # How tool_search ranks free-text queries: bm25 (lexical), semantic (MiniLM embeddings, the
+    # semantic extra) or hybrid (both).
+    ranker: Literal["bm25", "semantic", "hybrid"] = "bm25"
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,7 @@ def _check_meaning(config: Config) -> None:
     mcp_server_configs(config)
     _check_web(config)
     _check_shell_lists(config)
-    _refuse_unbuilt(config)
+    _check_tool_search(config)
 
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
@@ -298,20 +298,21 @@ def _check_shell_lists(config: Config) -> None:
         raise ConfigError(f"named in both shell.block and shell.approve: {', '.join(both)}", path="shell")
 
 
-# Keys that are part of the configuration's design but whose feature is not built yet: refused,
-# never silently accepted.
-def _refuse_unbuilt(config: Config) -> None:
-    if config.tool_search.enabled or config.tool_search.defer != ["mcp"]:
-        key = "tool_search.enabled" if config.tool_search.enabled else "tool_search.defer"
-        raise ConfigError(
-            "deferred tools behind tool_search are not supported by this version of tooldeck yet", path=key
-        )
-    for i, entry in enumerate(config.tools):
-        if entry.defer is not None:
-            raise ConfigError(
-                "deferred tools behind tool_search are not supported by this version of tooldeck yet",
-                path=f"tools[{i}].defer",
-            )
+def _check_tool_search(config: Config) -> None:
+    """`tool_search.defer` entries: a `source:` entry must name a kind of source, and no entry is
+    empty (a blank pattern would defer nothing, silently)."""
+    from tooldeck.tool import SOURCE_PRIORITY
+
+    for i, entry in enumerate(config.tool_search.defer):
+        if not entry.strip():
+            raise ConfigError("an empty entry defers nothing", path=f"tool_search.defer[{i}]")
+        if entry.startswith("source:"):
+            kind = entry.removeprefix("source:")
+            if kind not in SOURCE_PRIORITY:
+                raise ConfigError(
+                    f"unknown kind of source {kind!r}; one of {', '.join(SOURCE_PRIORITY)}",
+                    path=f"tool_search.defer[{i}]",
+                )
 
 
 def _plain(value: Any) -> Any:

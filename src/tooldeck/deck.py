@@ -81,7 +81,7 @@ class Deck:
         self.sources: list[ToolSource] = [*_config_sources(self.config, builtins=builtins), *self._given]
         _check_unique_names(self.sources)
         self.registry = Registry()
-        self.assembler = Assembler(self.registry, self.config)
+        self.assembler = Assembler(self.registry, self.config, token_counter=_count_tokens)
         self._notes: dict[str, tuple[Diagnostic, ...]] = {}
         for source in self.sources:
             self._sync(source)
@@ -319,7 +319,30 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         from tooldeck.sources.acp import AcpSource
 
         out.append(AcpSource(config))
+    if config.tool_search.enabled:
+        # Part of the deferral machinery, not of the tool library: present even without built-ins.
+        from tooldeck.disclosure.search_tool import tool_search
+
+        out.append(StaticSource([tool_search], name="tool_search", kind="builtin"))
     return out
+
+
+def _count_tokens(tools: Sequence[Tool], descriptions: Mapping[str, str], config: Config) -> dict[str, int]:
+    """Tokens of each tool as config `model:` receives it (for tool_search.max_exposed_tokens)."""
+    from tooldeck.dialects import token_costs
+
+    view = Loadout(
+        platform=config.platform,
+        exposed=tuple(tools),
+        deferred=(),
+        hidden=(),
+        descriptions=descriptions,
+        reasons={},
+        config=config,
+    )
+    return token_costs(
+        view, config.model.provider, strict=config.dialects.openai.strict, profile=config.model.name
+    )
 
 
 def _deck_services(config: Config) -> dict[type, object]:

@@ -92,6 +92,9 @@ class Tool:
     resource: Resource | None = None
     # Never hidden by active skills' allowed_tools (the model needs it to find tools or talk).
     essential: bool = False
+    # Loads deferred tools (`tool_search`): exposed exactly when some tool is deferred, never
+    # deferred itself.
+    loads_deferred: bool = False
     # "process": each call runs in a child process killed at the deadline with all it started
     # (a fork per call); default: a worker thread (sync) or the event loop (async).
     isolation: Literal["process"] | None = None

@@ -187,8 +187,12 @@ def test_deferred_tools_are_sent_only_once_promoted() -> None:
     convo.state["promoted"]["catalog"] = "0" * 16
     assert promoted_names(convo.state, loadout) == frozenset()
     assert catalog_hash(loadout) != "0" * 16
-    # A bare list of names counts too, but only names that are deferred in this loadout.
-    assert promoted_names({"promoted": ["sync_sleep", "add", "nope"]}, loadout) == {"sync_sleep"}
+    # A record without a catalog hash (a bare list of names) is a mismatch, and the next
+    # promotion replaces it.
+    state: dict[str, Any] = {"promoted": ["sync_sleep", "add", "nope"]}
+    assert promoted_names(state, loadout) == frozenset()
+    promote(state, loadout, ["slow_echo", "add"])
+    assert state["promoted"] == {"catalog": catalog_hash(loadout), "names": ["slow_echo"]}
 
 
 def test_budget_exhaustion_drops_tool_calls_from_the_summary_reply() -> None:

@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import pytest
-
 from tooldeck.assembly.gates import (
     AvailabilityGate,
     DedupGate,
-    DeferralGate,
     DisabledToolsetsGate,
     GateInput,
     HostShellGate,
@@ -21,7 +18,6 @@ from tooldeck.assembly.gates import (
 )
 from tooldeck.availability_types import Availability
 from tooldeck.config_load import parse_config
-from tooldeck.errors import ConfigError
 from tooldeck.tool import Tool
 from tooldeck.toolsets import Toolset, ToolsetIndex
 
@@ -133,11 +129,3 @@ def test_skills_gate_least_privilege() -> None:
     kept, hidden = SkillsGate().apply(tools, gi(tools, **cfg))
     assert names(kept) == ["read", "write", "clarify"]  # union + the essential tools
     assert names([f.tool for f in hidden]) == ["bash"] and "(a, b)" in (hidden[0].reason or "")
-
-
-def test_deferral_is_refused_until_tool_search_exists() -> None:
-    tools = [make("mcp__gh__issue", "mcp-gh", source="mcp"), make("big_one", defer=True)]
-    exposed, deferred = DeferralGate().split(tools, gi(tools))  # tool_search disabled: nothing deferred
-    assert len(exposed) == 2 and not deferred
-    with pytest.raises(ConfigError, match=r"tool_search\.enabled: .*not supported"):
-        gi(tools, tool_search={"enabled": True})

@@ -94,9 +94,18 @@ def test_a_config_built_in_code_is_validated_like_a_file() -> None:
     assert Config().with_section("execution", max_concurrency=2).execution.max_concurrency == 2
 
 
-def test_keys_whose_feature_is_not_built_are_refused() -> None:
-    with pytest.raises(ConfigError, match=r"^tool_search\.enabled: .*not supported"):
-        parse_config({"tool_search": {"enabled": True}})
+def test_tool_search_entries_are_checked_with_their_key_path() -> None:
+    ok = parse_config({"tool_search": {"enabled": True, "defer": ["source:plugin", "web", "mcp__*"]}})
+    assert ok.tool_search.defer == ["source:plugin", "web", "mcp__*"] and ok.tool_search.ranker == "bm25"
+    with pytest.raises(ConfigError, match=r"^tool_search\.defer\[1\]: unknown kind of source 'mpc'"):
+        parse_config({"tool_search": {"defer": ["web", "source:mpc"]}})
+    with pytest.raises(ConfigError, match=r"^tool_search\.defer\[0\]: an empty entry"):
+        parse_config({"tool_search": {"defer": [" "]}})
+    with pytest.raises(ConfigError, match=r"^tool_search\.max_exposed_tokens: "):
+        parse_config({"tool_search": {"max_exposed_tokens": 0}})
+    with pytest.raises(ConfigError, match=r"^tool_search\.listing: "):
+        parse_config({"tool_search": {"listing": "everything"}})
+    assert parse_config({"tools": [{"use": "m:f", "defer": True}]}).tools[0].defer is True
 
 
 def test_a_cached_config_file_loads_without_yaml_or_pydantic(tmp_path: Path) -> None:

@@ -138,10 +138,11 @@ class AgentLoop:
         return self._finish(convo, "budget_exhausted", reply.message.content, iteration, usage)
 
     async def _call_model(self, convo: Conversation, iteration: int, *, allow_tools: bool) -> ModelReply:
+        loadout = self.tools.for_state(convo.state)
         request = ModelRequest(
-            system=convo.system,
+            system=self.tools.system(convo.system, loadout),  # plus the deferred tools, by name
             messages=tuple(convo.messages),
-            loadout=self.tools.for_state(convo.state),
+            loadout=loadout,
             allow_tools=allow_tools,
         )
         self.events(ModelRequested(iteration, len(request.messages), request.tool_names))

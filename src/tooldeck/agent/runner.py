@@ -42,7 +42,7 @@ class SessionRunner:
         self.services = dict(services or {})
         self.grants = Grants()
 
-    def executor(self, state: Mapping[str, Any]) -> Executor:
+    def executor(self, state: dict[str, Any]) -> Executor:
         return Executor(
             self.view.for_state(state),
             policy=self.policy,

@@ -21,13 +21,14 @@ from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.events import EventSink, null_sink
 from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult
 from tooldeck.agent.messages import Message
-from tooldeck.agent.models.base import ModelClient
+from tooldeck.agent.models.base import ModelClient, ModelSettings
 from tooldeck.agent.runner import SessionRunner
 from tooldeck.agent.services import AgentServices
 from tooldeck.agent.sessions import SessionStore, new_session_id
 from tooldeck.agent.toolview import ToolView
 from tooldeck.agent.vision import vision_service
 from tooldeck.assembly.loadout import Loadout
+from tooldeck.disclosure.rendering import ToolRendering
 from tooldeck.execution.policy import Approver, Policy
 from tooldeck.execution.types import ErrorEnvelope
 from tooldeck.home import tooldeck_home
@@ -102,12 +103,10 @@ class Agent:
     # -- sessions --------------------------------------------------------------------------
 
     def system_prompt(self, loadout: Loadout | None = None) -> str:
-        """The base prompt, the deferred tools by name, and the memory snapshot."""
+        """The base prompt and the memory snapshot (stored with the session). The loop adds the
+        deferred tools by name to each request, as the catalog is at that moment."""
         loadout = loadout or self.loadout()
         parts = [self.config.agent.system_prompt or DEFAULT_SYSTEM]
-        if loadout.deferred:
-            names = ", ".join(loadout.deferred_names)
-            parts.append(f"More tools are available but not loaded; call tool_search to load them: {names}")
         exposed = loadout.get("memory")
         # The built-in memory tool (not a tool of another source that took its name).
         if (
@@ -177,6 +176,7 @@ class Agent:
         vision = vision_service(model or self.model)
         if vision is not None:
             offered[VisionService] = vision
+        offered[ToolRendering] = tool_rendering(model or self.model, self.config)
         view = ToolView(loadouts)
         runner = SessionRunner(
             view,
@@ -224,6 +224,16 @@ class Agent:
             await self.delegate_model.aclose()
         if self.store is not None:
             self.store.close()
+
+
+def tool_rendering(model: ModelClient, config: Config) -> ToolRendering:
+    """How `model` receives tool schemas (its client's provider, strict mode and model name), for
+    the definitions tool_search returns; a client without settings (the scripted model) gets
+    config `model:`'s."""
+    settings = getattr(model, "settings", None)
+    if isinstance(settings, ModelSettings):
+        return ToolRendering(settings.provider, settings.strict_tools, settings.model)
+    return ToolRendering.for_config(config)
 
 
 def unanswered_calls(messages: list[Message]) -> list[Message]:

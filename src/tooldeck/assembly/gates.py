@@ -7,7 +7,6 @@ look at (config, platform, availability, whether the bwrap sandbox works) is in 
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -285,39 +284,8 @@ class SkillsGate:
         return kept, [_hide(t, self.name, why) for t in tools if t.name not in allowed and not t.essential]
 
 
-def deferral_rule(tool: Tool, patterns: Sequence[str]) -> str | None:
-    """The tool_search.defer entry that defers `tool`, if any."""
-    if tool.defer is not None:
-        return "defer: true on the tool" if tool.defer else None
-    for p in patterns:
-        if (p == "mcp" and tool.source == "mcp") or fnmatch.fnmatchcase(tool.name, p):
-            return p
-        if fnmatch.fnmatchcase(tool.toolset, p):
-            return p
-    return None
-
-
-class DeferralGate:
-    """Marks tools deferred (name only, schema via tool_search); it hides nothing."""
-
-    name = "deferral"
-
-    def split(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Kept]:
-        ts = gi.config.tool_search
-        if not ts.enabled:
-            return list(tools), []
-        exposed, deferred = [], []
-        for t in tools:
-            rule = deferral_rule(t, ts.defer)
-            if rule is None:
-                exposed.append(t)
-            else:
-                gi.reasons[t.name] = f"deferred behind tool_search (tool_search.defer: {rule})"
-                deferred.append(t)
-        return exposed, deferred
-
-
-# The order they apply in. Deferral is last and handled by the pipeline (it splits, not hides).
+# The order they apply in. Deferral (`deferral.py`) is last and handled by the pipeline: it splits
+# the survivors into exposed and deferred tools.
 SELECTION_GATES: tuple[Gate, ...] = (
     DedupGate(),
     ToolsetGate(),

@@ -48,6 +48,8 @@ class Loadout:
     config: Config = field(default_factory=Config)
     # The union of the active skills' allowed tools, or None when no skill restricts tools.
     skills_allowed: frozenset[str] | None = None
+    # Deferred tools exposed in this view because `tool_search` promoted them (see `with_exposed`).
+    promoted: tuple[Tool, ...] = ()
     _renders: dict[Any, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _index: dict[str, Tool] = field(init=False, repr=False)
@@ -67,6 +69,14 @@ class Loadout:
     def deferred_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.deferred)
 
+    @property
+    def all_deferred(self) -> tuple[Tool, ...]:
+        """Every tool the assembly deferred, promoted ones included, in name order: the catalog
+        `tool_search` searches (the same whatever this view has promoted)."""
+        if not self.promoted:
+            return self.deferred
+        return tuple(sorted((*self.deferred, *self.promoted), key=lambda t: t.name))
+
     def with_exposed(self, names: frozenset[str]) -> Loadout:
         """This loadout with the deferred tools in `names` exposed (promoted), sharing its descriptions."""
         promoted = tuple(t for t in self.deferred if t.name in names)
@@ -82,6 +92,7 @@ class Loadout:
             diagnostics=self.diagnostics,
             config=self.config,
             skills_allowed=self.skills_allowed,
+            promoted=self.promoted + promoted,
         )
 
     def restricted_to(self, names: frozenset[str], *, why: str, gate: str = "scope") -> Loadout:
@@ -99,6 +110,7 @@ class Loadout:
             diagnostics=self.diagnostics,
             config=self.config,
             skills_allowed=self.skills_allowed,
+            promoted=tuple(t for t in self.promoted if t.name in names),
         )
 
     def get(self, name: str) -> Tool | None:

@@ -14,10 +14,11 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from tooldeck.assembly.deferral import DeferralGate, TokenCounter, deferral_diagnostics
 from tooldeck.assembly.gates import (
     POLICY_GATES,
     SELECTION_GATES,
-    DeferralGate,
+    DedupGate,
     GateInput,
     host_shell_probe,
     skills_allowed,
@@ -50,10 +51,18 @@ class Assembler:
     """Assembles loadouts from one registry under one config."""
 
     def __init__(
-        self, registry: Registry, config: Config | None = None, *, checker: AvailabilityChecker | None = None
+        self,
+        registry: Registry,
+        config: Config | None = None,
+        *,
+        checker: AvailabilityChecker | None = None,
+        token_counter: TokenCounter | None = None,
     ) -> None:
+        """`token_counter` counts the tokens of tools as the model's provider receives them, for
+        `tool_search.max_exposed_tokens` (default: an estimate from the schema's length)."""
         self.registry = registry
         self.config = config or Config()
+        self.deferral = DeferralGate(token_counter)
         checks = self.config.checks
         self.checker = checker or AvailabilityChecker(
             ttl_s=checks.ttl_s, budget_ms=checks.budget_ms, flap_grace_s=checks.flap_grace_s
@@ -104,9 +113,17 @@ class Assembler:
         gi.diagnostics.extend(self._config_diagnostics(tools, gi.toolsets))
         current: list[Tool] = list(tools)
         hidden: list[Fate] = []
+        # The tool that loads deferred tools belongs to the deferral machinery (switched by
+        # tool_search.enabled), not to a toolset the platform selects: after de-duplication the
+        # selection gates leave it alone, and the deferral gate decides.
+        loaders: list[Tool] = []
         for gate in SELECTION_GATES:
             current, dropped = gate.apply(current, gi)
             hidden.extend(dropped)
+            if isinstance(gate, DedupGate):
+                loaders = [t for t in current if t.loads_deferred]
+                current = [t for t in current if not t.loads_deferred]
+        current += loaders
         gi.diagnostics[:] = list(dict.fromkeys(gi.diagnostics))
         if cfg.strict:
             problems = [d for d in gi.diagnostics if d.level != "info"]
@@ -147,6 +164,7 @@ class Assembler:
                 if inc not in toolsets:
                     hint = f"unknown toolset {inc!r} (included by {name})"
                     out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
+        out += deferral_diagnostics(tools, self.config)
         return out
 
     # -- stage 2: availability, skills, deferral, rewrites -----------------------------------
@@ -169,7 +187,8 @@ class Assembler:
         for gate in POLICY_GATES:
             current, dropped = gate.apply(current, gi)
             hidden.extend(dropped)
-        exposed, deferred = DeferralGate().split(current, gi)
+        exposed, deferred, idle = self.deferral.split(current, gi)
+        hidden.extend(idle)
         cfg = self.config
         ctx = DescriptionContext(
             frozenset(t.name for t in exposed),

@@ -26,6 +26,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "every candidate tool with its fate: exposed, deferred or hidden, and why",
     ),
     "call": ("tooldeck.cli.call_cmd", "one tool call through the whole execution path"),
+    "search": (
+        "tooldeck.cli.search_cmd",
+        "ranked search over the deferred tools (what tool_search finds), or any --catalog FILE",
+    ),
     "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
     "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
     "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),

@@ -129,6 +129,8 @@ class Executor:
             SpillStore: self.spill,
             type(self.limits): self.limits,
             Config: config,
+            # The loadout the call runs against (tool_search searches its deferred tools).
+            Loadout: loadout,
         }
         normalise = self.limits.normalize_names
         # Built once per loadout (the agent makes an executor per batch over the same loadout).

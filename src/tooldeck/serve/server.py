@@ -11,8 +11,13 @@ start) and every `interval_s` (checks that flip with their TTL), and tells every
 the listing differs from what clients last saw. Handshake-era sessions get the notification on
 their connection; 2026-07-28 clients get it on their `subscriptions/listen` stream.
 
-Per client session the server keeps approval grants (`ClientState`); deferred tools promoted by
-`tool_search` belong there too when that feature lands (see `ClientState`).
+Per client session the server keeps approval grants and the deferred tools `tool_search`
+promoted (`ClientState`): a session lists the exposed tools, `tool_search` (whose description
+names the deferred tools) and the tools it promoted, and a promotion sends that session alone a
+`list_changed`. Change tracking is per session: each is told when its own listing changed.
+2026-07-28 requests have no session, so nothing can remember a promotion: such a client lists
+the exposed tools and `tool_search`, which returns the full definitions of the tools it finds,
+and may then call those deferred tools directly.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import Approvals
 from tooldeck.deck import Deck
+from tooldeck.disclosure import PromotedView, ToolRendering, catalog_hash, promote, read_promotions
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.policy import Approver, Grants
 from tooldeck.execution.types import ToolCall
@@ -50,14 +56,21 @@ MAX_SESSIONS = 512
 class ClientState:
     """What the server keeps for one client session (a handshake-era connection).
 
-    `grants` are the approvals given with "remember" in this session. Deferred tools promoted
-    by `tool_search` would live here too (a set of names per session, read by the executor's
-    `promoted=`, and a promotion followed by `notify_changed()`).
+    `grants` are the approvals given with "remember" in this session; `state` is the run state
+    of its calls, holding the deferred tools `tool_search` promoted (see `tooldeck.disclosure`).
     """
 
     key: str
     grants: Grants = field(default_factory=Grants)
     session: ServerSession | None = None
+    state: dict[str, Any] = field(default_factory=dict)
+    promoted: PromotedView = field(default_factory=PromotedView)
+    # What this session's last tools/list showed (None before its first listing).
+    seen: wire.Signature | None = None
+
+    def view(self, base: Loadout) -> Loadout:
+        """The session's loadout: `base` with the tools it promoted exposed."""
+        return self.promoted.view(base, self.state)
 
 
 class DeckServer:
@@ -134,21 +147,43 @@ class DeckServer:
         return await self._observe(await self.loadout())
 
     async def _observe(self, loadout: Loadout) -> bool:
-        current = wire.signature(loadout)
-        if current == self._seen:
-            return False
-        self._seen = current
-        await self.notify_changed()
-        return True
-
-    async def notify_changed(self) -> None:
-        """Send `notifications/tools/list_changed` to every session that can receive it."""
+        """Tell every client whose listing differs from what it last saw: each session by its own
+        view (its promotions), sessionless clients by the shared listing."""
         from mcp.server.subscriptions import ToolsListChanged
 
+        told = False
+        current = wire.signature(loadout)
+        if current != self._seen:
+            self._seen = current
+            await self.bus.publish(ToolsListChanged())
+            told = True
         for state in list(self._sessions.values()):
-            if state.session is not None:
-                await state.session.send_tool_list_changed()
-        await self.bus.publish(ToolsListChanged())
+            told = await self._tell(state, state.view(loadout)) or told
+        if told:
+            self.notifications_sent += 1
+        return told
+
+    async def _tell(self, state: ClientState, view: Loadout) -> bool:
+        """Send this session `list_changed` when its listing differs from the one it last received."""
+        listing = wire.signature(view)
+        if state.seen is None or listing == state.seen:
+            return False
+        state.seen = listing
+        if state.session is not None:
+            await state.session.send_tool_list_changed()
+        return True
+
+    async def notify_changed(self, state: ClientState | None = None) -> None:
+        """Send `notifications/tools/list_changed` to one session, or to every client that can
+        receive it (handshake-era sessions and `subscriptions/listen` streams)."""
+        from mcp.server.subscriptions import ToolsListChanged
+
+        targets = [state] if state is not None else list(self._sessions.values())
+        for target in targets:
+            if target.session is not None:
+                await target.session.send_tool_list_changed()
+        if state is None:
+            await self.bus.publish(ToolsListChanged())
         self.notifications_sent += 1
 
     # -- sessions -----------------------------------------------------------------------------
@@ -178,19 +213,24 @@ class DeckServer:
     ) -> mcp_types.ListToolsResult:
         import mcp_types
 
-        self._state(ctx)
+        state = self._state(ctx)
         loadout = await self.loadout()
         if self._seen is not None:  # other sessions may not have heard of a change yet
             await self._observe(loadout)
-        return mcp_types.ListToolsResult(tools=wire.mcp_tools(loadout))
+        view = state.view(loadout) if state is not None else loadout
+        if state is not None:
+            state.seen = wire.signature(view)
+        return mcp_types.ListToolsResult(tools=wire.mcp_tools(view))
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         state = self._state(ctx)
         loadout = await self.loadout()
+        view = state.view(loadout) if state is not None else loadout
         approver: Approver = CannotAsk()
-        services: dict[type, object] = {}
+        # tool_search answers with MCP tool definitions.
+        services: dict[type, object] = {ToolRendering: ToolRendering("mcp")}
         if supports_elicitation(ctx.session.client_capabilities):
             if state is None:
                 approver = RoundTripApprover(
@@ -201,14 +241,36 @@ class DeckServer:
             else:
                 approver = ElicitationApprover(ctx.session, ctx.request_id)
         executor = Executor(
-            loadout,
+            view,
             approver=approver,
             grants=state.grants if state is not None else None,
             session_id=f"serve-{state.key}" if state is not None else "serve",
             services=services,
+            promoted=None if state is not None else _every_deferred(loadout),
         )
         call = ToolCall(f"mcp-{ctx.request_id}", params.name, params.arguments)
-        [result] = await executor.execute([call])
+        # A copy: calls of one session may run at once, and promotions are merged here, in turn.
+        run_state = dict(state.state) if state is not None else {}
+        [result] = await executor.execute([call], state=run_state)
+        if state is not None and result.update is not None:
+            await self._promoted(state, loadout, result.update)
         if isinstance(approver, RoundTripApprover) and approver.pending is not None and not result.ok:
             return approver.input_required()
         return wire.call_result(result)
+
+    async def _promoted(self, state: ClientState, loadout: Loadout, update: Any) -> None:
+        """Add a call's promotions to the session, and tell it its listing changed."""
+        record = read_promotions(update)
+        if record is None or record.catalog != catalog_hash(loadout):
+            return  # the catalog changed while the call ran: what it found may be gone
+        view = state.view(loadout)  # carries the session's promotions over to the current catalog
+        promote(state.state, view, record.names)
+        if await self._tell(state, state.view(loadout)):
+            self.notifications_sent += 1
+
+
+def _every_deferred(loadout: Loadout) -> Callable[[], frozenset[str]]:
+    """For sessionless requests: every deferred tool counts as promoted (nothing could remember a
+    promotion; the client learns a deferred tool's definition from tool_search)."""
+    names = frozenset(loadout.deferred_names)
+    return lambda: names

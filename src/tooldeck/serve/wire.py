@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.assembly.loadout import Loadout
+from tooldeck.disclosure import deferred_listing
 from tooldeck.execution.types import ToolResult
 from tooldeck.tool import Tool
 
@@ -35,8 +36,17 @@ def tool_annotations(tool: Tool) -> mcp_types.ToolAnnotations | None:
     )
 
 
+def served_description(loadout: Loadout, tool: Tool, listing: str | None) -> str:
+    """The description a client reads; `tool_search` names the deferred tools (`listing`: MCP
+    has no system prompt to list them in)."""
+    text = loadout.description(tool.name)
+    return f"{text}\n\n{listing}" if tool.loads_deferred and listing else text
+
+
 def mcp_tools(loadout: Loadout) -> list[mcp_types.Tool]:
     """The exposed tools as MCP tools (built once per loadout; each call gets its own list)."""
+
+    listing = deferred_listing(loadout)  # outside `build`: the render cache's lock is not re-entrant
 
     def build() -> tuple[mcp_types.Tool, ...]:
         import mcp_types
@@ -44,7 +54,7 @@ def mcp_tools(loadout: Loadout) -> list[mcp_types.Tool]:
         return tuple(
             mcp_types.Tool(
                 name=tool.name,
-                description=loadout.description(tool.name),
+                description=served_description(loadout, tool, listing),
                 input_schema=dict(tool.parameters),
                 annotations=tool_annotations(tool),
             )
@@ -58,11 +68,13 @@ def mcp_tools(loadout: Loadout) -> list[mcp_types.Tool]:
 def signature(loadout: Loadout) -> Signature:
     """Names, descriptions, schemas and hints of the exposed tools: what a client's list shows."""
 
+    listing = deferred_listing(loadout)
+
     def build() -> Signature:
         return tuple(
             (
                 tool.name,
-                loadout.description(tool.name),
+                served_description(loadout, tool, listing),
                 json.dumps(tool.parameters, sort_keys=True, default=str),
                 repr((tool.read_only, tool.destructive, tool.idempotent, tool.open_world)),
             )

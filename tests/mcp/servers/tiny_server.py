@@ -11,7 +11,8 @@ It speaks the MCP handshake, paginated `tools/list` and `tools/call`, and misbeh
 
 Tools: echo (read-only), delete (destructive), work (sleeps `seconds`), crash (the process dies
 mid-call), fail (an `isError` result), rpc_error (a JSON-RPC error), image (image content),
-add_tool (adds tool `name` and sends notifications/tools/list_changed), where (cwd and TMPDIR).
+add_tool (adds tool `name` and sends notifications/tools/list_changed), remove_tool (removes tool
+`name`, announced the same way), where (cwd and TMPDIR).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ BASE = [
     tool("rpc_error", "Answer with a JSON-RPC error."),
     tool("image", "Return an image.", readOnlyHint=True),
     tool("add_tool", "Add a tool and announce it.", {"name": {"type": "string"}}),
+    tool("remove_tool", "Remove a tool and announce it.", {"name": {"type": "string"}}),
     tool("where", "Working and temporary directories.", readOnlyHint=True),
 ]
 
@@ -79,6 +81,10 @@ def call(name: str, args: dict, tools: list[dict]) -> dict | None:
         tools.append(tool(str(args["name"]), "Added at run time.", readOnlyHint=True))
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return text("added")
+    if name == "remove_tool":
+        tools[:] = [t for t in tools if t["name"] != args["name"]]
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        return text("removed")
     if name == "where":
         return text(json.dumps({"cwd": os.getcwd(), "tmp": os.environ.get("TMPDIR")}))
     if any(t["name"] == name for t in tools):

@@ -64,6 +64,10 @@ def scoped_loadout(parent: Loadout, toolsets: Sequence[str] | None) -> Loadout:
         wanted = set(toolsets)
         allowed = [t for t in allowed if t.toolset in wanted]
         deferred = [t for t in deferred if t.toolset in wanted]
+    # tool_search goes with deferred tools (the sub-agent could not load them without it), and
+    # only with them.
+    loaders = [t for t in parent.exposed if t.loads_deferred] if deferred else []
+    allowed = [t for t in allowed if not t.loads_deferred] + loaders
     names = frozenset(t.name for t in (*allowed, *deferred))
     return parent.restricted_to(names, why="not given to this sub-agent", gate="delegation")
 

@@ -1,0 +1,99 @@
+"""`tooldeck search QUERY`: ranked search over the deferred tools, or over any catalog file.
+
+    tooldeck search "create an issue" [--limit K] [--ranker bm25|semantic|hybrid] [--json]
+    tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools
+    tooldeck search --catalog tools.json --queries q.jsonl           one {"id", "results"} line each
+
+Without `--catalog` it searches the configured deferred catalog (what `tool_search` searches),
+loading the deck for it; with `--catalog` no deck is loaded. Bad usage (no query, an unreadable
+file, a ranker that is not installed) exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from tooldeck.cli.common import (
+    add_config,
+    add_json,
+    add_platform,
+    assemble,
+    emit,
+    fail,
+    load_deck,
+    warn_diagnostics,
+)
+
+if TYPE_CHECKING:
+    from tooldeck.deck import Deck
+    from tooldeck.search import Catalog
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_config(parser)
+    add_platform(parser)
+    parser.add_argument("query", nargs="?", default=None, help="what to look for (any tool_search form)")
+    parser.add_argument("--limit", "-k", type=int, default=5, help="how many tools to return (default 5)")
+    parser.add_argument(
+        "--ranker",
+        default=None,
+        help="bm25 (lexical), semantic (MiniLM) or hybrid (default: config tool_search.ranker)",
+    )
+    parser.add_argument(
+        "--catalog", default=None, help="search this JSON list of {name, description, parameters} instead"
+    )
+    parser.add_argument(
+        "--queries", default=None, help='a JSONL file of {"id", "query"}: one JSON result line per query'
+    )
+    add_json(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tooldeck.home import tooldeck_home
+    from tooldeck.search import SearchUsageError, SemanticUnavailable
+    from tooldeck.search.search_cli import search_cli  # the submodule shadows the package attribute
+
+    if (args.query is None) == (args.queries is None):
+        fail("give either a QUERY or --queries FILE (one of them, not both)")
+    deck: Deck | None = None
+    try:
+        catalog: Catalog | None = None
+        ranker: str = args.ranker or "bm25"
+        cache = tooldeck_home() / "search"
+        if args.catalog is None:
+            deck = load_deck(args.config)
+            catalog = _deferred(deck, args.platform)
+            ranker = args.ranker or deck.config.tool_search.ranker
+            cache = tooldeck_home(deck.config.home, base_dir=deck.config.base_dir) / "search"
+        text = search_cli(
+            args.query,
+            catalog=catalog,
+            catalog_file=args.catalog,
+            queries_file=args.queries,
+            limit=args.limit,
+            ranker=ranker,
+            as_json=args.as_json,
+            cache_dir=cache,
+        )
+    except (SearchUsageError, SemanticUnavailable) as exc:
+        fail(str(exc))
+    finally:
+        if deck is not None:
+            deck.close()
+    if text:
+        emit(text)
+    return 0
+
+
+def _deferred(deck: Deck, platform: str | None) -> Catalog:
+    """The deferred catalog of the configured loadout (what tool_search searches)."""
+    from tooldeck.disclosure import deferred_catalog
+
+    loadout = assemble(deck, platform)
+    warn_diagnostics(deck.diagnostics(loadout))
+    catalog = deferred_catalog(loadout)
+    if not len(catalog):
+        why = "tool_search.enabled is false" if not deck.config.tool_search.enabled else "nothing is deferred"
+        fail(f"no deferred tools to search ({why}); pass --catalog FILE to search a tool list")
+    return catalog

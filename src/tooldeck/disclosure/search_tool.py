@@ -1,0 +1,108 @@
+"""The `tool_search` tool: find deferred tools, return their schemas, promote them.
+
+It searches the deferred catalog of the loadout its call runs against (the executor offers it
+as a service) with the ranker of `tool_search.ranker`, renders the matches' full definitions as
+the model's provider expects them (`ToolRendering`) and records them as promoted in the run
+state, so the next model request carries their schemas and calls to them are accepted. The deck
+adds this tool whenever `tool_search.enabled` is true; the assembly exposes it exactly when some
+tool is deferred.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tooldeck.assembly.loadout import Loadout
+from tooldeck.context import ToolContext
+from tooldeck.decorator import tool
+from tooldeck.disclosure.catalog import deferred_catalog
+from tooldeck.disclosure.promotion import PROMOTED_KEY, promote
+from tooldeck.disclosure.rendering import ToolRendering
+from tooldeck.errors import ToolError
+from tooldeck.home import tooldeck_home
+from tooldeck.output import ToolOutput
+
+MAX_LIMIT = 25
+
+
+@tool(
+    toolset="tool_search",
+    essential=True,
+    defer=False,
+    loads_deferred=True,
+    read_only=True,
+    sequential=True,  # promotions of one batch's searches add up, in order
+)
+def tool_search(query: str, limit: int = 5, context: ToolContext | None = None) -> ToolOutput:
+    """Load deferred tools: find them by what they do, get their full definitions, then call them.
+
+    Deferred tools are listed by name (in your instructions, or below) without their parameters:
+    call this first, then call the tools it returns (they stay loaded for the conversation).
+
+    Args:
+        query: what the tool should do, in a few words ("create a github issue"); or
+            `select:name1,name2` to load tools by exact name; or `/regex/` to match names and
+            descriptions; or `+word rest` to require `word` in the tool's name.
+        limit: how many tools to return at most (1-25) for word, regex and `+` queries.
+    """
+    loadout = context.get(Loadout) if context is not None else None
+    if loadout is None:
+        raise ToolError(
+            "tool_search loads the deferred tools of a running loadout: call it through an executor "
+            "(deck.call, the agent, tooldeck call)",
+            type="unavailable",
+        )
+    state = context.state if context is not None else {}
+    rendering = (context.get(ToolRendering) if context is not None else None) or ToolRendering.for_config(
+        loadout.config
+    )
+    return load_tools(loadout, query, limit=limit, state=state, rendering=rendering)
+
+
+def load_tools(
+    loadout: Loadout, query: str, *, limit: int, state: dict[str, Any], rendering: ToolRendering
+) -> ToolOutput:
+    """Search the deferred catalog of `loadout`, promote the matches in `state`, describe them."""
+    from tooldeck.search.engine import search_index
+    from tooldeck.search.errors import SemanticUnavailable
+
+    catalog = deferred_catalog(loadout)
+    if not len(catalog):
+        text = {"loaded": [], "message": "no tools are deferred: every tool you can use is in your tool list"}
+        return ToolOutput(json.dumps(text))
+    config = loadout.config
+    home = tooldeck_home(config.home, base_dir=config.base_dir)
+    index = search_index(catalog, cache_dir=home / "search")
+    limit = max(1, min(int(limit), MAX_LIMIT))
+    notes: list[str] = []
+    try:
+        result = index.search(query, limit=limit, ranker=config.tool_search.ranker)
+    except SemanticUnavailable as exc:
+        result = index.search(query, limit=limit, ranker="bm25")
+        notes.append(f"the {config.tool_search.ranker} ranker is not installed ({exc}); ranked with bm25")
+    if result.note:
+        notes.append(result.note)
+    names = result.names
+    found = [t for t in (loadout.get(n) for n in names) if t is not None]
+    out: dict[str, Any] = {"query": query, "loaded": names, "tools": rendering.render(found, loadout)}
+    if result.unknown:
+        loaded = {t.name for t in loadout.exposed}
+        available = [n for n in result.unknown if n in loaded]
+        missing = [n for n in result.unknown if n not in loaded]
+        if available:
+            out["already_available"] = available
+        if missing:
+            out["not_found"] = missing
+    if not names:
+        out["message"] = (
+            f"no deferred tool matches {query!r}: try other words, `/regex/`, or `select:` with names "
+            "from the list of deferred tools in your instructions"
+        )
+    if notes:
+        out["note"] = "; ".join(notes)
+    update = {PROMOTED_KEY: promote(state, loadout, names)} if names else None
+    return ToolOutput(json.dumps(out, ensure_ascii=False), update=update)
+
+
+__all__ = ["MAX_LIMIT", "load_tools", "tool_search"]

@@ -1,0 +1,110 @@
+"""`tooldeck search`: over a catalog file (names verbatim), a queries file (one JSON line per
+query), the configured deferred catalog, and exit 2 for every misuse."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from .clirun import tooldeck
+
+CATALOG = [
+    {
+        "name": "weather.forecast",
+        "description": "Weather forecast for a city.",
+        "parameters": {"type": "dict"},
+    },
+    {
+        "name": "Send Slack Message!",  # breaks tooldeck's naming rule: returned verbatim all the same
+        "description": "Post a message to a channel.",
+        "parameters": {"type": "object", "properties": {"channel": {"type": "string"}}},
+    },
+    {"name": "createGithubIssue", "description": "Open an issue.", "inputSchema": {"type": "object"}},
+]
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Path:
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(CATALOG), encoding="utf-8")
+    return path
+
+
+def test_a_catalog_file_is_searched_and_names_come_back_verbatim(catalog: Path, tmp_path: Path) -> None:
+    out = tooldeck("search", "--catalog", str(catalog), "post to a slack channel", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    hits = json.loads(out.stdout)
+    assert hits[0]["name"] == "Send Slack Message!" and set(hits[0]) == {"name", "score"}
+    assert hits[0]["score"] > 0
+    text = tooldeck("search", "--catalog", str(catalog), "github issue", "-k", "1", cwd=tmp_path)
+    assert text.returncode == 0 and text.stdout.split() == [text.stdout.split()[0], "createGithubIssue"]
+    picked = tooldeck(
+        "search", "--catalog", str(catalog), "select:weather.forecast,nope", "--json", cwd=tmp_path
+    )
+    assert [h["name"] for h in json.loads(picked.stdout)] == ["weather.forecast"]
+
+
+def test_a_queries_file_gives_one_json_line_per_query(catalog: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "q.jsonl"
+    lines = [{"id": "q1", "query": "forecast in Paris"}, {"id": 2, "query": "+slack message"}]
+    queries.write_text("\n".join(json.dumps(q) for q in lines) + "\n\n", encoding="utf-8")
+    out = tooldeck(
+        "search", "--catalog", str(catalog), "--queries", str(queries), "--limit", "2", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert rows == [
+        {"id": "q1", "results": ["weather.forecast"]},
+        {"id": 2, "results": ["Send Slack Message!"]},
+    ]
+
+
+def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
+    config = tmp_path / "tooldeck.yaml"
+    config.write_text(
+        f"home: {tmp_path / 'home'}\nsandbox: {{workspace: {tmp_path}}}\n"
+        "tool_search: {enabled: true, defer: [web, browser]}\n",
+        encoding="utf-8",
+    )
+    out = tooldeck(
+        "search", "--config", str(config), "extract the text of a web page", "--json", cwd=tmp_path
+    )
+    assert out.returncode == 0, out.stderr
+    names = [h["name"] for h in json.loads(out.stdout)]
+    assert names[0] == "web_extract" and all(n.startswith(("web_", "browser_")) for n in names)
+    # A tool that is not deferred is not in the catalog.
+    none = tooldeck("search", "--config", str(config), "select:read_file", "--json", cwd=tmp_path)
+    assert none.returncode == 0 and json.loads(none.stdout) == []
+    plain = tmp_path / "plain.yaml"
+    plain.write_text(f"home: {tmp_path / 'home'}\n", encoding="utf-8")
+    off = tooldeck("search", "--config", str(plain), "anything", cwd=tmp_path)
+    assert off.returncode == 2 and "tool_search.enabled is false" in off.stderr and "--catalog" in off.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "either a QUERY or --queries"),
+        (["x", "--queries", "q.jsonl"], "either a QUERY or --queries"),
+        (["x", "--limit", "0"], "--limit must be a positive whole number"),
+        (["x", "--ranker", "magic"], "--ranker must be one of bm25, semantic, hybrid"),
+        (["x", "--catalog", "missing.json"], "cannot read catalog"),
+        (["x", "--catalog", "bad.json"], "not valid JSON"),
+        (["x", "--catalog", "dupes.json"], "duplicate tool name 'a'"),
+        (
+            ["--queries", "bad.jsonl", "--catalog", "tools.json"],
+            'bad.jsonl:2: expected an object with a string "query"',
+        ),
+    ],
+)
+def test_misuse_exits_2_with_the_reason(catalog: Path, tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "bad.json").write_text("[{", encoding="utf-8")
+    (tmp_path / "dupes.json").write_text(json.dumps([{"name": "a"}, {"name": "a"}]), encoding="utf-8")
+    (tmp_path / "bad.jsonl").write_text('{"id": 1, "query": "ok"}\n{"id": 2}\n', encoding="utf-8")
+    needs_catalog = "--catalog" not in args and args
+    full = ["search", *args, *(["--catalog", str(catalog)] if needs_catalog else [])]
+    out = tooldeck(*full, cwd=tmp_path)
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert message in out.stderr and "Traceback" not in out.stderr
