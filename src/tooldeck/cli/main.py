@@ -57,6 +57,27 @@ class CliError(Exception):
         self.code = code
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, told the terminal width so it does not import shutil to ask
+    (argparse builds one at every add_argument; shutil and its compression modules cost ~2 ms)."""
+
+    def __init__(self, prog: str, **kwargs: int) -> None:
+        kwargs.setdefault("width", _terminal_columns() - 2)
+        super().__init__(prog, **kwargs)
+
+
+def _terminal_columns() -> int:
+    """What shutil.get_terminal_size() reports: $COLUMNS, else the terminal's width, else 80."""
+    try:
+        return int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        pass
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
 def _usage() -> str:
     width = max(len(n) for n in COMMANDS)
     lines = [
@@ -89,7 +110,9 @@ def dispatch(argv: list[str]) -> int:
         print(f"tooldeck: unknown command {name!r}{hint} (tooldeck --help lists them)", file=sys.stderr)
         return 2
     module = importlib.import_module(entry[0])
-    parser = argparse.ArgumentParser(prog=f"tooldeck {name}", description=entry[1])
+    parser = argparse.ArgumentParser(
+        prog=f"tooldeck {name}", description=entry[1], formatter_class=_HelpFormatter
+    )
     module.configure(parser)
     args = parser.parse_args(rest)
     from tooldeck.cli import output

@@ -9,10 +9,7 @@ the process exits.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
-
-log = logging.getLogger("tooldeck.tools")
 
 Closer = Callable[[], Awaitable[None]]
 
@@ -38,4 +35,8 @@ class SessionScope:
             try:
                 await closer()
             except Exception as exc:  # boundary: a tool's clean-up may fail in any way
-                log.warning("closing %s of session %s failed: %s", key, self.session_id, exc)
+                import logging  # only on failure: logging costs milliseconds at start-up
+
+                logging.getLogger("tooldeck.tools").warning(
+                    "closing %s of session %s failed: %s", key, self.session_id, exc
+                )

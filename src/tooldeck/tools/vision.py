@@ -9,7 +9,6 @@ when `model.supports_vision` is true.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -40,6 +39,8 @@ class ImagePart:
 
     @property
     def base64(self) -> str:
+        import base64
+
         return base64.b64encode(self.data).decode("ascii")
 
     @property

@@ -8,10 +8,8 @@ downloaded into its cache.
 
 from __future__ import annotations
 
-import glob
 import importlib.util
 import os
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +28,17 @@ _OWN_PATTERNS = (
 )
 
 
+def _which(name: str) -> str | None:
+    """`shutil.which` for this check, without importing shutil (and its compression modules)."""
+    if os.sep in name:
+        return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+    for folder in os.environ.get("PATH", os.defpath).split(os.pathsep):
+        candidate = os.path.join(folder or os.curdir, name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
 def playwright_cache() -> Path:
     configured = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
     if configured and configured != "0":
@@ -40,14 +49,16 @@ def playwright_cache() -> Path:
 def find_executable(cfg: BrowserConfig) -> tuple[str | None, str]:
     """The browser to launch and where it was found, or (None, what was looked for)."""
     if cfg.executable:
-        path = shutil.which(cfg.executable) or cfg.executable
+        path = _which(cfg.executable) or cfg.executable
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path, "web.browser.executable"
         return None, f"web.browser.executable {cfg.executable!r} is not an executable file"
     for name in SYSTEM_NAMES:
-        found = shutil.which(name)
+        found = _which(name)
         if found:
             return found, f"{name} on PATH"
+    import glob
+
     cache = playwright_cache()
     for pattern in _OWN_PATTERNS:
         hits = sorted(glob.glob(str(cache / pattern)), reverse=True)
