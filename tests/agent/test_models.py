@@ -114,6 +114,7 @@ def test_retries_give_up_after_max_retries(scripted_server: ScriptedServer) -> N
     with pytest.raises(ModelError, match="gave up after 3 attempts") as info:
         asyncio.run(main())
     assert info.value.kind == "server" and len(scripted_server.requests) == 3
+    assert "HTTP 500" in str(info.value) and "boom" in str(info.value)  # the status and the snippet
     assert [e.attempt for e in log.of(RetryScheduled)] == [1, 2]
 
 

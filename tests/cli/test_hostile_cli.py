@@ -289,9 +289,10 @@ def test_an_endpoint_answering_garbage_is_one_model_error_line(
         )
     assert proc.returncode == 1
     lines = proc.stderr.strip().splitlines()
-    assert any(
-        "model error:" in line and "not a model response" in line and "<html>" in line for line in lines
-    )
+    errors = [line for line in lines if "model error:" in line]
+    assert len(errors) == 1, proc.stderr
+    # The status (200: the endpoint said all was well) and a snippet of what it sent instead.
+    assert "HTTP 200" in errors[0] and "not a model response" in errors[0] and "<html>" in errors[0]
     assert "Traceback" not in proc.stderr
 
 

@@ -17,6 +17,7 @@ from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
+    RawCall,
     SdkModel,
     classify_status,
     client_options,
@@ -111,11 +112,12 @@ class AnthropicModel(SdkModel):
 
         async def once() -> ModelReply:
             nonlocal streamed
+            call = RawCall()
             try:
                 if not self.settings.stream:
-                    return self._parse(await self._client.messages.create(**body))
+                    return self._parse(await call.create(self._client.messages, **body))
                 acc = _StreamAccumulator()
-                stream = await self._client.messages.create(**body, stream=True)
+                stream = await call.create(self._client.messages, **body, stream=True)
                 async for event in stream:
                     text = acc.add(event)
                     if text and events is not None:
@@ -125,7 +127,7 @@ class AnthropicModel(SdkModel):
             except anthropic.AnthropicError as exc:
                 raise self._translate(exc) from exc
             except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
-                raise unreadable_reply("anthropic", self.settings, exc) from exc
+                raise unreadable_reply("anthropic", self.settings, exc, status=call.status) from exc
 
         return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
 
@@ -170,6 +172,7 @@ class AnthropicModel(SdkModel):
                 base_url=where,
                 key_env=self.settings.api_key_env or "ANTHROPIC_API_KEY",
                 detail=detail,
+                status=status,
             )
             return ModelError(
                 message, kind=kind, status=status, retry_after_s=retry_after(exc.response.headers)

@@ -12,6 +12,7 @@ SDK, and returns a `ModelReply`. Streaming text is reported as `TextDelta` event
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -109,10 +110,18 @@ def classify_status(status: int, message: str) -> ErrorKind:
 
 
 def describe_status_error(
-    kind: ErrorKind, *, provider: str, model: str, base_url: str | None, key_env: str | None, detail: str
+    kind: ErrorKind,
+    *,
+    provider: str,
+    model: str,
+    base_url: str | None,
+    key_env: str | None,
+    detail: str,
+    status: int,
 ) -> str:
-    """A message that says what went wrong and what to check."""
-    where = base_url or "the provider's default endpoint"
+    """A message that says what went wrong (with the HTTP status) and what to check."""
+    endpoint = base_url or "the provider's default endpoint"
+    where = f"{endpoint} (HTTP {status})"
     if kind == "auth":
         hint = f"check the API key in {key_env}" if key_env else "check the API key"
         return f"{provider}: authentication failed at {where} ({hint}): {detail}"
@@ -169,15 +178,33 @@ class SdkModel:
         await self._client.close()
 
 
-def unreadable_reply(provider: str, settings: ModelSettings, exc: Exception) -> ModelError:
+@dataclass(slots=True)
+class RawCall:
+    """One SDK `create` made through its raw-response view, so the HTTP status is known before
+    the body is parsed and an unreadable body can still be reported with it."""
+
+    status: int | None = None
+
+    async def create(self, resource: Any, **body: Any) -> Any:
+        raw = await resource.with_raw_response.create(**body)
+        self.status = raw.status_code
+        parsed = raw.parse()  # openai parses synchronously, anthropic's async client awaits
+        return await parsed if inspect.isawaitable(parsed) else parsed
+
+
+def unreadable_reply(
+    provider: str, settings: ModelSettings, exc: Exception, *, status: int | None
+) -> ModelError:
     """An endpoint answered, but not with a response the SDK could read (HTML, truncated JSON)."""
     where = settings.base_url or provider
+    answered = f"answered HTTP {status}" if status is not None else "answered"
     body = getattr(exc, "doc", None)
     snippet = f"; it began: {body[:120]!r}" if isinstance(body, str) and body else ""
     return ModelError(
-        f"{provider}: {where} answered with something that is not a model response "
+        f"{provider}: {where} {answered} with something that is not a model response "
         f"({type(exc).__name__}: {str(exc)[:200]}){snippet}; is --base-url the API endpoint?",
         kind="bad_response",
+        status=status,
     )
 
 

@@ -13,7 +13,14 @@ import openai
 
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
-from tooldeck.agent.models.base import ModelRequest, ModelSettings, SdkModel, client_options, unreadable_reply
+from tooldeck.agent.models.base import (
+    ModelRequest,
+    ModelSettings,
+    RawCall,
+    SdkModel,
+    client_options,
+    unreadable_reply,
+)
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.retry import call_with_retries
 from tooldeck.agent.models.tools_render import render_tools
@@ -87,11 +94,12 @@ class OpenAIChatModel(SdkModel):
 
         async def once() -> ModelReply:
             nonlocal streamed
+            call = RawCall()
             try:
                 if not self.settings.stream:
-                    return self._parse(await self._client.chat.completions.create(**body))
-                stream = await self._client.chat.completions.create(
-                    **body, stream=True, stream_options={"include_usage": True}
+                    return self._parse(await call.create(self._client.chat.completions, **body))
+                stream = await call.create(
+                    self._client.chat.completions, **body, stream=True, stream_options={"include_usage": True}
                 )
                 acc = _StreamAccumulator()
                 async for chunk in stream:
@@ -103,7 +111,7 @@ class OpenAIChatModel(SdkModel):
             except openai.OpenAIError as exc:
                 raise translate_openai_error(exc, self.settings) from exc
             except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
-                raise unreadable_reply("openai-compatible", self.settings, exc) from exc
+                raise unreadable_reply("openai-compatible", self.settings, exc, status=call.status) from exc
 
         return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
 

@@ -37,6 +37,7 @@ def translate_openai_error(exc: openai.OpenAIError, settings: ModelSettings) -> 
             base_url=where,
             key_env=settings.api_key_env or "OPENAI_API_KEY",
             detail=detail,
+            status=exc.status_code,
         )
         return ModelError(
             message, kind=kind, status=exc.status_code, retry_after_s=retry_after(exc.response.headers)

@@ -13,7 +13,14 @@ import openai
 
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
-from tooldeck.agent.models.base import ModelRequest, ModelSettings, SdkModel, client_options, unreadable_reply
+from tooldeck.agent.models.base import (
+    ModelRequest,
+    ModelSettings,
+    RawCall,
+    SdkModel,
+    client_options,
+    unreadable_reply,
+)
 from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.retry import call_with_retries
@@ -74,11 +81,12 @@ class OpenAIResponsesModel(SdkModel):
 
         async def once() -> ModelReply:
             nonlocal streamed
+            call = RawCall()
             try:
                 if not self.settings.stream:
-                    return self._parse(await self._client.responses.create(**body))
+                    return self._parse(await call.create(self._client.responses, **body))
                 final: Any = None
-                stream = await self._client.responses.create(**body, stream=True)
+                stream = await call.create(self._client.responses, **body, stream=True)
                 async for event in stream:
                     kind = getattr(event, "type", "")
                     if kind == "response.output_text.delta" and events is not None:
@@ -98,7 +106,7 @@ class OpenAIResponsesModel(SdkModel):
             except openai.OpenAIError as exc:
                 raise translate_openai_error(exc, self.settings) from exc
             except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
-                raise unreadable_reply("openai responses", self.settings, exc) from exc
+                raise unreadable_reply("openai responses", self.settings, exc, status=call.status) from exc
 
         return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
 
