@@ -223,6 +223,47 @@ def test_a_killed_run_loses_nothing_and_resume_answers_the_orphaned_call(
     assert json.loads(content)["error"]["type"] == "cancelled"
 
 
+def test_ctrl_c_during_run_names_the_session_marks_it_cancelled_and_resume_finishes(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    url = scripted_server.openai_url
+    scripted_server.add(Turn(text="too late", delay_s=30))  # the model stalls
+    proc = subprocess.Popen(
+        [TOOLDECK, "run", "think hard", "--model", "m", "--base-url", url],
+        cwd=project,
+        env=env_for(project),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while not scripted_server.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert scripted_server.requests, "the run never called the model"
+    proc.send_signal(signal.SIGINT)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - sent < 5
+    assert "Traceback" not in err and out == ""
+    with sqlite3.connect(project / "home" / "state.db") as conn:
+        (sid,) = conn.execute("SELECT id FROM sessions").fetchone()
+    assert sid in err and f"tooldeck run --resume {sid}" in err
+    shown = json.loads(tooldeck(project, "sessions", "show", sid, "--json").stdout)
+    assert shown["status"] == "cancelled" and [m["role"] for m in shown["messages"]] == ["user"]
+    listed = json.loads(tooldeck(project, "sessions", "list", "--json").stdout)
+    assert listed[0]["status"] == "cancelled"
+    assert f"tooldeck run --resume {sid}" in tooldeck(project, "sessions", "show", sid).stdout
+    scripted_server.add(Turn(text="thought it through"))
+    resumed = tooldeck(project, "run", "--resume", sid, "--model", "m", "--base-url", url)
+    assert resumed.returncode == 0, resumed.stderr
+    assert resumed.stdout.strip() == "thought it through"
+    assert scripted_server.requests[1].text_of("user") == ["think hard"]
+    shown = json.loads(tooldeck(project, "sessions", "show", sid, "--json").stdout)
+    assert shown["status"] == "done"
+
+
 def test_chat_shows_calls_as_they_happen_and_asks_approval_inline(
     scripted_server: ScriptedServer, project: Path
 ) -> None:

@@ -9,6 +9,7 @@ as fields of `ToolResult`.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -113,7 +114,18 @@ class AgentLoop:
         self.budget_note = budget_note
 
     async def run(self, convo: Conversation, prompt: str | None) -> TurnResult:
-        """One turn: the user's message (or a clarify answer), then model and tools until done."""
+        """One turn: the user's message (or a clarify answer), then model and tools until done.
+
+        A cancelled turn (Ctrl-C) is stored as `cancelled`: the history so far is kept, and
+        `--resume` continues it.
+        """
+        try:
+            return await self._turn(convo, prompt)
+        except asyncio.CancelledError:
+            self._save(convo, "cancelled")
+            raise
+
+    async def _turn(self, convo: Conversation, prompt: str | None) -> TurnResult:
         if prompt is not None:
             self._append(convo, user(prompt))
         convo.pending = None

@@ -131,6 +131,8 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
             con.print(f"  [cyan]→ {_shown(c.name)}[/] {_shown(str(c.arguments))} ({c.id})")
     if s.interrupt:
         con.print(f"[yellow]waiting for an answer to:[/] {_shown(str(s.interrupt.get('question', '')))}")
+    elif s.status == "cancelled":
+        con.print(f"[yellow]stopped before the turn ended; continue it with:[/] tooldeck run --resume {s.id}")
 
 
 def search_command(query: str, limit: int, config: Path | None, as_json: bool) -> None:
