@@ -99,6 +99,7 @@ def test_huge_arguments_are_refused_before_parsing() -> None:
 
 def test_unpaired_surrogates_are_refused() -> None:
     assert "not valid Unicode" in refused("echo", '{"v": "a\\ud800b"}')
+    assert "not valid Unicode" in refused("echo", '{"v": "a\ud800b"}')  # raw, not escaped, in the text
     assert "not valid Unicode" in refused("echo", {"v": ["ok", "\udfff"]})
     assert "the key" in refused("echo", {"\ud800": 1})
 

@@ -52,12 +52,13 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
             tool,
         )
     try:
-        # The fast path; it refuses unpaired surrogates by itself. Whatever it refuses, json.loads
-        # below either explains precisely or reads for value_problem to name (NaN and Infinity
-        # are read as floats and refused there, with the field they are in).
+        # The fast path; it refuses unpaired surrogates by itself (escaped: ValueError; a raw one
+        # in the text: TypeError). Whatever it refuses, json.loads below either explains precisely
+        # or reads for value_problem to name (NaN and Infinity are read as floats and refused
+        # there, with the field they are in).
         value = from_json(raw)
         strings_checked = True
-    except ValueError:
+    except (ValueError, TypeError):
         value = _parse_slowly(raw, tool)
         strings_checked = False
     if isinstance(value, str) and value.strip().startswith("{"):
