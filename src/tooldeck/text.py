@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def for_terminal(text: str) -> str:
@@ -24,5 +25,5 @@ def utf8_safe(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", text)  # one U+FFFD for each
     return text

@@ -26,7 +26,7 @@ from tooldeck.agent.events import (
     TurnInterrupted,
     null_sink,
 )
-from tooldeck.agent.messages import Message, ModelReply, Usage, tool_message, user
+from tooldeck.agent.messages import Message, ModelReply, Usage, for_model, tool_message, user
 from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
 from tooldeck.errors import ModelError
@@ -153,7 +153,7 @@ class AgentLoop:
         loadout = self.tools.for_state(convo.state)
         request = ModelRequest(
             system=self.tools.system(convo.system, loadout),  # plus the deferred tools, by name
-            messages=tuple(convo.messages),
+            messages=tuple(map(for_model, convo.messages)),
             loadout=loadout,
             allow_tools=allow_tools,
         )

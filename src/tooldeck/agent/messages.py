@@ -8,11 +8,15 @@ raw (the JSON text the model sent) so the execution engine can parse and judge t
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck.text import utf8_safe
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 Role = Literal["system", "user", "assistant", "tool"]
 ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
@@ -87,6 +91,27 @@ def tool_message(result: ToolResult) -> Message:
     )
 
 
+def for_model(message: Message) -> Message:
+    """`message` as a provider can take it: text that is not valid UTF-8 (a lone surrogate a
+    model sent or a prompt carried) gets U+FFFD. The stored history keeps the original."""
+    texts = [message.content, message.tool_call_id or "", message.name or ""]
+    for c in message.tool_calls:
+        texts += (c.id, c.name, arguments_text(c.arguments))
+    if all(utf8_safe(t) is t for t in texts):
+        return message
+    calls = tuple(
+        ToolCall(utf8_safe(c.id), utf8_safe(c.name), utf8_safe(arguments_text(c.arguments)))
+        for c in message.tool_calls
+    )
+    return replace(
+        message,
+        content=utf8_safe(message.content),
+        tool_calls=calls,
+        tool_call_id=message.tool_call_id and utf8_safe(message.tool_call_id),
+        name=message.name and utf8_safe(message.name),
+    )
+
+
 def arguments_text(arguments: str | Mapping[str, Any] | None) -> str:
     """A call's arguments as the JSON text providers expect in the history."""
     if arguments is None:
@@ -106,7 +131,14 @@ def arguments_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
         value = json.loads(arguments)
     except ValueError:
         return {}
-    return value if isinstance(value, dict) else {}
+    if not isinstance(value, dict):
+        return {}
+    if _ESCAPED_SURROGATE.search(arguments):
+        # An escaped lone surrogate ("\\ud800") decodes to text no request body can carry.
+        text = json.dumps(value, ensure_ascii=False)
+        if utf8_safe(text) is not text:
+            return dict(json.loads(utf8_safe(text)))
+    return value
 
 
 @dataclass(frozen=True, slots=True)
