@@ -264,6 +264,38 @@ def test_ctrl_c_during_run_names_the_session_marks_it_cancelled_and_resume_finis
     assert shown["status"] == "done"
 
 
+@pytest.mark.parametrize("provider", ["openai", "responses", "anthropic"])
+def test_lone_surrogates_from_the_model_are_stored_exactly_and_shown_safely(
+    scripted_server: ScriptedServer, project: Path, provider: str
+) -> None:
+    url = scripted_server.openai_url
+    scripted_server.add(
+        Turn(text="half\ud800 way", calls=[("add", '{"a": "\udc80", "b": 1}')]),
+        Turn(text="done\ud800"),
+    )
+    model = ("--provider", provider, "--model", "m", "--base-url", url)
+    proc = tooldeck(project, "run", "go", *model, "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["text"] == "done\ud800" and "Traceback" not in proc.stderr
+    [(_, refused)] = scripted_server.requests[1].tool_results()
+    assert json.loads(refused)["error"]["type"] == "invalid_arguments"
+    shown = tooldeck(project, "sessions", "show", out["session_id"], "--json")
+    assert shown.returncode == 0, shown.stderr
+    messages = json.loads(shown.stdout)["messages"]
+    assert messages[1]["content"] == "half\ud800 way"  # kept exactly, read back the same
+    assert json.loads(messages[1]["tool_calls"][0]["arguments"]) == {"a": "\udc80", "b": 1}
+    assert messages[3]["content"] == "done\ud800"
+    human = tooldeck(project, "sessions", "show", out["session_id"])
+    assert human.returncode == 0 and "done\ufffd" in human.stdout and "Traceback" not in human.stderr
+    scripted_server.add(Turn(text="still\udfff here"))
+    again = tooldeck(project, "run", "again", "--resume", out["session_id"], *model)
+    assert again.returncode == 0, again.stderr  # the whole history goes back to the model...
+    sent = json.dumps(scripted_server.requests[2].body, ensure_ascii=False)
+    assert "half\ufffd way" in sent and "\ud800" not in sent  # ...with U+FFFD in their place
+    assert again.stdout.strip() == "still\ufffd here"  # printed for a person: replaced
+
+
 def test_chat_shows_calls_as_they_happen_and_asks_approval_inline(
     scripted_server: ScriptedServer, project: Path
 ) -> None:

@@ -28,7 +28,14 @@ def emit(text: str = "") -> None:
 
 
 def print_json(value: Any) -> None:
-    real_stdout().write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    """Write `value` as JSON to stdout. Text holding a lone surrogate (the session store keeps
+    it exactly) is written with ASCII escapes (`\\ud800`): valid UTF-8 that reads back the same."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, indent=2)  # ASCII escapes for everything beyond ASCII
+    real_stdout().write(text + "\n")
 
 
 @contextlib.contextmanager
