@@ -11,5 +11,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support.fixtures import home, scripted_server  # noqa: F401
 
+# The `tooldeck` console script runs in other working directories: a relative PYTHONPATH
+# (`PYTHONPATH=src pytest`) is made absolute so those children import the code under test.
+if os.environ.get("PYTHONPATH"):
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        str(Path(p).resolve()) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p
+    )
+
 # Validated config files are cached under the user's cache folder; tests use a private one.
 os.environ["TOOLDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tooldeck-test-cache-")
