@@ -99,3 +99,19 @@ def test_typos_are_warnings_by_default_and_errors_in_strict_mode() -> None:
         assembler(
             tools, strict=True, toolsets={"x": {"includes": ["x"]}}, platform_toolsets={"cli": ["x"]}
         ).assemble()
+
+
+def test_the_api_refuses_an_unknown_platform_with_a_suggestion() -> None:
+    from tooldeck import Deck, UnknownPlatformError
+    from tooldeck.config_load import parse_config
+
+    config = parse_config({"platform_toolsets": {"cli": ["core"], "gateway": ["core"]}}, env={})
+    deck = Deck(config, tools=[make("a"), make("b", "other")], builtins=False)
+    for attempt in (
+        lambda: deck.tools(platform="gatway"),
+        lambda: deck.loadout("gatway"),
+        lambda: deck.explain(platform="gatway"),
+    ):
+        with pytest.raises(UnknownPlatformError, match=r"unknown platform 'gatway'.*did you mean 'gateway'"):
+            attempt()
+    assert [t["function"]["name"] for t in deck.tools(platform="gateway")] == ["a"]  # not everything

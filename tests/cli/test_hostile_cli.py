@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from support.scripted_server import ScriptedServer, Turn
+
 from .clirun import tooldeck
 
 TOOLS = '''
@@ -75,6 +77,8 @@ def project(tmp_path: Path, config: str, **modules: str) -> Path:
     (tmp_path / "tooldeck.yaml").write_text(textwrap.dedent(config), encoding="utf-8")
     return tmp_path
 
+
+LOUD = "print('hello from import')\nfrom tooldeck import tool\n\n@tool\ndef quiet() -> str:\n    'q'\n    return 'q'\n"
 
 BASE = """
 plugins: {enabled: false}
@@ -137,7 +141,7 @@ def test_printing_modules_and_tools_never_corrupt_json_output(tmp_path: Path, en
     root = project(
         tmp_path,
         BASE + '  - {use: "loud:quiet"}\n',
-        loud="print('hello from import')\nfrom tooldeck import tool\n\n@tool\ndef quiet() -> str:\n    'q'\n    return 'q'\n",
+        loud=LOUD,
     )
     for args in (
         ("tools", "--json"),
@@ -163,6 +167,35 @@ def test_terminal_escapes_are_shown_not_obeyed_and_json_keeps_them(
     content = json.loads(machine.stdout)["content"]
     assert "\x1b]0;pwned\x07" in content  # the raw text, as the model would get it
     assert "\ud800" not in content and "half\ufffd" in content  # a lone surrogate is replaced
+
+
+def test_run_verbose_shows_a_tools_escape_sequences_escaped(
+    tmp_path: Path, env: dict[str, str], scripted_server: ScriptedServer
+) -> None:
+    root = project(tmp_path, BASE)
+    scripted_server.add(Turn(calls=[("escapes", {})]), Turn(text="done \x1b[31mred\x1b[0m"))
+    proc = tooldeck(
+        "run", "go", "-v", "--model", "m", "--base-url", scripted_server.openai_url, cwd=root, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stderr and "\x07" not in proc.stderr  # nothing a terminal would obey
+    assert "\x1b" not in proc.stdout and proc.stdout.strip() == "done \\x1b[31mred\\x1b[0m"
+    assert "\\x1b]0;pwned\\x07" in proc.stderr  # the step shows what the tool returned, escaped
+    [(_, content)] = scripted_server.requests[1].tool_results()
+    assert "\x1b]0;pwned\x07" in content  # the model gets the raw text
+
+
+def test_run_json_stdout_stays_json_when_a_tool_and_a_module_print(
+    tmp_path: Path, env: dict[str, str], scripted_server: ScriptedServer
+) -> None:
+    root = project(tmp_path, BASE + '  - {use: "loud:quiet"}\n', loud=LOUD)
+    scripted_server.add(Turn(calls=[("chatty", {"text": "x"})]), Turn(text="fine"))
+    proc = tooldeck(
+        "run", "go", "--json", "--model", "m", "--base-url", scripted_server.openai_url, cwd=root, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["text"] == "fine"  # stdout holds the JSON and nothing else
+    assert "hello from import" in proc.stderr and "noise on stdout from a tool" in proc.stderr
 
 
 @pytest.mark.parametrize("name", ["interrupts", "odd", "async_interrupts", "boom"])
