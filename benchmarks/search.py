@@ -126,6 +126,39 @@ def latency(ds: Dataset, *, size: int, passes: int) -> dict[str, Any]:
     return out
 
 
+def hybrid_latency(ds: Dataset, *, size: int) -> dict[str, Any]:
+    """The hybrid ranker at `size` tools: cold and cached index build, p50/p99 of one query.
+
+    Cold: every tool text and catalog word embedded by the model. Cached: a new index over the
+    same catalog reading those vectors from the on-disk store (`cache_dir`), as a later process
+    does. One pass over the queries (the model dominates; its cost does not vary with load much).
+    """
+    import tempfile
+
+    tools = big_catalog(ds.tools, size)
+    catalog = Catalog.from_json(tools)
+    out: dict[str, Any] = {"tools": len(tools), "queries": len(ds.queries)}
+    with tempfile.TemporaryDirectory() as cache:
+        for label in ("build_s_cold", "build_s_cached"):
+            started = time.perf_counter()
+            index = ToolSearch(catalog, cache_dir=cache)
+            index.rank("", ranker="hybrid")
+            out[label] = round(time.perf_counter() - started, 2)
+    lat, cpu = [], []
+    for q in ds.queries:
+        t0, c0 = time.perf_counter(), time.thread_time()
+        index.rank(q.text, limit=10, ranker="hybrid")
+        lat.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    out |= {
+        "ms_p50": round(percentile(lat, 50) * 1000, 2),
+        "ms_p99": round(percentile(lat, 99) * 1000, 2),
+        "cpu_ms_p50": round(percentile(cpu, 50) * 1000, 2),
+        "cpu_ms_p99": round(percentile(cpu, 99) * 1000, 2),
+    }
+    return out
+
+
 def _installed_mb(dist: str) -> float | None:
     try:
         files = metadata.distribution(dist).files or []
@@ -190,6 +223,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--sample", type=int, help="only this many queries per dataset (a quick check)")
     ap.add_argument("--latency-tools", type=int, default=10_000, help="catalog size for latency (0: skip)")
     ap.add_argument("--passes", type=int, default=3, help="latency passes (medians are reported)")
+    ap.add_argument(
+        "--hybrid-latency", action="store_true", help="also time the hybrid ranker at --latency-tools (slow)"
+    )
     ap.add_argument("--no-footprint", action="store_true", help="skip install size and cold start")
     ap.add_argument("--cv", action="store_true", help="two-fold cross-validation of the tuned constants")
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -209,6 +245,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.latency_tools > 0:
         bfcl = data.get("bfcl") or load_dataset("bfcl", args.shared, sample=args.sample)
         result["latency"] = latency(bfcl, size=args.latency_tools, passes=args.passes)
+        if args.hybrid_latency:
+            result["latency"]["hybrid"] = hybrid_latency(bfcl, size=args.latency_tools)
     if not args.no_footprint and any(r != "bm25" for r in args.rankers):
         result["semantic_runtime"] = semantic_runtime()
     if args.cv:

@@ -69,6 +69,13 @@ def _latency(result: dict[str, Any]) -> list[str]:
         f"bm25 CPU time of the ranking thread (immune to a busy machine): build {ours['cpu_build_s']:.3f} s, "
         f"p50 {ours['cpu_ms_p50']:.3f} ms, p99 {ours['cpu_ms_p99']:.3f} ms"
     )
+    hyb = lat.get("hybrid")
+    if hyb:
+        lines.append(
+            f"hybrid at {hyb['tools']:,} tools (one pass): build {hyb['build_s_cold']:.1f} s embedding every tool, "
+            f"{hyb['build_s_cached']:.1f} s from the on-disk cache; p50 {hyb['ms_p50']:.1f} ms, "
+            f"p99 {hyb['ms_p99']:.1f} ms (CPU p50 {hyb['cpu_ms_p50']:.1f}, p99 {hyb['cpu_ms_p99']:.1f})"
+        )
     return lines
 
 
@@ -94,11 +101,15 @@ def _cv(result: dict[str, Any]) -> list[str]:
         "",
         "two-fold cross-validation (choose on one half of each dataset's queries, score on the other)",
     ]
-    for group, folds in cv.items():
-        if isinstance(folds, dict):
-            lines.append(f"  {group}: {folds.get('skipped')}")
+    for group, block in cv.items():
+        if "skipped" in block:
+            lines.append(f"  {group}: {block['skipped']}")
             continue
-        for f in folds:
+        oof = ", ".join(f"{k} {v:.3f}" for k, v in block["out_of_fold_hit@5"].items())
+        lines.append(
+            f"  {group}: out-of-fold hit@5 (each half scored with constants chosen on the other) {oof}"
+        )
+        for f in block["halves"]:
             chosen = ", ".join(f"{k} {v:.3f}" for k, v in f["held_out_hit@5_chosen"].items())
             default = ", ".join(f"{k} {v:.3f}" for k, v in f["held_out_hit@5_default"].items())
             lines.append(

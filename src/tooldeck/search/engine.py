@@ -30,7 +30,7 @@ from tooldeck.search.catalog import Catalog, CatalogEntry
 from tooldeck.search.lexical import LexicalIndex, LexicalSettings, query_terms, score
 from tooldeck.search.patterns import match_pattern
 from tooldeck.search.query import FreeText, Pattern, Required, Select, parse_query
-from tooldeck.search.semantic import ExpansionSettings, SemanticIndex
+from tooldeck.search.semantic import QUERY_TEMPLATE, ExpansionSettings, SemanticIndex
 
 RankerName = Literal["bm25", "semantic", "hybrid"]
 RANKERS: tuple[RankerName, ...] = ("bm25", "semantic", "hybrid")
@@ -71,6 +71,12 @@ class SearchSettings:
     # The hybrid score is lexical_weight * z(lexical with expansion) + z(semantic), where z
     # standardises a ranker's scores over the catalog so the two scales can be added.
     hybrid_lexical_weight: float = 0.4
+    # The text embedded for a query; `{query}` stands for the query (see `semantic.py`).
+    query_template: str = QUERY_TEMPLATE
+
+    def __post_init__(self) -> None:
+        if "{query}" not in self.query_template:
+            raise ValueError(f"query_template must contain '{{query}}', got {self.query_template!r}")
 
 
 def standardise(scores: Scores) -> Scores:
@@ -110,7 +116,10 @@ class ToolSearch:
         self.settings = settings or SearchSettings()
         self._lexical = LexicalIndex(settings=self.settings.lexical)
         self._semantic = SemanticIndex(
-            analyzer=self._lexical.analyzer, expansion=self.settings.expansion, cache_dir=cache_dir
+            analyzer=self._lexical.analyzer,
+            expansion=self.settings.expansion,
+            cache_dir=cache_dir,
+            query_template=self.settings.query_template,
         )
         self._lock = threading.RLock()  # serialises updates; searches never wait for it
         self._catalog = Catalog()
@@ -179,17 +188,20 @@ class ToolSearch:
         fused = self.settings.hybrid_lexical_weight * standardise(lexical) + standardise(semantic)
         return names, fused, False
 
-    def components(self, text: str, *, expand: bool = True) -> tuple[tuple[str, ...], Scores, Scores]:
+    def components(
+        self, text: str, *, expand: bool = True, query_template: str | None = None
+    ) -> tuple[tuple[str, ...], Scores, Scores]:
         """The two halves of the hybrid score: lexical (with semantic expansion) and semantic.
 
         Both are over the same catalog snapshot, in catalog order. Needs the semantic extra.
+        `query_template` replaces the settings' one for this call (for cross-validation).
         """
         while True:  # an update between the two snapshots would pair different catalogs
             snapshot = self._semantic.snapshot()
             compiled = self._lexical.snapshot()
             if compiled.names == snapshot.names:
                 break
-        semantic = self._semantic.scores(snapshot, text)
+        semantic = self._semantic.scores(snapshot, text, template=query_template)
         if not expand:
             return snapshot.names, np.zeros(len(snapshot.names)), semantic
         terms = query_terms(text, self._lexical.analyzer)

@@ -1,8 +1,16 @@
 """The semantic ranker: cosine similarity of MiniLM sentence embeddings, and word neighbours.
 
-Each tool is embedded once as "<name split into words>: <description> Parameters: <names>."
-(cached by that text, so an incremental update encodes only new or changed tools). A query
-is embedded at search time and compared with every tool.
+Each tool is embedded once as "<name split into words>: <description> Parameters: <parameter
+descriptions>" (the parameter names when no parameter is described), cached by that text, so an
+incremental update encodes only new or changed tools. A query is embedded at search time inside
+a short request template ("Which tool should I use for this request: <query>") and compared
+with every tool. The template moves the query's vector from the topic of the request towards
+"which tool does this": on the public dev queries it raised the semantic ranker's hit@5 from
+0.753 to 0.785 (MetaTool) and, with the parameter descriptions in the tool text, from 0.812 to
+0.831 (BFCL). Two-fold cross-validation over six templates and the query as typed
+(`python -m benchmarks search --cv`) chose this template on one half and a near-tie ("A tool to
+help with this request: ...") on the other; the out-of-fold hybrid hit@5 (0.815 MetaTool, 0.893
+BFCL) is 0.006-0.008 above that of the query as typed.
 
 The same encoder also gives word vectors, used to expand a lexical query with the catalog's own
 words that mean nearly the same ("psychologist" -> "therapist", "cheapest" -> "price"): every
@@ -46,12 +54,23 @@ class ExpansionSettings:
     max_query_words: int = 64
 
 
+QUERY_TEMPLATE = "Which tool should I use for this request: {query}"
+
+
 def embedding_text(entry: CatalogEntry) -> str:
+    """What is embedded for a tool: its name as words, its description and its parameters."""
     fields = entry_fields(entry)
     text = f"{' '.join(words(entry.name))}: {entry.description}"
-    if fields.param_names:
+    if fields.param_text:
+        text += f" Parameters: {fields.param_text}"
+    elif fields.param_names:
         text += f" Parameters: {fields.param_names.replace('_', ' ')}."
     return text
+
+
+def query_text(query: str, template: str = QUERY_TEMPLATE) -> str:
+    """The text embedded for a query: `template` with `{query}` replaced (no other formatting)."""
+    return template.replace("{query}", query)
 
 
 def _vocabulary_words(text: str, analyzer: Analyzer) -> list[str]:
@@ -119,8 +138,10 @@ class SemanticIndex:
         analyzer: Analyzer | None = None,
         expansion: ExpansionSettings | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
+        query_template: str = QUERY_TEMPLATE,
     ) -> None:
         self.analyzer = analyzer or Analyzer()
+        self.query_template = query_template
         self.expansion = expansion or ExpansionSettings()
         self._encoder = encoder
         self._tool_vectors = _VectorCache(encoder)
@@ -167,15 +188,18 @@ class SemanticIndex:
             np.vstack(word_rows) if word_rows else np.zeros((0, dim), np.float32),
         )
 
-    def encode_query(self, text: str) -> Vectors:
-        vector: Vectors = self._encoder().encode([text])[0]
+    def encode_query(self, text: str, template: str | None = None) -> Vectors:
+        """The unit vector of `text` in the query template (this index's, or `template`)."""
+        vector: Vectors = self._encoder().encode([query_text(text, template or self.query_template)])[0]
         return vector
 
-    def scores(self, snapshot: SemanticSnapshot, query: str) -> npt.NDArray[np.float64]:
+    def scores(
+        self, snapshot: SemanticSnapshot, query: str, *, template: str | None = None
+    ) -> npt.NDArray[np.float64]:
         """Cosine similarity of the query with every tool, catalog order."""
         if len(snapshot.names) == 0:
             return np.zeros(0)
-        return (snapshot.tools @ self.encode_query(query)).astype(np.float64)
+        return (snapshot.tools @ self.encode_query(query, template)).astype(np.float64)
 
     def expand(self, snapshot: SemanticSnapshot, query: str) -> dict[str, float]:
         """Lexical terms of catalog words close to the query's words, with their weights."""
