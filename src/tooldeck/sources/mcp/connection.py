@@ -181,25 +181,30 @@ class Connection:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         """Call a server tool; TransportFailure if the server cannot be reached, McpRequestError if it refuses."""
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
-
         session = self.session
         if session is None or self.closed.is_set():
             raise TransportFailure(self.reason or "not connected")
         try:
             result: mcp_types.CallToolResult = await session.call_tool(name, arguments)
-        except MCPError as exc:
+        except Exception as exc:  # boundary: sorted into the two failures a caller can tell apart
+            raise await self._failure(exc) from None
+        return result
+
+    async def _failure(self, exc: Exception) -> TransportFailure | McpRequestError:
+        """What a request that raised `exc` means (the SDK is imported here, off the path of every call)."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        if isinstance(exc, MCPError):
             if exc.code == CONNECTION_CLOSED or self.closed.is_set() or self._stop.is_set():
                 await self._settle()
-                raise TransportFailure(self.reason or exc.message) from None
-            raise McpRequestError(f"the server answered with error {exc.code}: {exc.message}") from None
-        except RuntimeError as exc:  # the SDK's word for a result that breaks the tool's output schema
-            raise McpRequestError(str(exc)) from None
-        except Exception as exc:  # boundary: any other failure of the request is the transport's
-            await self._settle()
-            raise TransportFailure(self.reason or describe(exc)) from None
-        return result
+                return TransportFailure(self.reason or exc.message)
+            return McpRequestError(f"the server answered with error {exc.code}: {exc.message}")
+        if isinstance(exc, RuntimeError):  # the SDK's word for a result that breaks the tool's output schema
+            return McpRequestError(str(exc))
+        # Any other failure of the request is the transport's.
+        await self._settle()
+        return TransportFailure(self.reason or describe(exc))
 
     async def refresh_tools(self) -> list[mcp_types.Tool]:
         if self.session is None:
