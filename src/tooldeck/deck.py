@@ -230,7 +230,8 @@ class Deck:
         thread, started on first use), so the MCP calls `coro` makes (`await deck.call(...)`,
         an agent's turns) reach the servers with no hand-off between threads: async code from
         another loop pays two such hand-offs per MCP call. Everything on this loop shares it
-        with the MCP sessions: blocking code in `coro` stalls them all.
+        with the MCP sessions: blocking code in `coro` stalls them all, and decks with MCP
+        servers are to be built and closed outside it (they wait for work done on this loop).
 
         Exceptions of `coro` propagate. A `timeout` (seconds) that passes, or Ctrl-C, cancels
         `coro` and waits for it to stop; a timeout raises TimeoutError. Calling this from the
