@@ -15,10 +15,10 @@ as assembled at that moment, under this deck's config.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tooldeck.assembly.loadout import Fate, Loadout
 from tooldeck.assembly.pipeline import Assembler
@@ -38,6 +38,9 @@ if TYPE_CHECKING:
     from tooldeck.execution.executor import Executor
     from tooldeck.execution.policy import Approver, Policy
     from tooldeck.execution.types import ToolCall, ToolResult
+    from tooldeck.sources.mcp.loop import McpLoop
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +196,11 @@ class Deck:
         approver: Approver | None = None,
         call_id: str = "call_1",
     ) -> ToolResult:
-        """`call` for synchronous code."""
+        """`call` for synchronous code (with MCP servers, run on their loop, as `run` does)."""
         from tooldeck.execution.types import ToolCall
 
         calls = [ToolCall(call_id, name, arguments)]
-        [result] = self.executor(platform=platform, approver=approver).execute_sync(calls)
+        [result] = self._execute_sync(self.executor(platform=platform, approver=approver), calls)
         return result
 
     async def call_batch(
@@ -209,7 +212,42 @@ class Deck:
     def call_batch_sync(
         self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
     ) -> list[ToolResult]:
-        return self.executor(platform=platform, approver=approver).execute_sync(calls)
+        """`call_batch` for synchronous code."""
+        return self._execute_sync(self.executor(platform=platform, approver=approver), calls)
+
+    def _execute_sync(self, executor: Executor, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        loop = self._mcp_loop()
+        if loop is None:
+            return executor.execute_sync(calls)
+        # On the loop of the deck's MCP sessions: its MCP calls need no hand-off between threads
+        # (and from that loop itself, a clear error where waiting would never end).
+        return loop.run(executor.execute(calls))
+
+    def run(self, coro: Coroutine[Any, Any, T], *, timeout: float | None = None) -> T:
+        """Run `coro` on the deck's event loop and return its result (from synchronous code).
+
+        The deck's loop is the one its MCP sessions live on (one per process, in a daemon
+        thread, started on first use), so the MCP calls `coro` makes (`await deck.call(...)`,
+        an agent's turns) reach the servers with no hand-off between threads: async code from
+        another loop pays two such hand-offs per MCP call. Everything on this loop shares it
+        with the MCP sessions: blocking code in `coro` stalls them all, and decks with MCP
+        servers are to be built and closed outside it (they wait for work done on this loop).
+
+        Exceptions of `coro` propagate. A `timeout` (seconds) that passes, or Ctrl-C, cancels
+        `coro` and waits for it to stop; a timeout raises TimeoutError. Calling this from the
+        deck's loop itself (from code already run by it) raises RuntimeError: await there.
+        """
+        from tooldeck.sources.mcp.loop import mcp_loop
+
+        return (self._mcp_loop() or mcp_loop()).run(coro, timeout)
+
+    def _mcp_loop(self) -> McpLoop | None:
+        """The loop the deck's MCP sessions live on; None for a deck without MCP servers."""
+        if not self.config.mcp_servers and not any(s.kind == "mcp" for s in self._given):
+            return None  # nothing to look for: the MCP modules stay unimported
+        from tooldeck.sources.mcp.source import McpSource
+
+        return next((s.loop for s in self.sources if isinstance(s, McpSource)), None)
 
     # -- the agent -------------------------------------------------------------------------
 

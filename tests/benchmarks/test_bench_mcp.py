@@ -16,8 +16,10 @@ def test_ready_time_and_call_cost_are_measured(tmp_path: Path) -> None:
     assert set(every) == {"time", "git", "everything", "filesystem"}
     assert ready_time(tmp_path, {"everything": every["everything"]}) > 0
     calls = measure_calls(tmp_path, rounds=1, calls=20, warmup=2)
-    assert calls["bare_sdk_us"] > 0 and calls["tooldeck_us"] > 0
-    assert calls["ratio"] == calls["tooldeck_us"] / calls["bare_sdk_us"]
+    assert set(calls) == {"foreign_loop", "deck_loop"}  # from another loop, and through Deck.run
+    for measured in calls.values():
+        assert measured["bare_sdk_us"] > 0 and measured["tooldeck_us"] > 0
+        assert measured["ratio"] == measured["tooldeck_us"] / measured["bare_sdk_us"]
 
 
 def test_table_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,11 +31,18 @@ def test_table_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
             "sequential_s": 3.0,
             "ratio": 1.3,
         },
-        "calls": {"bare_sdk_us": 1000.0, "tooldeck_us": 1050.0, "ratio": 1.05},
+        "calls": {
+            "foreign_loop": {"bare_sdk_us": 1000.0, "tooldeck_us": 1500.0, "ratio": 1.5},
+            "deck_loop": {"bare_sdk_us": 1000.0, "tooldeck_us": 1050.0, "ratio": 1.05},
+        },
     }
     print_table(report)
     out = capsys.readouterr().out
     assert "<= 1.2: MISSED" in out and "<= 1.1: met" in out
+    lines = out.splitlines()
+    foreign = next(i for i, line in enumerate(lines) if "from another loop: tooldeck" in line)
+    on_deck = next(i for i, line in enumerate(lines) if "on the deck's loop: tooldeck" in line)
+    assert "<= 1.1: MISSED" in lines[foreign + 1] and "<= 1.1: met" in lines[on_deck + 1]
 
 
 def test_cli_json() -> None:
@@ -45,3 +54,4 @@ def test_cli_json() -> None:
         and report["ready"]["sequential_s"] > report["ready"]["concurrent_s"]
     )
     assert set(report["ready"]["single_s"]) == {"time", "git", "everything", "filesystem"}
+    assert all(report["calls"][where]["ratio"] > 0 for where in ("foreign_loop", "deck_loop"))

@@ -89,6 +89,16 @@ def test_breaker_counts_transport_failures_only(tmp_path: Path) -> None:
         assert source.supervisor.failures == 0 and source.supervisor.state == "ready"
 
 
+def test_a_stray_line_once_running_is_skipped_and_the_session_stays(tmp_path: Path) -> None:
+    with deck_over(tmp_path, {"srv": tiny()}) as deck:
+        source = next(s for s in deck.sources if s.name == "mcp-srv")
+        pid = source.supervisor._current.child.pid
+        noisy = deck.call_sync("mcp__srv__noisy", {})
+        assert noisy.ok and "answered after the noise" in noisy.content
+        assert deck.call_sync("mcp__srv__echo", {"text": "still here"}).ok
+        assert source.supervisor.state == "ready" and source.supervisor._current.child.pid == pid
+
+
 def test_breaker_opens_after_repeated_transport_failures(tmp_path: Path) -> None:
     with deck_over(tmp_path, {"srv": tiny()}) as deck:
         source = next(s for s in deck.sources if s.name == "mcp-srv")

@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
     printer = StepPrinter(console)
     agent = build_agent(args, events=printer, approver=ChatApprover(reader))
     convo = open_conversation(agent, args.resume)
-    return run_async(_repl(agent, convo, reader, console, args.transcript), session_id=convo.session_id)
+    return run_async(
+        _repl(agent, convo, reader, console, args.transcript), deck=agent.deck, session_id=convo.session_id
+    )
 
 
 async def _repl(

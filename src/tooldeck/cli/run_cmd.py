@@ -23,7 +23,7 @@ from tooldeck.text import for_terminal
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink
     from tooldeck.agent.loop import Conversation, TurnResult
-    from tooldeck.agent.runtime import Agent
+    from tooldeck.agent.runtime import Agent, LoadoutSource
     from tooldeck.execution.policy import Approver
 
 T = TypeVar("T")
@@ -150,9 +150,17 @@ def result_json(result: TurnResult, convo: Conversation) -> dict[str, Any]:
     }
 
 
-def run_async(coro: Coroutine[Any, Any, T], *, session_id: str | None = None) -> T:
-    """Run the command's coroutine; Ctrl-C ends it with exit code 130 and the session to resume."""
+def run_async(coro: Coroutine[Any, Any, T], *, deck: LoadoutSource, session_id: str | None = None) -> T:
+    """Run the command's coroutine; Ctrl-C ends it with exit code 130 and the session to resume.
+
+    With MCP servers it runs on the deck's loop, where their sessions live (no thread hand-off
+    per MCP call); otherwise on a loop of its own.
+    """
+    from tooldeck.deck import Deck
+
     try:
+        if isinstance(deck, Deck) and deck.config.mcp_servers:
+            return deck.run(coro)
         return asyncio.run(coro)
     except KeyboardInterrupt:
         where = f"; resume with: tooldeck run --resume {session_id}" if session_id else ""
@@ -190,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
             f" is waiting for an answer to: {convo.pending.get('question')}" if convo.pending else " ended"
         )
         fail(f"session {convo.session_id}{waiting}; pass the next message as PROMPT")
-    result, error = run_async(_turn(agent, convo, prompt), session_id=convo.session_id)
+    result, error = run_async(_turn(agent, convo, prompt), deck=agent.deck, session_id=convo.session_id)
     if args.transcript is not None:
         write_transcript(args.transcript, convo, result, error)
     if result is None:

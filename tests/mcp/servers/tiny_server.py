@@ -11,7 +11,7 @@ It speaks the MCP handshake, paginated `tools/list` and `tools/call`, and misbeh
 
 Tools: echo (read-only), delete (destructive), work (sleeps `seconds`), crash (the process dies
 mid-call), fail (an `isError` result), rpc_error (a JSON-RPC error), image (image content),
-add_tool (adds tool `name` and sends notifications/tools/list_changed), remove_tool (removes tool
+noisy (prints a line that is not JSON-RPC, then answers), add_tool (adds tool `name` and sends notifications/tools/list_changed), remove_tool (removes tool
 `name`, announced the same way), where (cwd and TMPDIR).
 """
 
@@ -46,6 +46,7 @@ BASE = [
     tool("fail", "Report a tool-level error."),
     tool("rpc_error", "Answer with a JSON-RPC error."),
     tool("image", "Return an image.", readOnlyHint=True),
+    tool("noisy", "Print a stray line, then answer.", readOnlyHint=True),
     tool("add_tool", "Add a tool and announce it.", {"name": {"type": "string"}}),
     tool("remove_tool", "Remove a tool and announce it.", {"name": {"type": "string"}}),
     tool("where", "Working and temporary directories.", readOnlyHint=True),
@@ -77,6 +78,9 @@ def call(name: str, args: dict, tools: list[dict]) -> dict | None:
         return text("the thing you asked for does not exist", error=True)
     if name == "image":
         return {"content": [{"type": "image", "data": PNG, "mimeType": "image/png"}]}
+    if name == "noisy":
+        print("debug: a stray line on stdout", flush=True)
+        return text("answered after the noise")
     if name == "add_tool":
         tools.append(tool(str(args["name"]), "Added at run time.", readOnlyHint=True))
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})

@@ -97,9 +97,8 @@ class Connection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
-                watched = await stack.enter_async_context(self._watch(read))
                 session = ClientSession(
-                    watched,
+                    _Watched(read, self),
                     write,
                     message_handler=self._on_message,
                     client_info=Implementation(name=CLIENT_NAME, version=_version()),
@@ -160,33 +159,14 @@ class Connection:
         client.event_hooks["response"].append(note)
         return client
 
-    @contextlib.asynccontextmanager
-    async def _watch(self, read: Any) -> AsyncIterator[Any]:
-        """Forward the server's messages to the session, noticing garbage and the end of the stream."""
-        import anyio
+    def _garbage_first(self, item: Exception) -> None:
+        self.reason = f"the server sent something that is not MCP: {_garbage(item)}"
+        self._stop.set()
 
-        to_session, watched = anyio.create_memory_object_stream[Any](0)
-
-        async def pump() -> None:
-            async with to_session:
-                async for item in read:
-                    if isinstance(item, Exception) and not self._ready.is_set():
-                        self.reason = f"the server sent something that is not MCP: {_garbage(item)}"
-                        break
-                    if isinstance(item, Exception):
-                        continue  # a stray line once running: not worth losing the session over
-                    await to_session.send(item)
-            if self.reason is None and not self._stop.is_set():
-                self.reason = self.http_error or self._lost()
-            self._stop.set()
-
-        task = asyncio.ensure_future(pump())
-        try:
-            yield watched
-        finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-            watched.close()
+    def _ended(self) -> None:
+        if self.reason is None and not self._stop.is_set():
+            self.reason = self.http_error or self._lost()
+        self._stop.set()
 
     def _lost(self) -> str:
         if self.child is not None:
@@ -201,25 +181,30 @@ class Connection:
 
     async def call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
         """Call a server tool; TransportFailure if the server cannot be reached, McpRequestError if it refuses."""
-        from mcp.shared.exceptions import MCPError
-        from mcp_types import CONNECTION_CLOSED
-
         session = self.session
         if session is None or self.closed.is_set():
             raise TransportFailure(self.reason or "not connected")
         try:
             result: mcp_types.CallToolResult = await session.call_tool(name, arguments)
-        except MCPError as exc:
+        except Exception as exc:  # boundary: sorted into the two failures a caller can tell apart
+            raise await self._failure(exc) from None
+        return result
+
+    async def _failure(self, exc: Exception) -> TransportFailure | McpRequestError:
+        """What a request that raised `exc` means (the SDK is imported here, off the path of every call)."""
+        from mcp.shared.exceptions import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        if isinstance(exc, MCPError):
             if exc.code == CONNECTION_CLOSED or self.closed.is_set() or self._stop.is_set():
                 await self._settle()
-                raise TransportFailure(self.reason or exc.message) from None
-            raise McpRequestError(f"the server answered with error {exc.code}: {exc.message}") from None
-        except RuntimeError as exc:  # the SDK's word for a result that breaks the tool's output schema
-            raise McpRequestError(str(exc)) from None
-        except Exception as exc:  # boundary: any other failure of the request is the transport's
-            await self._settle()
-            raise TransportFailure(self.reason or describe(exc)) from None
-        return result
+                return TransportFailure(self.reason or exc.message)
+            return McpRequestError(f"the server answered with error {exc.code}: {exc.message}")
+        if isinstance(exc, RuntimeError):  # the SDK's word for a result that breaks the tool's output schema
+            return McpRequestError(str(exc))
+        # Any other failure of the request is the transport's.
+        await self._settle()
+        return TransportFailure(self.reason or describe(exc))
 
     async def refresh_tools(self) -> list[mcp_types.Tool]:
         if self.session is None:
@@ -231,6 +216,67 @@ class Connection:
         """Let the watch record why the stream ended, when it is ending, before reporting it."""
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._stop.wait(), 1.0)
+
+
+class _Watched:
+    """The server's message stream as the session reads it, each item looked at on the way.
+
+    A wrapper rather than a task that forwards into another stream: the session's read loop
+    takes every message straight from the transport, with no extra task switch per message (the
+    session only iterates the stream and enters it as an async context manager). Something that
+    is not JSON-RPC before the handshake is over ends the stream, with the reason; later, a
+    stray line is skipped. The end of the stream is noted as the reason the connection ended.
+    """
+
+    def __init__(self, read: Any, conn: Connection) -> None:
+        import anyio
+
+        self._read = read
+        self._conn = conn
+        self._done = False
+        self._ends = (anyio.EndOfStream, anyio.ClosedResourceError)
+
+    @property
+    def last_context(self) -> Any:
+        # A transport stream that carries each sender's contextvars hands them on this way.
+        return getattr(self._read, "last_context", None)
+
+    def __aiter__(self) -> _Watched:
+        return self
+
+    async def __anext__(self) -> Any:
+        conn = self._conn
+        while not self._done:
+            try:
+                item = await self._read.receive()
+            except self._ends:
+                self._done = True
+                conn._ended()
+                break
+            if not isinstance(item, Exception):
+                return item
+            if not conn._ready.is_set():
+                self._done = True
+                conn._garbage_first(item)
+        raise StopAsyncIteration
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self.__anext__()
+        except StopAsyncIteration:
+            raise anyio.EndOfStream from None
+
+    async def aclose(self) -> None:
+        self._done = True
+        await self._read.aclose()
+
+    async def __aenter__(self) -> _Watched:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 async def list_all_tools(session: Any) -> list[mcp_types.Tool]:

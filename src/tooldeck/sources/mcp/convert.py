@@ -20,6 +20,7 @@ import binascii
 import json
 import mimetypes
 import re
+import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -112,19 +113,26 @@ def result_text(
     call_id: str,
     rewrite: Callable[[str], str] | None = None,
 ) -> str:
-    """The model-facing text of a call result; raises ToolError for a result flagged as an error."""
+    """The model-facing text of a call result; raises ToolError for a result flagged as an error.
+
+    Files saved from it are named after `call_id`, made unique (ids repeat across runs).
+    """
     from mcp_types import AudioContent, EmbeddedResource, ImageContent, ResourceLink, TextContent
 
     parts: list[str] = []
     texts: list[str] = []
+    unique = ""
     for i, block in enumerate(result.content):
         if isinstance(block, TextContent):
             texts.append(block.text)
             parts.append(block.text)
-        elif isinstance(block, ImageContent | AudioContent):
-            parts.append(_binary(block.type, block.data, block.mime_type, files, f"{call_id}-{i}"))
+            continue
+        # Only a result with more than text saves files: the random part is drawn then.
+        unique = unique or f"{call_id}-{secrets.token_hex(4)}"
+        if isinstance(block, ImageContent | AudioContent):
+            parts.append(_binary(block.type, block.data, block.mime_type, files, f"{unique}-{i}"))
         elif isinstance(block, EmbeddedResource):
-            parts.append(_resource(block.resource, files, f"{call_id}-{i}"))
+            parts.append(_resource(block.resource, files, f"{unique}-{i}"))
         elif isinstance(block, ResourceLink):
             about = f": {block.description}" if block.description else ""
             mime = f" ({block.mime_type})" if block.mime_type else ""

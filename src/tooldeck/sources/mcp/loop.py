@@ -4,6 +4,8 @@ MCP sessions are asynchronous and belong to the loop that opened them, while the
 from synchronous code and from other event loops (each `execute_sync` runs its own). So every
 connection lives here; the deck waits for results (`wait`) or awaits them from its own loop
 (`bridge`, which passes cancellation through, so an executor timeout stops the MCP request).
+Code that can run here instead (`run`, behind `Deck.run`) makes MCP calls with no hand-off
+between threads: `bridge` then awaits the call directly.
 The thread is a daemon and never delays interpreter exit; at exit, the servers still open are
 closed (children stopped), within a bounded time.
 """
@@ -22,6 +24,8 @@ from typing import Any, Protocol, TypeVar
 T = TypeVar("T")
 # How long interpreter exit waits for servers to close (a server that ignores it is killed).
 EXIT_BUDGET_S = 5.0
+# How long `run` waits for a coroutine it cancelled (on a timeout or Ctrl-C) to stop.
+CANCEL_GRACE_S = 5.0
 
 
 class Closable(Protocol):
@@ -63,6 +67,38 @@ class McpLoop:
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise TimeoutError(f"no answer within {timeout:g} s") from None
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run `coro` on the loop and wait here for its end (not from the loop's own thread).
+
+        Whatever ends the wait early (a timeout, Ctrl-C in the waiting thread) cancels the
+        coroutine and waits a moment for it to stop, so it does not go on running unattended.
+        A timeout raises TimeoutError; a coroutine that was cancelled, asyncio.CancelledError.
+        """
+        if self.in_loop:
+            coro.close()
+            raise RuntimeError(
+                "called from the event loop it would run the coroutine on: that would wait forever; "
+                "await the coroutine instead"
+            )
+        ended = threading.Event()
+        started: list[asyncio.Task[T]] = []
+
+        def start() -> None:
+            task = self.loop.create_task(coro)
+            started.append(task)
+            task.add_done_callback(lambda _: ended.set())
+
+        self.loop.call_soon_threadsafe(start)
+        try:
+            if not ended.wait(timeout):
+                raise TimeoutError(f"no answer within {timeout:g} s")
+        except BaseException:  # boundary: any interruption of the wait stops the coroutine, then goes on
+            with contextlib.suppress(RuntimeError):  # the loop is gone: nothing is left running
+                self.loop.call_soon_threadsafe(_cancel, started)
+                ended.wait(CANCEL_GRACE_S)
+            raise
+        return started[0].result()
 
     async def bridge(self, coro: Coroutine[Any, Any, T]) -> T:
         """Await `coro` on the MCP loop from another loop; cancelling the caller cancels it there.

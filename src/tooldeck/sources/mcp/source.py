@@ -12,7 +12,6 @@ deck (`changed("availability")`); a changed tool list on the server re-lists the
 from __future__ import annotations
 
 import contextlib
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -164,6 +163,5 @@ def _discovery(spec: ServerSpec, workspace: Path | None) -> ServerSpec:
 
 
 def _call_id(context: ToolContext | None) -> str:
-    """A stem for the files a call's result saves: its call id, made unique (ids repeat across runs)."""
-    base = context.call_id if context is not None and context.call_id else "call"
-    return f"{base}-{secrets.token_hex(4)}"
+    """The call's id, the stem of the files its result saves (`result_text` makes each name unique)."""
+    return context.call_id if context is not None and context.call_id else "call"
