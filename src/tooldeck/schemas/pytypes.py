@@ -169,8 +169,13 @@ def _is_typeddict(cls: Any) -> bool:
     typing_extensions has been imported, so it is not imported here (~5 ms at start-up)."""
     if typing.is_typeddict(cls):
         return True
-    extensions = sys.modules.get("typing_extensions")
-    return extensions is not None and bool(extensions.is_typeddict(cls))
+    if "typing_extensions" not in sys.modules:
+        return False
+    # Imported, or being imported by another thread (the MCP loop's SDK): the import statement
+    # waits until it is complete.
+    import typing_extensions
+
+    return bool(typing_extensions.is_typeddict(cls))
 
 
 def _own_attribute_docstrings(cls: Any) -> dict[str, str]:
