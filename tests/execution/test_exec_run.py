@@ -281,3 +281,36 @@ def test_tracebacks_go_to_the_log(caplog: pytest.LogCaptureFixture) -> None:
         one(Executor(loadout(boom), events=LoggingSink()), "boom")
     traces = [r.getMessage() for r in caplog.records if "raise ValueError" in r.getMessage()]
     assert len(traces) == 2
+
+
+def test_a_handler_calls_another_tool_through_its_caller() -> None:
+    from tooldeck.execution.nested import ToolCaller
+    from tooldeck.workspace import Workspace
+
+    @tool
+    def twice(a: int, context: ToolContext) -> str:
+        """Adds through the loadout."""
+        caller = context.get(ToolCaller)
+        assert caller is not None and context.get(ToolCaller) is caller  # one caller per call
+        assert context.get(Workspace) is not None and ToolCaller in context.services
+        assert len(context.services) == len(list(context.services))
+        return caller.call("async_add", {"a": a, "b": a}).content
+
+    [r] = run(Executor(loadout(twice, async_add)), [call("twice", {"a": 4}, "c1")])
+    assert r.content == "8"
+
+
+def test_the_lazy_cancel_event_wakes_a_waiter_in_another_thread() -> None:
+    from tooldeck.execution.runner import LazyEvent
+
+    event = LazyEvent()
+    assert not event.is_set()
+    woke: list[bool] = []
+    waiter = threading.Thread(target=lambda: woke.append(event.wait(5)))
+    waiter.start()
+    time.sleep(0.05)
+    event.set()
+    waiter.join(5)
+    assert woke == [True] and event.is_set()
+    event.clear()
+    assert not event.wait(0.01)

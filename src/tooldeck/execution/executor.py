@@ -15,7 +15,7 @@ import inspect
 import threading
 import time
 import traceback
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -32,7 +32,7 @@ from tooldeck.execution.isolation import run_in_child
 from tooldeck.execution.nested import ToolCaller
 from tooldeck.execution.policy import Approver, CallApprovals, ChainPolicy, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
-from tooldeck.execution.runner import CancelToken, HandlerRaised, run_sync
+from tooldeck.execution.runner import CancelToken, HandlerRaised, LazyEvent, run_sync
 from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
@@ -349,7 +349,7 @@ class Executor:
                 return self._failed(vc.id, refusal, started)
         tool = vc.tool
         plan = self._plan(tool)
-        cancel_event = threading.Event() if plan.needs_context else None
+        cancel_event = LazyEvent() if plan.needs_context else None
         context = self._context(vc, batch, cancel_event) if plan.needs_context else None
         try:
             value = await self._invoke(vc, plan, context, cancel_event, batch)
@@ -461,8 +461,7 @@ class Executor:
         return tool.call(vc.arguments, context)
 
     def _context(self, vc: ValidatedCall, batch: Batch, cancel_event: threading.Event | None) -> ToolContext:
-        cancelled = cancel_event or threading.Event()
-        caller = ToolCaller(self, batch.loop, state=batch.state, parent_id=vc.id, cancel=cancelled)
+        cancelled = cancel_event or LazyEvent()
         return ToolContext(
             call_id=vc.id,
             tool_name=vc.name,
@@ -470,7 +469,7 @@ class Executor:
             session_id=self.session_id,
             state=batch.state,
             cancelled=cancelled,
-            services={**self.services, ToolCaller: caller},
+            services=_CallServices(self, batch, vc.id, cancelled),
         )
 
     # -- results and events ----------------------------------------------------------------
@@ -513,6 +512,59 @@ class Executor:
     def _emit(self, kind: EventKind, call_id: str, tool: str, **fields: Any) -> None:
         if self.events is not None:
             self.events.emit(ExecutionEvent(kind, call_id, tool, **fields))
+
+
+class _CallServices(Mapping[type, object]):
+    """The executor's services as one call sees them, with a `ToolCaller` of its own.
+
+    A view rather than a copy, and the caller is made only when the handler asks for it: most
+    calls never do, and both cost time on every call.
+    """
+
+    __slots__ = ("_batch", "_call_id", "_caller", "_cancel", "_executor")
+
+    def __init__(self, executor: Executor, batch: Batch, call_id: str, cancel: threading.Event) -> None:
+        self._executor = executor
+        self._batch = batch
+        self._call_id = call_id
+        self._cancel = cancel
+        self._caller: ToolCaller | None = None
+
+    def __getitem__(self, kind: type) -> object:
+        if kind is not ToolCaller:
+            return self._executor.services[kind]
+        caller = self._caller
+        if caller is None:
+            with _MAKING_CALLER:  # a handler's threads asking at once still share one caller
+                caller = self._caller
+                if caller is None:
+                    batch = self._batch
+                    caller = self._caller = ToolCaller(
+                        self._executor,
+                        batch.loop,
+                        state=batch.state,
+                        parent_id=self._call_id,
+                        cancel=self._cancel,
+                    )
+        return caller
+
+    def get(self, kind: type, default: Any = None) -> Any:
+        if kind is ToolCaller:
+            return self[kind]
+        return self._executor.services.get(kind, default)
+
+    def __contains__(self, kind: object) -> bool:
+        return kind is ToolCaller or kind in self._executor.services
+
+    def __iter__(self) -> Iterator[type]:
+        yield from (k for k in self._executor.services if k is not ToolCaller)
+        yield ToolCaller
+
+    def __len__(self) -> int:
+        return len(self._executor.services) + (ToolCaller not in self._executor.services)
+
+
+_MAKING_CALLER = threading.Lock()
 
 
 def _timeout_envelope(tool: Tool, plan: _Plan) -> ErrorEnvelope:

@@ -57,6 +57,31 @@ class CancelToken:
                 self._callbacks.remove(cb)
 
 
+_MAKING = threading.Lock()
+
+
+class LazyEvent(threading.Event):
+    """A `threading.Event` whose lock is made when it is first set or waited on.
+
+    Every call that takes a `ToolContext` gets a cancel event, yet most finish without anyone
+    setting it or waiting on it; making its Condition costs more than the rest of the context.
+    `is_set` reads the flag alone, as `threading.Event` does.
+    """
+
+    def __init__(self) -> None:  # the base initialiser would make the Condition now
+        self._flag = False
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "_cond":
+            raise AttributeError(name)
+        # Made once, under a lock: a setter and a waiter in two threads must share one Condition.
+        with _MAKING:
+            cond = self.__dict__.get("_cond")
+            if cond is None:
+                cond = self.__dict__["_cond"] = threading.Condition(threading.Lock())
+        return cond
+
+
 class HandlerRaised(Exception):
     """A handler raised a BaseException that is not an Exception (KeyboardInterrupt, SystemExit,
     ...). Carried as an ordinary exception, so the event loop does not take it for the user's
