@@ -8,7 +8,7 @@ Servers connect at the same time, each under its `connect_timeout`; their tools 
 `mcp__<server>__<tool>` in toolset `mcp-<server>`. The parts: `settings` (a server's resolved
 settings), `stdio` (the child-process transport), `connection` (one MCP session), `supervisor`
 (state, reconnection, circuit breaker), `pool` (thread-scoped sessions), `convert` (tools and
-results), `naming`, `loop` (the background event loop), `source` (the deck's view).
+results), `naming`, `loop` (the background event loop), `sdk` (loading the SDK), `source` (the deck's view).
 
 Nothing here imports the `mcp` SDK until a server is connected.
 """

@@ -15,6 +15,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from tooldeck.sources.mcp.sdk import sdk_loaded
 from tooldeck.sources.mcp.settings import ServerSpec
 from tooldeck.sources.mcp.stdio import ChildInfo, stdio_transport
 
@@ -59,8 +60,10 @@ class Connection:
 
     async def open(self) -> None:
         """Connect, initialize and list the tools within the connect timeout; TransportFailure if not."""
-        load_sdk()  # the first time, importing the SDK takes a while: not the server's fault
         self._task = asyncio.get_running_loop().create_task(self._run())
+        # The first time, importing the SDK takes a while (the server starts meanwhile): the
+        # connect timeout starts after it, since the import is not the server's fault.
+        await sdk_loaded()
         ready = asyncio.ensure_future(self._ready.wait())
         closed = asyncio.ensure_future(self.closed.wait())
         try:
@@ -91,12 +94,15 @@ class Connection:
             task.cancel()
 
     async def _run(self) -> None:
-        from mcp.client.session import ClientSession
-        from mcp_types import Implementation
-
         try:
             async with contextlib.AsyncExitStack() as stack:
+                if self.spec.transport != "stdio":
+                    await sdk_loaded()  # a stdio server is started first, while the SDK loads
                 read, write = await stack.enter_async_context(self._transport())
+                await sdk_loaded()
+                from mcp.client.session import ClientSession
+                from mcp_types import Implementation
+
                 session = ClientSession(
                     _Watched(read, self),
                     write,
@@ -305,11 +311,6 @@ async def _http_transport(spec: ServerSpec, client: Any) -> AsyncIterator[tuple[
 
     async with client, streamable_http_client(spec.url or "", http_client=client) as (read, write):
         yield read, write
-
-
-def load_sdk() -> None:
-    """Import the parts of the `mcp` SDK a connection uses (a no-op once done)."""
-    import mcp_types  # noqa: F401
 
 
 def describe(exc: BaseException) -> str:

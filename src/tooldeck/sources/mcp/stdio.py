@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from tooldeck.sources.mcp.sdk import sdk_loaded
 from tooldeck.sources.mcp.settings import ServerSpec
 
 # One JSON-RPC message per line; tool listings of big servers make long lines.
@@ -79,11 +80,11 @@ class ChildInfo:
 
 @contextlib.asynccontextmanager
 async def stdio_transport(spec: ServerSpec, info: ChildInfo) -> AsyncIterator[tuple[Any, Any]]:
-    """Run the server; yields the (read, write) message streams an MCP ClientSession takes."""
-    import anyio
-    import mcp_types
-    from mcp.shared.message import SessionMessage
+    """Run the server; yields the (read, write) message streams an MCP ClientSession takes.
 
+    The process is started before anything of the SDK is imported: a cold import takes most of
+    a second, which the server spends starting up meanwhile.
+    """
     assert spec.command is not None
     process = await asyncio.create_subprocess_exec(
         spec.command,
@@ -98,6 +99,16 @@ async def stdio_transport(spec: ServerSpec, info: ChildInfo) -> AsyncIterator[tu
         preexec_fn=_ARM,
     )
     info.pid = process.pid
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        await sdk_loaded()
+    except BaseException:  # boundary: whatever ends the wait (cancellation too) stops the server first
+        await _stop_shielded(process, tasks, info)
+        raise
+    import anyio
+    import mcp_types
+    from mcp.shared.message import SessionMessage
+
     to_session, read_stream = anyio.create_memory_object_stream[Any](0)
     write_stream, from_session = anyio.create_memory_object_stream[Any](0)
     adapter = mcp_types.jsonrpc_message_adapter
@@ -128,26 +139,35 @@ async def stdio_transport(spec: ServerSpec, info: ChildInfo) -> AsyncIterator[tu
                 process.stdin.write(data.encode("utf-8"))
                 await process.stdin.drain()
 
-    tasks = [asyncio.get_running_loop().create_task(c) for c in (read(), write())]
+    tasks += [asyncio.get_running_loop().create_task(c) for c in (read(), write())]
     try:
         yield read_stream, write_stream
     finally:
-        stop = asyncio.ensure_future(_stop(process, tasks, info))
         try:
-            await asyncio.shield(stop)
-        except asyncio.CancelledError:
-            await stop
-            raise
+            await _stop_shielded(process, tasks, info)
         finally:
             for stream in (read_stream, write_stream, to_session, from_session):
                 stream.close()
+
+
+async def _stop_shielded(
+    process: asyncio.subprocess.Process, tasks: list[asyncio.Task[None]], info: ChildInfo
+) -> None:
+    """`_stop`, seen through even when the task that asks for it is cancelled meanwhile."""
+    stop = asyncio.ensure_future(_stop(process, tasks, info))
+    try:
+        await asyncio.shield(stop)
+    except asyncio.CancelledError:
+        await stop
+        raise
 
 
 async def _stop(
     process: asyncio.subprocess.Process, tasks: list[asyncio.Task[None]], info: ChildInfo
 ) -> None:
     """Close stdin, give the server a moment, then terminate and kill its whole process group."""
-    tasks[1].cancel()
+    for task in tasks[1:]:  # the writer (none when the streams were never set up)
+        task.cancel()
     if process.stdin is not None:
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
@@ -158,7 +178,8 @@ async def _stop(
             await _exited(process, TERM_GRACE_S)
     # Whatever the server started and left behind in its group goes too.
     _signal_group(process.pid, signal.SIGKILL)
-    tasks[0].cancel()
+    for task in tasks[:1]:  # the reader
+        task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     info.returncode = process.returncode
     transport = getattr(process, "_transport", None)
