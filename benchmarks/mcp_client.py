@@ -6,6 +6,15 @@ the floor), a deck over all four at once (tooldeck connects them concurrently), 
 single decks one after another (what connecting them in turn costs). Target: all four at once
 within 1.2 x the slowest single server.
 
+That target ignores the CPU: the servers' start-ups are mostly CPU-bound (two Python servers
+importing, two node servers), and four of them at once cannot finish before the machine has
+done their work, whatever the client does. So each single start also measures the CPU time the
+server's processes used until it was ready (utime + stime from /proc, the server and whatever it
+started; elsewhere the usage of reaped children from deck start to close), and the table shows
+the CPU floor, max(slowest alone, sum of the start-up CPU / cores), and "at once / CPU floor": how
+much of the time at once is the client's doing. The floor leaves out tooldeck's own CPU (it only
+gets stricter for that).
+
 Per-call overhead: the same tool (`echo` of server-everything over stdio) called through the
 deck's whole execution path (`Executor.execute`: parse, validate, policy, the MCP loop, result
 shaping) and through the bare `mcp` SDK client (`ClientSession.call_tool` over the SDK's
@@ -27,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -69,6 +79,11 @@ def servers(workdir: Path) -> dict[str, dict[str, Any]]:
 
 def ready_time(workdir: Path, chosen: dict[str, dict[str, Any]]) -> float:
     """Seconds from building a deck over `chosen` to its loadout (every server ready)."""
+    return ready_and_cpu(workdir, chosen)[0]
+
+
+def ready_and_cpu(workdir: Path, chosen: dict[str, dict[str, Any]]) -> tuple[float, float]:
+    """`ready_time`, and the CPU seconds the servers' processes had used by then."""
     from tooldeck import Deck
     from tooldeck.config_load import parse_config
 
@@ -76,35 +91,75 @@ def ready_time(workdir: Path, chosen: dict[str, dict[str, Any]]) -> float:
         {"mcp_servers": chosen, "home": str(workdir / "home"), "plugins": {"enabled": False}},
         base_dir=str(workdir),
     )
+    reaped = _reaped_cpu()
     started = time.perf_counter()
     deck = Deck(config, builtins=False)
     loadout = deck.loadout()
     elapsed = time.perf_counter() - started
-    deck.close()
+    cpu = _descendants_cpu()
+    deck.close()  # it waits for its children, so their usage is in the reaped total now
+    if cpu is None:
+        cpu = _reaped_cpu() - reaped
     states = [s for s in deck.diagnostics() if s.level == "error"]
     if states or len(loadout.exposed) < len(chosen):
         raise BenchSetupError(f"servers did not all get ready: {'; '.join(map(str, states))}")
-    return elapsed
+    return elapsed, cpu
+
+
+def _reaped_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _descendants_cpu() -> float | None:
+    """CPU seconds of this process's living descendants (with the children they reaped), from
+    /proc; None where there is no /proc."""
+    me = os.getpid()
+    if not Path(f"/proc/{me}/task").is_dir():
+        return None
+    ticks, pending = 0, [me]
+    while pending:
+        pid = pending.pop()
+        try:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                pending += [int(c) for c in (task / "children").read_text().split()]
+            if pid != me:
+                # utime, stime, cutime, cstime: fields 14-17, after the command in parentheses.
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                ticks += sum(int(f) for f in fields[11:15])
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # it ended meanwhile
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 def measure_ready(workdir: Path, rounds: int) -> dict[str, Any]:
     every = servers(workdir)
     singles: dict[str, list[float]] = {name: [] for name in every}
+    cpus: dict[str, list[float]] = {name: [] for name in every}
     together: list[float] = []
     in_turn: list[float] = []
     for _ in range(rounds):
         for name, entry in every.items():
-            singles[name].append(ready_time(workdir, {name: entry}))
+            elapsed, used = ready_and_cpu(workdir, {name: entry})
+            singles[name].append(elapsed)
+            cpus[name].append(used)
         together.append(ready_time(workdir, every))
         in_turn.append(sum(ready_time(workdir, {name: entry}) for name, entry in every.items()))
     single = {name: statistics.median(v) for name, v in singles.items()}
     slowest = max(single.values())
+    cpu = {name: statistics.median(v) for name, v in cpus.items()}
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    floor = max(slowest, sum(cpu.values()) / cores)
     return {
         "single_s": single,
         "slowest_single_s": slowest,
         "concurrent_s": statistics.median(together),
         "sequential_s": statistics.median(in_turn),
         "ratio": statistics.median(together) / slowest,
+        "start_cpu_s": cpu,
+        "cores": cores,
+        "cpu_floor_s": floor,
+        "ratio_to_floor": statistics.median(together) / floor,
     }
 
 
@@ -233,6 +288,16 @@ def print_table(report: dict[str, Any]) -> None:
         ("ready, 4 servers at once (s)", f"{ready['concurrent_s']:.2f}", ""),
         ("  at once / slowest alone", f"{ready['ratio']:.2f}", _verdict(ready["ratio"], READY_TARGET)),
     ]
+    if "cpu_floor_s" in ready:
+        rows += [(f"  start-up CPU, {name} (s)", f"{v:.2f}", "") for name, v in ready["start_cpu_s"].items()]
+        rows += [
+            (
+                f"CPU floor: max(slowest alone, CPU / {ready['cores']} cores) (s)",
+                f"{ready['cpu_floor_s']:.2f}",
+                "",
+            ),
+            ("  at once / CPU floor", f"{ready['ratio_to_floor']:.2f}", "the client's share"),
+        ]
     for where, label in (("foreign_loop", "from another loop"), ("deck_loop", "on the deck's loop")):
         c = calls[where]
         rows += [

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from benchmarks.mcp_client import measure_calls, print_table, ready_time, servers
+from benchmarks.mcp_client import measure_calls, print_table, ready_and_cpu, ready_time, servers
 from tests.support.benchrun import bench
 
 
@@ -15,6 +15,8 @@ def test_ready_time_and_call_cost_are_measured(tmp_path: Path) -> None:
     every = servers(tmp_path)
     assert set(every) == {"time", "git", "everything", "filesystem"}
     assert ready_time(tmp_path, {"everything": every["everything"]}) > 0
+    elapsed, cpu = ready_and_cpu(tmp_path, {"time": every["time"]})
+    assert elapsed > 0 and cpu > 0.05  # a Python server's start-up takes CPU (its imports)
     calls = measure_calls(tmp_path, rounds=1, calls=20, warmup=2)
     assert set(calls) == {"foreign_loop", "deck_loop"}  # from another loop, and through Deck.run
     for measured in calls.values():
@@ -53,5 +55,12 @@ def test_cli_json() -> None:
         report["ready"]["concurrent_s"] > 0
         and report["ready"]["sequential_s"] > report["ready"]["concurrent_s"]
     )
-    assert set(report["ready"]["single_s"]) == {"time", "git", "everything", "filesystem"}
+    ready = report["ready"]
+    assert set(ready["single_s"]) == {"time", "git", "everything", "filesystem"}
+    # Each server's start-up CPU is measured, and the floor is never below the slowest alone.
+    assert set(ready["start_cpu_s"]) == set(ready["single_s"]) and all(
+        v > 0 for v in ready["start_cpu_s"].values()
+    )
+    assert ready["cpu_floor_s"] >= ready["slowest_single_s"] and ready["cores"] >= 1
+    assert ready["ratio_to_floor"] == ready["concurrent_s"] / ready["cpu_floor_s"]
     assert all(report["calls"][where]["ratio"] > 0 for where in ("foreign_loop", "deck_loop"))
