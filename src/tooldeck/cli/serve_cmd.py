@@ -9,11 +9,17 @@ missing variable is an error naming it). Nothing but MCP messages is written to 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import re
 import sys
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli.common import add_config, add_platform, assemble, fail, load_deck
+
+if TYPE_CHECKING:
+    from tooldeck.deck import Deck
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -54,7 +60,6 @@ def resolve_token(raw: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import asyncio
 
     from tooldeck.errors import ConfigError
 
@@ -78,13 +83,13 @@ def run(args: argparse.Namespace) -> int:
 
             redirected, sys.stdout = sys.stdout, real_stdout()
             try:
-                asyncio.run(serve_stdio(server))
+                _serve(deck, serve_stdio(server))
             finally:
                 sys.stdout = redirected
             return 0
         http_app(server, host=args.host, token=token)  # refuse a bad host/token before binding
         ready = lambda url: print(f"tooldeck: serving MCP at {url}", file=sys.stderr, flush=True)  # noqa: E731
-        asyncio.run(serve_http(server, host=args.host, port=args.port, token=token, ready=ready))
+        _serve(deck, serve_http(server, host=args.host, port=args.port, token=token, ready=ready))
     except ConfigError as exc:
         fail(str(exc))
     except KeyboardInterrupt:
@@ -92,3 +97,12 @@ def run(args: argparse.Namespace) -> int:
     finally:
         deck.close()
     return 0
+
+
+def _serve(deck: Deck, coro: Coroutine[Any, Any, None]) -> None:
+    """Serve on the deck's own loop when it has MCP servers (their sessions live there, so a
+    served MCP tool's call needs no hand-off between threads); else on a loop of its own."""
+    if deck.config.mcp_servers:
+        deck.run(coro)
+    else:
+        asyncio.run(coro)
