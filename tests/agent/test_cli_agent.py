@@ -274,10 +274,13 @@ def test_lone_surrogates_from_the_model_are_stored_exactly_and_shown_safely(
         Turn(text="done\ud800"),
     )
     model = ("--provider", provider, "--model", "m", "--base-url", url)
-    proc = tooldeck(project, "run", "go", *model, "--json")
+    transcript = project / "transcript.json"
+    proc = tooldeck(project, "run", "go", *model, "--json", "--transcript", str(transcript))
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["text"] == "done\ud800" and "Traceback" not in proc.stderr
+    written = json.loads(transcript.read_text(encoding="utf-8"))  # valid UTF-8, read back the same
+    assert written["messages"][-1]["content"] == "done\ud800"
     [(_, refused)] = scripted_server.requests[1].tool_results()
     assert json.loads(refused)["error"]["type"] == "invalid_arguments"
     shown = tooldeck(project, "sessions", "show", out["session_id"], "--json")

@@ -48,6 +48,15 @@ def test_a_reply_without_tool_calls_ends_the_turn() -> None:
     )
 
 
+def test_a_lone_surrogate_in_the_system_prompt_goes_as_u_fffd_and_stays_stored() -> None:
+    model = ScriptedModel([reply("ok")])
+    convo = Conversation("s", system="be\ud800 brief")
+    loop, _ = make_loop(model, loadout_of(["math"]), convo)
+    assert asyncio.run(loop.run(convo, "hi")).text == "ok"
+    assert model.requests[0].system == "be\ufffd brief"
+    assert convo.system == "be\ud800 brief"
+
+
 def test_scripted_model_says_when_the_script_runs_out() -> None:
     model = ScriptedModel([reply(calls=[call("add", {"a": 1, "b": 1})])])
     convo = Conversation("s")

@@ -31,6 +31,7 @@ from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
+from tooldeck.text import utf8_safe
 
 TurnStatus = Literal["done", "interrupted", "budget_exhausted"]
 
@@ -151,8 +152,9 @@ class AgentLoop:
 
     async def _call_model(self, convo: Conversation, iteration: int, *, allow_tools: bool) -> ModelReply:
         loadout = self.tools.for_state(convo.state)
+        system = self.tools.system(convo.system, loadout)  # plus the deferred tools, by name
         request = ModelRequest(
-            system=self.tools.system(convo.system, loadout),  # plus the deferred tools, by name
+            system=system and utf8_safe(system),  # a lone surrogate goes as U+FFFD, stored as it is
             messages=tuple(map(for_model, convo.messages)),
             loadout=loadout,
             allow_tools=allow_tools,

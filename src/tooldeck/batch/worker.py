@@ -17,7 +17,6 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -36,6 +35,7 @@ from tooldeck.batch.results import ItemResult, Status, ToolCallRecord
 from tooldeck.batch.view import ItemDeck, UnknownItemTools
 from tooldeck.config import Config
 from tooldeck.errors import ModelError
+from tooldeck.text import json_text
 
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink
@@ -216,6 +216,6 @@ def write_transcript(
         "status": status,
         "error": error,
     }
-    text = json.dumps(data, indent=1, ensure_ascii=False, default=str)
+    text = json_text(data, indent=1)
     with contextlib.suppress(OSError):
-        path.write_text(text.encode("utf-8", "replace").decode("utf-8"), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")

@@ -9,7 +9,6 @@ use the real stdout. Log records (a tool's traceback, a failing event sink) go t
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import sys
 from collections.abc import Iterator
@@ -28,14 +27,10 @@ def emit(text: str = "") -> None:
 
 
 def print_json(value: Any) -> None:
-    """Write `value` as JSON to stdout. Text holding a lone surrogate (the session store keeps
-    it exactly) is written with ASCII escapes (`\\ud800`): valid UTF-8 that reads back the same."""
-    text = json.dumps(value, indent=2, ensure_ascii=False)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(value, indent=2)  # ASCII escapes for everything beyond ASCII
-    real_stdout().write(text + "\n")
+    """Write `value` as JSON to stdout (lone surrogates as ASCII escapes: see `json_text`)."""
+    from tooldeck.text import json_text
+
+    real_stdout().write(json_text(value) + "\n")
 
 
 @contextlib.contextmanager

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 from collections.abc import Coroutine
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck.cli.common import add_config, add_json, add_platform, emit, fail, load_deck, print_json
 from tooldeck.cli.main import CliError
-from tooldeck.text import for_terminal
+from tooldeck.text import for_terminal, json_text
 
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink
@@ -131,8 +130,7 @@ def write_transcript(path: Path, convo: Conversation, result: TurnResult | None,
     if error is not None:
         data["error"] = error
     try:
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
-        path.write_text(text.encode("utf-8", "replace").decode("utf-8"), encoding="utf-8")
+        path.write_text(json_text(data) + "\n", encoding="utf-8")
     except OSError as exc:
         fail(f"cannot write transcript {path}: {exc.strerror or exc}", 1)
 
