@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.version",
         "tooldeck.diagnostics",
         "tooldeck.text",
+        "tooldeck.lazy",
         "tooldeck.home",
         "tooldeck.output",
         "tooldeck.availability_types",

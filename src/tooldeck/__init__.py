@@ -18,8 +18,7 @@ hidden), renders them for the provider, runs the calls and the agent loop. Every
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tooldeck.availability_types import Availability
 from tooldeck.context import ToolContext
@@ -41,6 +40,7 @@ from tooldeck.errors import (
     UnknownPlatformError,
     WorkspaceError,
 )
+from tooldeck.lazy import lazy_attributes
 from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext, Resource, Tool
 from tooldeck.version import __version__
@@ -81,14 +81,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "Agent",

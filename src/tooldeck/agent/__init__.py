@@ -7,8 +7,9 @@ For tests, `ScriptedModel([reply(calls=[call("add", {"a": 1})]), reply("done")])
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tooldeck.lazy import lazy_attributes
 
 # Imported on first use: the built-in tools import `tooldeck.agent.builtins`, and loading a deck
 # should not pay for the loop, the runtime and the executor.
@@ -54,12 +55,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck.agent' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "Agent",

@@ -7,6 +7,7 @@ tool_search), and every hidden tool carries the gate that hid it and a human rea
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -82,16 +83,9 @@ class Loadout:
         promoted = tuple(t for t in self.deferred if t.name in names)
         if not promoted:
             return self
-        return Loadout(
-            platform=self.platform,
+        return self._derived(
             exposed=self.exposed + promoted,
             deferred=tuple(t for t in self.deferred if t.name not in names),
-            hidden=self.hidden,
-            descriptions=self.descriptions,
-            reasons=self.reasons,
-            diagnostics=self.diagnostics,
-            config=self.config,
-            skills_allowed=self.skills_allowed,
             promoted=self.promoted + promoted,
         )
 
@@ -100,18 +94,20 @@ class Loadout:
         dropped = tuple(
             Fate(t, "hidden", gate, why) for t in (*self.exposed, *self.deferred) if t.name not in names
         )
-        return Loadout(
-            platform=self.platform,
+        return self._derived(
             exposed=tuple(t for t in self.exposed if t.name in names),
             deferred=tuple(t for t in self.deferred if t.name in names),
             hidden=self.hidden + dropped,
-            descriptions=self.descriptions,
-            reasons=self.reasons,
-            diagnostics=self.diagnostics,
-            config=self.config,
-            skills_allowed=self.skills_allowed,
             promoted=tuple(t for t in self.promoted if t.name in names),
         )
+
+    def with_config(self, config: Config) -> Loadout:
+        """The same tools, descriptions and reasons under another config (a batch item's sandbox)."""
+        return self._derived(config=config)
+
+    def _derived(self, **changes: Any) -> Loadout:
+        """A copy with `changes`; its render cache starts empty, as renders depend on both."""
+        return dataclasses.replace(self, _renders={}, _lock=threading.Lock(), **changes)
 
     def get(self, name: str) -> Tool | None:
         """The exposed or deferred tool called `name` (what a call may route to)."""

@@ -13,8 +13,9 @@ client, a fresh agent per item over an `ItemDeck` view with the item's own folde
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tooldeck.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tooldeck.batch.dispatch import BatchRunError
@@ -44,12 +45,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck.batch' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
-
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "BatchInputError",

@@ -42,7 +42,7 @@ class ItemDeck:
     def loadout(self, platform: str | None = None) -> Loadout:
         base = self.deck.loadout(platform)
         if base is not self._base or self._view is None:
-            self._view = self._narrow(_retag(base, self._config))
+            self._view = self._narrow(base.with_config(self._config))
             self._base = base
         return self._view
 
@@ -68,18 +68,3 @@ class ItemDeck:
 
 def _with_workspace(config: Config, workspace: Path) -> SandboxConfig:
     return dataclasses.replace(config.sandbox, workspace=str(workspace))
-
-
-def _retag(base: Loadout, config: Config) -> Loadout:
-    """`base` under another config: the same tools, descriptions and reasons (renders start empty)."""
-    return Loadout(
-        platform=base.platform,
-        exposed=base.exposed,
-        deferred=base.deferred,
-        hidden=base.hidden,
-        descriptions=base.descriptions,
-        reasons=base.reasons,
-        diagnostics=base.diagnostics,
-        config=config,
-        skills_allowed=base.skills_allowed,
-    )

@@ -74,7 +74,8 @@ def _terminal_columns() -> int:
     except (KeyError, ValueError):
         pass
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+        stream = sys.__stdout__
+        return (os.get_terminal_size(stream.fileno()).columns or 80) if stream is not None else 80
     except (AttributeError, ValueError, OSError):
         return 80
 

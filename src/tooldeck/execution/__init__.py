@@ -6,8 +6,9 @@ agent loop are in `tooldeck.execution.types`.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tooldeck.lazy import lazy_attributes
 
 # Imported on first use: the built-in tools need only `types`, and loading a deck should not pay
 # for the executor (asyncio, threads, validation).
@@ -73,14 +74,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "ApprovalAnswer",

@@ -37,9 +37,9 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
         if raw is None:
             return {}
         if isinstance(raw, Mapping):
-            value: Any = raw if isinstance(raw, dict) else dict(raw)
+            value: dict[str, Any] = raw if isinstance(raw, dict) else dict(raw)
             _refuse_problem(value_problem(value), tool)
-            return value  # type: ignore[no-any-return]
+            return value
         if not isinstance(raw, str):
             raise reject(
                 "invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool

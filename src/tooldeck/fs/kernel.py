@@ -75,7 +75,8 @@ def _api() -> _Api:
     if api is None:
         with _lock:
             api = _state.setdefault("api", _Api())
-    return api  # type: ignore[no-any-return]
+    assert isinstance(api, _Api)
+    return api
 
 
 def openat2(dir_fd: int, path: str, flags: int, mode: int, resolve: int) -> int:

@@ -12,6 +12,7 @@ openai-agents'; they do not contradict each other.)
 
 from __future__ import annotations
 
+import types
 import typing
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -106,12 +107,12 @@ def _field(p: Param, docs: dict[str, str]) -> tuple[Any, Any]:
     description = in_type or docs.get(p.name) or (given.description if given else None) or as_text
     # An explicit description=None would erase the one inside Annotated: pass it only when set.
     if p.kind == "args":
-        items: Any = list[annotation]  # type: ignore[valid-type]
+        items = types.GenericAlias(list, (annotation,))  # list[annotation], built at run time
         return items, Field(default_factory=list, description=description) if description else Field(
             default_factory=list
         )
     if p.kind == "kwargs":
-        mapping: Any = dict[str, annotation]  # type: ignore[valid-type]
+        mapping = types.GenericAlias(dict, (str, annotation))
         return mapping, Field(default_factory=dict)
     if given is not None:
         return annotation, FieldInfo.merge_field_infos(

@@ -8,7 +8,9 @@ extra) or `hybrid` (both). Importing this package loads neither numpy nor the mo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tooldeck.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tooldeck.search.catalog import Catalog, CatalogEntry
@@ -57,10 +59,6 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tooldeck.search' has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f"tooldeck.search.{module}"), name)
+__getattr__ = lazy_attributes(
+    __name__, {name: f"tooldeck.search.{module}" for name, module in _WHERE.items()}, globals()
+)

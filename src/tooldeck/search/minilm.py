@@ -213,7 +213,7 @@ def _one_blas_thread() -> AbstractContextManager[Any]:
     global _CONTROLLER
     if _CONTROLLER is None:
         try:
-            from threadpoolctl import ThreadpoolController  # type: ignore[import-untyped]
+            from threadpoolctl import ThreadpoolController
         except ImportError:
             _CONTROLLER = False
         else:

@@ -33,7 +33,7 @@ class PatternMatches:
 
 def match_pattern(catalog: Catalog, pattern: str, *, budget_s: float = BUDGET_S) -> PatternMatches:
     """Tools whose name or description matches `pattern` (case-insensitive), within the budget."""
-    import regex  # type: ignore[import-untyped]  # loaded only when a pattern is searched
+    import regex  # loaded only when a pattern is searched
 
     note = None
     if len(pattern) > MAX_PATTERN_CHARS:

@@ -131,7 +131,7 @@ def default_analyzer() -> Analyzer:
 
 def _load_stemmer() -> Callable[[str], str] | None:
     try:
-        import snowballstemmer  # type: ignore[import-untyped]
+        import snowballstemmer
     except ImportError:  # stemming is an improvement, not a requirement
         return None
     stemmer = snowballstemmer.stemmer("english")

@@ -216,7 +216,8 @@ def _merge_lines(hay: m.Text, old: str, new: str, span: m.Span, strategy: str, n
     """Lines new_string keeps from old_string are the file's lines; the others are re-indented."""
     from difflib import SequenceMatcher
 
-    first = span.lines[0]  # type: ignore[index]
+    assert span.lines is not None  # the caller merges only whole-line matches
+    first = span.lines[0]
     needle, wanted = m.Needle.of(old), m.Needle.of(new)
     body = hay.text[span.start : span.end]
     theirs = (body[:-1] if needle.newline and body.endswith("\n") else body).split("\n")

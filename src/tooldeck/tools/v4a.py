@@ -35,6 +35,7 @@ _HEADER = re.compile(r"^\*\*\*\s*(Update|Add|Delete|Move)\s+File:\s*(.+?)\s*$")
 _MOVE = re.compile(r"^(.+?)\s*->\s*(.+)$")
 _HUNK = re.compile(r"^@@\s*(.*?)\s*(?:@@)?\s*$")
 OpKind = Literal["update", "add", "delete", "move"]
+_KINDS: dict[str, OpKind] = {"update": "update", "add": "add", "delete": "delete"}
 
 
 class PatchError(Exception):
@@ -95,7 +96,7 @@ def _header(line: str, number: int) -> Op:
         if move is None:
             raise PatchError(f"line {number}: '*** Move File:' needs 'source -> destination'")
         return Op("move", move.group(1).strip(), move.group(2).strip())
-    return Op(kind, target)  # type: ignore[arg-type]
+    return Op(_KINDS[kind], target)
 
 
 def _body(op: Op, line: str, number: int) -> None:
@@ -193,7 +194,8 @@ class _Plan:
                         assert isinstance(arg, bytes)
                         self.ws.fs.write_atomic(parts, arg, mode=self.files.get(parts, _File(True)).mode)
                     elif kind == "rename":
-                        self.ws.fs.rename(parts, arg)  # type: ignore[arg-type]
+                        assert isinstance(arg, tuple)
+                        self.ws.fs.rename(parts, arg)
                     else:
                         self.ws.fs.unlink(parts)
             except ToolError as exc:
