@@ -13,7 +13,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldeck.cli.common import add_config, add_json, add_platform, fail, load_deck, print_json
+from tooldeck.cli.common import (
+    add_config,
+    add_json,
+    add_model_options,
+    add_platform,
+    fail,
+    load_deck,
+    print_json,
+)
 from tooldeck.cli.main import CliError
 from tooldeck.cli.output import emit
 from tooldeck.text import for_terminal
@@ -48,13 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workdir", type=Path, default=None, help="items' folders (default: --out with suffix .items)"
     )
-    parser.add_argument("--model", "-m", default=None, help="model name (default: config model.name)")
-    parser.add_argument(
-        "--base-url",
-        default=None,
-        help="what the provider's SDK takes as base URL: OpenAI-compatible ends in /v1; Anthropic is the host root",
-    )
-    parser.add_argument("--provider", choices=("openai", "responses", "anthropic"), default=None)
+    add_model_options(parser)
     add_config(parser)
     add_platform(parser)
     add_json(parser)

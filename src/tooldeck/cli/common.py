@@ -28,6 +28,17 @@ def add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="as_json", action="store_true", help="machine-readable output")
 
 
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """Which model endpoint to talk to (`run`, `chat`, `batch`); config `model:` by default."""
+    parser.add_argument("--model", "-m", default=None, help="model name (default: config model.name)")
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        help="what the provider's SDK takes as base URL: OpenAI-compatible ends in /v1; Anthropic is the host root",
+    )
+    parser.add_argument("--provider", choices=("openai", "responses", "anthropic"), default=None)
+
+
 def add_platform(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--platform", "-p", default=None, help="platform whose toolsets to use (default: config)"

@@ -15,7 +15,16 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tooldeck.cli.common import add_config, add_json, add_platform, emit, fail, load_deck, print_json
+from tooldeck.cli.common import (
+    add_config,
+    add_json,
+    add_model_options,
+    add_platform,
+    emit,
+    fail,
+    load_deck,
+    print_json,
+)
 from tooldeck.cli.main import CliError
 from tooldeck.text import for_terminal, json_text
 
@@ -30,13 +39,7 @@ T = TypeVar("T")
 
 def add_agent_options(parser: argparse.ArgumentParser) -> None:
     """The options `run`, `chat` and `batch` share: the model, the session, the budget."""
-    parser.add_argument("--model", "-m", default=None, help="model name (default: config model.name)")
-    parser.add_argument(
-        "--base-url",
-        default=None,
-        help="what the provider's SDK takes as base URL: OpenAI-compatible ends in /v1; Anthropic is the host root",
-    )
-    parser.add_argument("--provider", choices=("openai", "responses", "anthropic"), default=None)
+    add_model_options(parser)
     parser.add_argument("--resume", default=None, help="continue a stored session (id or unique prefix)")
     parser.add_argument(
         "--transcript", type=Path, default=None, help="write the session's messages to this JSON file"
