@@ -6,7 +6,8 @@ shared folder: hit@1/5/10 (and multi-tool recall@5/10 on MetaTool) of tooldeck's
 measured in the same run. Latency: p50/p99 of one ranking call on a 10,000-tool catalog (BFCL
 tools plus renamed copies with a description word dropped), medians over `--passes`, and the
 index build time. The semantic runtime: its install size and cold start. `--cv` adds a two-fold
-cross-validation of the tuned constants (see `search_cv.py`).
+cross-validation of the tuned constants (see `search_cv.py`), `--ceiling` upper bounds of any
+fusion of the two signals (see `search_ceiling.py`).
 
 Targets (data README): default hit@5 >= 0.60 (MetaTool) and >= 0.85 (BFCL); hybrid >= 0.85 and
 >= 0.92; p99 under 5 ms and build under 2 s at 10,000 tools.
@@ -228,6 +229,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
     )
     ap.add_argument("--no-footprint", action="store_true", help="skip install size and cold start")
     ap.add_argument("--cv", action="store_true", help="two-fold cross-validation of the tuned constants")
+    ap.add_argument(
+        "--ceiling", action="store_true", help="upper bounds of any fusion of the two signals (oracle weight)"
+    )
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
     args.datasets = [d for d in args.datasets.split(",") if d]
@@ -253,6 +257,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         from benchmarks.search_cv import cross_validate
 
         result["cross_validation"] = cross_validate(data)
+    if args.ceiling:
+        from benchmarks.search_ceiling import ceilings
+
+        result["ceiling"] = ceilings(data)
     result["targets"] = targets(result)
     result["load_average_1m_end"] = round(os.getloadavg()[0], 2)
     return result

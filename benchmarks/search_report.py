@@ -119,8 +119,29 @@ def _cv(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _ceiling(result: dict[str, Any]) -> list[str]:
+    block = result.get("ceiling")
+    if not block:
+        return []
+    lines = [
+        "",
+        "hybrid ceiling: hit@5 of the shipped fusion, of the best weight per query chosen knowing the gold",
+        "(an upper bound for any weighting of the two signals), and of the union of the bm25 and semantic top 5",
+        f"{'dataset':<9} {'hybrid':>7} {'oracle':>7} {'union':>7} {'misses':>7} {'not Latin':>10} {'beyond 20':>10}",
+    ]
+    for ds, row in block.items():
+        if "skipped" in row:
+            lines.append(f"{ds:<9} skipped: {row['skipped']}")
+            continue
+        lines.append(
+            f"{ds:<9} {row['hybrid_hit@5']:>7.3f} {row['oracle_weight_hit@5']:>7.3f} {row['union_top5_hit@5']:>7.3f} "
+            f"{row['hybrid_misses']:>7} {row['misses_not_latin_script']:>10} {row['misses_gold_outside_top20']:>10}"
+        )
+    return lines
+
+
 def render(result: dict[str, Any]) -> str:
-    lines = _quality(result) + _latency(result) + _runtime(result) + _cv(result)
+    lines = _quality(result) + _latency(result) + _runtime(result) + _cv(result) + _ceiling(result)
     lines.append("")
     lines.append(
         "targets: " + ", ".join(f"{k} {'met' if v else 'NOT met'}" for k, v in result["targets"].items())

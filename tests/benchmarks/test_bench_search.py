@@ -40,7 +40,7 @@ def test_peers_match_the_reference_scorer() -> None:
 def test_all_sections_on_a_sample() -> None:
     require(SHARED / "data" / "retrieval")
     proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--sample", "30",
-                 "--latency-tools", "0", "--cv", "--json", timeout=900)  # fmt: skip
+                 "--latency-tools", "0", "--cv", "--ceiling", "--json", timeout=900)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     rows = out["quality"]["metatool"]["rankers"]
@@ -58,6 +58,11 @@ def test_all_sections_on_a_sample() -> None:
         assert set(folds[0]["held_out_hit@5_default"]) == {"metatool"}
         assert 0.0 <= block["out_of_fold_hit@5"]["metatool"] <= 1.0
     assert "metatool_hybrid_hit@5>=0.85" in out["targets"]
+    bound = out["ceiling"]["metatool"]
+    assert bound["queries"] == 30 and bound["hybrid_hit@5"] == rows["hybrid"]["hit@5"]
+    assert bound["hybrid_hit@5"] <= bound["oracle_weight_hit@5"] <= 1.0
+    assert bound["hybrid_misses"] == round(30 * (1 - bound["hybrid_hit@5"]))
+    assert 0 <= bound["misses_gold_outside_top20"] <= bound["hybrid_misses"]
 
 
 @pytest.mark.timeout(900)
