@@ -43,7 +43,9 @@ def test_every_item_gets_one_line_bad_lines_are_skipped_and_resume_runs_nothing_
     items[3:3] = ["{broken", json.dumps({"id": "nope"})]
     write_items(project / "in.jsonl", items)
     steps = {f"add {i}": [("add", {"a": i, "b": 1})] for i in range(10)}
-    with ScriptedServer(responder=by_prompt(steps)) as server:
+    # A model that takes its time, so the first worker ready cannot finish all ten items
+    # before the second is ready (both must serve).
+    with ScriptedServer(responder=by_prompt(steps), latency_s=0.25) as server:
         done = run_batch_cli(
             server,
             project,
