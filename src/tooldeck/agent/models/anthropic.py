@@ -12,7 +12,7 @@ from typing import Any
 
 import anthropic
 
-from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.events import EventSink
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object
 from tooldeck.agent.models.base import (
     ModelRequest,
@@ -24,10 +24,9 @@ from tooldeck.agent.models.base import (
     describe_status_error,
     error_detail,
     retry_after,
-    unreadable_reply,
 )
 from tooldeck.agent.models.openai_chat import unique_ids
-from tooldeck.agent.models.retry import call_with_retries
+from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall
@@ -108,28 +107,24 @@ class AnthropicModel(SdkModel):
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         body = self.request_body(request)
-        streamed = False
 
-        async def once() -> ModelReply:
-            nonlocal streamed
-            call = RawCall()
-            try:
-                if not self.settings.stream:
-                    return self._parse(await call.create(self._client.messages, **body))
-                acc = _StreamAccumulator()
-                stream = await call.create(self._client.messages, **body, stream=True)
-                async for event in stream:
-                    text = acc.add(event)
-                    if text and events is not None:
-                        streamed = True
-                        events(TextDelta(text))
-                return acc.reply(self.settings.model)
-            except anthropic.AnthropicError as exc:
-                raise self._translate(exc) from exc
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
-                raise unreadable_reply("anthropic", self.settings, exc, status=call.status) from exc
+        async def attempt(call: RawCall, emit: Emit) -> ModelReply:
+            if not self.settings.stream:
+                return self._parse(await call.create(self._client.messages, **body))
+            acc = _StreamAccumulator()
+            stream = await call.create(self._client.messages, **body, stream=True)
+            async for event in stream:
+                emit(acc.add(event))
+            return acc.reply(self.settings.model)
 
-        return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
+        return await sdk_request(
+            attempt,
+            self.settings,
+            provider="anthropic",
+            sdk_error=anthropic.AnthropicError,
+            translate=self._translate,
+            events=events,
+        )
 
     def _parse(self, message: Any) -> ModelReply:
         texts: list[str] = []

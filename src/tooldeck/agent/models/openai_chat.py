@@ -11,7 +11,7 @@ from typing import Any
 
 import openai
 
-from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.events import EventSink
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
 from tooldeck.agent.models.base import (
     ModelRequest,
@@ -19,10 +19,9 @@ from tooldeck.agent.models.base import (
     RawCall,
     SdkModel,
     client_options,
-    unreadable_reply,
 )
 from tooldeck.agent.models.openai_errors import translate_openai_error
-from tooldeck.agent.models.retry import call_with_retries
+from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall
@@ -90,30 +89,26 @@ class OpenAIChatModel(SdkModel):
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         body = self.request_body(request)
-        streamed = False
 
-        async def once() -> ModelReply:
-            nonlocal streamed
-            call = RawCall()
-            try:
-                if not self.settings.stream:
-                    return self._parse(await call.create(self._client.chat.completions, **body))
-                stream = await call.create(
-                    self._client.chat.completions, **body, stream=True, stream_options={"include_usage": True}
-                )
-                acc = _StreamAccumulator()
-                async for chunk in stream:
-                    text = acc.add(chunk)
-                    if text and events is not None:
-                        streamed = True
-                        events(TextDelta(text))
-                return acc.reply(self.settings.model)
-            except openai.OpenAIError as exc:
-                raise translate_openai_error(exc, self.settings) from exc
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
-                raise unreadable_reply("openai-compatible", self.settings, exc, status=call.status) from exc
+        async def attempt(call: RawCall, emit: Emit) -> ModelReply:
+            if not self.settings.stream:
+                return self._parse(await call.create(self._client.chat.completions, **body))
+            stream = await call.create(
+                self._client.chat.completions, **body, stream=True, stream_options={"include_usage": True}
+            )
+            acc = _StreamAccumulator()
+            async for chunk in stream:
+                emit(acc.add(chunk))
+            return acc.reply(self.settings.model)
 
-        return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
+        return await sdk_request(
+            attempt,
+            self.settings,
+            provider="openai-compatible",
+            sdk_error=openai.OpenAIError,
+            translate=lambda exc: translate_openai_error(exc, self.settings),
+            events=events,
+        )
 
     def _parse(self, completion: Any) -> ModelReply:
         if not getattr(completion, "choices", None):

@@ -11,7 +11,7 @@ from typing import Any
 
 import openai
 
-from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.events import EventSink
 from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
 from tooldeck.agent.models.base import (
     ModelRequest,
@@ -19,11 +19,10 @@ from tooldeck.agent.models.base import (
     RawCall,
     SdkModel,
     client_options,
-    unreadable_reply,
 )
 from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.openai_errors import translate_openai_error
-from tooldeck.agent.models.retry import call_with_retries
+from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall
@@ -77,38 +76,36 @@ class OpenAIResponsesModel(SdkModel):
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         body = self.request_body(request)
-        streamed = False
 
-        async def once() -> ModelReply:
-            nonlocal streamed
-            call = RawCall()
-            try:
-                if not self.settings.stream:
-                    return self._parse(await call.create(self._client.responses, **body))
-                final: Any = None
-                stream = await call.create(self._client.responses, **body, stream=True)
-                async for event in stream:
-                    kind = getattr(event, "type", "")
-                    if kind == "response.output_text.delta" and events is not None:
-                        streamed = True
-                        events(TextDelta(event.delta))
-                    elif kind in ("response.completed", "response.incomplete"):
-                        final = event.response
-                    elif kind in ("response.failed", "error"):
-                        detail = getattr(getattr(event, "response", None), "error", None) or event
-                        raise ModelError(f"openai responses: the response failed: {detail}", kind="server")
-                if final is None:
-                    raise ModelError(
-                        "openai responses: the stream ended before the model finished (no response.completed)",
-                        kind="connection",
-                    )
-                return self._parse(final)
-            except openai.OpenAIError as exc:
-                raise translate_openai_error(exc, self.settings) from exc
-            except (ValueError, TypeError, AttributeError, KeyError) as exc:  # boundary: an unreadable body
-                raise unreadable_reply("openai responses", self.settings, exc, status=call.status) from exc
+        async def attempt(call: RawCall, emit: Emit) -> ModelReply:
+            if not self.settings.stream:
+                return self._parse(await call.create(self._client.responses, **body))
+            final: Any = None
+            stream = await call.create(self._client.responses, **body, stream=True)
+            async for event in stream:
+                kind = getattr(event, "type", "")
+                if kind == "response.output_text.delta":
+                    emit(event.delta)
+                elif kind in ("response.completed", "response.incomplete"):
+                    final = event.response
+                elif kind in ("response.failed", "error"):
+                    detail = getattr(getattr(event, "response", None), "error", None) or event
+                    raise ModelError(f"openai responses: the response failed: {detail}", kind="server")
+            if final is None:
+                raise ModelError(
+                    "openai responses: the stream ended before the model finished (no response.completed)",
+                    kind="connection",
+                )
+            return self._parse(final)
 
-        return await call_with_retries(once, self.settings, events=events, can_retry=lambda: not streamed)
+        return await sdk_request(
+            attempt,
+            self.settings,
+            provider="openai responses",
+            sdk_error=openai.OpenAIError,
+            translate=lambda exc: translate_openai_error(exc, self.settings),
+            events=events,
+        )
 
     def _parse(self, response: Any) -> ModelReply:
         texts: list[str] = []
