@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import logging
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.assembly import hermes_python
+from benchmarks.paths import run_peer_script
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.dialects import DIALECTS, get_dialect, render_loadout
 from tooldeck.dialects.names import safe_name
@@ -194,17 +194,10 @@ def _warm_us(tools: list[Tool], dialect: str, calls: int) -> float:
 
 def _run_hermes(schemas: Path, rounds: int, hermes_py: str | None, result: DialectsResult) -> None:
     python = hermes_python(hermes_py)
-    proc = subprocess.run(
-        [python, str(HERMES_SCRIPT), str(schemas), str(rounds)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if proc.returncode != 0:
-        result.hermes_error = f"exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-500:]}"
+    data, error = run_peer_script([python, str(HERMES_SCRIPT), str(schemas), str(rounds)])
+    if data is None:
+        result.hermes_error = error
         return
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
     result.hermes_us = {d: s / data["tools"] * 1e6 for d, s in data["seconds"].items()}
     result.defaults_changed["hermes/sanitizer"] = data["defaults_changed"]
 

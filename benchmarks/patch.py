@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.assembly import hermes_python
+from benchmarks.paths import run_peer_script
 
 HERMES_SCRIPT = Path(__file__).with_name("patch_hermes.py")
 TARGET_MS = 50.0
@@ -157,18 +157,10 @@ def measure_tooldeck(scenario: Scenario, rounds: int) -> tuple[Row, str]:
 
 def measure_hermes(result: PatchResult, made: list[Scenario], ours: dict[str, str], python: str) -> None:
     payload = json.dumps([{"name": s.name, "content": s.content, "old": s.old, "new": s.new} for s in made])
-    proc = subprocess.run(
-        [python, str(HERMES_SCRIPT), str(result.rounds)],
-        input=payload,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    if proc.returncode != 0:
-        result.hermes_error = f"exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-500:]}"
+    data, error = run_peer_script([python, str(HERMES_SCRIPT), str(result.rounds)], stdin=payload)
+    if data is None:
+        result.hermes_error = error
         return
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
     for row in result.rows:
         theirs = data[row.name]
         row.hermes_ms = theirs["seconds"] * 1000

@@ -7,11 +7,13 @@ Nothing here names a folder of one machine: the shared data folder comes from `-
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -80,3 +82,27 @@ HERMES_REQUIREMENT = "hermes-agent==0.19.0"
 def hermes_python(cache: str | os.PathLike[str] | None = None) -> str:
     """Python of a venv with Hermes Agent 0.19.0 ($HERMES_PY overrides)."""
     return peer_python("hermes-0.19.0", [HERMES_REQUIREMENT], env_var="HERMES_PY", cache=cache)
+
+
+def run_peer_script(
+    argv: list[str],
+    *,
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 600,
+) -> tuple[dict[str, Any] | None, str | None]:
+    """Run a peer's measuring script; (the JSON object on its last output line, None) or
+    (None, why it failed: the exit code and the end of its output)."""
+    proc = subprocess.run(
+        argv, input=stdin, capture_output=True, text=True, env=env, timeout=timeout, check=False
+    )
+    if proc.returncode != 0:
+        return None, f"exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-500:]}"
+    lines = proc.stdout.strip().splitlines()
+    try:
+        data = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return None, f"printed no JSON object on its last line: {proc.stdout.strip()[-300:]!r}"
+    return data, None

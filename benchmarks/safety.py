@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -26,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.paths import CHECKOUT, BenchSetupError, hermes_python, shared_file
+from benchmarks.paths import CHECKOUT, BenchSetupError, hermes_python, run_peer_script, shared_file
 
 HELDOUT = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_heldout.jsonl"
 HERMES_SCRIPT = Path(__file__).with_name("safety_hermes.py")
@@ -88,19 +87,15 @@ def score_hermes(cases: list[Case], rounds: int, python: str) -> Scored:
             if k not in ("HERMES_YOLO_MODE", "SUDO_PASSWORD", "HERMES_HOME")
         }
         env.update(HOME=home, TIRITH_ENABLED="false")
-        proc = subprocess.run(
+        data, error = run_peer_script(
             [python, str(HERMES_SCRIPT), str(rounds)],
-            input=json.dumps([c.command for c in cases]),
-            capture_output=True,
-            text=True,
+            stdin=json.dumps([c.command for c in cases]),
             env=env,
             timeout=900,
-            check=False,
         )
-    if proc.returncode != 0:
-        out.error = f"exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[-500:]}"
+    if data is None:
+        out.error = error
         return out
-    data = json.loads(proc.stdout.strip().splitlines()[-1])
     out.verdicts = [d["verdict"] for d in data["decisions"]]
     out.flagged = [v != "safe" for v in out.verdicts]
     out.seconds = list(data["seconds"])
