@@ -30,6 +30,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.config",
         "tooldeck.config_load",
         "tooldeck.config_cache",
+        "tooldeck.config_yaml",
         "tooldeck.context",
         "tooldeck.schemas",
         "tooldeck.fs",

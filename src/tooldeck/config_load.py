@@ -128,17 +128,13 @@ def interpolate(
 
 
 def _parse_yaml(path: Path, raw: bytes) -> Any:
-    import yaml
+    from tooldeck.config_yaml import load_yaml
 
     try:
-        return yaml.safe_load(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+    return load_yaml(text, str(path))
 
 
 def _validated(data: Mapping[str, Any]) -> Config:

@@ -108,7 +108,7 @@ def test_malformed_skill_files_are_diagnostics_naming_the_file(skills: Path) -> 
     notes = [str(n) for n in deck(skills).explain().diagnostics]
     expected = {
         "no-front": "no YAML front matter",
-        "bad-yaml": "invalid YAML front matter at line 2",
+        "bad-yaml": "front matter: invalid YAML at line",  # then the line in the file
         "no-description": "description is missing",
         "Bad_Name": "name must be lower-case letters, digits and hyphens",
     }

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.diagnostics import Diagnostic
+from tooldeck.errors import ConfigError
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
@@ -162,14 +163,12 @@ def parse_skill(file: Path) -> Skill | Diagnostic:
         return bad(
             "no YAML front matter (the file must start with a '---' line, then name: and description:)"
         )
-    import yaml
+    from tooldeck.config_yaml import load_yaml
 
     try:
-        data = yaml.safe_load(front)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        return bad(f"invalid YAML front matter{where}: {getattr(exc, 'problem', None) or exc}")
+        data = load_yaml("\n" + front, "front matter")  # the newline: line numbers as in the file
+    except ConfigError as exc:
+        return bad(str(exc))
     if not isinstance(data, dict):
         return bad("the front matter is not a mapping of keys")
     name, description = data.get("name"), data.get("description")
