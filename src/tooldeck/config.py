@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 if TYPE_CHECKING:
     # Bounds in the annotations below stay strings until pydantic reads them: the validator puts
     # these names into this module first, so importing the config never imports them.
-    from annotated_types import Ge, Gt
+    from annotated_types import Ge, Gt, Le
 
 
 class _Section:
@@ -52,8 +52,11 @@ class _Section:
         return f"{type(self).__qualname__}({', '.join(shown)})"
 
 
-# pydantic reads this from each section: unknown keys are errors.
-_FORBID: Any = {"extra": "forbid"}
+# pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity.
+_FORBID: Any = {"extra": "forbid", "allow_inf_nan": False}
+# The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
+# and far below what the clocks and timers the values reach can represent.
+MAX_SECONDS = 31_536_000.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -104,7 +107,7 @@ class ToolEntry(_Section):
     # Each call needs approval (see approvals.mode).
     requires_approval: bool | None = None
     # Seconds a call may run (default execution.default_timeout_s).
-    timeout: Annotated[float, Gt(0)] | None = None
+    timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
     # Result size above which the result is cut and kept aside for read_result.
     max_result_chars: Annotated[int, Ge(1)] | None = None
     # Runs shell commands: hidden unless a sandbox or allow_host_shell permits it.
@@ -150,7 +153,7 @@ class ModelConfig(_Section):
     stream: bool = False
     # Seconds one model request may take, and how often a failed request is retried (429, 5xx,
     # timeouts, dropped connections): an endpoint that hangs fails after about 3 minutes.
-    timeout_s: Annotated[float, Gt(0)] = 60.0
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 60.0
     # Retries of a failed request (with backoff; Retry-After honoured).
     max_retries: Annotated[int, Ge(0)] = 2
 
@@ -190,7 +193,7 @@ class ApprovalsConfig(_Section):
     # commands are refused whatever the mode.
     mode: ApprovalMode = "ask"
     # Seconds a prompt or an approval callback may take to answer; no answer in time is a no.
-    timeout_s: Annotated[float, Gt(0)] = 300.0
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 300.0
     # The audit log of approval decisions (JSON lines); relative to the config file's folder;
     # default <home>/approvals.jsonl.
     audit_log: str | None = None
@@ -264,7 +267,7 @@ class WebSearchConfig(_Section):
     # The environment variable holding the API key (default per provider, see api_key).
     api_key_env: str | None = None
     # Seconds one search may take.
-    timeout_s: Annotated[float, Gt(0)] = 15.0
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 15.0
     # The most results one call may ask for.
     max_results: Annotated[int, Ge(1)] = 10
 
@@ -279,7 +282,7 @@ class BrowserConfig(_Section):
     # Run the browser without a window (a window needs a display).
     headless: bool = True
     # Seconds one browser action (navigation, click, ...) may take.
-    timeout_s: Annotated[float, Gt(0)] = 30.0
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 30.0
     # Extra Chromium command-line flags.
     args: list[str] = field(default_factory=list)
 
@@ -296,7 +299,7 @@ class WebConfig(_Section):
     # web_extract: URLs per call.
     max_urls: Annotated[int, Ge(1)] = 5
     # web_extract: seconds per URL.
-    timeout_s: Annotated[float, Gt(0)] = 20.0
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 20.0
     # web_extract: bytes downloaded per URL (more is a too_large error).
     max_bytes: Annotated[int, Ge(1)] = 5_000_000
     # web_extract: characters returned per URL.
@@ -315,11 +318,11 @@ class WebConfig(_Section):
 class ChecksConfig(_Section):
     __pydantic_config__ = _FORBID
     # Seconds a requirement check's answer is reused before the check runs again.
-    ttl_s: Annotated[float, Ge(0)] = 30.0
+    ttl_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 30.0
     # Time all checks of one assembly may take together; a check still running counts as unavailable.
-    budget_ms: Annotated[float, Gt(0)] = 1000.0
+    budget_ms: Annotated[float, Gt(0), Le(MAX_SECONDS * 1000)] = 1000.0
     # A check that raises or times out keeps its last good answer this long (flap grace).
-    flap_grace_s: Annotated[float, Ge(0)] = 60.0
+    flap_grace_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 60.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -328,9 +331,9 @@ class ExecutionConfig(_Section):
 
     __pydantic_config__ = _FORBID
     # Seconds a call may run when its tool sets no `timeout`.
-    default_timeout_s: Annotated[float, Gt(0)] = 120.0
+    default_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 120.0
     # An upper bound on every call's timeout, even a tool's own.
-    max_timeout_s: Annotated[float, Gt(0)] | None = None
+    max_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
     # Calls of one batch running at the same time.
     max_concurrency: Annotated[int, Ge(1)] = 8
     # Result size (characters) above which a result is cut and kept aside; a tool may set its own.
@@ -370,7 +373,7 @@ class AgentConfig(_Section):
     # Sub-agents of delegate_task running at the same time.
     delegation_max_concurrency: Annotated[int, Ge(1)] = 3
     # Seconds one sub-agent may run.
-    delegation_timeout_s: Annotated[float, Gt(0)] = 600.0
+    delegation_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
     # Sub-agents' own iteration budget (default: max_iterations).
     delegation_max_iterations: Annotated[int, Ge(1)] | None = None
     # The session database; relative to the config file; default <home>/state.db.
@@ -404,9 +407,9 @@ class McpServerConfig(_Section):
     # Sent with every request to a remote server (e.g. a bearer token); never logged or shown.
     headers: dict[str, str] = field(default_factory=dict, repr=False)
     # Seconds one tool call may take (default: execution.default_timeout_s).
-    timeout: Annotated[float, Gt(0)] | None = None
+    timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
     # Seconds to start the server and list its tools before it counts as failed.
-    connect_timeout: Annotated[float, Gt(0)] = 10.0
+    connect_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 10.0
     # Whether to connect to it.
     enabled: bool = True
     # Server tool names (or globs) to offer; None offers every tool.
@@ -422,7 +425,7 @@ class McpServerConfig(_Section):
     # Thread-scoped sessions: how many stay open at once, and how long an idle one is kept.
     max_sessions: Annotated[int, Ge(1)] = 8
     # Seconds an idle thread-scoped session is kept.
-    idle_timeout: Annotated[float, Gt(0)] = 600.0
+    idle_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -440,9 +443,9 @@ class AcpAgentConfig(_Section):
     # What the model reads about the agent (default: a sentence naming it).
     description: str = ""
     # Seconds one prompt may run; then the session is cancelled and the agent's process group killed.
-    timeout_s: Annotated[float, Gt(0)] = 600.0
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
     # Seconds the agent has to start, initialize and open a session.
-    startup_timeout_s: Annotated[float, Gt(0)] = 30.0
+    startup_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 30.0
     # The toolset of the agent's tool.
     toolset: str = "acp"
     # Ask before every call (the agent's own permission requests are asked regardless).

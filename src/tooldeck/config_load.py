@@ -335,7 +335,7 @@ def _adapter() -> Any:
 
         from tooldeck import config as module
 
-        vars(module).update(Ge=annotated_types.Ge, Gt=annotated_types.Gt)
+        vars(module).update(Ge=annotated_types.Ge, Gt=annotated_types.Gt, Le=annotated_types.Le)
         _ADAPTER = TypeAdapter(Config)
     return _ADAPTER
 

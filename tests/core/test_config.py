@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -142,3 +143,35 @@ def test_the_config_reference_is_generated_from_the_model_and_up_to_date() -> No
 
 def test_the_defaults_are_what_validation_gives() -> None:
     assert parse_config({}) == Config(base_dir=None)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("checks: {budget_ms: 1e15}\n", "checks.budget_ms: Input should be less than or equal to"),
+        ("checks: {ttl_s: .inf}\n", "checks.ttl_s: Input should be a finite number"),
+        ("checks: {ttl_s: 1e400}\n", "checks.ttl_s: Input should be a finite number"),
+        ("model: {temperature: .nan}\n", "model.temperature: Input should be a finite number"),
+        ("execution: {default_timeout_s: 1e12}\n", "execution.default_timeout_s: Input should be less than"),
+    ],
+)
+def test_durations_are_finite_and_at_most_a_year(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "tooldeck.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        load_config(path)
+
+
+def test_the_longest_durations_allowed_still_assemble(tmp_path: Path) -> None:
+    from tooldeck import Deck
+    from tooldeck.config import MAX_SECONDS
+
+    path = tmp_path / "tooldeck.yaml"
+    path.write_text(
+        f"checks: {{budget_ms: {MAX_SECONDS * 1000}, ttl_s: {MAX_SECONDS}, flap_grace_s: {MAX_SECONDS}}}\n"
+        f"execution: {{default_timeout_s: {MAX_SECONDS}}}\n",
+        encoding="utf-8",
+    )
+    deck = Deck.load(path)
+    assert "read_file" in [t.name for t in deck.loadout().exposed]
+    assert deck.call_sync("read_file", {"path": "missing.txt"}).error is not None  # runs, within its timeout

@@ -72,7 +72,7 @@ def _field_comments(cls: type) -> dict[str, str]:
 def _annotation_names() -> dict[str, Any]:
     import annotated_types
 
-    return {"Ge": annotated_types.Ge, "Gt": annotated_types.Gt}
+    return {"Ge": annotated_types.Ge, "Gt": annotated_types.Gt, "Le": annotated_types.Le}
 
 
 def _section_class(hint: Any) -> type | None:
