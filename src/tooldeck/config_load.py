@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from tooldeck.config import Config, McpServerConfig
+from tooldeck.config import Config, McpServerConfig, ToolEntry
 from tooldeck.errors import ConfigError
 from tooldeck.tool import NAME_PATTERN as TOOL_NAME
 
@@ -154,10 +154,7 @@ def _validated(data: Mapping[str, Any]) -> Config:
 def _check_meaning(config: Config) -> None:
     """What the types cannot say; each problem names its key path."""
     for i, entry in enumerate(config.tools):
-        if not USE_PATTERN.fullmatch(entry.use):
-            raise ConfigError(
-                f"must look like 'package.module:attribute', got {entry.use!r}", path=f"tools[{i}].use"
-            )
+        _check_tool_entry(entry, f"tools[{i}]")
     for name, agent in config.acp_agents.items():
         if not TOOL_NAME.match(name):
             raise ConfigError(
@@ -173,6 +170,32 @@ def _check_meaning(config: Config) -> None:
     _check_web(config)
     _check_shell_lists(config)
     _check_tool_search(config)
+
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _check_tool_entry(entry: ToolEntry, where: str) -> None:
+    if not USE_PATTERN.fullmatch(entry.use):
+        raise ConfigError(
+            f"must look like 'package.module:attribute', got {entry.use!r}", path=f"{where}.use"
+        )
+    if entry.name is not None and not TOOL_NAME.match(entry.name):
+        raise ConfigError(
+            f"a tool name is letters, digits, '_' and '-' (at most 64, not starting with a digit or '-'); "
+            f"got {entry.name!r}",
+            path=f"{where}.name",
+        )
+    rules = (
+        ("requires_env", ENV_NAME, "an environment variable name"),
+        ("requires_modules", MODULE_NAME, "a Python module name like 'package.module'"),
+        ("requires_bins", re.compile(r"[^\s\x00]+"), "a program name or path, without spaces"),
+    )
+    for key, pattern, what in rules:
+        for j, value in enumerate(getattr(entry, key) or ()):
+            if not pattern.fullmatch(value):
+                raise ConfigError(f"must be {what}, got {value!r}", path=f"{where}.{key}[{j}]")
 
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
@@ -237,6 +260,8 @@ def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
             "a server name is letters, digits, '_', '.' and '-' (at most 48, starting with a letter or digit)",
             path=where,
         )
+    if server.command is not None and not server.command.strip():
+        raise ConfigError("must name the program that starts the server", path=f"{where}.command")
     if (server.command is None) == (server.url is None):
         raise ConfigError("give either `command` (a local server) or `url` (a remote one)", path=where)
     transport = server.transport or ("stdio" if server.command is not None else "http")

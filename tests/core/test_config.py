@@ -175,3 +175,25 @@ def test_the_longest_durations_allowed_still_assemble(tmp_path: Path) -> None:
     deck = Deck.load(path)
     assert "read_file" in [t.name for t in deck.loadout().exposed]
     assert deck.call_sync("read_file", {"path": "missing.txt"}).error is not None  # runs, within its timeout
+
+
+@pytest.mark.parametrize(
+    ("entry", "path", "problem"),
+    [
+        ({"requires_env": [""]}, "tools[0].requires_env[0]", "an environment variable name"),
+        ({"requires_env": ["A B"]}, "tools[0].requires_env[0]", "an environment variable name"),
+        ({"requires_bins": [""]}, "tools[0].requires_bins[0]", "a program name or path"),
+        ({"requires_modules": ["no such"]}, "tools[0].requires_modules[0]", "a Python module name"),
+        ({"name": "bad name!"}, "tools[0].name", "a tool name is letters, digits"),
+    ],
+)
+def test_tool_entry_lists_and_names_are_checked(entry: dict[str, object], path: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_config({"tools": [{"use": "demo_tools:word_count", **entry}]})
+    assert str(info.value).startswith(f"{path}: must be") or str(info.value).startswith(f"{path}: a tool")
+    assert problem in str(info.value)
+
+
+def test_an_mcp_server_with_an_empty_command_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match=r"mcp_servers\.a\.command: must name the program"):
+        parse_config({"mcp_servers": {"a": {"command": "  "}}})
