@@ -263,7 +263,7 @@ class WebSearchConfig(_Section):
     url: str | None = None
     # The API key itself (write it as "${VAR}"), or the env var holding it (default per
     # provider: BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY), read when the tool is checked.
-    api_key: str | None = None
+    api_key: str | None = field(default=None, repr=False)
     # The environment variable holding the API key (default per provider, see api_key).
     api_key_env: str | None = None
     # Seconds one search may take.
@@ -439,7 +439,7 @@ class AcpAgentConfig(_Section):
     args: list[str] = field(default_factory=list)
     # Variables for the agent's process, on top of a small allow-list of the environment
     # (HOME, PATH, USER, ...): nothing else of tooldeck's environment reaches the agent.
-    env: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict, repr=False)
     # What the model reads about the agent (default: a sentence naming it).
     description: str = ""
     # Seconds one prompt may run; then the session is cancelled and the agent's process group killed.

@@ -1,11 +1,17 @@
-"""`tooldeck config`: the effective configuration, its JSON Schema, or the key reference."""
+"""`tooldeck config`: the effective configuration, its JSON Schema, or the key reference.
+
+The effective configuration is printed with its secrets hidden (API keys, MCP headers, the
+environment given to servers and agents: the fields a section leaves out of its repr), since
+this output is what people paste into bug reports. The keys of a hidden mapping stay visible.
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+from typing import Any
 
-from tooldeck.cli.common import add_config, emit, fail, print_json
+from tooldeck.cli.common import add_config, add_json, emit, fail, print_json
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,9 +23,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--reference", action="store_true", help="every key with its type, default and meaning (Markdown)"
     )
     add_config(parser)
+    add_json(parser)  # accepted as by every command: the configuration and its schema are JSON already
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.reference and args.as_json:
+        fail("the reference is Markdown for people; --schema is its machine-readable form")
     if args.reference:
         from tooldeck.cli.config_reference import reference
 
@@ -40,6 +49,30 @@ def run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         fail(f"config error: {exc}")
-    data = dataclasses.asdict(config)
+    data = shown(config)
     print_json({"base_dir": data.pop("base_dir"), "config": data})
     return 0
+
+
+HIDDEN = "<hidden>"
+
+
+def shown(value: Any) -> Any:
+    """`value` as JSON-ready data, with the values of secret fields replaced by HIDDEN."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            out[f.name] = shown(item) if f.repr else _hidden(item)
+        return out
+    if isinstance(value, dict):
+        return {k: shown(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [shown(v) for v in value]
+    return value
+
+
+def _hidden(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict.fromkeys(value, HIDDEN)
+    return None if value is None else HIDDEN

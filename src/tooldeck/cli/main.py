@@ -93,6 +93,28 @@ def _usage() -> str:
     return "\n".join(lines)
 
 
+_GLOBAL_WITH_VALUE = ("--config", "-c")
+_GLOBAL_FLAGS = ("--json", "--verbose", "-v")
+
+
+def _leading_options(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Options every command takes, written before the command (`tooldeck --config x.yaml
+    tools`): taken off the front, to be given to the command after its own arguments."""
+    leading: list[str] = []
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        arg = argv[i]
+        if arg in _GLOBAL_WITH_VALUE and i + 1 < len(argv):
+            leading += argv[i : i + 2]
+            i += 2
+        elif arg.startswith("--config=") or arg in _GLOBAL_FLAGS:
+            leading.append(arg)
+            i += 1
+        else:
+            break
+    return leading, argv[i:]
+
+
 def dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
@@ -102,7 +124,11 @@ def dispatch(argv: list[str]) -> int:
 
         print(f"tooldeck {__version__}")
         return 0
-    name, rest = argv[0], argv[1:]
+    leading, argv = _leading_options(argv)
+    if not argv:
+        print("tooldeck: which command? (tooldeck --help lists them)", file=sys.stderr)
+        return 2
+    name, rest = argv[0], argv[1:] + leading
     entry = COMMANDS.get(name)
     if entry is None:
         import difflib
