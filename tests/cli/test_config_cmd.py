@@ -42,3 +42,8 @@ def test_options_every_command_takes_may_come_before_the_command(tmp_path: Path)
     assert {t["function"]["name"] for t in json.loads(before.stdout)} >= {"read_file", "write_file"}
     reference = tooldeck("config", "--reference", "--json", cwd=tmp_path)
     assert reference.returncode == 2 and "--schema is its machine-readable form" in reference.stderr
+
+
+def test_an_empty_config_path_says_a_file_name_is_needed(tmp_path: Path) -> None:
+    proc = tooldeck("tools", "--config", "", cwd=tmp_path)
+    assert proc.returncode == 2 and "--config/-c: needs a file name" in proc.stderr

@@ -20,8 +20,18 @@ DIALECTS = ("openai", "responses", "anthropic", "gemini")
 
 def add_config(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--config", "-c", type=Path, default=None, help="config file (default: ./tooldeck.yaml if present)"
+        "--config",
+        "-c",
+        type=_file_name,
+        default=None,
+        help="config file (default: ./tooldeck.yaml if present)",
     )
+
+
+def _file_name(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("needs a file name")
+    return Path(text)
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:
