@@ -41,9 +41,20 @@ from tooldeck.text import utf8_safe
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
-__all__ = ["CancelToken", "Executor"]
+__all__ = ["CancelToken", "Executor", "Promoted", "every_deferred"]
 
 Promoted = Callable[[], Collection[str]]
+
+
+def every_deferred(loadout: Loadout) -> Promoted:
+    """Promotions under which every deferred tool of `loadout` counts as promoted.
+
+    For callers that choose their tools themselves rather than a model that must find them with
+    `tool_search` first: a person at the command line, a program calling `deck.call`, an MCP
+    client with no session to remember promotions. Every other gate still applies.
+    """
+    names = frozenset(loadout.deferred_names)
+    return lambda: names
 
 
 @dataclass(frozen=True, slots=True)
