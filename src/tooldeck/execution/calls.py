@@ -1,4 +1,4 @@
-"""From a raw tool call to a `ValidatedCall`: parse, find the tool, validate.
+"""From a raw tool call to a `ValidatedCall`: parse, find the tool (`lookup`), validate.
 
 Each step either returns its value or raises `CallRejected` carrying the error envelope the
 model will read. Nothing here runs a tool, so a rejected call is never executed.
@@ -6,16 +6,16 @@ model will read. Nothing here runs a tool, so a rejected call is never executed.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json
 
 from tooldeck.errors import CallRejected, ErrorType
+from tooldeck.execution.lookup import ToolIndex
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ValidatedCall
 from tooldeck.schemas.validate import SchemaValidator
 from tooldeck.schemas.values import MAX_ARGUMENT_CHARS, value_problem
@@ -135,77 +135,6 @@ def _unclosed(text: str) -> bool:
     return in_string or depth > 0
 
 
-# -- finding the tool ------------------------------------------------------------------------
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEPARATORS = re.compile(r"[\s.\-]+")
-
-
-def normalise_name(name: str) -> str:
-    """Case and separators folded: `Read-File`, `readFile`, `functions.read_file` -> `read_file`."""
-    name = name.strip()
-    if name.startswith("functions."):
-        name = name[len("functions.") :]
-    return _SEPARATORS.sub("_", _CAMEL.sub("_", name)).lower().strip("_")
-
-
-class ToolIndex:
-    """Name lookup over what the model may call, built once per loadout."""
-
-    def __init__(
-        self,
-        callable_tools: Mapping[str, Tool],
-        *,
-        hidden: Mapping[str, tuple[str | None, str | None]] | None = None,
-        normalise: bool = True,
-    ) -> None:
-        self.tools = dict(callable_tools)
-        self.hidden = dict(hidden or {})
-        self.normalise = normalise
-        by_norm: dict[str, list[str]] = {}
-        for name in self.tools:
-            by_norm.setdefault(normalise_name(name), []).append(name)
-        self._by_norm = by_norm
-
-    def resolve(self, name: str) -> tuple[Tool, str | None]:
-        """The tool `name` means, and a note when it was found only after normalising the name."""
-        found = self.tools.get(name)
-        if found is not None:
-            return found, None
-        if not isinstance(name, str) or not name.strip():
-            raise reject("unknown_tool", "the call names no tool (empty name)", str(name or ""))
-        if self.normalise:
-            matches = self._by_norm.get(normalise_name(name), [])
-            if len(matches) == 1:
-                exact = matches[0]
-                return self.tools[
-                    exact
-                ], f"no tool is named {name!r}; ran {exact!r} (the name differs only in case or separators)"
-        if name in self.hidden:
-            gate, reason = self.hidden[name]
-            kind: ErrorType = "denied" if gate == "skills" else "unavailable"
-            raise reject(
-                kind,
-                f"tool {name!r} is not available in this session: {reason or gate}",
-                name,
-                retryable=False,
-            )
-        raise reject("unknown_tool", self._unknown_message(name), name)
-
-    def _unknown_message(self, name: str) -> str:
-        names = sorted(self.tools)
-        close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
-        lowered = {n.lower(): n for n in names}
-        close += [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.6)]
-        close = list(dict.fromkeys(close))[:5]
-        if close:
-            return f"unknown tool {name!r}; did you mean: {', '.join(close)}? The call was not run."
-        listed = ", ".join(names[:30]) + (", ..." if len(names) > 30 else "")
-        return (
-            f"unknown tool {name!r}; the tools you can call are: {listed or '(none)'}. The call was not run."
-        )
-
-
 # -- validation ------------------------------------------------------------------------------
 
 _VALIDATORS: dict[int, tuple[Mapping[str, Any], SchemaValidator]] = {}
@@ -269,8 +198,11 @@ def _model_errors(model: Any, arguments: dict[str, Any]) -> tuple[Any, list[str]
         return None, out
 
 
-def prepare(call: ToolCall, index: ToolIndex) -> ValidatedCall:
-    """Parse, resolve and validate one call; raises CallRejected with the model-facing error."""
-    tool, note = index.resolve(call.name)
+def prepare(
+    call: ToolCall, index: ToolIndex, promoted: Callable[[], Collection[str]] | None = None
+) -> ValidatedCall:
+    """Parse, resolve and validate one call; raises CallRejected with the model-facing error.
+    `promoted` names the deferred tools this caller may call (for the unknown-tool message)."""
+    tool, note = index.resolve(call.name, promoted)
     arguments = parse_arguments(call.arguments, tool.name)
     return validate(call, tool, arguments, note)
