@@ -1,7 +1,7 @@
 """`tooldeck search QUERY`: ranked search over the deferred tools, or over any catalog file.
 
     tooldeck search "create an issue" [--limit K] [--ranker bm25|semantic|hybrid] [--json]
-    tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools
+    tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools (any dialect)
     tooldeck search --catalog tools.json --queries q.jsonl           one {"id", "results"} line each
 
 Without `--catalog` it searches the configured deferred catalog (what `tool_search` searches),
@@ -41,7 +41,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="bm25 (lexical), semantic (MiniLM) or hybrid (default: config tool_search.ranker)",
     )
     parser.add_argument(
-        "--catalog", default=None, help="search this JSON list of {name, description, parameters} instead"
+        "--catalog",
+        default=None,
+        help="search this JSON list of tools instead: {name, description, parameters}, or any provider's "
+        "shape (what `tooldeck tools --json` prints in every dialect, MCP's tools/list)",
     )
     parser.add_argument(
         "--queries", default=None, help='a JSONL file of {"id", "query"}: one JSON result line per query'

@@ -28,11 +28,13 @@ from typing import Any
 from tooldeck.search.catalog import Catalog
 from tooldeck.search.engine import RANKERS, RankerName, SearchResult, ToolSearch, search_index
 from tooldeck.search.errors import CatalogError, SearchUsageError
+from tooldeck.text import for_terminal
 
 
 def _printable(text: str) -> str:
-    # Names may hold anything a JSON file can spell, lone surrogates included.
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    # Names may hold anything a JSON file can spell: terminal escape sequences and other control
+    # characters are shown escaped, lone surrogates replaced (`--json` keeps the exact names).
+    return for_terminal(text)
 
 
 def read_queries(path: str | Path) -> Iterator[tuple[Any, str]]:
@@ -56,11 +58,11 @@ def read_queries(path: str | Path) -> Iterator[tuple[Any, str]]:
 def _text_report(query: str, result: SearchResult) -> str:
     lines = [f"{hit.score:8.3f}  {_printable(hit.name)}" for hit in result.hits]
     if not result.hits:
-        lines.append(f"no tools found for {_printable(query)!r}")
+        lines.append(f"no tools found for {_printable(repr(query))}")
     if result.unknown:
         lines.append("not in the catalog: " + ", ".join(_printable(n) for n in result.unknown))
     if result.note:
-        lines.append(f"note: {result.note}")
+        lines.append(f"note: {_printable(result.note)}")
     return "\n".join(lines)
 
 
