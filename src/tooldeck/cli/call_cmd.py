@@ -46,14 +46,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def read_arguments(raw: str) -> str:
+    """The arguments text: `-` is stdin, `@FILE` a file (a UTF-8 BOM at its start is dropped, as
+    for the YAML config), anything else the JSON itself."""
     if raw == "-":
-        return sys.stdin.read()
-    if raw.startswith("@"):
-        try:
-            return Path(raw[1:]).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            fail(f"cannot read arguments from {raw[1:]}: {getattr(exc, 'strerror', None) or exc}")
-    return raw
+        return sys.stdin.read().removeprefix("\ufeff")
+    if not raw.startswith("@"):
+        return raw
+    name = raw[1:]
+    if not name:
+        fail("--args @ needs a file name after the @ (e.g. --args @arguments.json)")
+    try:
+        return Path(name).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read arguments from {name}: {getattr(exc, 'strerror', None) or exc}")
 
 
 def run(args: argparse.Namespace) -> int:

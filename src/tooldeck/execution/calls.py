@@ -42,7 +42,9 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
             return value
         if not isinstance(raw, str):
             raise reject(
-                "invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool
+                "invalid_arguments",
+                f"arguments must be a JSON object, got {type(raw).__name__}; the call was not run",
+                tool,
             )
     if len(raw) > MAX_ARGUMENT_CHARS:
         raise reject(
@@ -70,7 +72,8 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
         kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
         raise reject(
             "invalid_arguments",
-            f'arguments must be a JSON object like {{"name": value}}, got {kind.get(type(value), "a value")}',
+            f'arguments must be a JSON object like {{"name": value}}, got {kind.get(type(value), "a value")}; '
+            "the call was not run",
             tool,
         )
     _refuse_problem(value_problem(value, check_strings=not strings_checked), tool)
@@ -86,10 +89,14 @@ def _parse_slowly(raw: str, tool: str) -> Any:
     except json.JSONDecodeError as exc:
         raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
     except RecursionError:
-        raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+        raise reject(
+            "invalid_arguments", "arguments JSON is nested too deeply; the call was not run", tool
+        ) from None
     except ValueError:  # Python's limit on integer digits; the JSON itself is well formed
         raise reject(
-            "invalid_arguments", "arguments hold a number with more digits than any tool takes", tool
+            "invalid_arguments",
+            "arguments hold a number with more digits than any tool takes; the call was not run",
+            tool,
         ) from None
 
 
@@ -112,7 +119,14 @@ def _json_problem(text: str, exc: json.JSONDecodeError) -> str:
             f"arguments JSON is truncated: it ends at char {len(text)} before the object is complete "
             f"({exc.msg} at {where}); the call was not run - send the complete arguments"
         )
-    return f"arguments are not valid JSON: {exc.msg} at {where}, near {near!r}; the call was not run"
+    if exc.msg.startswith("Invalid control character") and pos < len(text):
+        code = f"\\u{ord(text[pos]):04x}"
+        return (
+            f"arguments are not valid JSON: a raw control character ({text[pos]!r}) inside a string at "
+            f"{where}, near {near!r}; write it escaped ({code}); the call was not run"
+        )
+    # json's messages for some errors end in "at" ("Invalid control character at"): said once.
+    return f"arguments are not valid JSON: {exc.msg.removesuffix(' at')} at {where}, near {near!r}; the call was not run"
 
 
 def _unclosed(text: str) -> bool:
