@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tooldeck.search.catalog import Catalog
-from tooldeck.search.engine import RANKERS, RankerName, SearchResult, ToolSearch, search_index
+from tooldeck.search.engine import MAX_LIMIT, RANKERS, RankerName, SearchResult, ToolSearch, search_index
 from tooldeck.search.errors import CatalogError, SearchUsageError
 from tooldeck.search.queries import read_queries, source_name
 from tooldeck.text import for_terminal
@@ -49,8 +49,10 @@ def _text_report(query: str, result: SearchResult) -> str:
 
 
 def _check_options(limit: int, ranker: str) -> RankerName:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise SearchUsageError(f"--limit must be a positive whole number, got {limit!r}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise SearchUsageError(
+            f"--limit must be a positive whole number (at most {MAX_LIMIT}), got {limit!r}"
+        )
     for known in RANKERS:
         if ranker == known:
             return known
