@@ -153,17 +153,25 @@ class Deck:
         policy: Policy | None = None,
         events: EventSink | None = None,
         session_id: str | None = None,
+        direct: bool = False,
     ) -> Executor:
-        """An executor over the current loadout (for advanced use; `call` is the usual way)."""
-        from tooldeck.execution.executor import Executor
+        """An executor over the current loadout (for advanced use; `call` is the usual way).
 
+        `direct=True` is for calls whose caller named the tool itself (a person, a program), not
+        a model: a deferred tool is called as if `tool_search` had promoted it. Without it the
+        executor is the model's: calling an unpromoted deferred tool is a `not_promoted` error.
+        """
+        from tooldeck.execution.executor import Executor, every_deferred
+
+        loadout = self.loadout(platform)
         return Executor(
-            self.loadout(platform),
+            loadout,
             approver=approver,
             policy=policy,
             events=events,
             session_id=session_id,
             services=_deck_services(self.config),
+            promoted=every_deferred(loadout) if direct else None,
         )
 
     async def call(
@@ -175,10 +183,14 @@ class Deck:
         approver: Approver | None = None,
         call_id: str = "call_1",
     ) -> ToolResult:
-        """One call through the whole execution path, as a model would make it.
+        """One call through the whole execution path: parsing, validation, gates, approvals,
+        timeouts and result shaping, as for a model's call.
 
         Arguments may be a dict or the raw JSON text a model sent. Tools that need approval are
-        refused unless an `approver` says yes (or `approvals.mode` is allow).
+        refused unless an `approver` says yes (or `approvals.mode` is allow). The caller names
+        the tool itself, so a deferred tool is called directly, as if `tool_search` had
+        promoted it (the agent's model still has to call `tool_search` first); a hidden tool
+        stays refused.
         """
         from tooldeck.execution.types import ToolCall
 
@@ -200,20 +212,22 @@ class Deck:
         from tooldeck.execution.types import ToolCall
 
         calls = [ToolCall(call_id, name, arguments)]
-        [result] = self._execute_sync(self.executor(platform=platform, approver=approver), calls)
+        executor = self.executor(platform=platform, approver=approver, direct=True)
+        [result] = self._execute_sync(executor, calls)
         return result
 
     async def call_batch(
         self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
     ) -> list[ToolResult]:
-        """A batch as one model reply makes it: concurrent where safe, one result per call id, in order."""
-        return await self.executor(platform=platform, approver=approver).execute(calls)
+        """A batch as one model reply makes it: concurrent where safe, one result per call id, in
+        order. Deferred tools are called directly, as in `call`."""
+        return await self.executor(platform=platform, approver=approver, direct=True).execute(calls)
 
     def call_batch_sync(
         self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
     ) -> list[ToolResult]:
         """`call_batch` for synchronous code."""
-        return self._execute_sync(self.executor(platform=platform, approver=approver), calls)
+        return self._execute_sync(self.executor(platform=platform, approver=approver, direct=True), calls)
 
     def _execute_sync(self, executor: Executor, calls: Sequence[ToolCall]) -> list[ToolResult]:
         loop = self._mcp_loop()

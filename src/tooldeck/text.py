@@ -8,6 +8,7 @@ as UTF-8 they raise. These helpers make text safe for each edge without losing w
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -34,10 +35,42 @@ def utf8_safe(text: str) -> str:
 def json_text(value: Any, *, indent: int | None = 2) -> str:
     """`value` as JSON text that can always be written as UTF-8 and reads back the same: text
     holding a lone surrogate (the session store keeps such text exactly) makes the whole
-    document use ASCII escapes (`\\ud800`) instead of failing or being altered."""
-    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    document use ASCII escapes (`\\ud800`) instead of failing or being altered. Numbers JSON
+    cannot spell are written as null (see `json_dumps`)."""
+    text = json_dumps(value, indent=indent, ensure_ascii=False)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(value, indent=indent, default=str)  # ASCII escapes for all beyond ASCII
+        text = json_dumps(value, indent=indent)  # ASCII escapes for all beyond ASCII
     return text
+
+
+def json_dumps(value: Any, **options: Any) -> str:
+    """`json.dumps(value, default=str, **options)`, always valid JSON: NaN, Infinity and
+    -Infinity (which JSON has no spelling for, and `json.dumps` writes bare) become null, as
+    pydantic's `model_dump_json` and JavaScript's `JSON.stringify` write them; as keys they
+    become the strings "NaN", "Infinity", "-Infinity". Raises ValueError for a circular value."""
+    options.setdefault("default", str)
+    try:
+        return json.dumps(value, allow_nan=False, **options)
+    except ValueError:  # a number out of JSON's range somewhere (or a cycle, raised again below)
+        return json.dumps(finite(value), allow_nan=False, **options)
+
+
+def finite(value: Any, _path: frozenset[int] = frozenset()) -> Any:
+    """A copy of `value` with every non-finite float in its dicts, lists and tuples made None (and
+    non-finite float keys made strings); a cycle is left in place, for `json.dumps` to report."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if not isinstance(value, dict | list | tuple) or id(value) in _path:
+        return value
+    inner = _path | {id(value)}
+    if isinstance(value, dict):
+        return {_finite_key(k): finite(v, inner) for k, v in value.items()}
+    return [finite(v, inner) for v in value]
+
+
+def _finite_key(key: Any) -> Any:
+    if isinstance(key, float) and not math.isfinite(key):
+        return "NaN" if key != key else ("Infinity" if key > 0 else "-Infinity")
+    return key

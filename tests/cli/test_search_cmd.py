@@ -83,26 +83,47 @@ def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
     assert off.returncode == 2 and "tool_search.enabled is false" in off.stderr and "--catalog" in off.stderr
 
 
+def test_tool_search_called_with_a_bad_limit_is_an_argument_error_naming_it(tmp_path: Path) -> None:
+    config = tmp_path / "tooldeck.yaml"
+    config.write_text(
+        f"home: {tmp_path / 'home'}\nsandbox: {{workspace: {tmp_path}}}\ntool_search: {{enabled: true, defer: [web]}}\n",
+        encoding="utf-8",
+    )
+    for limit in ("0", "-1", "26"):
+        args = '{"query": "page", "limit": ' + limit + "}"
+        out = tooldeck("call", "tool_search", "--args", args, "--json", "--config", str(config), cwd=tmp_path)
+        assert out.returncode == 1, out.stderr
+        error = json.loads(out.stdout)["error"]
+        assert error["type"] == "invalid_arguments" and "field 'limit'" in error["message"], limit
+    ok = tooldeck(
+        "call",
+        "tool_search",
+        "--args",
+        '{"query": "page", "limit": 1}',
+        "--config",
+        str(config),
+        cwd=tmp_path,
+    )
+    assert ok.returncode == 0 and len(json.loads(ok.stdout)["loaded"]) == 1
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         ([], "either a QUERY or --queries"),
         (["x", "--queries", "q.jsonl"], "either a QUERY or --queries"),
         (["x", "--limit", "0"], "--limit must be a positive whole number"),
+        (["x", "--limit", "201"], "--limit must be a positive whole number (at most 200), got 201"),
         (["x", "--ranker", "magic"], "--ranker must be one of bm25, semantic, hybrid"),
         (["x", "--catalog", "missing.json"], "cannot read catalog"),
         (["x", "--catalog", "bad.json"], "not valid JSON"),
         (["x", "--catalog", "dupes.json"], "duplicate tool name 'a'"),
-        (
-            ["--queries", "bad.jsonl", "--catalog", "tools.json"],
-            'bad.jsonl:2: expected an object with a string "query"',
-        ),
+        (["--queries", "missing.jsonl", "--catalog", "tools.json"], "cannot read queries file missing.jsonl"),
     ],
 )
 def test_misuse_exits_2_with_the_reason(catalog: Path, tmp_path: Path, args: list[str], message: str) -> None:
     (tmp_path / "bad.json").write_text("[{", encoding="utf-8")
     (tmp_path / "dupes.json").write_text(json.dumps([{"name": "a"}, {"name": "a"}]), encoding="utf-8")
-    (tmp_path / "bad.jsonl").write_text('{"id": 1, "query": "ok"}\n{"id": 2}\n', encoding="utf-8")
     needs_catalog = "--catalog" not in args and args
     full = ["search", *args, *(["--catalog", str(catalog)] if needs_catalog else [])]
     out = tooldeck(*full, cwd=tmp_path)

@@ -56,12 +56,17 @@ def test_a_required_term_must_be_in_the_name(tmp_path: Path) -> None:
     assert search(deck, "+nothing_like_it message")["loaded"] == []
 
 
-def test_the_limit_is_honoured_and_capped(tmp_path: Path) -> None:
+def test_the_limit_is_honoured_and_bounded_by_the_schema(tmp_path: Path) -> None:
     deck = make_deck(tmp_path)
     assert len(search(deck, "/./", limit=2)["loaded"]) == 2
-    assert len(search(deck, "/./", limit=1000)["loaded"]) == len(DEFERRED)  # capped at 25
-    bad = deck.call_sync("tool_search", {"query": "x", "limit": "many"})
-    assert bad.error is not None and bad.error.type == "invalid_arguments"
+    assert len(search(deck, "/./", limit=25)["loaded"]) == len(DEFERRED)
+    [definition] = [t for t in deck.tools(dialect="responses") if t["name"] == "tool_search"]
+    limit = definition["parameters"]["properties"]["limit"]
+    assert (limit["minimum"], limit["maximum"]) == (1, 25)
+    for bad_limit, bound in ((0, ">= 1"), (-1, ">= 1"), (26, "<= 25"), ("many", "integer")):
+        bad = deck.call_sync("tool_search", {"query": "x", "limit": bad_limit})
+        assert bad.error is not None and bad.error.type == "invalid_arguments", bad_limit
+        assert "field 'limit'" in bad.error.message and bound in bad.error.message
 
 
 def test_results_carry_full_definitions_in_the_configured_dialect_and_a_promotion(tmp_path: Path) -> None:

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from tooldeck import Tool, tool
 from tooldeck.errors import CallRejected
-from tooldeck.execution.calls import ToolIndex, normalise_name, parse_arguments
+from tooldeck.execution.calls import parse_arguments
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
+from tooldeck.execution.lookup import ToolIndex, normalise_name
 
 from .helpers import call, loadout, one, run
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tooldeck.batch.items import BatchItem, ItemId, id_key
+from tooldeck.text import json_dumps
 
 Status = Literal["ok", "error", "timeout"]
 
@@ -117,7 +118,7 @@ class ResultWriter:
             os.write(self._fd, b"\n")  # a line torn by a crash stays alone on its line
 
     def write(self, result: ItemResult) -> None:
-        line = json.dumps(result.to_json(), ensure_ascii=False, default=str) + "\n"
+        line = json_dumps(result.to_json(), ensure_ascii=False) + "\n"  # NaN in metadata: null
         data = line.encode("utf-8", "replace")
         view = memoryview(data)
         while view:

@@ -4,6 +4,8 @@
 arguments come back as an error envelope with exit 1 - just what a model would read - and only
 bad usage of the command itself (no NAME, an unreadable config) exits 2. `--args -` reads the
 arguments from stdin and `--args @FILE` from a file, for arguments longer than a command line.
+A deferred tool is called directly (naming it is choosing it; each `tooldeck call` is a fresh
+session, so a `tool_search` promotion could not carry over); every other gate applies.
 """
 
 from __future__ import annotations
@@ -44,14 +46,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def read_arguments(raw: str) -> str:
+    """The arguments text: `-` is stdin, `@FILE` a file (a UTF-8 BOM at its start is dropped, as
+    for the YAML config), anything else the JSON itself."""
     if raw == "-":
-        return sys.stdin.read()
-    if raw.startswith("@"):
-        try:
-            return Path(raw[1:]).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            fail(f"cannot read arguments from {raw[1:]}: {getattr(exc, 'strerror', None) or exc}")
-    return raw
+        return sys.stdin.read().removeprefix("\ufeff")
+    if not raw.startswith("@"):
+        return raw
+    name = raw[1:]
+    if not name:
+        fail("--args @ needs a file name after the @ (e.g. --args @arguments.json)")
+    try:
+        return Path(name).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        fail(f"cannot read arguments from {name}: {getattr(exc, 'strerror', None) or exc}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     assemble(deck, args.platform)  # an unknown platform or a strict-mode problem: exit 2 here
     approver: Approver = AutoApprover() if args.yes else TerminalApprover()
     # One spill area for every `tooldeck call`, so a cut result can be paged by a later
-    # `tooldeck call read_result --args '{"id": ...}'`.
-    executor = deck.executor(platform=args.platform, approver=approver, session_id="cli")
+    # `tooldeck call read_result --args '{"id": ...}'`. The person named the tool, so a deferred
+    # one is called directly: no later call could use what a `tool_search` here promoted.
+    executor = deck.executor(platform=args.platform, approver=approver, session_id="cli", direct=True)
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
     [result] = executor.execute_sync([ToolCall(call_id, args.name, arguments)])
     if args.as_json:

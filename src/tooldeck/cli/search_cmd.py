@@ -1,17 +1,21 @@
 """`tooldeck search QUERY`: ranked search over the deferred tools, or over any catalog file.
 
     tooldeck search "create an issue" [--limit K] [--ranker bm25|semantic|hybrid] [--json]
-    tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools
+    tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools (any dialect)
     tooldeck search --catalog tools.json --queries q.jsonl           one {"id", "results"} line each
 
 Without `--catalog` it searches the configured deferred catalog (what `tool_search` searches),
-loading the deck for it; with `--catalog` no deck is loaded. Bad usage (no query, an unreadable
-file, a ranker that is not installed) exits 2.
+loading the deck for it; with `--catalog` no deck is loaded. `--queries -` reads the queries
+from stdin. Bad usage (no query, an unreadable file, a ranker that is not installed) exits 2.
+A bad line of a queries file (not JSON, no string "query", an id that is not a non-empty
+string or an integer, a repeated id) is reported on stderr with its line number and skipped;
+the other lines are searched, and the exit status is then 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from tooldeck.cli.common import (
@@ -24,6 +28,7 @@ from tooldeck.cli.common import (
     load_deck,
     warn_diagnostics,
 )
+from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
     from tooldeck.deck import Deck
@@ -41,10 +46,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="bm25 (lexical), semantic (MiniLM) or hybrid (default: config tool_search.ranker)",
     )
     parser.add_argument(
-        "--catalog", default=None, help="search this JSON list of {name, description, parameters} instead"
+        "--catalog",
+        default=None,
+        help="search this JSON list of tools instead: {name, description, parameters}, or any provider's "
+        "shape (what `tooldeck tools --json` prints in every dialect, MCP's tools/list)",
     )
     parser.add_argument(
-        "--queries", default=None, help='a JSONL file of {"id", "query"}: one JSON result line per query'
+        "--queries",
+        default=None,
+        help='a JSONL file of {"id", "query"} (\'-\' reads stdin): one JSON result line per query',
     )
     add_json(parser)
 
@@ -57,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.query is None) == (args.queries is None):
         fail("give either a QUERY or --queries FILE (one of them, not both)")
     deck: Deck | None = None
+    skipped: list[str] = []
     try:
         catalog: Catalog | None = None
         ranker: str = args.ranker or "bm25"
@@ -75,15 +86,18 @@ def run(args: argparse.Namespace) -> int:
             ranker=ranker,
             as_json=args.as_json,
             cache_dir=cache,
+            on_skipped=skipped.append,
         )
     except (SearchUsageError, SemanticUnavailable) as exc:
         fail(str(exc))
     finally:
         if deck is not None:
             deck.close()
+    for line in skipped:
+        print(for_terminal(f"tooldeck: {line}"), file=sys.stderr)
     if text:
         emit(text)
-    return 0
+    return 1 if skipped else 0
 
 
 def _deferred(deck: Deck, platform: str | None) -> Catalog:

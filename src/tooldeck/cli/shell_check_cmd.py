@@ -2,14 +2,18 @@
 
 Commands come from the arguments, or from standard input one per line. Each gets one line:
 `BLOCK`, `APPROVE` or `SAFE` with the command, the deciding rule and why; with `--json`, one
-JSON object per line, `{"command", "verdict", "rule", "reason"}`. The config's `shell.block` and
-`shell.approve` lists apply. The exit code is 0 whatever the verdicts (2 for a bad config).
+JSON object per line, `{"command", "verdict", "rule", "reason"}`, always valid UTF-8 (a byte
+that is not UTF-8 is written as the escape Python reads it as, `\\udcff`). The config's
+`shell.block` and `shell.approve` lists apply. The exit code is 0 whatever the verdicts (2 for
+a bad config).
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from collections.abc import Iterable
 
 from tooldeck.cli.common import add_config, add_json, emit, fail
 
@@ -33,7 +37,16 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         fail(f"config error: {exc}")
     policy = ShellPolicy.of(block=config.shell.block, approve=config.shell.approve)
-    commands = commands_from(args.commands, None if args.commands else sys.stdin)
+    commands = commands_from(args.commands, None if args.commands else _stdin_lines())
     for line in shell_check_lines(commands, as_json=args.as_json, policy=policy):
         emit(line if args.as_json else for_terminal(line))
     return 0
+
+
+def _stdin_lines() -> Iterable[str]:
+    """Standard input as text whatever the locale: bytes that are not UTF-8 become lone
+    surrogates, as they do in the arguments, and the analyser names them (never a crash)."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:
+        return sys.stdin
+    return io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape")

@@ -11,11 +11,11 @@ tool is deferred.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import ToolContext
-from tooldeck.decorator import tool
+from tooldeck.decorator import Bounds, tool
 from tooldeck.disclosure.catalog import deferred_catalog
 from tooldeck.disclosure.promotion import PROMOTED_KEY, promote
 from tooldeck.disclosure.rendering import ToolRendering
@@ -34,7 +34,9 @@ MAX_LIMIT = 25
     read_only=True,
     sequential=True,  # promotions of one batch's searches add up, in order
 )
-def tool_search(query: str, limit: int = 5, context: ToolContext | None = None) -> ToolOutput:
+def tool_search(
+    query: str, limit: Annotated[int, Bounds(1, MAX_LIMIT)] = 5, context: ToolContext | None = None
+) -> ToolOutput:
     """Load deferred tools: find them by what they do, get their full definitions, then call them.
 
     Deferred tools are listed by name (in your instructions, or below) without their parameters:
@@ -74,7 +76,7 @@ def load_tools(
     config = loadout.config
     home = tooldeck_home(config.home, base_dir=config.base_dir)
     index = search_index(catalog, cache_dir=home / "search")
-    limit = max(1, min(int(limit), MAX_LIMIT))
+    limit = max(1, min(int(limit), MAX_LIMIT))  # for callers of load_tools; the tool's schema refuses these
     notes: list[str] = []
     try:
         result = index.search(query, limit=limit, ranker=config.tool_search.ranker)

@@ -1,4 +1,4 @@
-"""From a raw tool call to a `ValidatedCall`: parse, find the tool, validate.
+"""From a raw tool call to a `ValidatedCall`: parse, find the tool (`lookup`), validate.
 
 Each step either returns its value or raises `CallRejected` carrying the error envelope the
 model will read. Nothing here runs a tool, so a rejected call is never executed.
@@ -6,16 +6,16 @@ model will read. Nothing here runs a tool, so a rejected call is never executed.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json
 
 from tooldeck.errors import CallRejected, ErrorType
+from tooldeck.execution.lookup import ToolIndex
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ValidatedCall
 from tooldeck.schemas.validate import SchemaValidator
 from tooldeck.schemas.values import MAX_ARGUMENT_CHARS, value_problem
@@ -42,7 +42,9 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
             return value
         if not isinstance(raw, str):
             raise reject(
-                "invalid_arguments", f"arguments must be a JSON object, got {type(raw).__name__}", tool
+                "invalid_arguments",
+                f"arguments must be a JSON object, got {type(raw).__name__}; the call was not run",
+                tool,
             )
     if len(raw) > MAX_ARGUMENT_CHARS:
         raise reject(
@@ -70,7 +72,8 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
         kind = {list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
         raise reject(
             "invalid_arguments",
-            f'arguments must be a JSON object like {{"name": value}}, got {kind.get(type(value), "a value")}',
+            f'arguments must be a JSON object like {{"name": value}}, got {kind.get(type(value), "a value")}; '
+            "the call was not run",
             tool,
         )
     _refuse_problem(value_problem(value, check_strings=not strings_checked), tool)
@@ -86,10 +89,14 @@ def _parse_slowly(raw: str, tool: str) -> Any:
     except json.JSONDecodeError as exc:
         raise reject("invalid_arguments", _json_problem(text, exc), tool) from None
     except RecursionError:
-        raise reject("invalid_arguments", "arguments JSON is nested too deeply", tool) from None
+        raise reject(
+            "invalid_arguments", "arguments JSON is nested too deeply; the call was not run", tool
+        ) from None
     except ValueError:  # Python's limit on integer digits; the JSON itself is well formed
         raise reject(
-            "invalid_arguments", "arguments hold a number with more digits than any tool takes", tool
+            "invalid_arguments",
+            "arguments hold a number with more digits than any tool takes; the call was not run",
+            tool,
         ) from None
 
 
@@ -112,7 +119,14 @@ def _json_problem(text: str, exc: json.JSONDecodeError) -> str:
             f"arguments JSON is truncated: it ends at char {len(text)} before the object is complete "
             f"({exc.msg} at {where}); the call was not run - send the complete arguments"
         )
-    return f"arguments are not valid JSON: {exc.msg} at {where}, near {near!r}; the call was not run"
+    if exc.msg.startswith("Invalid control character") and pos < len(text):
+        code = f"\\u{ord(text[pos]):04x}"
+        return (
+            f"arguments are not valid JSON: a raw control character ({text[pos]!r}) inside a string at "
+            f"{where}, near {near!r}; write it escaped ({code}); the call was not run"
+        )
+    # json's messages for some errors end in "at" ("Invalid control character at"): said once.
+    return f"arguments are not valid JSON: {exc.msg.removesuffix(' at')} at {where}, near {near!r}; the call was not run"
 
 
 def _unclosed(text: str) -> bool:
@@ -133,77 +147,6 @@ def _unclosed(text: str) -> bool:
         elif ch in "]}":
             depth -= 1
     return in_string or depth > 0
-
-
-# -- finding the tool ------------------------------------------------------------------------
-
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SEPARATORS = re.compile(r"[\s.\-]+")
-
-
-def normalise_name(name: str) -> str:
-    """Case and separators folded: `Read-File`, `readFile`, `functions.read_file` -> `read_file`."""
-    name = name.strip()
-    if name.startswith("functions."):
-        name = name[len("functions.") :]
-    return _SEPARATORS.sub("_", _CAMEL.sub("_", name)).lower().strip("_")
-
-
-class ToolIndex:
-    """Name lookup over what the model may call, built once per loadout."""
-
-    def __init__(
-        self,
-        callable_tools: Mapping[str, Tool],
-        *,
-        hidden: Mapping[str, tuple[str | None, str | None]] | None = None,
-        normalise: bool = True,
-    ) -> None:
-        self.tools = dict(callable_tools)
-        self.hidden = dict(hidden or {})
-        self.normalise = normalise
-        by_norm: dict[str, list[str]] = {}
-        for name in self.tools:
-            by_norm.setdefault(normalise_name(name), []).append(name)
-        self._by_norm = by_norm
-
-    def resolve(self, name: str) -> tuple[Tool, str | None]:
-        """The tool `name` means, and a note when it was found only after normalising the name."""
-        found = self.tools.get(name)
-        if found is not None:
-            return found, None
-        if not isinstance(name, str) or not name.strip():
-            raise reject("unknown_tool", "the call names no tool (empty name)", str(name or ""))
-        if self.normalise:
-            matches = self._by_norm.get(normalise_name(name), [])
-            if len(matches) == 1:
-                exact = matches[0]
-                return self.tools[
-                    exact
-                ], f"no tool is named {name!r}; ran {exact!r} (the name differs only in case or separators)"
-        if name in self.hidden:
-            gate, reason = self.hidden[name]
-            kind: ErrorType = "denied" if gate == "skills" else "unavailable"
-            raise reject(
-                kind,
-                f"tool {name!r} is not available in this session: {reason or gate}",
-                name,
-                retryable=False,
-            )
-        raise reject("unknown_tool", self._unknown_message(name), name)
-
-    def _unknown_message(self, name: str) -> str:
-        names = sorted(self.tools)
-        close = difflib.get_close_matches(name, names, n=5, cutoff=0.6)
-        lowered = {n.lower(): n for n in names}
-        close += [lowered[m] for m in difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.6)]
-        close = list(dict.fromkeys(close))[:5]
-        if close:
-            return f"unknown tool {name!r}; did you mean: {', '.join(close)}? The call was not run."
-        listed = ", ".join(names[:30]) + (", ..." if len(names) > 30 else "")
-        return (
-            f"unknown tool {name!r}; the tools you can call are: {listed or '(none)'}. The call was not run."
-        )
 
 
 # -- validation ------------------------------------------------------------------------------
@@ -269,8 +212,11 @@ def _model_errors(model: Any, arguments: dict[str, Any]) -> tuple[Any, list[str]
         return None, out
 
 
-def prepare(call: ToolCall, index: ToolIndex) -> ValidatedCall:
-    """Parse, resolve and validate one call; raises CallRejected with the model-facing error."""
-    tool, note = index.resolve(call.name)
+def prepare(
+    call: ToolCall, index: ToolIndex, promoted: Callable[[], Collection[str]] | None = None
+) -> ValidatedCall:
+    """Parse, resolve and validate one call; raises CallRejected with the model-facing error.
+    `promoted` names the deferred tools this caller may call (for the unknown-tool message)."""
+    tool, note = index.resolve(call.name, promoted)
     arguments = parse_arguments(call.arguments, tool.name)
     return validate(call, tool, arguments, note)

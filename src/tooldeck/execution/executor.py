@@ -25,10 +25,11 @@ from tooldeck.assembly.loadout import Loadout
 from tooldeck.config import Config
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.errors import CallRejected
-from tooldeck.execution.calls import ToolIndex, prepare
+from tooldeck.execution.calls import prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import ApprovalSettings, CallGate
 from tooldeck.execution.isolation import run_in_child
+from tooldeck.execution.lookup import ToolIndex
 from tooldeck.execution.nested import ToolCaller
 from tooldeck.execution.policy import Approver, CallApprovals, ChainPolicy, Grants, Policy
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
@@ -41,9 +42,20 @@ from tooldeck.text import utf8_safe
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
-__all__ = ["CancelToken", "Executor"]
+__all__ = ["CancelToken", "Executor", "Promoted", "every_deferred"]
 
 Promoted = Callable[[], Collection[str]]
+
+
+def every_deferred(loadout: Loadout) -> Promoted:
+    """Promotions under which every deferred tool of `loadout` counts as promoted.
+
+    For callers that choose their tools themselves rather than a model that must find them with
+    `tool_search` first: a person at the command line, a program calling `deck.call`, an MCP
+    client with no session to remember promotions. Every other gate still applies.
+    """
+    names = frozenset(loadout.deferred_names)
+    return lambda: names
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +330,7 @@ class Executor:
         if events is not None:
             self._emit("started", call.id, call.name, data={"arguments": call.arguments})
         try:
-            prepared = prepare(call, self._index)
+            prepared = prepare(call, self._index, self.gate.promoted)
         except CallRejected as rejected:
             return self._failed(call.id, rejected.error, started)
         if events is not None:
@@ -590,4 +602,9 @@ def _index(loadout: Loadout, normalise: bool) -> ToolIndex:
     tools = {t.name: t for t in (*loadout.deferred, *loadout.exposed)}
     tools.setdefault(read_result.name, read_result)  # truncation markers point at it
     hidden = {f.name: (f.gate, f.reason) for f in loadout.hidden if f.name not in tools}
-    return ToolIndex(tools, hidden=hidden, normalise=normalise)
+    # read_result is reachable for the truncation markers that point at it, but offered (listed
+    # to a caller naming an unknown tool) only when the loadout exposes it.
+    offered = [t.name for t in loadout.exposed]
+    return ToolIndex(
+        tools, hidden=hidden, normalise=normalise, offered=offered, deferred=loadout.deferred_names
+    )

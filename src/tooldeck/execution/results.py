@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -23,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tooldeck.errors import TooldeckError
 from tooldeck.execution.events import log
 from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
-from tooldeck.text import utf8_safe
+from tooldeck.text import json_dumps, utf8_safe
 from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
@@ -45,7 +44,8 @@ def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -
 
 
 def to_text(value: Any) -> str:
-    """A handler's plain return value as text: strings as they are, everything else as JSON."""
+    """A handler's plain return value as text: strings as they are, everything else as JSON
+    (always valid JSON: a NaN or infinite number is written as null, see `json_dumps`)."""
     kind = type(value)
     if kind is str:  # the common case first; `type(...) is` does not narrow for mypy, hence cast
         return cast(str, value)
@@ -59,7 +59,7 @@ def to_text(value: Any) -> str:
     if callable(dump):
         return str(dump())
     try:
-        return json.dumps(value, ensure_ascii=False, default=str)
+        return json_dumps(value, ensure_ascii=False)  # NaN and Infinity as null: valid JSON
     except (TypeError, ValueError):
         return str(value)
 

@@ -47,9 +47,9 @@ def _findings(command: str, policy: ShellPolicy) -> list[Finding]:
     if size > policy.max_bytes:
         reason = f"the command is {size} bytes, more than the {policy.max_bytes} the analyser reads"
         return [_signal_finding(Signal("input-too-large", reason, command[:80]), policy)]
-    if "\x00" in command or any(0xD800 <= ord(c) <= 0xDFFF for c in command):
-        reason = "the command contains a NUL or an unpaired surrogate, which no shell receives intact"
-        return [_signal_finding(Signal("unsupported-characters", reason, ""), policy)]
+    unsupported = _unsupported(command)
+    if unsupported is not None:
+        return [_signal_finding(Signal("unsupported-characters", unsupported, ""), policy)]
     root, error = parse_lenient(command)
     walker = Walker()
     out: list[Finding] = []
@@ -65,6 +65,26 @@ def _findings(command: str, policy: ShellPolicy) -> list[Finding]:
     for inv in walker.invocations:
         out += _match(inv, policy)
     return out
+
+
+def _unsupported(command: str) -> str | None:
+    """Why the command holds characters the analyser cannot vouch for, or None.
+
+    Python hands over bytes that are not UTF-8 (in argv, stdin, file names) as the lone
+    surrogates U+DC80..U+DCFF (its "surrogateescape"), so those are named as the bytes they were.
+    """
+    if "\x00" in command:
+        return "the command contains a NUL character, which no shell receives intact"
+    for ch in command:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            return (
+                f"the command is not valid UTF-8 (it holds the byte 0x{code - 0xDC00:02x}), so what it "
+                "runs cannot be read as text"
+            )
+        if 0xD800 <= code <= 0xDFFF:
+            return f"the command contains an unpaired surrogate (U+{code:04X}), which is not text a shell can receive"
+    return None
 
 
 def _match(inv: Invocation, policy: ShellPolicy) -> list[Finding]:

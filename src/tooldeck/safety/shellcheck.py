@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 
 from tooldeck.safety.analyse import analyse_command
 from tooldeck.safety.policy import ShellPolicy
 from tooldeck.safety.verdict import Verdict
+from tooldeck.text import json_text
 
 
 def commands_from(arguments: list[str], stdin_lines: Iterable[str] | None) -> Iterator[str]:
@@ -24,10 +24,14 @@ def commands_from(arguments: list[str], stdin_lines: Iterable[str] | None) -> It
 def shell_check_lines(
     commands: Iterable[str], *, as_json: bool = False, policy: ShellPolicy | None = None
 ) -> Iterator[str]:
-    """One output line per command; JSON lines are `{"command", "verdict", "rule", "reason"}`."""
+    """One output line per command; JSON lines are `{"command", "verdict", "rule", "reason"}`.
+
+    A JSON line is always valid UTF-8: a command holding bytes that are not UTF-8 (which Python
+    reads as lone surrogates) is written with ASCII escapes (`"ls \\udcff"`), reading back as
+    the same string; readable lines are for `for_terminal`."""
     for command in commands:
         verdict = analyse_command(command, policy)
-        yield json.dumps(verdict.as_dict(), ensure_ascii=False) if as_json else format_verdict(verdict)
+        yield json_text(verdict.as_dict(), indent=None) if as_json else format_verdict(verdict)
 
 
 def format_verdict(verdict: Verdict) -> str:

@@ -1,7 +1,8 @@
 """The searchable catalog: `{name, description, parameters}` entries, names kept verbatim.
 
 A catalog is what `tool_search` looks through (the deferred tools of a loadout) or any JSON
-list of tool descriptions (`tooldeck search --catalog FILE`). Names are never normalised or
+list of tool descriptions (`tooldeck search --catalog FILE`), in the shapes the providers and
+MCP publish (see `tooldeck.search.shapes`). Names are never normalised or
 checked against tooldeck's own naming rule: a search returns them exactly as the catalog spells
 them. Parameter schemas are taken as given, including the non-standard ones some datasets and
 servers publish (`"type": "dict"`, `"optional"`, ...); search only reads the words in them.
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.search.errors import CatalogError
+from tooldeck.search.shapes import tool_fields, tool_items
 
 if TYPE_CHECKING:
     from tooldeck.tool import Tool
@@ -70,19 +72,11 @@ class CatalogEntry:
 
     @classmethod
     def from_mapping(cls, item: Any, *, where: str = "entry") -> CatalogEntry:
-        """From `{"name", "description"?, "parameters"? | "inputSchema"?}` (MCP's spelling accepted)."""
-        if not isinstance(item, Mapping):
-            raise CatalogError(f"{where}: expected an object, got {type(item).__name__}")
-        name = item.get("name")
-        if not isinstance(name, str) or not name:
-            raise CatalogError(f"{where}: 'name' must be a non-empty string")
-        description = item.get("description")
-        params = item.get("parameters")
-        if params is None:
-            params = item.get("inputSchema")
-        if params is not None and not isinstance(params, Mapping):
-            raise CatalogError(f"{where} ({name!r}): 'parameters' must be an object")
-        return cls(name, _clean_text(description) if isinstance(description, str) else "", params)
+        """From one tool object in any published shape (`tooldeck.search.shapes`): tooldeck's
+        `{"name", "description"?, "parameters"?}`, OpenAI Chat's `{"type": "function",
+        "function": {...}}`, Anthropic's `input_schema`, MCP's `inputSchema`, ..."""
+        name, description, params = tool_fields(item, where)
+        return cls(name, _clean_text(description) if description else "", params)
 
     @classmethod
     def from_tool(cls, tool: Tool, description: str | None = None) -> CatalogEntry:
@@ -112,16 +106,14 @@ class Catalog:
 
     @classmethod
     def from_json(cls, data: Any) -> Catalog:
-        """From a decoded JSON list of tool objects."""
-        if not isinstance(data, list):
-            raise CatalogError(f"a catalog is a JSON list of tools, got {type(data).__name__}")
-        return cls(CatalogEntry.from_mapping(item, where=f"tools[{i}]") for i, item in enumerate(data))
+        """From a decoded JSON list of tool objects, in any shape `tooldeck.search.shapes` reads."""
+        return cls(CatalogEntry.from_mapping(item, where=where) for where, item in tool_items(data))
 
     @classmethod
     def load(cls, path: str | Path) -> Catalog:
-        """Reads a JSON file holding a list of `{name, description, parameters}` objects."""
+        """Reads a JSON file holding a list of tools (`from_json`); a UTF-8 BOM is allowed."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise CatalogError(f"cannot read catalog {path}: {exc}") from None
         try:

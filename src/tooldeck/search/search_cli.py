@@ -6,7 +6,7 @@
 
 `search_cli` returns the text to print, or raises `SearchUsageError` (exit status 2) when the
 command itself is misused: neither or both of QUERY and `--queries`, an unreadable or invalid
-file, a bad limit or ranker. The ranked names are exactly as the catalog spells them. A command
+file, a bad limit or ranker. A bad line of a queries file is skipped and reported (`on_skipped`). The ranked names are exactly as the catalog spells them. A command
 line wires it in a few lines:
 
     try:
@@ -21,52 +21,38 @@ line wires it in a few lines:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from tooldeck.search.catalog import Catalog
-from tooldeck.search.engine import RANKERS, RankerName, SearchResult, ToolSearch, search_index
+from tooldeck.search.engine import MAX_LIMIT, RANKERS, RankerName, SearchResult, ToolSearch, search_index
 from tooldeck.search.errors import CatalogError, SearchUsageError
+from tooldeck.search.queries import read_queries, source_name
+from tooldeck.text import for_terminal
 
 
 def _printable(text: str) -> str:
-    # Names may hold anything a JSON file can spell, lone surrogates included.
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def read_queries(path: str | Path) -> Iterator[tuple[Any, str]]:
-    """(id, query) pairs of a JSONL file of `{"id", "query"}` objects; blank lines skipped."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SearchUsageError(f"cannot read queries file {path}: {exc}") from None
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise SearchUsageError(f"{path}:{number}: not valid JSON ({exc.msg})") from None
-        if not isinstance(item, dict) or not isinstance(item.get("query"), str):
-            raise SearchUsageError(f'{path}:{number}: expected an object with a string "query"')
-        yield item.get("id"), item["query"]
+    # Names may hold anything a JSON file can spell: terminal escape sequences and other control
+    # characters are shown escaped, lone surrogates replaced (`--json` keeps the exact names).
+    return for_terminal(text)
 
 
 def _text_report(query: str, result: SearchResult) -> str:
     lines = [f"{hit.score:8.3f}  {_printable(hit.name)}" for hit in result.hits]
     if not result.hits:
-        lines.append(f"no tools found for {_printable(query)!r}")
+        lines.append(f"no tools found for {_printable(repr(query))}")
     if result.unknown:
         lines.append("not in the catalog: " + ", ".join(_printable(n) for n in result.unknown))
     if result.note:
-        lines.append(f"note: {result.note}")
+        lines.append(f"note: {_printable(result.note)}")
     return "\n".join(lines)
 
 
 def _check_options(limit: int, ranker: str) -> RankerName:
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-        raise SearchUsageError(f"--limit must be a positive whole number, got {limit!r}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise SearchUsageError(
+            f"--limit must be a positive whole number (at most {MAX_LIMIT}), got {limit!r}"
+        )
     for known in RANKERS:
         if ranker == known:
             return known
@@ -96,25 +82,45 @@ def search_cli(
     ranker: str = "bm25",
     as_json: bool = False,
     cache_dir: str | Path | None = None,
+    on_skipped: Callable[[str], None] | None = None,
 ) -> str:
     """The output of `tooldeck search` (no trailing newline); see the module docstring.
 
     `catalog` is the configured deferred catalog; `catalog_file` (`--catalog`) replaces it.
     `cache_dir` keeps embeddings between runs (e.g. under the tooldeck home), so the semantic
-    and hybrid rankers embed a catalog once.
+    and hybrid rankers embed a catalog once. `queries_file` may be `-` (standard input); a bad
+    line of it (see `tooldeck.search.queries`) is handed to `on_skipped` as `FILE:LINE: why;
+    skipped` and the other lines go on, or without `on_skipped` is a `SearchUsageError`.
     """
     chosen = _check_options(limit, ranker)
     if (query is None) == (queries_file is None):
         raise SearchUsageError("give either a QUERY or --queries FILE (one of them, not both)")
     index = _open_catalog(catalog, catalog_file, cache_dir)
     if queries_file is not None:
-        out = []
-        for qid, text in read_queries(queries_file):
-            result = index.search(text, limit=limit, ranker=chosen)
-            out.append(json.dumps({"id": qid, "results": result.names}))
-        return "\n".join(out)
+        return _run_queries(index, queries_file, limit, chosen, on_skipped)
     assert query is not None
     result = index.search(query, limit=limit, ranker=chosen)
     if as_json:
         return json.dumps([{"name": h.name, "score": round(h.score, 6)} for h in result.hits])
     return _text_report(query, result)
+
+
+def _run_queries(
+    index: ToolSearch,
+    source: str | Path,
+    limit: int,
+    ranker: RankerName,
+    on_skipped: Callable[[str], None] | None,
+) -> str:
+    """One `{"id", "results"}` JSON line per valid query of the file, in its order."""
+    queries, problems = read_queries(source)
+    for problem in problems:
+        where = f"{source_name(source)}:{problem.line}: {problem.message}"
+        if on_skipped is None:
+            raise SearchUsageError(where)
+        on_skipped(f"{where}; skipped")
+    out = []
+    for item in queries:
+        result = index.search(item.text, limit=limit, ranker=ranker)
+        out.append(json.dumps({"id": item.id, "results": result.names}))
+    return "\n".join(out)

@@ -34,7 +34,7 @@ from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import Approvals
 from tooldeck.deck import Deck
 from tooldeck.disclosure import PromotedView, ToolRendering, catalog_hash, promote, read_promotions
-from tooldeck.execution.executor import Executor
+from tooldeck.execution.executor import Executor, every_deferred
 from tooldeck.execution.policy import Approver, Grants
 from tooldeck.execution.types import ToolCall
 from tooldeck.serve import wire
@@ -246,7 +246,7 @@ class DeckServer:
             grants=state.grants if state is not None else None,
             session_id=f"serve-{state.key}" if state is not None else "serve",
             services=services,
-            promoted=None if state is not None else _every_deferred(loadout),
+            promoted=None if state is not None else every_deferred(loadout),
         )
         call = ToolCall(f"mcp-{ctx.request_id}", params.name, params.arguments)
         # A copy: calls of one session may run at once, and promotions are merged here, in turn.
@@ -267,10 +267,3 @@ class DeckServer:
         promote(state.state, view, record.names)
         if await self._tell(state, state.view(loadout)):
             self.notifications_sent += 1
-
-
-def _every_deferred(loadout: Loadout) -> Callable[[], frozenset[str]]:
-    """For sessionless requests: every deferred tool counts as promoted (nothing could remember a
-    promotion; the client learns a deferred tool's definition from tool_search)."""
-    names = frozenset(loadout.deferred_names)
-    return lambda: names

@@ -11,5 +11,9 @@ rules.signal("parse-error", "approve", "the command is not valid shell syntax, s
 rules.signal("nested-unparseable", "approve", "code run by sh -c, eval or an interpreter does not parse")
 rules.signal("input-too-large", "approve", "the command is larger than the analyser reads")
 rules.signal("too-complex", "approve", "the command is nested too deeply or needs too much work to analyse")
-rules.signal("unsupported-characters", "approve", "the command contains NUL or unpaired surrogate characters")
+rules.signal(
+    "unsupported-characters",
+    "approve",
+    "the command contains a NUL, bytes that are not UTF-8, or unpaired surrogates",
+)
 rules.signal("analyser-error", "approve", "the analyser failed on this command")

@@ -29,6 +29,7 @@ from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ToolDefinitionError, ToolError
 from tooldeck.sources.mcp.naming import deck_names
 from tooldeck.sources.mcp.settings import ServerSpec
+from tooldeck.text import json_dumps
 from tooldeck.tool import Resource, Tool
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def result_text(
             parts.append(f"[{type(block).__name__} content not shown]")
     structured = result.structured_content
     if structured is not None and not any(_same_json(t, structured) for t in texts):
-        parts.append("structured result:\n" + json.dumps(structured, ensure_ascii=False, indent=2))
+        parts.append("structured result:\n" + json_dumps(structured, ensure_ascii=False, indent=2))
     text = "\n".join(parts)
     if rewrite is not None:
         text = rewrite(text)
