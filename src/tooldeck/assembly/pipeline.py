@@ -14,7 +14,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck.assembly.deferral import DeferralGate, TokenCounter, deferral_diagnostics
+from tooldeck.assembly.config_checks import config_diagnostics
+from tooldeck.assembly.deferral import DeferralGate, TokenCounter
 from tooldeck.assembly.gates import (
     POLICY_GATES,
     SELECTION_GATES,
@@ -31,7 +32,6 @@ from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ToolsetError
 from tooldeck.registry import Registry
-from tooldeck.skills.catalog import active_skills
 from tooldeck.tool import DescriptionContext, Tool
 from tooldeck.toolsets import Toolset, ToolsetIndex
 
@@ -110,7 +110,7 @@ class Assembler:
             for name, ts in cfg.toolsets.items()
         }
         gi = GateInput(cfg, platform, ToolsetIndex(tools, defined), bwrap_installed=bwrap, bwrap_reason=why)
-        gi.diagnostics.extend(self._config_diagnostics(tools, gi.toolsets))
+        gi.diagnostics.extend(config_diagnostics(cfg, tools, gi.toolsets))
         current: list[Tool] = list(tools)
         hidden: list[Fate] = []
         # The tool that loads deferred tools belongs to the deferral machinery (switched by
@@ -142,30 +142,6 @@ class Assembler:
             tuple(slots),
             gi,
         )
-
-    def _config_diagnostics(self, tools: tuple[Tool, ...], toolsets: ToolsetIndex) -> list[Diagnostic]:
-        names = {t.name for t in tools}
-        out = []
-        for i, skill in enumerate(self.config.skills):
-            for j, name in enumerate(skill.allowed_tools or ()):
-                if name not in names:
-                    out.append(
-                        Diagnostic("warning", f"unknown tool {name!r}", f"skills[{i}].allowed_tools[{j}]")
-                    )
-        for active in active_skills(self.config):
-            if active.file is None:  # lists of the entries themselves were checked above
-                continue
-            for name in active.allowed_tools or ():
-                if name not in names:
-                    why = f"unknown tool {name!r} in allowed-tools of {active.file}"
-                    out.append(Diagnostic("warning", why, active.where))
-        for name, ts in self.config.toolsets.items():  # also those no platform selects
-            for j, inc in enumerate(ts.includes):
-                if inc not in toolsets:
-                    hint = f"unknown toolset {inc!r} (included by {name})"
-                    out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
-        out += deferral_diagnostics(tools, self.config)
-        return out
 
     # -- stage 2: availability, skills, deferral, rewrites -----------------------------------
 
