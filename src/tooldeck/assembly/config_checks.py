@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tooldeck.assembly.deferral import deferral_diagnostics
+from tooldeck.assembly.gates import in_group
 from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.skills.catalog import active_skills
@@ -28,6 +29,9 @@ def config_diagnostics(config: Config, tools: Sequence[Tool], toolsets: ToolsetI
             if inc not in toolsets:
                 hint = f"unknown toolset {inc!r} (included by {name})"
                 out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
+    for i, group in enumerate(config.tool_groups or ()):
+        if not any(in_group(t, group) for t in tools):
+            out.append(Diagnostic("warning", f"tool group {group!r} matches no tool", f"tool_groups[{i}]"))
     out += deferral_diagnostics(tools, config)
     return out
 

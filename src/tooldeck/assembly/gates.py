@@ -166,23 +166,22 @@ class ToolGroupsGate:
         if groups is None:
             return list(tools), []
         kept, hidden = [], []
-        seen: set[str] = set()
         for t in tools:
-            label = t.group or t.toolset
-            match = next((g for g in groups if label == g or label.startswith(g + ":")), None)
-            if match is not None:
-                seen.add(match)
+            if any(in_group(t, g) for g in groups):
                 kept.append(t)
             else:
+                label = t.group or t.toolset
                 hidden.append(
                     _hide(t, self.name, f"group {label!r} is not in tool_groups ({', '.join(groups)})")
                 )
-        for i, g in enumerate(groups):
-            if g not in seen and not any((t.group or t.toolset).startswith(g) for t in tools):
-                gi.diagnostics.append(
-                    Diagnostic("warning", f"tool group {g!r} matches no tool", f"tool_groups[{i}]")
-                )
         return kept, hidden
+
+
+def in_group(tool: Tool, group: str) -> bool:
+    """Whether `tool_groups` entry `group` covers `tool`: its group (or, without one, its toolset)
+    is `group` or a sub-group of it (`file` covers `file:read`)."""
+    label = tool.group or tool.toolset
+    return label == group or label.startswith(group + ":")
 
 
 @dataclass(frozen=True, slots=True)
