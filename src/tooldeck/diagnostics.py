@@ -7,6 +7,7 @@ nothing disappears silently. Strict mode turns warnings into errors where the ca
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,3 +24,11 @@ class Diagnostic:
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message
+
+
+def did_you_mean(name: str, candidates: Iterable[str], *, n: int = 3) -> str:
+    """`; did you mean 'a', 'b'?` naming up to `n` close candidates, or "" when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(name, sorted(candidates), n=n, cutoff=0.6)
+    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""

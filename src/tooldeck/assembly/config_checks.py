@@ -10,12 +10,15 @@ that is valid on another platform, or for a tool hidden by a later gate, is not 
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from collections.abc import Sequence
 
 from tooldeck.assembly.deferral import deferral_diagnostics
 from tooldeck.assembly.gates import in_group
 from tooldeck.config import Config
-from tooldeck.diagnostics import Diagnostic
+from tooldeck.diagnostics import Diagnostic, did_you_mean
+from tooldeck.errors import ConfigError
 from tooldeck.skills.catalog import active_skills
 from tooldeck.tool import Tool
 from tooldeck.toolsets import ToolsetIndex
@@ -33,7 +36,47 @@ def config_diagnostics(config: Config, tools: Sequence[Tool], toolsets: ToolsetI
         if not any(in_group(t, group) for t in tools):
             out.append(Diagnostic("warning", f"tool group {group!r} matches no tool", f"tool_groups[{i}]"))
     out += deferral_diagnostics(tools, config)
+    out += _approval_names(config, tools)
     return out
+
+
+def _approval_names(config: Config, tools: Sequence[Tool]) -> list[Diagnostic]:
+    """`approvals.tools` keys (names or globs) that match no candidate: a misspelt name would
+    leave the tool under its default approval mode, silently."""
+    names = {t.name for t in tools}
+    out = []
+    for key in config.approvals.tools:
+        if key in names or (_is_glob(key) and any(fnmatch.fnmatchcase(n, key) for n in names)):
+            continue
+        if _may_name_unlisted_mcp_tool(key, config, tools):
+            continue
+        what = f"pattern {key!r} matches no tool" if _is_glob(key) else f"no tool named {key!r}"
+        out.append(Diagnostic("warning", what + did_you_mean(key, names, n=1), f"approvals.tools.{key}"))
+    return out
+
+
+def _is_glob(key: str) -> bool:
+    return any(c in key for c in "*?[")
+
+
+def _may_name_unlisted_mcp_tool(key: str, config: Config, tools: Sequence[Tool]) -> bool:
+    """Whether `key` may name a tool of a configured MCP server that lists no tools now (it did
+    not connect): such a name cannot be checked, and is no typo for all we know."""
+    if not config.mcp_servers or not key.startswith("mcp"):
+        return False
+    from tooldeck.config_load import mcp_server_configs
+
+    try:
+        servers = [name for name, server in mcp_server_configs(config).items() if server.enabled]
+    except ConfigError:  # the server file went bad since loading: nothing to compare with
+        return True
+    listed = {t.toolset for t in tools if t.source == "mcp"}
+    literal = re.split(r"[*?\[]", key, maxsplit=1)[0]
+    for server in servers:
+        prefix = f"mcp__{server}__"
+        if f"mcp-{server}" not in listed and (prefix.startswith(literal) or literal.startswith(prefix)):
+            return True
+    return False
 
 
 def _skill_names(config: Config, names: set[str]) -> list[Diagnostic]:
