@@ -17,7 +17,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from tooldeck.config import Config, McpServerConfig
+from tooldeck.config import DEFAULT_PLATFORM, Config, McpServerConfig
 from tooldeck.errors import ConfigError
 from tooldeck.tool import NAME_PATTERN as TOOL_NAME
 
@@ -173,10 +173,42 @@ def _check_meaning(config: Config) -> None:
             raise ConfigError(
                 "must name the program that starts the agent", path=f"acp_agents.{name}.command"
             )
+    _check_platforms(config)
     mcp_server_configs(config)
     _check_web(config)
     _check_shell_lists(config)
     _check_tool_search(config)
+
+
+def unknown_platform(config: Config, name: str) -> str | None:
+    """Why `name` is not a platform of `config` (None when it is one), naming the known ones.
+
+    The platforms are those `platform_toolsets` defines; without any, the only platform is the
+    default one. The same rule holds for the `platform` key and for a platform asked for by
+    name (`--platform`, `deck.tools(platform=...)`).
+    """
+    defined = sorted(config.platform_toolsets)
+    if name in (defined or [DEFAULT_PLATFORM]):
+        return None
+    if not defined:
+        add = f"; add platform_toolsets.{name} to define it" if name.strip() else ""
+        none = f"the config defines no platform_toolsets{add}"
+        return f"unknown platform {name!r}; known platforms: {DEFAULT_PLATFORM} ({none})"
+    from tooldeck.diagnostics import did_you_mean
+
+    hint = did_you_mean(name, defined, n=1)
+    return f"unknown platform {name!r}; known platforms (platform_toolsets): {', '.join(defined)}{hint}"
+
+
+def _check_platforms(config: Config) -> None:
+    for name in config.platform_toolsets:
+        if not name.strip():
+            raise ConfigError(
+                f"a platform name must not be empty or blank, got {name!r}", path="platform_toolsets"
+            )
+    problem = unknown_platform(config, config.platform)
+    if problem is not None:
+        raise ConfigError(problem, path="platform")
 
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")

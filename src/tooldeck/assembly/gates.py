@@ -16,7 +16,7 @@ from tooldeck.assembly.loadout import Fate
 from tooldeck.availability import RequirementKey
 from tooldeck.availability_types import AVAILABLE, Availability
 from tooldeck.config import Config
-from tooldeck.config_load import ALL_TOOLSETS
+from tooldeck.config_load import ALL_TOOLSETS, unknown_platform
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import UnknownPlatformError
 from tooldeck.home import tooldeck_home
@@ -112,29 +112,13 @@ class ToolsetGate:
 def selected_toolsets(config: Config, platform: str) -> list[str] | None:
     """The toolsets `platform` selects; None when the config names no platform at all.
 
-    A platform the config does not know is an error ("did you mean"), never a silent fallback
-    to every toolset.
+    A platform the config does not know is an error naming the known ones, never a silent
+    fallback to every toolset.
     """
-    if not config.platform_toolsets:
-        if platform != config.platform:
-            raise UnknownPlatformError(
-                f"unknown platform {platform!r}: the config defines no platform_toolsets, so the only "
-                f"platform is {config.platform!r}",
-                path="platform",
-            )
-        return None
-    selected = config.platform_toolsets.get(platform)
-    if selected is None:
-        import difflib
-
-        known = sorted(config.platform_toolsets)
-        close = difflib.get_close_matches(platform, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownPlatformError(
-            f"unknown platform {platform!r} (platform_toolsets defines: {', '.join(known)}){hint}",
-            path="platform_toolsets",
-        )
-    return selected
+    problem = unknown_platform(config, platform)
+    if problem is not None:
+        raise UnknownPlatformError(problem)
+    return config.platform_toolsets.get(platform) if config.platform_toolsets else None
 
 
 class DisabledToolsetsGate:

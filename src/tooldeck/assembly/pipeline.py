@@ -76,7 +76,7 @@ class Assembler:
         self.checker.invalidate()
 
     def assemble(self, platform: str | None = None) -> Loadout:
-        platform = platform or self.config.platform
+        platform = self.config.platform if platform is None else platform
         snap = self.registry.snapshot()
         probe = host_shell_probe(self.config, snap.tools)
         sandbox = self.checker.evaluate((probe,))[0] if probe is not None else None
