@@ -26,7 +26,13 @@ from tooldeck.assembly.gates import (
 )
 from tooldeck.assembly.loadout import Fate, Loadout
 from tooldeck.assembly.rewrite import render_description
-from tooldeck.availability import AvailabilityChecker, RequirementKey, combine, requirement_keys
+from tooldeck.availability import (
+    WORKSPACE_KEY,
+    AvailabilityChecker,
+    RequirementKey,
+    combine,
+    requirement_keys,
+)
 from tooldeck.availability_types import Availability
 from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
@@ -131,8 +137,9 @@ class Assembler:
                 raise ToolsetError("; ".join(str(d) for d in problems) + " (strict: true)")
         index: dict[RequirementKey, int] = {}
         slots = []
+        workspace = str(cfg.workspace)
         for t in current:
-            slots.append(tuple(index.setdefault(k, len(index)) for k in requirement_keys(t)))
+            slots.append(tuple(index.setdefault(k, len(index)) for k in requirement_keys(t, workspace)))
         return _Selection(
             tuple(current),
             tuple(hidden),
@@ -180,7 +187,22 @@ class Assembler:
             hidden=tuple(sorted(hidden, key=lambda f: (f.name, f.tool.source))),
             descriptions=descriptions,
             reasons=gi.reasons,
-            diagnostics=sel.diagnostics + tuple(gi.diagnostics),
+            diagnostics=sel.diagnostics + tuple(gi.diagnostics) + _workspace_notes(sel, seen),
             config=cfg,
             skills_allowed=skills_allowed(cfg),
         )
+
+
+def _workspace_notes(sel: _Selection, seen: tuple[Availability, ...]) -> tuple[Diagnostic, ...]:
+    """A warning when the workspace folder cannot be opened, naming the tools it hides: the
+    folder may appear later (the next assembly checks again), so this is no config error."""
+    for key, answer in zip(sel.keys, seen, strict=True):
+        if key[0] == "workspace" and not answer.ok:
+            problem = (answer.reason or "").removeprefix(f"{WORKSPACE_KEY}: ")
+            users = ", ".join(t.name for t in sel.survivors if t.needs_workspace)
+            return (
+                Diagnostic(
+                    "warning", f"{problem}; unavailable until it can be opened: {users}", WORKSPACE_KEY
+                ),
+            )
+    return ()
