@@ -518,7 +518,9 @@ class Config(_Section):
     agent: AgentConfig = field(default_factory=AgentConfig)
     # The tooldeck home (sessions, memory, spilled results); default $TOOLDECK_HOME or ~/.tooldeck.
     home: str | None = None
-    # Unknown toolset names and include cycles are errors instead of warnings.
+    # Mistakes in the config itself are errors instead of warnings: unknown toolset names, include
+    # cycles, names of tools or groups (skills, approvals.tools, tool_groups, tool_search.defer) that
+    # match no tool. An MCP server that fails to connect or a missing folder stays a warning.
     strict: bool = False
     # Where the file was read from (not a YAML key): relative paths resolve against it.
     base_dir: str | None = None

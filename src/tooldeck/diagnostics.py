@@ -2,7 +2,10 @@
 
 A diagnostic is never an exception: it is collected (unknown toolset, skipped module, failed
 plugin, config name that differs from the tool's) and shown by `explain`, or on stderr, so
-nothing disappears silently. Strict mode turns warnings into errors where the caller says so.
+nothing disappears silently. The assembly's checks of the config (a name in a list that
+matches nothing, an include cycle) are marked `strict`: `strict: true` in the config makes
+them errors. What the sources report about the world (a server that did not connect, a module
+skipped) and what depends on the moment (a workspace folder not there yet) stays a diagnostic.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ class Diagnostic:
     level: Level
     message: str
     path: str | None = None  # config key path, when there is one
+    # A mistake in the config that `strict: true` turns into an error.
+    strict: bool = False
 
     def __str__(self) -> str:
         return f"{self.path}: {self.message}" if self.path else self.message

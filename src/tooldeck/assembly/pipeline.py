@@ -11,7 +11,7 @@ appears or vanishes, the key changes and the next assembly is fresh.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tooldeck.assembly.config_checks import config_diagnostics
@@ -130,9 +130,11 @@ class Assembler:
                 loaders = [t for t in current if t.loads_deferred]
                 current = [t for t in current if not t.loads_deferred]
         current += loaders
-        gi.diagnostics[:] = list(dict.fromkeys(gi.diagnostics))
+        # What the selection found is about the config itself: strict: true makes it an error.
+        marked = (d if d.level == "info" else replace(d, strict=True) for d in gi.diagnostics)
+        gi.diagnostics[:] = list(dict.fromkeys(marked))
         if cfg.strict:
-            problems = [d for d in gi.diagnostics if d.level != "info"]
+            problems = [d for d in gi.diagnostics if d.strict]
             if problems:
                 raise ToolsetError("; ".join(str(d) for d in problems) + " (strict: true)")
         index: dict[RequirementKey, int] = {}

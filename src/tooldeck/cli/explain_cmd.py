@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli.common import (
     DIALECTS,
@@ -104,8 +104,19 @@ def _table(
         )
     con.print(table)
     print_strict_refusals(con, [costs[f.name] for f in fates if f.status == "exposed" and f.name in costs])
-    shown = [d for d in diagnostics if d.level != "info"]
-    if shown:
-        con.print("[bold yellow]Warnings[/] (strict: true makes these errors):")
-        for d in shown:
-            con.print(f"  • {d}", markup=False)
+    _print_diagnostics(con, diagnostics)
+
+
+def _print_diagnostics(con: Any, diagnostics: list[Diagnostic]) -> None:
+    """The config's own mistakes (which strict: true makes errors) apart from what the sources
+    and the moment report (a server that did not connect, a folder not there yet)."""
+    config = [d for d in diagnostics if d.strict]
+    other = [d for d in diagnostics if not d.strict and d.level != "info"]
+    for heading, group in (
+        ("[bold yellow]Config warnings[/] (strict: true makes these errors):", config),
+        ("[bold yellow]Warnings[/]:", other),
+    ):
+        if group:
+            con.print(heading)
+            for d in group:
+                con.print(f"  • {d}", markup=False)
