@@ -31,6 +31,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.config_load",
         "tooldeck.config_cache",
         "tooldeck.config_yaml",
+        "tooldeck.config_platforms",
         "tooldeck.context",
         "tooldeck.schemas",
         "tooldeck.fs",

@@ -1,6 +1,7 @@
 """Requirement checks: is what a tool needs there, and if not, why.
 
-Requirements are keys: an env var, a binary on PATH, an importable module, a custom check.
+Requirements are keys: an env var, a binary on PATH, an importable module, the workspace
+folder (for tools that work on files there), a custom check.
 Env vars are read on every assembly (cheap and always fresh). The others are cached for
 `ttl_s`; a custom check that *raises or times out* may keep its last good answer for
 `flap_grace_s` (a check that *returns* False is believed at once). Custom checks run
@@ -12,6 +13,7 @@ alive; when it finally answers, the answer is cached for the next assembly.
 from __future__ import annotations
 
 import _thread
+import errno
 import importlib.util
 import os
 import threading
@@ -23,14 +25,21 @@ from typing import Any
 from tooldeck.availability_types import AVAILABLE, Availability
 from tooldeck.tool import Tool
 
-# ("env", "OPENAI_API_KEY"), ("bin", "bwrap"), ("module", "playwright"), ("check", <callable>)
+# ("env", "OPENAI_API_KEY"), ("bin", "bwrap"), ("module", "playwright"), ("workspace", "/srv/ws"),
+# ("check", <callable>)
 RequirementKey = tuple[str, Any]
+# The config key an unusable workspace folder is reported under.
+WORKSPACE_KEY = "sandbox.workspace"
 
 
-def requirement_keys(tool: Tool) -> tuple[RequirementKey, ...]:
+def requirement_keys(tool: Tool, workspace: str | None = None) -> tuple[RequirementKey, ...]:
+    """What `tool` needs; `workspace` is the folder `sandbox.workspace` names, for tools that
+    need it (`Tool.needs_workspace`)."""
     keys: list[RequirementKey] = [("env", v) for v in tool.requires_env]
     keys += [("bin", b) for b in tool.requires_bins]
     keys += [("module", m) for m in tool.requires_modules]
+    if tool.needs_workspace and workspace is not None:
+        keys.append(("workspace", workspace))
     if tool.check is not None:
         keys.append(("check", tool.check))
     return tuple(keys)
@@ -193,7 +202,25 @@ def _probe_static(kind: str, subject: str) -> Availability:
         except (ImportError, ValueError):
             found = False
         return AVAILABLE if found else Availability.no(f"Python module {subject} not installed")
+    if kind == "workspace":
+        return _workspace_folder(subject)
     raise ValueError(f"unknown requirement kind {kind!r}")
+
+
+def _workspace_folder(path: str) -> Availability:
+    """Whether the workspace folder can be opened, as the file tools open it."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            problem = "does not exist"
+        elif exc.errno == errno.ENOTDIR:
+            problem = "is not a folder"
+        else:
+            problem = f"cannot be opened: {exc.strerror}"
+        return Availability.no(f"{WORKSPACE_KEY}: the folder {path} {problem}")
+    os.close(fd)
+    return AVAILABLE
 
 
 def _as_availability(check: Callable[[], Any], value: Any) -> Availability:

@@ -178,6 +178,9 @@ class SandboxConfig(_Section):
 
 ApprovalMode = Literal["ask", "deny", "allow"]
 
+# The default `platform`, and the only platform of a config that defines no platform_toolsets.
+DEFAULT_PLATFORM = "cli"
+
 # Per-tool approval modes that apply unless `approvals.tools` says otherwise. The built-in file
 # edits are destructive but confined to the workspace, so, as in most coding agents, they run
 # without asking; set them to "ask" to be asked about every edit.
@@ -468,10 +471,11 @@ class Config(_Section):
     """The whole of `tooldeck.yaml`. Building one validates it (a `ConfigError` names the key)."""
 
     __pydantic_config__ = _FORBID
-    # The platform whose toolsets are used (overridden by --platform).
-    platform: str = "cli"
-    # Toolsets per platform; `all` or `*` selects every toolset. Without any entry, every toolset is
-    # selected.
+    # The platform whose toolsets are used (overridden by --platform): one that platform_toolsets
+    # defines; without platform_toolsets the only platform is cli.
+    platform: str = DEFAULT_PLATFORM
+    # Toolsets per platform (the keys are the known platforms); `all` or `*` selects every toolset.
+    # Without any entry, every toolset is selected.
     platform_toolsets: dict[str, list[str]] = field(default_factory=dict)
     # Toolsets hidden on every platform.
     disabled_toolsets: list[str] = field(default_factory=list)
@@ -517,7 +521,9 @@ class Config(_Section):
     agent: AgentConfig = field(default_factory=AgentConfig)
     # The tooldeck home (sessions, memory, spilled results); default $TOOLDECK_HOME or ~/.tooldeck.
     home: str | None = None
-    # Unknown toolset names and include cycles are errors instead of warnings.
+    # Mistakes in the config itself are errors instead of warnings: unknown toolset names, include
+    # cycles, names of tools or groups (skills, approvals.tools, tool_groups, tool_search.defer) that
+    # match no tool. An MCP server that fails to connect or a missing folder stays a warning.
     strict: bool = False
     # Where the file was read from (not a YAML key): relative paths resolve against it.
     base_dir: str | None = None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.config import Config, McpServerConfig, ToolEntry
+from tooldeck.config_platforms import check_platforms
 from tooldeck.errors import ConfigError
 from tooldeck.tool import NAME_PATTERN as TOOL_NAME
 
@@ -166,6 +167,7 @@ def _check_meaning(config: Config) -> None:
             raise ConfigError(
                 "must name the program that starts the agent", path=f"acp_agents.{name}.command"
             )
+    check_platforms(config)
     mcp_server_configs(config)
     _check_web(config)
     _check_shell_lists(config)

@@ -109,7 +109,7 @@ class ConfigError(TooldeckError):
 
 
 class UnknownPlatformError(ConfigError):
-    """A platform that neither `platform` nor `platform_toolsets` names."""
+    """A platform the config does not define: not a key of `platform_toolsets` (without any, not `cli`)."""
 
 
 class ModelNotConfigured(ConfigError):

@@ -86,6 +86,9 @@ class Tool:
     references: tuple[str, ...] = ()
     shell: bool = False
     needs_vision: bool = False
+    # Works on files under `sandbox.workspace`: unavailable (with the reason) while that folder
+    # cannot be opened.
+    needs_workspace: bool = False
     defer: bool | None = None
     # What its calls touch, for the batch scheduler (see `Resource`).
     resource: Resource | None = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from tooldeck.diagnostics import Diagnostic
+from tooldeck.diagnostics import Diagnostic, did_you_mean
 from tooldeck.tool import Tool
 
 
@@ -59,7 +59,7 @@ class ToolsetIndex:
             out.diagnostics.append(Diagnostic("warning", f"toolset include cycle: {cycle}", where))
             return
         if name not in self.names:
-            hint = _closest(name, self.names)
+            hint = did_you_mean(name, self.names)
             via = f" (included by {stack[-1]})" if stack else ""
             out.diagnostics.append(Diagnostic("warning", f"unknown toolset {name!r}{via}{hint}", where))
             return
@@ -76,10 +76,3 @@ class ToolsetIndex:
             out.tools.setdefault(tool_name, path)
         for j, inc in enumerate(defined.includes):
             self._walk(inc, (*stack, name), f"toolsets.{name}.includes[{j}]", out)
-
-
-def _closest(name: str, candidates: Iterable[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(candidates), n=3, cutoff=0.6)
-    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""

@@ -165,7 +165,7 @@ def _delegate_description(ctx: DescriptionContext) -> str:
 delegate_task = delegate_task.with_options(description=_delegate_description)
 
 
-@tool(toolset="file", sequential=True)
+@tool(toolset="file", sequential=True, needs_workspace=True)
 def present_files(paths: list[str], context: ToolContext | None = None) -> ToolOutput:
     """Show files you produced to the user as results of this task (paths relative to the workspace).
 

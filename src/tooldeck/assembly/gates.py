@@ -17,6 +17,7 @@ from tooldeck.availability import RequirementKey
 from tooldeck.availability_types import AVAILABLE, Availability
 from tooldeck.config import Config
 from tooldeck.config_load import ALL_TOOLSETS
+from tooldeck.config_platforms import unknown_platform
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import UnknownPlatformError
 from tooldeck.home import tooldeck_home
@@ -112,29 +113,13 @@ class ToolsetGate:
 def selected_toolsets(config: Config, platform: str) -> list[str] | None:
     """The toolsets `platform` selects; None when the config names no platform at all.
 
-    A platform the config does not know is an error ("did you mean"), never a silent fallback
-    to every toolset.
+    A platform the config does not know is an error naming the known ones, never a silent
+    fallback to every toolset.
     """
-    if not config.platform_toolsets:
-        if platform != config.platform:
-            raise UnknownPlatformError(
-                f"unknown platform {platform!r}: the config defines no platform_toolsets, so the only "
-                f"platform is {config.platform!r}",
-                path="platform",
-            )
-        return None
-    selected = config.platform_toolsets.get(platform)
-    if selected is None:
-        import difflib
-
-        known = sorted(config.platform_toolsets)
-        close = difflib.get_close_matches(platform, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UnknownPlatformError(
-            f"unknown platform {platform!r} (platform_toolsets defines: {', '.join(known)}){hint}",
-            path="platform_toolsets",
-        )
-    return selected
+    problem = unknown_platform(config, platform)
+    if problem is not None:
+        raise UnknownPlatformError(problem)
+    return config.platform_toolsets.get(platform) if config.platform_toolsets else None
 
 
 class DisabledToolsetsGate:
@@ -166,23 +151,22 @@ class ToolGroupsGate:
         if groups is None:
             return list(tools), []
         kept, hidden = [], []
-        seen: set[str] = set()
         for t in tools:
-            label = t.group or t.toolset
-            match = next((g for g in groups if label == g or label.startswith(g + ":")), None)
-            if match is not None:
-                seen.add(match)
+            if any(in_group(t, g) for g in groups):
                 kept.append(t)
             else:
+                label = t.group or t.toolset
                 hidden.append(
                     _hide(t, self.name, f"group {label!r} is not in tool_groups ({', '.join(groups)})")
                 )
-        for i, g in enumerate(groups):
-            if g not in seen and not any((t.group or t.toolset).startswith(g) for t in tools):
-                gi.diagnostics.append(
-                    Diagnostic("warning", f"tool group {g!r} matches no tool", f"tool_groups[{i}]")
-                )
         return kept, hidden
+
+
+def in_group(tool: Tool, group: str) -> bool:
+    """Whether `tool_groups` entry `group` covers `tool`: its group (or, without one, its toolset)
+    is `group` or a sub-group of it (`file` covers `file:read`)."""
+    label = tool.group or tool.toolset
+    return label == group or label.startswith(group + ":")
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,10 +11,11 @@ appears or vanishes, the key changes and the next assembly is fresh.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from tooldeck.assembly.deferral import DeferralGate, TokenCounter, deferral_diagnostics
+from tooldeck.assembly.config_checks import config_diagnostics
+from tooldeck.assembly.deferral import DeferralGate, TokenCounter
 from tooldeck.assembly.gates import (
     POLICY_GATES,
     SELECTION_GATES,
@@ -25,13 +26,18 @@ from tooldeck.assembly.gates import (
 )
 from tooldeck.assembly.loadout import Fate, Loadout
 from tooldeck.assembly.rewrite import render_description
-from tooldeck.availability import AvailabilityChecker, RequirementKey, combine, requirement_keys
+from tooldeck.availability import (
+    WORKSPACE_KEY,
+    AvailabilityChecker,
+    RequirementKey,
+    combine,
+    requirement_keys,
+)
 from tooldeck.availability_types import Availability
 from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ToolsetError
 from tooldeck.registry import Registry
-from tooldeck.skills.catalog import active_skills
 from tooldeck.tool import DescriptionContext, Tool
 from tooldeck.toolsets import Toolset, ToolsetIndex
 
@@ -76,7 +82,7 @@ class Assembler:
         self.checker.invalidate()
 
     def assemble(self, platform: str | None = None) -> Loadout:
-        platform = platform or self.config.platform
+        platform = self.config.platform if platform is None else platform
         snap = self.registry.snapshot()
         probe = host_shell_probe(self.config, snap.tools)
         sandbox = self.checker.evaluate((probe,))[0] if probe is not None else None
@@ -110,7 +116,7 @@ class Assembler:
             for name, ts in cfg.toolsets.items()
         }
         gi = GateInput(cfg, platform, ToolsetIndex(tools, defined), bwrap_installed=bwrap, bwrap_reason=why)
-        gi.diagnostics.extend(self._config_diagnostics(tools, gi.toolsets))
+        gi.diagnostics.extend(config_diagnostics(cfg, tools, gi.toolsets))
         current: list[Tool] = list(tools)
         hidden: list[Fate] = []
         # The tool that loads deferred tools belongs to the deferral machinery (switched by
@@ -124,15 +130,18 @@ class Assembler:
                 loaders = [t for t in current if t.loads_deferred]
                 current = [t for t in current if not t.loads_deferred]
         current += loaders
-        gi.diagnostics[:] = list(dict.fromkeys(gi.diagnostics))
+        # What the selection found is about the config itself: strict: true makes it an error.
+        marked = (d if d.level == "info" else replace(d, strict=True) for d in gi.diagnostics)
+        gi.diagnostics[:] = list(dict.fromkeys(marked))
         if cfg.strict:
-            problems = [d for d in gi.diagnostics if d.level != "info"]
+            problems = [d for d in gi.diagnostics if d.strict]
             if problems:
                 raise ToolsetError("; ".join(str(d) for d in problems) + " (strict: true)")
         index: dict[RequirementKey, int] = {}
         slots = []
+        workspace = str(cfg.workspace)
         for t in current:
-            slots.append(tuple(index.setdefault(k, len(index)) for k in requirement_keys(t)))
+            slots.append(tuple(index.setdefault(k, len(index)) for k in requirement_keys(t, workspace)))
         return _Selection(
             tuple(current),
             tuple(hidden),
@@ -142,30 +151,6 @@ class Assembler:
             tuple(slots),
             gi,
         )
-
-    def _config_diagnostics(self, tools: tuple[Tool, ...], toolsets: ToolsetIndex) -> list[Diagnostic]:
-        names = {t.name for t in tools}
-        out = []
-        for i, skill in enumerate(self.config.skills):
-            for j, name in enumerate(skill.allowed_tools or ()):
-                if name not in names:
-                    out.append(
-                        Diagnostic("warning", f"unknown tool {name!r}", f"skills[{i}].allowed_tools[{j}]")
-                    )
-        for active in active_skills(self.config):
-            if active.file is None:  # lists of the entries themselves were checked above
-                continue
-            for name in active.allowed_tools or ():
-                if name not in names:
-                    why = f"unknown tool {name!r} in allowed-tools of {active.file}"
-                    out.append(Diagnostic("warning", why, active.where))
-        for name, ts in self.config.toolsets.items():  # also those no platform selects
-            for j, inc in enumerate(ts.includes):
-                if inc not in toolsets:
-                    hint = f"unknown toolset {inc!r} (included by {name})"
-                    out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
-        out += deferral_diagnostics(tools, self.config)
-        return out
 
     # -- stage 2: availability, skills, deferral, rewrites -----------------------------------
 
@@ -204,7 +189,22 @@ class Assembler:
             hidden=tuple(sorted(hidden, key=lambda f: (f.name, f.tool.source))),
             descriptions=descriptions,
             reasons=gi.reasons,
-            diagnostics=sel.diagnostics + tuple(gi.diagnostics),
+            diagnostics=sel.diagnostics + tuple(gi.diagnostics) + _workspace_notes(sel, seen),
             config=cfg,
             skills_allowed=skills_allowed(cfg),
         )
+
+
+def _workspace_notes(sel: _Selection, seen: tuple[Availability, ...]) -> tuple[Diagnostic, ...]:
+    """A warning when the workspace folder cannot be opened, naming the tools it hides: the
+    folder may appear later (the next assembly checks again), so this is no config error."""
+    for key, answer in zip(sel.keys, seen, strict=True):
+        if key[0] == "workspace" and not answer.ok:
+            problem = (answer.reason or "").removeprefix(f"{WORKSPACE_KEY}: ")
+            users = ", ".join(t.name for t in sel.survivors if t.needs_workspace)
+            return (
+                Diagnostic(
+                    "warning", f"{problem}; unavailable until it can be opened: {users}", WORKSPACE_KEY
+                ),
+            )
+    return ()

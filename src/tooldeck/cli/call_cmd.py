@@ -25,6 +25,7 @@ from tooldeck.cli.common import (
     fail,
     load_deck,
     print_json,
+    warn_diagnostics,
 )
 from tooldeck.text import for_terminal
 
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> int:
         # --timeout bounds this call even when the tool sets its own, longer timeout.
         execution = {"default_timeout_s": args.timeout, "max_timeout_s": args.timeout}
         deck = deck.with_config(deck.config.with_section("execution", **execution))
-    assemble(deck, args.platform)  # an unknown platform or a strict-mode problem: exit 2 here
+    loadout = assemble(deck, args.platform)  # an unknown platform or a strict-mode problem: exit 2 here
+    warn_diagnostics(deck.diagnostics(loadout))
     approver: Approver = AutoApprover() if args.yes else TerminalApprover()
     # One spill area for every `tooldeck call`, so a cut result can be paged by a later
     # `tooldeck call read_result --args '{"id": ...}'`. The person named the tool, so a deferred

@@ -85,10 +85,11 @@ def assemble(deck: Deck, platform: str | None) -> Loadout:
         fail(f"config error: {exc}")
 
 
-def warn_diagnostics(diagnostics: list[Diagnostic]) -> None:
-    """Warnings go to stderr, so stdout stays parseable in machine mode and nothing vanishes."""
+def warn_diagnostics(diagnostics: list[Diagnostic], *, notes: bool = False) -> None:
+    """Warnings (and with `notes`, info notes too) go to stderr, so stdout stays parseable in
+    machine mode and nothing vanishes."""
     for d in diagnostics:
-        if d.level != "info":
+        if notes or d.level != "info":
             print(f"tooldeck: {d.level}: {d}", file=sys.stderr)
 
 

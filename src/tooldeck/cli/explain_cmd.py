@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli.common import (
     DIALECTS,
@@ -21,6 +21,7 @@ from tooldeck.cli.common import (
 
 if TYPE_CHECKING:
     from tooldeck.assembly.loadout import Fate
+    from tooldeck.deck import Deck
     from tooldeck.diagnostics import Diagnostic
     from tooldeck.dialects.report import ToolCost
 
@@ -52,29 +53,52 @@ def run(args: argparse.Namespace) -> int:
         fail(f"config error: {exc}")
     fates = list(everything.fates)
     if args.names:
-        known = {f.name for f in fates}
-        for n in args.names:
-            if n not in known:
-                close = difflib.get_close_matches(n, sorted(known), n=3)
-                hint = f"; did you mean {', '.join(close)}?" if close else ""
-                print(f"tooldeck: no candidate tool named {n!r}{hint}", file=sys.stderr)
-        fates = [f for f in fates if f.name in set(args.names)]
-        if not fates:
-            fail("none of the named tools is a candidate", 1)
+        fates = _named(deck, fates, args.names)
+    diagnostics = list(everything.diagnostics)
     loadout = deck.loadout(args.platform)
     strict = args.strict or deck.config.dialects.openai.strict
     costs = render_costs(loadout, args.dialect, strict, deck.config.model.name)
-    diagnostics = list(everything.diagnostics)
     if args.as_json:
-        warn_diagnostics(diagnostics)
+        # stdout stays the array SPEC promises; every diagnostic, notes included, goes to stderr.
+        warn_diagnostics(diagnostics, notes=True)
         records = Explanation(everything.platform, tuple(fates), everything.diagnostics).to_json()
         for record, f in zip(records, fates, strict=True):
             record["owner"] = f.tool.owner
             record.update(cost_record(costs.get(f.name) if f.status == "exposed" else None))
         print_json(records)
-        return 0
+        return 0 if fates or not args.names else 1
+    if not fates:
+        fail("none of the named tools is a candidate", 1)
     _table(fates, costs, loadout.platform, args.dialect, diagnostics)
     return 0
+
+
+def _named(deck: Deck, fates: list[Fate], names: list[str]) -> list[Fate]:
+    """The fates of `names`; a name that is no candidate gets a hint on stderr: the tool's own
+    name when it is a config entry's `name`, else close names."""
+    from tooldeck.sources.config_entries import entry_owner
+
+    known = {f.name for f in fates}
+    aliases = {}
+    for i, entry in enumerate(deck.config.tools):
+        owned = {f.name for f in fates if f.tool.source == "config" and f.tool.owner == entry_owner(i, entry)}
+        if entry.name is not None and len(owned) == 1:
+            aliases[entry.name] = (f"tools[{i}]", owned.pop())
+    for n in names:
+        if n in known:
+            continue
+        if n in aliases:
+            where, own = aliases[n]
+            hint = (
+                f": {where} calls it {n!r}, but the tool's own name, which the model sees, is {own!r} "
+                f"(tooldeck explain {own})"
+            )
+        else:
+            close = difflib.get_close_matches(n, sorted(known), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+        print(f"tooldeck: no candidate tool named {n!r}{hint}", file=sys.stderr)
+    wanted = set(names)
+    return [f for f in fates if f.name in wanted]
 
 
 def _table(
@@ -104,8 +128,21 @@ def _table(
         )
     con.print(table)
     print_strict_refusals(con, [costs[f.name] for f in fates if f.status == "exposed" and f.name in costs])
-    shown = [d for d in diagnostics if d.level != "info"]
-    if shown:
-        con.print("[bold yellow]Warnings[/] (strict: true makes these errors):")
-        for d in shown:
-            con.print(f"  • {d}", markup=False)
+    _print_diagnostics(con, diagnostics)
+
+
+def _print_diagnostics(con: Any, diagnostics: list[Diagnostic]) -> None:
+    """The config's own mistakes (which strict: true makes errors) apart from what the sources
+    and the moment report (a server that did not connect, a folder not there yet)."""
+    config = [d for d in diagnostics if d.strict]
+    other = [d for d in diagnostics if not d.strict and d.level != "info"]
+    notes = [d for d in diagnostics if d.level == "info"]
+    for heading, group in (
+        ("[bold yellow]Config warnings[/] (strict: true makes these errors):", config),
+        ("[bold yellow]Warnings[/]:", other),
+        ("[bold]Notes[/]:", notes),
+    ):
+        if group:
+            con.print(heading)
+            for d in group:
+                con.print(f"  • {d}", markup=False)

@@ -45,6 +45,7 @@ _PLAIN = (
     "references",
     "shell",
     "needs_vision",
+    "needs_workspace",
     "defer",
     "essential",
     "isolation",

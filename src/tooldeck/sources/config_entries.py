@@ -34,6 +34,11 @@ def resolve_use(use: str, *, where: str) -> object:
     return value
 
 
+def entry_owner(index: int, entry: ToolEntry) -> str:
+    """The `owner` of the tools that config entry `tools[index]` loads."""
+    return f"config tools[{index}] ({entry.use})"
+
+
 def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnostic]]:
     where = f"tools[{index}].use"
     value = resolve_use(entry.use, where=where)
@@ -61,7 +66,7 @@ def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnosti
                 f"tools[{index}].name",
             )
         )
-    owner = f"config tools[{index}] ({entry.use})"
+    owner = entry_owner(index, entry)
     try:
         options = entry.options()
         out = [

@@ -73,7 +73,14 @@ def _description(ctx: DescriptionContext) -> str:
 
 
 # Sequential: the program may call any tool, so it does not overlap the batch's other calls.
-@tool(toolset="code_execution", shell=True, destructive=True, sequential=True, timeout=MAX_TIMEOUT_S)
+@tool(
+    toolset="code_execution",
+    shell=True,
+    destructive=True,
+    sequential=True,
+    timeout=MAX_TIMEOUT_S,
+    needs_workspace=True,
+)
 def execute_code(
     code: str,
     timeout: Annotated[int, Bounds(1, MAX_TIMEOUT_S)] = DEFAULT_TIMEOUT_S,

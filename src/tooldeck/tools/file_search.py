@@ -34,7 +34,7 @@ MAX_MATCH_CHARS = 300
 MAX_PATTERN_CHARS = 10_000
 
 
-@tool(toolset="file", read_only=True, idempotent=True)
+@tool(toolset="file", read_only=True, idempotent=True, needs_workspace=True)
 def search_files(
     pattern: str,
     target: Literal["content", "files"] = "content",

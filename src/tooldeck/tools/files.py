@@ -32,7 +32,13 @@ _NUMBERED = re.compile(r"^\s*(\d+)\|")
 __all__ = ["patch", "read_file", "workspace_of", "write_file"]
 
 
-@tool(toolset="file", read_only=True, idempotent=True, resource=Resource(arg="path", mode="read"))
+@tool(
+    toolset="file",
+    read_only=True,
+    idempotent=True,
+    resource=Resource(arg="path", mode="read"),
+    needs_workspace=True,
+)
 def read_file(
     path: str,
     offset: Annotated[int, Bounds(1)] = 1,
@@ -54,7 +60,13 @@ def read_file(
     return read_page(workspace_of(context), path, offset, limit)
 
 
-@tool(toolset="file", destructive=True, approval="allow", resource=Resource(arg="path", mode="write"))
+@tool(
+    toolset="file",
+    destructive=True,
+    approval="allow",
+    resource=Resource(arg="path", mode="write"),
+    needs_workspace=True,
+)
 def write_file(path: str, content: str, context: ToolContext | None = None) -> str:
     """Write a whole file (created with its folders if needed, replaced if it exists).
 
@@ -96,7 +108,13 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
     return f"{'replaced' if existed else 'created'} {name}: {len(data)} bytes, {lines} line{'s' if lines != 1 else ''}{notes}"
 
 
-@tool(toolset="file", destructive=True, approval="allow", resource=Resource(arg="path", mode="write"))
+@tool(
+    toolset="file",
+    destructive=True,
+    approval="allow",
+    resource=Resource(arg="path", mode="write"),
+    needs_workspace=True,
+)
 def patch(
     mode: Literal["replace", "patch"] = "replace",
     path: str | None = None,

@@ -108,7 +108,7 @@ def _description(ctx: DescriptionContext) -> str:
     )
 
 
-@tool(toolset="terminal", shell=True, destructive=True, timeout=MAX_TIMEOUT_S)
+@tool(toolset="terminal", shell=True, destructive=True, timeout=MAX_TIMEOUT_S, needs_workspace=True)
 def terminal(
     command: str,
     timeout: Annotated[int, Bounds(1, MAX_TIMEOUT_S)] = DEFAULT_TIMEOUT_S,

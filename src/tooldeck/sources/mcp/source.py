@@ -79,7 +79,9 @@ class McpSource(Source):
         if server_tools is None:
             why = sup.error or f"no answer within {self.spec.connect_timeout:g} s"
             note = f"MCP server {self.spec.name!r} ({self.spec.target}) is not available, its tools are unknown: {why}"
-            return SourceListing((), (Diagnostic("error", note, where),))
+            # A warning, not an error: the command goes on without the server (it may come back),
+            # and strict: true does not apply to it (a server that fails is no config mistake).
+            return SourceListing((), (Diagnostic("warning", note, where),))
         built = self._built
         if built is None or built[0] is not server_tools:
             tools, notes = deck_tools(self.spec, server_tools, check=self.check, handler=self._handler)
