@@ -222,3 +222,18 @@ def test_max_rps_paces_the_whole_run(project: Path) -> None:
     # leaves 2.75 s after the first (less the first call's own set-up time, under a second).
     assert len(times) == 12
     assert times[-1] - times[0] >= 1.6, [round(t - times[0], 3) for t in times]
+
+
+def test_items_keep_the_file_tools_when_the_configs_own_workspace_does_not_exist(project: Path) -> None:
+    # Each item works in its own folder: the config's workspace is never used by a batch, so its
+    # absence must not hide the tools that need a workspace.
+    config = project / "tooldeck.yaml"
+    config.write_text(config.read_text() + "sandbox: {workspace: /nonexistent/tooldeck-workspace}\n")
+    write_items(project / "in.jsonl", [{"id": "w", "prompt": "write it"}])
+    steps = {"write it": [("write_file", {"path": "note.txt", "content": "hello"})]}
+    with ScriptedServer(responder=by_prompt(steps)) as server:
+        done = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--json")
+    assert done.returncode == 0, done.stderr
+    (result,) = read_results(project / "out.jsonl")
+    assert result["status"] == "ok" and result["tool_calls"] == [{"name": "write_file", "error": None}]
+    assert (Path(result["workspace"]) / "note.txt").read_text() == "hello"

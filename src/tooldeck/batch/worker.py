@@ -116,11 +116,17 @@ class ItemRunner:
 
         self.spec = spec
         self.worker = f"{worker}/{os.getpid()}"
-        self.deck = deck if deck is not None else Deck(spec.config)
+        self.workdir = Path(spec.workdir)
+        if deck is None:
+            # Each item works in its own folder under workdir: the config's own workspace is
+            # never used, so it must not hide the file tools when it does not exist here.
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            sandbox = dataclasses.replace(spec.config.sandbox, workspace=str(self.workdir))
+            deck = Deck(spec.config.replace(sandbox=sandbox))
+        self.deck = deck
         self.deck.loadout(spec.platform)  # assemble once now: a config problem shows at start-up
         self.limiter = RateLimiter(max_rps=spec.max_rps)
         self.model = LimitedModel(spec.model, self.limiter)
-        self.workdir = Path(spec.workdir)
 
     async def run(self, item: BatchItem, attempt: int = 1) -> ItemResult:
         """One item, start to end; never raises for a failure of the item itself."""
