@@ -47,3 +47,12 @@ def test_options_every_command_takes_may_come_before_the_command(tmp_path: Path)
 def test_an_empty_config_path_says_a_file_name_is_needed(tmp_path: Path) -> None:
     proc = tooldeck("tools", "--config", "", cwd=tmp_path)
     assert proc.returncode == 2 and "--config/-c: needs a file name" in proc.stderr
+
+
+def test_options_may_come_between_a_command_and_its_action(tmp_path: Path) -> None:
+    config = tmp_path / "servers.yaml"
+    config.write_text("mcp_servers: {broken: {command: /nonexistent/mcp-server}}\n", encoding="utf-8")
+    proc = tooldeck("mcp", "--config", str(config), "--json", "list", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    (server,) = json.loads(proc.stdout)
+    assert server["name"] == "broken" and server["state"] != "ready"

@@ -95,6 +95,7 @@ def _usage() -> str:
 
 _GLOBAL_WITH_VALUE = ("--config", "-c")
 _GLOBAL_FLAGS = ("--json", "--verbose", "-v")
+_WITH_ACTIONS = frozenset({"mcp", "sessions"})  # commands whose options follow an action word
 
 
 def _leading_options(argv: list[str]) -> tuple[list[str], list[str]]:
@@ -128,7 +129,11 @@ def dispatch(argv: list[str]) -> int:
     if not argv:
         print("tooldeck: which command? (tooldeck --help lists them)", file=sys.stderr)
         return 2
-    name, rest = argv[0], argv[1:] + leading
+    name, rest = argv[0], argv[1:]
+    if name in _WITH_ACTIONS:  # `tooldeck mcp --config x.yaml list`: the action's options
+        between, rest = _leading_options(rest)
+        leading += between
+    rest += leading
     entry = COMMANDS.get(name)
     if entry is None:
         import difflib
