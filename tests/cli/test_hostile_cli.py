@@ -26,8 +26,13 @@ from tooldeck import tool
 
 @tool(toolset="t")
 def chatty(text: str) -> str:
-    """Prints while it works."""
+    """Prints while it works: through sys.stdout, to descriptor 1, and from a child process."""
+    import os
+    import subprocess
+
     print("noise on stdout from a tool")
+    os.write(1, b"raw bytes on descriptor 1\\n")
+    subprocess.run([sys.executable, "-c", "print('a child inherits stdout')"], check=True)
     return text
 
 
@@ -154,6 +159,7 @@ def test_printing_modules_and_tools_never_corrupt_json_output(tmp_path: Path, en
         assert "hello from import" in proc.stderr
     call = tooldeck("call", "chatty", "--args", '{"text": "x"}', "--json", cwd=root, env=env)
     assert "noise on stdout from a tool" in call.stderr and json.loads(call.stdout)["content"] == "x"
+    assert "raw bytes on descriptor 1" in call.stderr and "a child inherits stdout" in call.stderr
 
 
 def test_terminal_escapes_are_shown_not_obeyed_and_json_keeps_them(

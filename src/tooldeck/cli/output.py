@@ -1,8 +1,9 @@
 """Where a command's output goes: its result to stdout, everything else elsewhere.
 
-While a command runs, `sys.stdout` is pointed at stderr, so a tool or a module that prints
-cannot corrupt `--json` output; the command writes its result with `emit` / `print_json`, which
-use the real stdout. Log records (a tool's traceback, a failing event sink) go to
+While a command runs, `sys.stdout` is pointed at stderr, and so is file descriptor 1 (what a
+C extension, `os.write(1, ...)` or a child process that inherits stdout writes to), so a tool or
+a module that prints cannot corrupt `--json` output; the command writes its result with `emit` /
+`print_json`, which use the real stdout, kept on a private duplicate of the descriptor. Log records (a tool's traceback, a failing event sink) go to
 `<tooldeck home>/logs/tooldeck.log`, or to stderr with `--verbose`, never as a surprise traceback.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
@@ -35,7 +37,8 @@ def print_json(value: Any) -> None:
 
 @contextlib.contextmanager
 def command_streams(*, verbose: bool) -> Iterator[None]:
-    _REAL_STDOUT.append(sys.stdout)
+    diverted = _divert_descriptor()
+    _REAL_STDOUT.append(diverted[0] if diverted else sys.stdout)
     handler = _log_handler(verbose)
     logger = logging.getLogger("tooldeck")
     logger.addHandler(handler)
@@ -50,6 +53,40 @@ def command_streams(*, verbose: bool) -> Iterator[None]:
         _REAL_STDOUT.pop()
         logger.removeHandler(handler)
         handler.close()
+        if diverted:
+            _restore_descriptor(*diverted)
+
+
+def _divert_descriptor() -> tuple[TextIO, int] | None:
+    """Point descriptor 1 at stderr; the real stdout as a text stream on a private duplicate.
+
+    None (nothing diverted) when sys.stdout is not descriptor 1, e.g. inside a test capture.
+    """
+    try:
+        if sys.stdout.fileno() != 1:
+            return None
+        sys.stdout.flush()
+        private = os.dup(1)
+    except (AttributeError, OSError, ValueError):
+        return None
+    try:
+        os.dup2(2, 1)
+    except OSError:
+        os.close(private)
+        return None
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    errors = getattr(sys.stdout, "errors", None) or "strict"
+    stream = open(private, "w", buffering=1, encoding=encoding, errors=errors, closefd=False)  # noqa: SIM115
+    return stream, private
+
+
+def _restore_descriptor(stream: TextIO, private: int) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        stream.flush()
+    with contextlib.suppress(OSError):
+        os.dup2(private, 1)
+    with contextlib.suppress(OSError):
+        os.close(private)
 
 
 def _log_handler(verbose: bool) -> logging.Handler:
