@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from tooldeck.execution.events import EventSink
     from tooldeck.execution.executor import Executor
     from tooldeck.execution.policy import Approver, Policy
+    from tooldeck.execution.results import SpillStore
     from tooldeck.execution.types import ToolCall, ToolResult
     from tooldeck.sources.mcp.loop import McpLoop
 
@@ -86,6 +87,7 @@ class Deck:
         self.registry = Registry()
         self.assembler = Assembler(self.registry, self.config, token_counter=_count_tokens)
         self._notes: dict[str, tuple[Diagnostic, ...]] = {}
+        self._spill: SpillStore | None = None
         for source in self.sources:
             self._sync(source)
             source.subscribe(self._on_change)
@@ -170,9 +172,21 @@ class Deck:
             policy=policy,
             events=events,
             session_id=session_id,
+            spill=self._direct_spill() if direct and session_id is None else None,
             services=_deck_services(self.config),
             promoted=every_deferred(loadout) if direct else None,
         )
+
+    def _direct_spill(self) -> SpillStore:
+        """One store of cut results for all of this deck's direct calls, so `read_result` in a
+        later `call` finds what an earlier one kept; removed with the deck."""
+        from tooldeck.execution.results import SpillStore
+        from tooldeck.home import tooldeck_home
+
+        if self._spill is None:
+            home = tooldeck_home(self.config.home, base_dir=self.config.base_dir)
+            self._spill = SpillStore(home / "spill")
+        return self._spill
 
     async def call(
         self,
@@ -316,7 +330,10 @@ class Deck:
         self.assembler.invalidate()
 
     def close(self) -> None:
-        """Close every source (MCP connections, child processes), all at once: each may take a moment."""
+        """Close every source (MCP connections, child processes), all at once: each may take a
+        moment. Results kept for `read_result` by direct calls go when the last executor using
+        them does."""
+        self._spill = None
         if len(self.sources) < 2:
             for source in self.sources:
                 source.close()

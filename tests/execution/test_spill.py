@@ -77,3 +77,31 @@ def test_a_symlink_planted_as_the_session_folder_is_refused(tmp_path: Path) -> N
     result = one(ex, "big")
     assert result.ok and "the rest was dropped" in result.content  # cut, but kept nowhere
     assert os.listdir(elsewhere) == []
+
+
+def test_a_decks_direct_calls_share_their_kept_results_and_remove_them_with_the_deck(tmp_path: Path) -> None:
+    import gc
+
+    from tooldeck import Config, Deck
+
+    deck = Deck(Config(home=str(tmp_path / "home")), tools=[big], builtins=False)
+    first = deck.call_sync("big")
+    result_id = first.meta["result_id"]
+    assert f"read_result(id={result_id!r}" in first.content
+    page = deck.call_sync("read_result", {"id": result_id})  # a later call reads what the first kept
+    assert page.ok and page.content.startswith(BIG[:200])
+    (folder,) = (tmp_path / "home" / "spill").iterdir()
+    assert folder.name.startswith("run-") and (folder / f"{result_id}.txt").read_text() == BIG
+    deck.close()
+    del deck, first, page
+    gc.collect()
+    assert not folder.exists()  # nobody can resume these calls: their results go with the deck
+
+
+def test_a_named_session_keeps_its_results_for_a_later_run(tmp_path: Path) -> None:
+    base = tmp_path / "spill"
+    Executor(loadout(big), spill_dir=base, session_id="sess")
+    ex = Executor(loadout(big), spill_dir=base, session_id="sess")
+    one(ex, "big")
+    del ex
+    assert (base / "sess" / "id-big.txt").read_text() == BIG

@@ -122,6 +122,7 @@ class Executor:
         events: EventSink | None = None,
         session_id: str | None = None,
         spill_dir: Path | None = None,
+        spill: SpillStore | None = None,
         promoted: Promoted | None = None,
         grants: Grants | None = None,
         services: Mapping[type, object] | None = None,
@@ -133,7 +134,9 @@ class Executor:
         self.workspace = Workspace.of(config.workspace)
         self.session_id = session_id
         home = tooldeck_home(config.home, base_dir=config.base_dir)
-        self.spill = SpillStore(spill_dir or home / "spill", session=session_id)
+        # A caller making many executors (the deck's direct calls) passes one store, so a cut
+        # result stays readable by a later call.
+        self.spill = spill or SpillStore(spill_dir or home / "spill", session=session_id)
         grants = grants if grants is not None else Grants()
         self.services: dict[type, object] = {
             **(services or {}),
@@ -397,7 +400,8 @@ class Executor:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
         duration = time.perf_counter() - started
-        result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration)
+        meta = {"result_id": shaped.spilled} if shaped.spilled is not None else {}
+        result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration, meta)
         return self._finished(result, started) if self.events is not None else result
 
     async def _decide(self, vc: ValidatedCall, batch: Batch) -> ErrorEnvelope | None:

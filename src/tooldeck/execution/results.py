@@ -92,8 +92,9 @@ class SpillStore:
     """Where oversized results are kept in full, one file per result, readable by its id.
 
     The folder is `<base>/<session>` when a base is given (the agent and the CLI pass
-    `<tooldeck home>/spill`), else a private folder from `mkdtemp` made on first use and removed
-    when the store goes. Folders it makes are 0700, files 0600. Everything is opened relative
+    `<tooldeck home>/spill`), kept for a later run of the same session; without a session it is
+    `<base>/run-<pid>-<random>`, and without a base a private folder from `mkdtemp`: both are
+    made on first use and removed when the store goes. Folders it makes are 0700, files 0600. Everything is opened relative
     to the folder's descriptor and never through a symlink: a symlink planted as the session
     folder is refused, one planted at a result's name is skipped (files are created exclusively).
     """
@@ -125,6 +126,11 @@ class SpillStore:
                     self._folder = base.child((name,), create=True, mode=0o700)
                 finally:
                     base.close()
+                if self.session is None:  # nobody can resume this run: its results go with it
+                    import shutil
+                    import weakref
+
+                    weakref.finalize(self, shutil.rmtree, self._folder.path, ignore_errors=True)
             self.root = Path(self._folder.path)
         return self._folder
 
