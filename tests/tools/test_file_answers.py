@@ -1,0 +1,64 @@
+"""The file tools give the same, precise answer for the same troublesome path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tooldeck import Deck, ToolResult, parse_config
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("alpha\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text("secret x\n")
+    return root
+
+
+def call(ws: Path, name: str, args: dict[str, object]) -> ToolResult:
+    config = {
+        "platform_toolsets": {"cli": ["file"]},
+        "sandbox": {"workspace": str(ws)},
+        "home": str(ws.parent / "home"),
+    }
+    with Deck(parse_config(config)) as deck:
+        return deck.call_sync(name, args)
+
+
+def error(result: ToolResult) -> str:
+    assert result.error is not None, result.content
+    return result.error.message
+
+
+@pytest.mark.parametrize("target", ["outside/secret.txt", "outside", "outside/missing.txt"])
+def test_a_symlink_out_of_the_workspace_gets_one_answer_from_every_tool(ws: Path, target: str) -> None:
+    (ws / "link_out").symlink_to(ws.parent / target)
+    answers = [
+        call(ws, "read_file", {"path": "link_out"}),
+        call(ws, "write_file", {"path": "link_out", "content": "x"}),
+        call(ws, "search_files", {"pattern": "x", "path": "link_out"}),
+        call(ws, "search_files", {"pattern": "*", "target": "files", "path": "link_out"}),
+    ]
+    for result in answers:
+        assert "symlink that leads outside the workspace" in error(result), result.name
+        assert result.error is not None and result.error.type == "denied"
+    assert (ws.parent / "outside" / "secret.txt").read_text() == "secret x\n"
+    assert not (ws.parent / "outside" / "missing.txt").exists()
+
+
+@pytest.mark.parametrize("path", ["newdir/", "notes.txt/", "sub/./", ".", "/workspace/"])
+def test_write_file_refuses_a_path_naming_a_folder(ws: Path, path: str) -> None:
+    message = error(call(ws, "write_file", {"path": path, "content": "x"}))
+    assert f"path {path!r} names a folder" in message
+    assert sorted(p.name for p in ws.iterdir()) == ["notes.txt"]
+    assert (ws / "notes.txt").read_text() == "alpha\n"
+
+
+def test_write_file_still_writes_a_plain_path(ws: Path) -> None:
+    result = call(ws, "write_file", {"path": "newdir/a.txt", "content": "x\n"})
+    assert result.error is None, result.content
+    assert (ws / "newdir" / "a.txt").read_text() == "x\n"
