@@ -62,3 +62,22 @@ def test_write_file_still_writes_a_plain_path(ws: Path) -> None:
     result = call(ws, "write_file", {"path": "newdir/a.txt", "content": "x\n"})
     assert result.error is None, result.content
     assert (ws / "newdir" / "a.txt").read_text() == "x\n"
+
+
+def test_lookalike_suggestions_are_shown_escaped(ws: Path) -> None:
+    (ws / "caf\u00e9.txt").write_text("nfc\n")
+    (ws / "cafe\u0301.txt").write_text("nfd\n")
+    (ws / "plan.txt").write_text("p\n")
+    message = error(call(ws, "read_file", {"path": "cafe.txt"}))
+    assert "caf\\u00e9.txt" in message and "cafe\\u0301.txt" in message, message
+    assert "caf\u00e9" not in message and "cafe\u0301" not in message
+    # A lone name that looks like nothing else is shown as it is.
+    (ws / "caf\u00e9.txt").unlink()
+    message = error(call(ws, "read_file", {"path": "cafe.txt"}))
+    assert "cafe\u0301.txt" in message and "\\u" not in message, message
+
+
+def test_suggestions_with_invisible_characters_are_shown_escaped(ws: Path) -> None:
+    (ws / "read\u200bme.md").write_text("x\n")
+    message = error(call(ws, "read_file", {"path": "readme.md"}))
+    assert "did you mean: read\\u200bme.md?" in message, message
