@@ -81,3 +81,10 @@ def test_suggestions_with_invisible_characters_are_shown_escaped(ws: Path) -> No
     (ws / "read\u200bme.md").write_text("x\n")
     message = error(call(ws, "read_file", {"path": "readme.md"}))
     assert "did you mean: read\\u200bme.md?" in message, message
+
+
+def test_an_ambiguous_replace_reads_as_one_sentence(ws: Path) -> None:
+    (ws / "amb.txt").write_text("a\nx\na\n")
+    message = error(call(ws, "patch", {"path": "amb.txt", "old_string": "a", "new_string": "b"}))
+    assert message.startswith("amb.txt: found 2 matches for old_string, at lines 1, 3; include more")
+    assert (ws / "amb.txt").read_text() == "a\nx\na\n"

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tooldeck.errors import ToolError
-from tooldeck.tools.editing import Edited, EditError, replace
+from tooldeck.tools.editing import Ambiguous, Edited, EditError, replace
 from tooldeck.tools.fileio import encode_for, load_text
 from tooldeck.tools.textfile import Codec
 from tooldeck.workspace import Workspace
@@ -270,10 +270,12 @@ def _hunk(state: _File, hunk: Hunk, index: int) -> str:
         return "inserted"
     try:
         edited = replace(state.text, old, new)
-    except EditError as exc:
-        if not hunk.hint or "Found" not in str(exc):
-            raise EditError(f"{label} not found: {exc}") from None
+    except Ambiguous as exc:
+        if not hunk.hint:
+            raise _ambiguous(label, exc) from None
         edited = _after_hint(state.text, old, new, hunk.hint, label)
+    except EditError as exc:
+        raise EditError(f"{label} not found: {exc}") from None
     state.text = edited.text
     return edited.strategy
 
@@ -284,9 +286,18 @@ def _after_hint(text: str, old: str, new: str, hint: str, label: str) -> Edited:
     start = text.rfind("\n", 0, at) + 1
     try:
         tail = replace(text[start:], old, new)
+    except Ambiguous as exc:
+        raise _ambiguous(f"{label}, after its hint,", exc) from None
     except EditError as exc:
         raise EditError(f"{label}: {exc}") from None
     return Edited(text[:start] + tail.text, tail.count, tail.strategy, tail.lines, tail.notes)
+
+
+def _ambiguous(label: str, exc: Ambiguous) -> EditError:
+    return EditError(
+        f"{label} matches {exc.count} places{exc.how}, {exc.where}; add unchanged context lines "
+        "around the change, or an '@@ ...' line naming a unique line above it, so it matches once"
+    )
 
 
 def _unique(text: str, hint: str, label: str) -> int:
