@@ -156,7 +156,7 @@ class Workspace:
             close = get_close_matches(parts[depth], names, n=3, cutoff=0.5)  # the first missing name
             hints += [self.display((*parts[:depth], name)) for name in close]
             hints += [h for h in self._same_name(parts[-1]) if h not in hints]
-        hint = f"; did you mean: {', '.join(hints[:5])}?" if hints else ""
+        hint = f"; did you mean: {', '.join(tell_apart(hints[:5]))}?" if hints else ""
         return ToolError(f"file not found: {path!r}{hint}", retryable=True)
 
     def _is_folder(self, parts: Sequence[str]) -> bool:
@@ -223,3 +223,35 @@ def _bad_path(path: str) -> str | None:
         if code < 0x20 or code == 0x7F:
             return f"path contains a control character {char!r} at position {index}; file names with control characters are not supported"
     return None
+
+
+def tell_apart(names: Sequence[str]) -> list[str]:
+    """`names` as shown to the model, with `\\u` escapes for any that would look like another
+    (the same text once Unicode-normalised, e.g. NFC and NFD `cafe`) or that hold invisible or
+    control characters, so that the model can tell which one it means."""
+    import unicodedata
+    from collections import Counter
+
+    forms = Counter(unicodedata.normalize("NFC", name) for name in names)
+    return [
+        _escaped(name) if forms[unicodedata.normalize("NFC", name)] > 1 or _invisible(name) else name
+        for name in names
+    ]
+
+
+def _invisible(name: str) -> bool:
+    import unicodedata
+
+    return any(
+        unicodedata.category(c) in ("Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp") or (c.isspace() and c != " ")
+        for c in name
+    )
+
+
+def _escaped(name: str) -> str:
+    """Printable ASCII as is; every other character as its `\\uXXXX` (or `\\UXXXXXXXX`) escape."""
+    return "".join(c if c.isascii() and c.isprintable() else _escape(c) for c in name)
+
+
+def _escape(c: str) -> str:
+    return f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"

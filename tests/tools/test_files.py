@@ -94,7 +94,7 @@ def test_patch_reports_zero_and_many_matches(ws: Path) -> None:
     assert "0 matches" in zero
     (ws / "dup.txt").write_text("a = 1\nb = 2\na = 1\n")
     many = error(call(ws, "patch", path="dup.txt", old_string="a = 1", new_string="a = 3"))
-    assert "Found 2 matches" in many and "lines 1, 3" in many
+    assert "found 2 matches" in many and "lines 1, 3" in many
     assert (ws / "dup.txt").read_text() == "a = 1\nb = 2\na = 1\n"  # unchanged
     r = call(ws, "patch", path="dup.txt", old_string="a = 1", new_string="a = 3", replace_all=True)
     assert r.ok and (ws / "dup.txt").read_text() == "a = 3\nb = 2\na = 3\n"

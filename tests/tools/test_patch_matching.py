@@ -31,11 +31,11 @@ def test_exact_single_and_multiline() -> None:
 
 def test_several_matches_need_replace_all_and_count_without_overlap() -> None:
     message = refused("x = 1\ny = 2\nx = 1\n", "x = 1", "x = 3")
-    assert "Found 2 matches" in message and "lines 1, 3" in message and "replace_all" in message
+    assert "found 2 matches" in message and "lines 1, 3" in message and "replace_all" in message
     everywhere = replace("x = 1\ny = 2\nx = 1\n", "x = 1", "x = 3", replace_all=True)
     assert everywhere.text == "x = 3\ny = 2\nx = 3\n" and everywhere.count == 2
     assert replace("abababab", "abab", "Z", replace_all=True).text == "ZZ"
-    assert "Found 2 matches" in refused("abababab", "abab", "Z")
+    assert "found 2 matches" in refused("abababab", "abab", "Z")
 
 
 @pytest.mark.parametrize(
@@ -191,7 +191,7 @@ def test_replace_all_is_refused_for_similar_blocks() -> None:
     content = "start()\nstep(1)\nfinish()\n" * 3
     message = refused(content, "start()\nstep(2)\nfinish()", "run()", replace_all=True)
     assert "replace_all is refused for similar blocks" in message
-    assert "Found 3 matches" in refused(content, "start()\nstep(2)\nfinish()", "run()")
+    assert "found 3 matches" in refused(content, "start()\nstep(2)\nfinish()", "run()")
 
 
 def test_a_rogue_indentation_on_a_crlf_file_is_refused() -> None:
@@ -255,5 +255,5 @@ def test_result_records_lines_and_strategy() -> None:
 
 def test_overlapping_places_are_ambiguous_and_replace_all_takes_them_without_overlap() -> None:
     content = "  a\n  a\n  a\n"
-    assert "Found 2 matches" in refused(content, "a\na", "z")  # lines 1-2 or lines 2-3?
+    assert "found 2 matches" in refused(content, "a\na", "z")  # lines 1-2 or lines 2-3?
     assert replace(content, "a\na", "z", replace_all=True).text == "  z\n  a\n"

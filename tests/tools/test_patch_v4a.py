@@ -146,3 +146,14 @@ def test_unreadable_patches_are_explained() -> None:
 def test_a_patch_that_changes_nothing_is_refused(ws: Path) -> None:
     result = apply(ws, "*** Begin Patch\n*** Update File: src/util.py\n def helper():\n*** End Patch")
     assert result.error is not None and "change nothing" in result.error.message
+
+
+def test_an_ambiguous_hunk_is_described_in_patch_terms(ws: Path) -> None:
+    (ws / "amb.txt").write_text("a\nx\na\n")
+    result = apply(ws, "*** Begin Patch\n*** Update File: amb.txt\n-a\n+b\n*** End Patch")
+    assert result.error is not None
+    message = result.error.message
+    assert "amb.txt: hunk 1 matches 2 places, at lines 1, 3; add unchanged context lines" in message
+    assert "not found" not in message and "replace_all" not in message and "Found" not in message
+    hinted = apply(ws, "*** Begin Patch\n*** Update File: amb.txt\n@@ x\n-a\n+b\n*** End Patch")
+    assert hinted.error is None and (ws / "amb.txt").read_text() == "a\nx\nb\n"

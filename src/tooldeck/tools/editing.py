@@ -36,6 +36,17 @@ class EditError(Exception):
     """The edit was not made; the message tells the model why and what to do instead."""
 
 
+class Ambiguous(EditError):
+    """old_string matches more than one place; `where` says where, in words ("at lines 1, 3")."""
+
+    def __init__(self, count: int, where: str, how: str) -> None:
+        self.count, self.where, self.how = count, where, how
+        super().__init__(
+            f"found {count} matches for old_string{how}, {where}; include more surrounding lines so it "
+            "matches once, or set replace_all=true to change every one"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Edited:
     text: str  # the whole new content, with the file's own line endings
@@ -122,10 +133,7 @@ def _finish(
         unique = sorted(set(lines))
         where = ", ".join(map(str, unique[:10])) + (" ..." if len(unique) > 10 else "")
         how = "" if strategy == "exact" else f" (matched by {strategy})"
-        raise EditError(
-            f"Found {len(spans)} matches for old_string{how}, at line{'s' if len(unique) > 1 else ''} {where}; include more surrounding "
-            "lines so it matches once, or set replace_all=true to change every one"
-        )
+        raise Ambiguous(len(spans), f"at line{'s' if len(unique) > 1 else ''} {where}", how)
     if strategy in SIMILAR and replace_all:
         raise EditError(
             f"old_string was only found by similarity ({strategy}), not as written; replace_all is refused "

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import re
 import stat
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +25,7 @@ from tooldeck.decorator import Bounds, tool
 from tooldeck.errors import ToolError
 from tooldeck.fs import Refused
 from tooldeck.tools.fileio import binary_suffix, workspace_of
+from tooldeck.tools.line_pattern import LinePattern, run_bounded, search_budget
 from tooldeck.tools.textfile import SNIFF_BYTES, Codec, NotText, for_display, sniff
 from tooldeck.workspace import Workspace
 
@@ -72,7 +73,16 @@ def search_files(
             pattern,
             path,
         )
-    hits = grep(ws, pattern, path=path, file_glob=file_glob, ignore_case=ignore_case, context=context)
+    hits = grep(
+        ws,
+        pattern,
+        path=path,
+        file_glob=file_glob,
+        ignore_case=ignore_case,
+        context=context,
+        budget_s=search_budget(tool_context),
+        cancelled=tool_context.cancelled if tool_context is not None else None,
+    )
     if output_mode == "files_only":
         return _page([h.path for h in hits], offset, limit, "files with lines matching", pattern, path)
     if output_mode == "count":
@@ -168,25 +178,31 @@ def grep(
     ignore_case: bool = False,
     backend: Backend = "auto",
     context: int = 0,
+    budget_s: float | None = None,
+    cancelled: threading.Event | None = None,
 ) -> list[FileHits]:
-    """The files with lines matching `pattern` (sorted by path), each with its matches."""
+    """The files with lines matching `pattern` (sorted by path), each with its matches.
+
+    Matching stops with a ToolError once it has spent `budget_s` seconds (default: the default
+    call timeout, less a margin) or once `cancelled` is set."""
     if len(pattern) > MAX_PATTERN_CHARS:
         raise ToolError(
             f"pattern is {len(pattern):,} characters; the limit is {MAX_PATTERN_CHARS:,}", retryable=True
         )
-    try:
-        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except (re.error, RecursionError, OverflowError) as exc:
-        raise ToolError(f"invalid regular expression {pattern!r}: {exc}", retryable=True) from None
+    regex = LinePattern(pattern, ignore_case=ignore_case, budget_s=budget_s)
     start = _start(ws, path)
-    out: list[FileHits] = []
-    for rel, opener in _files(ws, start, "content", pattern, file_glob, ignore_case, backend):
-        if file_glob and not name_matches(rel, file_glob, False):
-            continue
-        found = _scan(rel, opener, regex, context)
-        if found is not None:
-            out.append(found)
-    return sorted(out, key=lambda h: h.path)
+
+    def scan_all() -> list[FileHits]:
+        out: list[FileHits] = []
+        for rel, opener in _files(ws, start, "content", pattern, file_glob, ignore_case, backend):
+            if file_glob and not name_matches(rel, file_glob, False):
+                continue
+            found = _scan(rel, opener, regex, context)
+            if found is not None:
+                out.append(found)
+        return sorted(out, key=lambda h: h.path)
+
+    return run_bounded(scan_all, regex, cancelled)
 
 
 def find_files(
@@ -234,7 +250,7 @@ def _confined_opener(ws: Workspace, rel: str) -> Callable[[], int]:
     return lambda: ws.fs.open(tuple(rel.split("/")), os.O_RDONLY | os.O_NONBLOCK)
 
 
-def _scan(rel: str, opener: Callable[[], int], regex: re.Pattern[str], context: int) -> FileHits | None:
+def _scan(rel: str, opener: Callable[[], int], regex: LinePattern, context: int) -> FileHits | None:
     """The matches in one file, read through `opener`; None for no match, binary or unreadable."""
     if binary_suffix(tuple(rel.rsplit("/", 1))):
         return None

@@ -78,6 +78,12 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
     """
     ws = workspace_of(context)
     parts = ws.parts(path)
+    if not parts or path.strip().endswith(("/", "/.")):
+        raise ToolError(
+            f"path {path!r} names a folder, not a file; give the file's path (e.g. "
+            f"{ws.display((*parts, 'notes.txt'))!r})",
+            retryable=True,
+        )
     check_text(content, what="content", cap=MAX_WRITE_BYTES)
     if looks_like_read_output(content):
         raise ToolError(

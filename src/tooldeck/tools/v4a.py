@@ -10,11 +10,13 @@
     +content
     *** Delete File: old.txt
     *** Move File: a.txt -> b/a.txt
+    *** Update File: b.txt   (renamed while updated: `Move to` right after the Update line,
+    *** Move to: c/b.txt      with hunks or none)
     *** End Patch
 
 Everything is checked before anything is written: every path confined to the workspace, every
 hunk located (with the same strategy chain as replace mode, one place each), an Add onto an
-existing file or a Move onto one refused. Only then are the files written, each atomically.
+existing file or a move onto one refused. Only then are the files written, each atomically.
 A marker line starts at column 0 with `***`; patch text that mentions a marker has a `+`, `-`
 or space in front, so it is never mistaken for one.
 """
@@ -26,13 +28,14 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from tooldeck.errors import ToolError
-from tooldeck.tools.editing import Edited, EditError, replace
+from tooldeck.tools.editing import Ambiguous, Edited, EditError, replace
 from tooldeck.tools.fileio import encode_for, load_text
 from tooldeck.tools.textfile import Codec
 from tooldeck.workspace import Workspace
 
 _HEADER = re.compile(r"^\*\*\*\s*(Update|Add|Delete|Move)\s+File:\s*(.+?)\s*$")
 _MOVE = re.compile(r"^(.+?)\s*->\s*(.+)$")
+_MOVE_TO = re.compile(r"^\*\*\*\s*Move\s+to:\s*(.*?)\s*$")
 _HUNK = re.compile(r"^@@\s*(.*?)\s*(?:@@)?\s*$")
 OpKind = Literal["update", "add", "delete", "move"]
 _KINDS: dict[str, OpKind] = {"update": "update", "add": "add", "delete": "delete"}
@@ -69,7 +72,9 @@ def parse(text: str) -> list[Op]:
     for number, line in enumerate(lines[begin + 1 :], start=begin + 2):
         if line.rstrip() == "*** End Patch":
             break
-        if line.startswith("***"):
+        if line.startswith("***") and _MOVE_TO.match(line):
+            _move_to(ops, line, number)
+        elif line.startswith("***"):
             ops.append(_header(line, number))
         elif not ops:
             if line.strip():
@@ -81,7 +86,7 @@ def parse(text: str) -> list[Op]:
         else:
             _body(ops[-1], line, number)
     for op in ops:
-        if op.kind == "update" and not any(h.lines for h in op.hunks):
+        if op.kind == "update" and op.dest is None and not any(h.lines for h in op.hunks):
             raise PatchError(f"*** Update File: {op.path} has no hunks (lines starting with ' ', '-' or '+')")
     return ops
 
@@ -97,6 +102,18 @@ def _header(line: str, number: int) -> Op:
             raise PatchError(f"line {number}: '*** Move File:' needs 'source -> destination'")
         return Op("move", move.group(1).strip(), move.group(2).strip())
     return Op(_KINDS[kind], target)
+
+
+def _move_to(ops: list[Op], line: str, number: int) -> None:
+    """`*** Move to: dest` renames the file of the `*** Update File:` line just above it."""
+    match = _MOVE_TO.match(line)
+    assert match is not None
+    last = ops[-1] if ops else None
+    if last is None or last.kind != "update" or last.hunks or last.dest is not None:
+        raise PatchError(f"line {number}: '*** Move to:' must come right after an '*** Update File:' line")
+    if not match.group(1):
+        raise PatchError(f"line {number}: '*** Move to:' needs the new path")
+    last.dest = match.group(1)
 
 
 def _body(op: Op, line: str, number: int) -> None:
@@ -170,19 +187,29 @@ class _Plan:
             self.actions.append(("unlink", parts, None))
             return f"deleted {name}"
         if op.kind == "move":
-            assert op.dest is not None
-            if self.file(op.dest, text=False).exists:
-                raise ToolError(f"cannot move onto {op.dest!r}: it already exists")
-            self.files[self.paths[op.dest]], self.files[parts] = state, _File(False)
-            self.actions.append(("rename", parts, self.paths[op.dest]))
-            return f"moved {name} -> {self.ws.display(self.paths[op.dest])}"
+            return f"moved {name} -> {self.move(op, state)}"
         strategies = [_hunk(state, hunk, index) for index, hunk in enumerate(op.hunks, start=1) if hunk.lines]
         assert state.text is not None
-        if not any(strategies):
+        if strategies and not any(strategies):
             raise ToolError("its hunks change nothing (only context lines, no '-' or '+' lines)")
-        self.actions.append(("write", parts, encode_for(state.codec, state.text, path=op.path)))
+        moved = self.move(op, state) if op.dest is not None else None
+        if not strategies:
+            return f"moved {name} -> {moved}"  # `Move to` without hunks: a plain rename
+        where = self.paths[op.dest] if op.dest is not None else parts
+        self.actions.append(("write", where, encode_for(state.codec, state.text, path=op.path)))
         how = ", ".join(dict.fromkeys(s for s in strategies if s))
-        return f"updated {name} ({len(strategies)} hunk{'s' if len(strategies) != 1 else ''}; {how})"
+        also = f" and moved it to {moved}" if moved else ""
+        return f"updated {name} ({len(strategies)} hunk{'s' if len(strategies) != 1 else ''}; {how}){also}"
+
+    def move(self, op: Op, state: _File) -> str:
+        """Rename `op.path` to `op.dest` in the view (never onto an existing file); the new name."""
+        assert op.dest is not None
+        dest = self.paths[op.dest]
+        if self.file(op.dest, text=False).exists:
+            raise ToolError(f"cannot move onto {op.dest!r}: it already exists")
+        self.files[dest], self.files[self.paths[op.path]] = state, _File(False)
+        self.actions.append(("rename", self.paths[op.path], dest))
+        return self.ws.display(dest)
 
     def run(self) -> None:
         """Make the view real, in the patch's order; each write is atomic."""
@@ -243,10 +270,12 @@ def _hunk(state: _File, hunk: Hunk, index: int) -> str:
         return "inserted"
     try:
         edited = replace(state.text, old, new)
-    except EditError as exc:
-        if not hunk.hint or "Found" not in str(exc):
-            raise EditError(f"{label} not found: {exc}") from None
+    except Ambiguous as exc:
+        if not hunk.hint:
+            raise _ambiguous(label, exc) from None
         edited = _after_hint(state.text, old, new, hunk.hint, label)
+    except EditError as exc:
+        raise EditError(f"{label} not found: {exc}") from None
     state.text = edited.text
     return edited.strategy
 
@@ -257,9 +286,18 @@ def _after_hint(text: str, old: str, new: str, hint: str, label: str) -> Edited:
     start = text.rfind("\n", 0, at) + 1
     try:
         tail = replace(text[start:], old, new)
+    except Ambiguous as exc:
+        raise _ambiguous(f"{label}, after its hint,", exc) from None
     except EditError as exc:
         raise EditError(f"{label}: {exc}") from None
     return Edited(text[:start] + tail.text, tail.count, tail.strategy, tail.lines, tail.notes)
+
+
+def _ambiguous(label: str, exc: Ambiguous) -> EditError:
+    return EditError(
+        f"{label} matches {exc.count} places{exc.how}, {exc.where}; add unchanged context lines "
+        "around the change, or an '@@ ...' line naming a unique line above it, so it matches once"
+    )
 
 
 def _unique(text: str, hint: str, label: str) -> int:
