@@ -38,7 +38,7 @@ from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.home import tooldeck_home
-from tooldeck.text import utf8_safe
+from tooldeck.text import describe_exception
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
@@ -226,6 +226,10 @@ class Executor:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
+            running = False  # run below, outside the handler: tracebacks must not chain this error
+        else:
+            running = True
+        if not running:
             return asyncio.run(self.execute(calls, state=state, cancel=cancel))
         out: list[list[ToolResult]] = []
 
@@ -416,7 +420,7 @@ class Executor:
         except Exception as exc:  # boundary: a policy or approver bug must fail closed, not crash the run
             log.warning("policy failed for %s (%s)", vc.name, vc.id, exc_info=True)
             return ErrorEnvelope(
-                "denied", f"the policy check failed ({type(exc).__name__}: {exc}); not run", vc.name
+                "denied", f"the policy check failed ({describe_exception(exc)}); not run", vc.name
             )
 
     async def _invoke(
@@ -496,9 +500,7 @@ class Executor:
     def _crashed(self, vc: ValidatedCall, started: float, exc: BaseException) -> ToolResult:
         original = exc.original if isinstance(exc, HandlerRaised) else exc
         trace = "".join(traceback.format_exception(original))
-        text = utf8_safe(str(original))
-        exc_line = f"{type(original).__name__}: {text}" if text else type(original).__name__
-        message = f"tool {vc.name!r} failed: {exc_line}"
+        message = f"tool {vc.name!r} failed: {describe_exception(original)}"
         return self._finished(error_result(vc.id, vc.name, "tool_error", message), started, trace)
 
     def _finished(self, result: ToolResult, started: float, trace: str | None = None) -> ToolResult:

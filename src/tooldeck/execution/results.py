@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 from tooldeck.errors import TooldeckError
 from tooldeck.execution.events import log
 from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
-from tooldeck.text import json_dumps, utf8_safe
+from tooldeck.text import exception_text, json_dumps, utf8_safe
 from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
@@ -40,7 +40,8 @@ def error_result(call_id: str, tool: str, kind: ErrorType, message: str, *, retr
 
 
 def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -> ToolResult:
-    return error_result(call_id, tool, exc.type, str(exc), retryable=exc.retryable, duration_s=duration_s)
+    message = exception_text(exc)
+    return error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s)
 
 
 def to_text(value: Any) -> str:
