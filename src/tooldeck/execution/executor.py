@@ -32,6 +32,7 @@ from tooldeck.execution.isolation import run_in_child
 from tooldeck.execution.lookup import ToolIndex
 from tooldeck.execution.nested import ToolCaller
 from tooldeck.execution.policy import Approver, CallApprovals, ChainPolicy, Grants, Policy
+from tooldeck.execution.result_text import ResultNotText
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, HandlerRaised, LazyEvent, run_sync
 from tooldeck.execution.safety_policy import SafetyPolicy
@@ -369,7 +370,6 @@ class Executor:
         context = self._context(vc, batch, cancel_event) if plan.needs_context else None
         try:
             value = await self._invoke(vc, plan, context, cancel_event, batch)
-            shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
         except _TimedOut:
             return self._failed(vc.id, _timeout_envelope(tool, plan), started)
         except _Blocked as blocked:
@@ -397,6 +397,15 @@ class Executor:
             # that gets here came from the tool's code, not from the user (a real Ctrl-C reaches
             # the event loop as a cancellation).
             return self._crashed(vc, started, exc)
+        try:
+            shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
+        except Exception as exc:  # boundary: a returned value's own str() or JSON form may raise anything
+            why = str(exc) if isinstance(exc, ResultNotText) else describe_exception(exc)
+            message = (
+                f"tool {tool.name!r} ran, but returned a value that cannot be turned into text "
+                f"({type(value).__name__}): {why}"
+            )
+            return self._failed(vc.id, ErrorEnvelope("tool_error", message, tool.name, False), started)
         if shaped.spilled is not None:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content

@@ -77,7 +77,7 @@ def _sendable(value: Any) -> Any:
         pickle.dumps(value)
         return value
     except Exception:  # boundary: an unpicklable result travels as its text
-        from tooldeck.execution.results import to_text
+        from tooldeck.execution.result_text import to_text
 
         return to_text(value)
 
