@@ -106,6 +106,7 @@ class AgentLoop:
         max_iterations: int = 90,
         budget_note: str = BUDGET_NOTE,
     ) -> None:
+        check_iterations(max_iterations)
         self.model = model
         self.runner = runner
         self.tools = tools
@@ -242,3 +243,13 @@ def _with_unique_ids(reply: ModelReply) -> ModelReply:
         return reply
     message = replace(reply.message, tool_calls=tuple(unique_ids(calls, "call")))
     return replace(reply, message=message)
+
+
+def check_iterations(max_iterations: int | None) -> None:
+    """Refuse an iteration budget that is not a whole number of at least one model call."""
+    if max_iterations is None:
+        return
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
+        raise TypeError(f"max_iterations must be an int >= 1, got {type(max_iterations).__name__}")
+    if max_iterations < 1:
+        raise ValueError(f"max_iterations must be >= 1, got {max_iterations}")
