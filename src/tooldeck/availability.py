@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tooldeck.availability_types import AVAILABLE, Availability
+from tooldeck.text import describe_exception
 from tooldeck.tool import Tool
 
 # ("env", "OPENAI_API_KEY"), ("bin", "bwrap"), ("module", "playwright"), ("workspace", "/srv/ws"),
@@ -155,7 +156,8 @@ class AvailabilityChecker:
             return self._store(key, job.result, now)
         if job.done.is_set():
             exc = job.result
-            failure = Availability.no(f"check {_check_name(key[1])} raised {type(exc).__name__}: {exc}")
+            why = describe_exception(exc) if isinstance(exc, BaseException) else repr(exc)
+            failure = Availability.no(f"check {_check_name(key[1])} raised {why}")
         else:
             failure = Availability.no(
                 f"check {_check_name(key[1])} timed out after {round(self.budget_s * 1000)} ms"

@@ -74,3 +74,22 @@ def _finite_key(key: Any) -> Any:
     if isinstance(key, float) and not math.isfinite(key):
         return "NaN" if key != key else ("Infinity" if key > 0 else "-Infinity")
     return key
+
+
+def exception_text(exc: BaseException) -> str:
+    """`str(exc)`, or a note naming why it could not be had: user code may define an exception
+    whose `__str__` raises, and turning a failure into text must never fail in its turn."""
+    try:
+        return utf8_safe(str(exc))
+    except Exception as failure:  # boundary: user-defined __str__ may raise anything
+        try:
+            why = utf8_safe(str(failure))
+        except Exception:  # boundary: the second failure's __str__ may raise as well
+            why = ""
+        return f"<str() failed: {type(failure).__name__}{': ' + why if why else ''}>"
+
+
+def describe_exception(exc: BaseException) -> str:
+    """`TypeName: message` (or the type name alone when the message is empty), never raising."""
+    text = exception_text(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -132,6 +132,8 @@ class Tool:
             object.__setattr__(self, opt, _as_str_tuple(self.name, opt, getattr(self, opt)))
         if self.handler is not None and not callable(self.handler):
             raise ToolDefinitionError(f"tool {self.name!r}: handler must be callable")
+        if self.handler is not None:
+            _refuse_generator(self.name, self.handler)
         if self.call_style == "kwargs" and self.arg_model is None and self.handler is not None:
             _check_handler_takes(self.name, self.handler, self.parameters, self.context_param)
         if self.check is not None and not callable(self.check):
@@ -381,3 +383,20 @@ def _as_str_tuple(name: str, option: str, value: object) -> tuple[str, ...]:
     if not isinstance(value, Sequence) or not all(isinstance(v, str) for v in value):
         raise ToolDefinitionError(f"tool {name!r}: {option} must be a list of strings")
     return tuple(value)
+
+
+def _refuse_generator(name: str, handler: Callable[..., Any]) -> None:
+    """A tool call has one result, so a handler that yields is refused: its calls would otherwise
+    "succeed" with the generator object's repr. (pydantic-ai and the OpenAI Agents SDK do not
+    collect yielded values either.)"""
+    target = handler if inspect.isroutine(handler) else getattr(handler, "__call__", handler)  # noqa: B004
+    if inspect.isasyncgenfunction(target):
+        kind = "an async generator function"
+    elif inspect.isgeneratorfunction(target):
+        kind = "a generator function"
+    else:
+        return
+    raise ToolDefinitionError(
+        f"tool {name!r}: the handler is {kind}, but a tool call has one result; return the "
+        "values instead (e.g. collect them in a list and return it)"
+    )

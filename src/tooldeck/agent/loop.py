@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from tooldeck.agent.events import (
@@ -26,7 +26,7 @@ from tooldeck.agent.events import (
     TurnInterrupted,
     null_sink,
 )
-from tooldeck.agent.messages import Message, ModelReply, Usage, for_model, tool_message, user
+from tooldeck.agent.messages import Message, ModelReply, Usage, for_model, tool_message, unique_ids, user
 from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
 from tooldeck.errors import ModelError
@@ -106,6 +106,7 @@ class AgentLoop:
         max_iterations: int = 90,
         budget_note: str = BUDGET_NOTE,
     ) -> None:
+        check_iterations(max_iterations)
         self.model = model
         self.runner = runner
         self.tools = tools
@@ -134,7 +135,7 @@ class AgentLoop:
         iteration = 0
         while iteration < self.max_iterations:
             iteration += 1
-            reply = await self._call_model(convo, iteration, allow_tools=True)
+            reply = _with_unique_ids(await self._call_model(convo, iteration, allow_tools=True))
             usage += reply.usage
             self._append(convo, reply.message)
             if not reply.tool_calls:
@@ -232,3 +233,23 @@ def one_result_per_call(calls: Sequence[ToolCall], results: Sequence[ToolResult]
             found = ToolResult(call_id=call.id, name=call.name, content=error.to_json(), error=error)
         out.append(found)
     return out
+
+
+def _with_unique_ids(reply: ModelReply) -> ModelReply:
+    """The reply with every tool call under an id of its own, whatever client produced it: two
+    calls sharing an id would both be answered with the first one's result."""
+    calls = reply.tool_calls
+    if not calls or (len({c.id for c in calls}) == len(calls) and all(c.id for c in calls)):
+        return reply
+    message = replace(reply.message, tool_calls=tuple(unique_ids(calls, "call")))
+    return replace(reply, message=message)
+
+
+def check_iterations(max_iterations: int | None) -> None:
+    """Refuse an iteration budget that is not a whole number of at least one model call."""
+    if max_iterations is None:
+        return
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, int):
+        raise TypeError(f"max_iterations must be an int >= 1, got {type(max_iterations).__name__}")
+    if max_iterations < 1:
+        raise ValueError(f"max_iterations must be >= 1, got {max_iterations}")

@@ -162,3 +162,22 @@ class ModelReply:
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         return self.message.tool_calls
+
+
+def unique_ids(calls: Sequence[ToolCall], prefix: str) -> list[ToolCall]:
+    """Give every call a non-empty id no other call in the reply has: some servers omit ids,
+    and a repeated id would make two calls share one result. The first call keeping an id keeps
+    it; the others get a fresh `<prefix>_<n>` no call in the reply uses."""
+    taken = {c.id for c in calls}
+    seen: set[str] = set()
+    out = []
+    for i, c in enumerate(calls):
+        cid = c.id
+        if not cid or cid in seen:
+            n = i
+            while (cid := f"{prefix}_{n}") in taken:
+                n += len(calls)
+            taken.add(cid)
+        seen.add(cid)
+        out.append(c if cid == c.id else ToolCall(id=cid, name=c.name, arguments=c.arguments))
+    return out

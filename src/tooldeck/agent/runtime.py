@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.events import EventSink, null_sink
-from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult
+from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult, check_iterations
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.base import ModelClient, ModelSettings
 from tooldeck.agent.runner import SessionRunner
@@ -73,6 +73,7 @@ class Agent:
         delegate_model: ModelClient | None = None,
         max_iterations: int | None = None,
     ) -> None:
+        check_iterations(max_iterations)
         cfg = deck.config
         self.deck = deck
         self.config = cfg
@@ -88,7 +89,7 @@ class Agent:
         self.store: SessionStore | None = store or None
         limits = MemoryLimits(cfg.agent.memory_max_chars, cfg.agent.user_max_chars)
         self.memory = MemoryFiles(self.home, limits=limits)
-        self.max_iterations = max_iterations or cfg.agent.max_iterations
+        self.max_iterations = cfg.agent.max_iterations if max_iterations is None else max_iterations
         self.policy = policy
         self.approver = approver
         self.events = events or null_sink

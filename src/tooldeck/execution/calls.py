@@ -60,6 +60,8 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
         # there, with the field they are in).
         value = from_json(raw)
         strings_checked = True
+        if len(_KEY_TOKEN.findall(raw)) > _count_keys(value):
+            _refuse_duplicate_keys(raw, tool)  # a key token too many: possibly a repeated key
     except (ValueError, TypeError):
         value = _parse_slowly(raw, tool)
         strings_checked = False
@@ -102,7 +104,41 @@ def _parse_slowly(raw: str, tool: str) -> Any:
 
 def _refuse_problem(problem: str | None, tool: str) -> None:
     if problem is not None:
-        raise reject("invalid_arguments", f"{problem}; the call was not run", tool)
+        raise reject("invalid_arguments", f"{_prefix(tool)}{problem}; the call was not run", tool)
+
+
+def _prefix(tool: str) -> str:
+    return f"invalid arguments for {tool}: " if tool else "invalid arguments: "
+
+
+# A string followed by a colon: every key has one, and so may text inside a string value, so
+# more of these than keys read means a key may be repeated (checked exactly, the slow way).
+_KEY_TOKEN = re.compile(r'"\s*:')
+
+
+def _count_keys(value: Any) -> int:
+    if isinstance(value, dict):
+        return len(value) + sum(_count_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_count_keys(v) for v in value)
+    return 0
+
+
+def _refuse_duplicate_keys(raw: str, tool: str) -> None:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, item in items:
+            if key in out:
+                raise reject(
+                    "invalid_arguments",
+                    f"{_prefix(tool)}the key {key!r} appears twice in one object; send each key once. "
+                    "The call was not run",
+                    tool,
+                )
+            out[key] = item
+        return out
+
+    json.loads(raw, object_pairs_hook=pairs)
 
 
 _PARTIAL_TOKEN = re.compile(r"[^\s,:\[\]{}]*")

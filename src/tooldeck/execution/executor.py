@@ -32,13 +32,14 @@ from tooldeck.execution.isolation import run_in_child
 from tooldeck.execution.lookup import ToolIndex
 from tooldeck.execution.nested import ToolCaller
 from tooldeck.execution.policy import Approver, CallApprovals, ChainPolicy, Grants, Policy
+from tooldeck.execution.result_text import ResultNotText
 from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
 from tooldeck.execution.runner import CancelToken, HandlerRaised, LazyEvent, run_sync
 from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.home import tooldeck_home
-from tooldeck.text import utf8_safe
+from tooldeck.text import describe_exception
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
 
@@ -229,6 +230,10 @@ class Executor:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
+            running = False  # run below, outside the handler: tracebacks must not chain this error
+        else:
+            running = True
+        if not running:
             return asyncio.run(self.execute(calls, state=state, cancel=cancel))
         out: list[list[ToolResult]] = []
 
@@ -368,7 +373,6 @@ class Executor:
         context = self._context(vc, batch, cancel_event) if plan.needs_context else None
         try:
             value = await self._invoke(vc, plan, context, cancel_event, batch)
-            shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
         except _TimedOut:
             return self._failed(vc.id, _timeout_envelope(tool, plan), started)
         except _Blocked as blocked:
@@ -396,6 +400,15 @@ class Executor:
             # that gets here came from the tool's code, not from the user (a real Ctrl-C reaches
             # the event loop as a cancellation).
             return self._crashed(vc, started, exc)
+        try:
+            shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
+        except Exception as exc:  # boundary: a returned value's own str() or JSON form may raise anything
+            why = str(exc) if isinstance(exc, ResultNotText) else describe_exception(exc)
+            message = (
+                f"tool {tool.name!r} ran, but returned a value that cannot be turned into text "
+                f"({type(value).__name__}): {why}"
+            )
+            return self._failed(vc.id, ErrorEnvelope("tool_error", message, tool.name, False), started)
         if shaped.spilled is not None:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
@@ -420,7 +433,7 @@ class Executor:
         except Exception as exc:  # boundary: a policy or approver bug must fail closed, not crash the run
             log.warning("policy failed for %s (%s)", vc.name, vc.id, exc_info=True)
             return ErrorEnvelope(
-                "denied", f"the policy check failed ({type(exc).__name__}: {exc}); not run", vc.name
+                "denied", f"the policy check failed ({describe_exception(exc)}); not run", vc.name
             )
 
     async def _invoke(
@@ -500,9 +513,7 @@ class Executor:
     def _crashed(self, vc: ValidatedCall, started: float, exc: BaseException) -> ToolResult:
         original = exc.original if isinstance(exc, HandlerRaised) else exc
         trace = "".join(traceback.format_exception(original))
-        text = utf8_safe(str(original))
-        exc_line = f"{type(original).__name__}: {text}" if text else type(original).__name__
-        message = f"tool {vc.name!r} failed: {exc_line}"
+        message = f"tool {vc.name!r} failed: {describe_exception(original)}"
         return self._finished(error_result(vc.id, vc.name, "tool_error", message), started, trace)
 
     def _finished(self, result: ToolResult, started: float, trace: str | None = None) -> ToolResult:

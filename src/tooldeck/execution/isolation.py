@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tooldeck.errors import ToolError
+from tooldeck.text import describe_exception, exception_text
 
 # How often the parent looks at the cancel event while it waits for the child.
 _POLL_S = 0.05
@@ -76,7 +77,7 @@ def _sendable(value: Any) -> Any:
         pickle.dumps(value)
         return value
     except Exception:  # boundary: an unpicklable result travels as its text
-        from tooldeck.execution.results import to_text
+        from tooldeck.execution.result_text import to_text
 
         return to_text(value)
 
@@ -87,9 +88,8 @@ def _sendable_error(exc: BaseException) -> Exception:
             pickle.loads(pickle.dumps(exc))
             return exc
         except Exception:  # boundary: a ToolError subclass that does not pickle
-            return ToolError(str(exc), type=exc.type, retryable=exc.retryable)
-    text = str(exc)
-    return RuntimeError(f"{type(exc).__name__}: {text}" if text else type(exc).__name__)
+            return ToolError(exception_text(exc), type=exc.type, retryable=exc.retryable)
+    return RuntimeError(describe_exception(exc))
 
 
 def _collect(read_fd: int, pid: int, cancel: threading.Event | None) -> bytes:

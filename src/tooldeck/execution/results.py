@@ -1,7 +1,7 @@
 """Shaping what a handler returned into the text the model reads.
 
-- Plain strings pass through; other values become JSON; `ToolOutput` carries state updates
-  and interrupts.
+- Plain strings pass through; other values become JSON by the rule in `result_text`;
+  `ToolOutput` carries state updates and interrupts.
 - Over the tool's `max_result_chars` the text is cut, with a marker saying how much was shown,
   and the full text is kept in the session's spill area, readable in pages with `read_result`.
 - Output of `open_world` tools (web, MCP) is framed as untrusted content, so the model reads
@@ -17,12 +17,13 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from tooldeck.errors import TooldeckError
 from tooldeck.execution.events import log
+from tooldeck.execution.result_text import to_text
 from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
-from tooldeck.text import json_dumps, utf8_safe
+from tooldeck.text import exception_text, utf8_safe
 from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
@@ -40,28 +41,8 @@ def error_result(call_id: str, tool: str, kind: ErrorType, message: str, *, retr
 
 
 def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -> ToolResult:
-    return error_result(call_id, tool, exc.type, str(exc), retryable=exc.retryable, duration_s=duration_s)
-
-
-def to_text(value: Any) -> str:
-    """A handler's plain return value as text: strings as they are, everything else as JSON
-    (always valid JSON: a NaN or infinite number is written as null, see `json_dumps`)."""
-    kind = type(value)
-    if kind is str:  # the common case first; `type(...) is` does not narrow for mypy, hence cast
-        return cast(str, value)
-    if kind is int:
-        return str(value)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    dump = getattr(value, "model_dump_json", None)
-    if callable(dump):
-        return str(dump())
-    try:
-        return json_dumps(value, ensure_ascii=False)  # NaN and Infinity as null: valid JSON
-    except (TypeError, ValueError):
-        return str(value)
+    message = exception_text(exc)
+    return error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from tooldeck.errors import SourceError
+from tooldeck.text import describe_exception
 
 # Seconds an import of user code may take before tooldeck gives up on it
 # ($TOOLDECK_IMPORT_TIMEOUT_S changes it).
@@ -70,5 +71,4 @@ def describe(exc: BaseException) -> str:
         return f"SyntaxError: {exc.msg}{where}"
     if isinstance(exc, KeyboardInterrupt):
         return "it raised KeyboardInterrupt while being imported"
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return describe_exception(exc)

@@ -13,7 +13,7 @@ from typing import Any
 import anthropic
 
 from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object, unique_ids
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -25,7 +25,6 @@ from tooldeck.agent.models.base import (
     error_detail,
     retry_after,
 )
-from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.errors import ModelError

@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, unique_ids
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -51,19 +51,6 @@ def chat_messages(system: str | None, messages: list[Message] | tuple[Message, .
             out.append(item)
         else:
             out.append({"role": m.role, "content": m.content})
-    return out
-
-
-def unique_ids(calls: list[ToolCall], prefix: str) -> list[ToolCall]:
-    """Give every call a non-empty id no other call in the reply has (some local servers omit them)."""
-    seen: set[str] = set()
-    out = []
-    for i, c in enumerate(calls):
-        cid = c.id
-        if not cid or cid in seen:
-            cid = f"{prefix}_{i}_{len(seen)}"
-        seen.add(cid)
-        out.append(c if cid == c.id else ToolCall(id=cid, name=c.name, arguments=c.arguments))
     return out
 
 

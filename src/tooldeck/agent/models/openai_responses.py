@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, unique_ids
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -20,7 +20,6 @@ from tooldeck.agent.models.base import (
     SdkModel,
     client_options,
 )
-from tooldeck.agent.models.openai_chat import unique_ids
 from tooldeck.agent.models.openai_errors import translate_openai_error
 from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
