@@ -69,9 +69,9 @@ def store(raw: bytes, base_dir: str, env: dict[str, str | None], config: Config)
             fh.write(blob)
         os.replace(tmp, folder / _key(raw, base_dir))
     except OSError as exc:
-        import logging
+        from tooldeck.logs import get_logger
 
-        logging.getLogger("tooldeck.config").debug("config cache not written: %s", exc)
+        get_logger("tooldeck.config").debug("config cache not written: %s", exc)
 
 
 def _key(raw: bytes, base_dir: str) -> str:

@@ -172,10 +172,10 @@ class SessionStore:
 
     def _rebuild_index(self) -> None:
         """The search index was lost (dropped or never built): build it again from the messages."""
-        import logging
+        from tooldeck.logs import get_logger
 
         self._db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
-        logging.getLogger("tooldeck.sessions").warning(
+        get_logger("tooldeck.sessions").warning(
             "the search index of %s was missing; rebuilt it from the stored messages", self.path
         )
 

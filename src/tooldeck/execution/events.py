@@ -9,16 +9,17 @@ A tool's traceback travels in the `finished` event of a `tool_error`, never to t
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from tooldeck.logs import get_logger
+
 EventKind = Literal["started", "validated", "policy", "finished", "spilled", "duplicate_id"]
 
-log = logging.getLogger("tooldeck.execution")
+log = get_logger("tooldeck.execution")
 
 
 @dataclass(frozen=True, slots=True)

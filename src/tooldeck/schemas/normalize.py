@@ -85,9 +85,11 @@ def normalize_parameters(schema: Mapping[str, Any], *, tool: str = "<tool>") -> 
     out = NormalizedSchema(body)
     out.notes = tuple(walk.notes)
     if walk.notes:
-        import logging  # only when something was rewritten: logging costs ~3 ms to import
+        from tooldeck.logs import (
+            get_logger,  # only when something was rewritten: logging costs ~3 ms to import
+        )
 
-        logging.getLogger("tooldeck.schemas").warning(
+        get_logger("tooldeck.schemas").warning(
             "tool %r: parameters schema normalised: %s", tool, "; ".join(walk.notes)
         )
     return out

@@ -35,8 +35,10 @@ class SessionScope:
             try:
                 await closer()
             except Exception as exc:  # boundary: a tool's clean-up may fail in any way
-                import logging  # only on failure: logging costs milliseconds at start-up
+                from tooldeck.logs import (
+                    get_logger,  # only on failure: logging costs milliseconds at start-up
+                )
 
-                logging.getLogger("tooldeck.tools").warning(
+                get_logger("tooldeck.tools").warning(
                     "closing %s of session %s failed: %s", key, self.session_id, exc
                 )

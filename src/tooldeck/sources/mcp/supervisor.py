@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.errors import ToolError, ToolUnavailableError
+from tooldeck.logs import get_logger
 from tooldeck.sources.base import ChangeKind
 from tooldeck.sources.mcp.connection import Connection, McpRequestError, TransportFailure, describe
 from tooldeck.sources.mcp.settings import ServerSpec
@@ -34,7 +34,7 @@ from tooldeck.sources.mcp.settings import ServerSpec
 if TYPE_CHECKING:
     import mcp_types
 
-log = logging.getLogger("tooldeck.mcp")
+log = get_logger("tooldeck.mcp")
 State = Literal["connecting", "ready", "degraded", "reconnecting", "failed", "disabled", "closed"]
 USABLE: frozenset[str] = frozenset({"ready", "degraded"})
 
