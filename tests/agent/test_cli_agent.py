@@ -386,6 +386,11 @@ def test_a_run_without_an_answer_exits_1_and_says_why(scripted_server: ScriptedS
     scripted_server.add(Turn(text=""))
     empty = tooldeck(project, "run", "go", "--model", "m", "--base-url", url)
     assert empty.returncode == 1 and "without an answer" in empty.stderr and empty.stdout == ""
+    session = empty.stderr.split("tooldeck: session ")[1].split()[0]
+    listed = json.loads(tooldeck(project, "sessions", "list", "--json").stdout)
+    assert [s["status"] for s in listed if s["id"] == session] == ["no_answer"]  # stored as it ended
+    shown = tooldeck(project, "sessions", "show", session)
+    assert f"ask again with: tooldeck run --resume {session}" in " ".join(shown.stdout.split())
     scripted_server.add(Turn(text="fine"))
     ok = tooldeck(project, "run", "go", "--model", "m", "--base-url", url)
     assert ok.returncode == 0 and ok.stdout.strip() == "fine"

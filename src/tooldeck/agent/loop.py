@@ -202,7 +202,9 @@ class AgentLoop:
     def _finish(
         self, convo: Conversation, status: TurnStatus, text: str, iteration: int, usage: Usage
     ) -> TurnResult:
-        self._save(convo, status)
+        # A turn that ended without a word of answer is stored as such, so it can be found and
+        # resumed; the result's status stays "done" (the model did end its turn).
+        self._save(convo, "no_answer" if status == "done" and not text.strip() else status)
         self.events(TurnFinished(status, text, iteration, usage))
         return TurnResult(status, text, iteration, usage, None, convo.session_id)
 

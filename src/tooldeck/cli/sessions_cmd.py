@@ -133,6 +133,10 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         con.print(f"[yellow]waiting for an answer to:[/] {_shown(str(s.interrupt.get('question', '')))}")
     elif s.status == "cancelled":
         con.print(f"[yellow]stopped before the turn ended; continue it with:[/] tooldeck run --resume {s.id}")
+    elif s.status == "no_answer":
+        con.print(
+            f"[yellow]the model ended the turn without an answer; ask again with:[/] tooldeck run --resume {s.id}"
+        )
 
 
 def search_command(query: str, limit: int, config: Path | None, as_json: bool) -> None:
