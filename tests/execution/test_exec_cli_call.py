@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -208,7 +209,16 @@ def test_a_cut_result_can_be_paged_by_a_later_call(tmp_path: Path) -> None:
     full = "".join(f"row {i}\n" for i in range(100))
     assert page.stdout.startswith(full[50:64] + "\n\n[characters 50-64 of 690"), page.stdout
     assert "result truncated" not in page.stdout  # pages are never cut again
-    assert list((tmp_path / "state" / "spill" / "cli").glob("*.txt"))
+    kept = list((tmp_path / "state" / "spill" / "cli").glob("*.txt"))
+    assert kept
+    # A day later, the next call removes what the earlier ones kept: nothing else ever would.
+    day_old = time.time() - 25 * 3600
+    for path in kept:
+        os.utime(path, (day_old, day_old))
+    later = tooldeck("call", "big", "--config", str(cfg), cwd=tmp_path)
+    assert later.returncode == 0
+    remaining = list((tmp_path / "state" / "spill" / "cli").glob("*.txt"))
+    assert len(remaining) == 1 and remaining[0] not in kept
 
 
 def test_ctrl_c_cancels_the_call_and_exits_130_at_once(tmp_path: Path) -> None:

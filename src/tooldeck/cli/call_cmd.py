@@ -29,6 +29,9 @@ from tooldeck.cli.common import (
 )
 from tooldeck.text import for_terminal
 
+# Cut results of `tooldeck call` stay readable by a later `tooldeck call read_result` this long.
+KEEP_CUT_RESULTS_S = 24 * 3600
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="the tool to call, exactly as the model would name it")
@@ -83,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     executor = deck.executor(platform=args.platform, approver=approver, session_id="cli", direct=True)
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
     [result] = executor.execute_sync([ToolCall(call_id, args.name, arguments)])
+    executor.spill.prune(older_than_s=KEEP_CUT_RESULTS_S)
     if args.as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
         print_json({"ok": result.ok, "content": result.content, "error": error})

@@ -170,6 +170,28 @@ class SpillStore:
                 raise ToolError(f"no kept result with id {result_id!r}", retryable=True)
             return fh.read().decode("utf-8", errors="replace")
 
+    def prune(self, *, older_than_s: float) -> int:
+        """Remove kept results not written for `older_than_s` seconds; how many went. For a
+        folder shared by one-off runs (`tooldeck call`), which no session ever cleans up."""
+        import time
+
+        from tooldeck.fs import Refused
+
+        removed = 0
+        cutoff = time.time() - older_than_s
+        with self._lock:
+            try:
+                folder = self._open()
+                for entry in folder.listdir(()):
+                    if entry.kind != "file" or not entry.name.endswith(".txt"):
+                        continue
+                    if folder.stat((entry.name,)).st_mtime < cutoff:
+                        folder.unlink((entry.name,))
+                        removed += 1
+            except (OSError, Refused, TooldeckError) as exc:
+                log.debug("could not prune kept results: %s", exc)
+        return removed
+
     def _known(self) -> list[str]:
         from tooldeck.fs import Refused
 
