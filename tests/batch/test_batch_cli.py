@@ -107,6 +107,25 @@ def test_a_worker_killed_mid_item_gets_the_item_retried_once_then_recorded_as_er
     assert "retried after a worker died" in done.stdout
 
 
+def test_an_item_that_shared_a_dying_worker_is_retried_alone_and_succeeds(project: Path) -> None:
+    # Two items, so the first worker ready takes both: d1 kills it while o1 is still waiting
+    # for the model. Each is then retried alone; only d1 dies again.
+    steps = {"poison": [("die_always", {})], "innocent": [("add", {"a": 1, "b": 2})]}
+    write_items(project / "in.jsonl", [{"id": "d1", "prompt": "poison"}, {"id": "o1", "prompt": "innocent"}])
+    with ScriptedServer(responder=by_prompt(steps), latency_s=0.3) as server:
+        done = run_batch_cli(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "2"
+        )
+    assert done.returncode == 0, done.stderr  # every item got its line
+    results = {r["id"]: r for r in read_results(project / "out.jsonl")}
+    assert results["o1"]["status"] == "ok" and results["o1"]["attempts"] == 2, results["o1"]
+    assert results["o1"]["text"] == "answer: innocent"
+    poison = results["d1"]
+    assert poison["status"] == "error" and poison["attempts"] == 2
+    assert "died (killed by SIGKILL) while running this item" in poison["error"]
+    assert poison["worker"] != results["o1"]["worker"]
+
+
 def test_sigkill_of_the_runner_loses_no_finished_item_and_resume_completes_the_rest(project: Path) -> None:
     ids = [f"k{i}" for i in range(40)]
     write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in ids])
