@@ -107,6 +107,25 @@ def test_a_worker_killed_mid_item_gets_the_item_retried_once_then_recorded_as_er
     assert "retried after a worker died" in done.stdout
 
 
+def test_an_item_that_shared_a_dying_worker_is_retried_alone_and_succeeds(project: Path) -> None:
+    # Two items, so the first worker ready takes both: d1 kills it while o1 is still waiting
+    # for the model. Each is then retried alone; only d1 dies again.
+    steps = {"poison": [("die_always", {})], "innocent": [("add", {"a": 1, "b": 2})]}
+    write_items(project / "in.jsonl", [{"id": "d1", "prompt": "poison"}, {"id": "o1", "prompt": "innocent"}])
+    with ScriptedServer(responder=by_prompt(steps), latency_s=0.3) as server:
+        done = run_batch_cli(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "2"
+        )
+    assert done.returncode == 0, done.stderr  # every item got its line
+    results = {r["id"]: r for r in read_results(project / "out.jsonl")}
+    assert results["o1"]["status"] == "ok" and results["o1"]["attempts"] == 2, results["o1"]
+    assert results["o1"]["text"] == "answer: innocent"
+    poison = results["d1"]
+    assert poison["status"] == "error" and poison["attempts"] == 2
+    assert "died (killed by SIGKILL) while running this item" in poison["error"]
+    assert poison["worker"] != results["o1"]["worker"]
+
+
 def test_sigkill_of_the_runner_loses_no_finished_item_and_resume_completes_the_rest(project: Path) -> None:
     ids = [f"k{i}" for i in range(40)]
     write_items(project / "in.jsonl", [{"id": i, "prompt": f"p {i}"} for i in ids])
@@ -170,6 +189,46 @@ def test_usage_errors_exit_2(project: Path) -> None:
         platform = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere")
         assert platform.returncode == 2 and "nowhere" in platform.stderr
     assert not server.requests
+
+
+def test_an_output_that_is_a_link_or_a_foreign_file_is_refused_before_any_work(project: Path) -> None:
+    write_items(project / "in.jsonl", [{"id": "s0", "prompt": "x"}])
+    (project / "dangle.jsonl").symlink_to(project / "nowhere.jsonl")
+    victim = project / "victim.txt"
+    victim.write_text('victim\n{"id": "s0", "status": "ok"}\n')
+    with ScriptedServer() as server:
+        link = run_batch_cli(server, project, "in.jsonl", "--out", "dangle.jsonl")
+        assert link.returncode == 2, link.stderr
+        assert "dangle.jsonl is a symbolic link" in link.stderr and "finished" not in link.stderr
+        for resume in ([], ["--resume"]):
+            foreign = run_batch_cli(server, project, "in.jsonl", "--out", "victim.txt", *resume)
+            assert foreign.returncode == 2, foreign.stderr
+            assert "is not a tooldeck results file (line 1 is not a result line: 'victim')" in foreign.stderr
+            assert "crash" not in foreign.stderr and "already holds" not in foreign.stderr
+    assert not server.requests and not (project / "nowhere.jsonl").exists()
+    assert victim.read_text() == 'victim\n{"id": "s0", "status": "ok"}\n'
+
+
+def test_a_run_that_fails_before_any_item_finishes_claims_no_finished_items(project: Path) -> None:
+    # The tools load in the runner (so the config passes) but not in the worker processes.
+    (project / "driver_only_tools.py").write_text(
+        "import sys\n"
+        "if sys.argv[0].endswith('pool_worker.py'):\n"
+        "    raise ImportError('these tools refuse to load in a worker')\n"
+        "from tooldeck import tool\n\n\n"
+        "@tool(toolset='math')\n"
+        "def mul(a: int, b: int) -> int:\n"
+        '    """Multiply."""\n'
+        "    return a * b\n"
+    )
+    config = project / "tooldeck.yaml"
+    config.write_text(config.read_text().replace("tools:\n", 'tools:\n  - {use: "driver_only_tools:mul"}\n'))
+    write_items(project / "in.jsonl", [{"id": "a", "prompt": "x"}])
+    with ScriptedServer() as server:
+        done = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "1")
+    assert done.returncode == 1, done.stderr
+    assert "the batch failed" in done.stderr and "refuse to load in a worker" in done.stderr
+    assert "no item finished" in done.stderr and "finished item(s) are in" not in done.stderr
 
 
 def test_ctrl_c_stops_the_run_at_once_keeps_finished_items_and_ends_the_workers(project: Path) -> None:

@@ -64,7 +64,7 @@ def result(item_id: str | int, status: Status = "ok") -> ItemResult:
     return ItemResult(item_id, status, text="t", tool_calls=(ToolCallRecord("read_file", "denied"),))
 
 
-def test_writer_appends_one_line_per_result_and_closes_a_torn_last_line(tmp_path: Path) -> None:
+def test_writer_appends_one_line_per_result_and_cuts_a_torn_last_line(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     with ResultWriter(out) as writer:
         writer.write(result("a"))
@@ -74,11 +74,67 @@ def test_writer_appends_one_line_per_result_and_closes_a_torn_last_line(tmp_path
     with ResultWriter(out) as writer:
         writer.write(result(2, "timeout"))
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 3 and lines[1] == '{"id": "b", "stat'
-    last = json.loads(lines[2])
+    assert len(lines) == 2 and json.loads(lines[0])["id"] == "a"
+    last = json.loads(lines[1])
     assert last["id"] == 2 and last["status"] == "timeout"
     assert last["tool_calls"] == [{"name": "read_file", "error": "denied"}]
-    assert finished_ids(out) == ({'"a"', "2"}, 1)
+    assert finished_ids(out) == ({'"a"', "2"}, 0)
+
+
+def test_a_whole_last_line_without_its_newline_counts_and_gets_one(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps(result("a").to_json()), encoding="utf-8")
+    assert finished_ids(out) == ({'"a"'}, 0)
+    with ResultWriter(out) as writer:
+        writer.write(result("b"))
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "victim\n" + json.dumps(result("s0").to_json()) + "\n",  # a foreign first line
+        json.dumps(result("s0").to_json()) + '\n{"id": "b", "stat\n',  # a cut line that is not the last
+        json.dumps({"id": "x", "prompt": "an input line, not a result"}) + "\n",
+        "\n",
+        "just some notes",  # a last line without newline that is no result's start
+    ],
+)
+def test_a_file_that_is_not_a_results_file_is_refused_and_left_alone(tmp_path: Path, text: str) -> None:
+    src = write_lines(tmp_path / "in.jsonl", [json.dumps({"id": "s0", "prompt": "p"})])
+    out = tmp_path / "victim.txt"
+    out.write_text(text, encoding="utf-8")
+    for resume in (False, True):
+        with pytest.raises(BatchInputError, match=r"is not a tooldeck results file.*line"):
+            plan_batch(BatchOptions(src, out, resume=resume))
+    assert out.read_text(encoding="utf-8") == text
+
+
+def test_the_writer_refuses_to_append_after_a_foreign_last_line(tmp_path: Path) -> None:
+    out = tmp_path / "notes.txt"
+    out.write_text("just some notes", encoding="utf-8")
+    with pytest.raises(OSError, match="not a tooldeck results file"):
+        ResultWriter(out)
+    assert out.read_text(encoding="utf-8") == "just some notes"
+
+
+def test_plan_refuses_an_output_that_is_a_link_or_not_a_regular_file(tmp_path: Path) -> None:
+    src = write_lines(tmp_path / "in.jsonl", [json.dumps({"id": 1, "prompt": "p"})])
+    dangling = tmp_path / "dangle.jsonl"
+    dangling.symlink_to(tmp_path / "nowhere.jsonl")
+    real = tmp_path / "real.jsonl"
+    real.write_text("")
+    linked = tmp_path / "link.jsonl"
+    linked.symlink_to(real)
+    for link in (dangling, linked):
+        with pytest.raises(BatchInputError, match="is a symbolic link"):
+            plan_batch(BatchOptions(src, link, resume=True))
+    with pytest.raises(BatchInputError, match="is not a regular file"):
+        plan_batch(BatchOptions(src, Path("/dev/null"), resume=True))
+    assert not (tmp_path / "nowhere.jsonl").exists()
+    with pytest.raises(OSError):
+        ResultWriter(dangling)  # the writer never follows a link either
+    assert not (tmp_path / "nowhere.jsonl").exists()
 
 
 def test_plan_refuses_a_full_output_without_resume_and_skips_done_ids_with_it(tmp_path: Path) -> None:

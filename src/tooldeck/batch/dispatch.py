@@ -1,8 +1,13 @@
 """The driver's book of a run, whatever the engine: what waits, what runs, what is done.
 
 Engines hand out the next item with `take`, report each result with `finished`, and report
-items whose worker died under them with `lost`: such an item goes back to the front of the
-queue once, then is recorded as an error. The book calls `on_result` once per item.
+items whose worker died under them with `lost`: such an item is run once more, then is recorded
+as an error. The book calls `on_result` once per item.
+
+A worker runs many items at once, so when it dies nobody knows which of them killed it. Each
+item it held is therefore retried *alone*: only an idle worker is given a retry, and nothing
+else joins it until it ends (see `runs_alone`). A second death is then the item's own doing,
+and the innocent items that shared the first worker with it succeed on their retry.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ class BatchEngine(Protocol):
 class Dispatch:
     def __init__(self, items: Iterable[BatchItem], *, on_result: Callable[[ItemResult], None]) -> None:
         self.pending: deque[Job] = deque((item, 1) for item in items)
+        self.retries: deque[Job] = deque()  # each runs alone on its worker
         self.total = len(self.pending)
         self.done = 0
         self.retried = 0
@@ -43,8 +49,16 @@ class Dispatch:
     def complete(self) -> bool:
         return self.done >= self.total
 
-    def take(self) -> Job | None:
+    def take(self, *, idle: bool) -> Job | None:
+        """The next job for a worker; `idle` says it runs nothing now. Only an idle worker gets
+        a retry (it is then busy until the retry ends: see `runs_alone`)."""
+        if idle and self.retries:
+            return self.retries.popleft()
         return self.pending.popleft() if self.pending else None
+
+    def give_back(self, job: Job) -> None:
+        """A job taken but never started (its worker was dying): first in line again."""
+        (self.retries if runs_alone(job) else self.pending).appendleft(job)
 
     def finished(self, result: ItemResult) -> None:
         self.done += 1
@@ -55,10 +69,15 @@ class Dispatch:
         item, attempt = job
         if attempt < MAX_ATTEMPTS:
             self.retried += 1
-            self.pending.appendleft((item, attempt + 1))
+            self.retries.append((item, attempt + 1))
             return
         message = f"{why}; the item was tried {attempt} times"
         self.finished(ItemResult.failed(item, message, attempts=attempt, worker=worker))
+
+
+def runs_alone(job: Job) -> bool:
+    """Whether `job` must have its worker to itself: it is a retry after a worker died."""
+    return job[1] > 1
 
 
 def describe_exit(code: int | None) -> str:

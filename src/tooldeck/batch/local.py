@@ -5,7 +5,7 @@ The driver (the `tooldeck batch` process) starts `workers` fresh Python processe
 files leaks into them, and no `__main__` module is imported again) and keeps exactly
 `concurrency` items in flight in each, so it always knows which items a worker holds. A worker that dies
 (a segfault, the OOM killer, a tool that kills its own process) is replaced, and the items it
-held are retried once (see `Dispatch.lost`). When the driver dies, even by SIGKILL, each
+held are retried once, each alone on a worker (see `Dispatch.lost`). When the driver dies, even by SIGKILL, each
 worker sees its pipe close and exits, abandoning its items: nothing keeps calling the model
 for a run nobody will record.
 
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
-from tooldeck.batch.dispatch import BatchRunError, Dispatch, Job, describe_exit
+from tooldeck.batch.dispatch import BatchRunError, Dispatch, Job, describe_exit, runs_alone
 from tooldeck.batch.items import id_key
 from tooldeck.batch.worker import WorkerSpec
 
@@ -87,13 +87,15 @@ class LocalEngine:
 
     def _fill(self, w: _Worker, dispatch: Dispatch) -> None:
         while w.ready and len(w.running) < self.spec.concurrency:
-            job = dispatch.take()
+            if any(runs_alone(job) for job in w.running.values()):
+                return
+            job = dispatch.take(idle=not w.running)
             if job is None:
                 return
             try:
                 w.conn.send(("item", job[0], job[1]))
             except OSError:
-                dispatch.pending.appendleft(job)  # it is dying; the sentinel will say so
+                dispatch.give_back(job)  # it is dying; the sentinel will say so
                 return
             w.running[job[0].key] = job
 

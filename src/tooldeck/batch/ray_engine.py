@@ -3,8 +3,8 @@
 Each worker is an async actor holding one `ItemRunner` (the deck loaded once, one model
 client) and running up to `concurrency` items at once; the driver keeps exactly that many
 calls in flight per actor, as the local engine does with its processes, so it knows which
-items an actor held when it died: those are retried once on a replacement actor, then
-recorded as errors. Results come back to the driver, which alone writes the output file.
+items an actor held when it died: each is retried once, alone on an idle actor, then
+recorded as an error. Results come back to the driver, which alone writes the output file.
 
 Without `--ray-address` a Ray instance is started for this run only and stopped at its end:
 no dashboard, no usage stats, bound to the loopback interface, its temp folder where
@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck.batch.dispatch import BatchRunError, Dispatch, Job
+from tooldeck.batch.dispatch import BatchRunError, Dispatch, Job, runs_alone
 from tooldeck.batch.items import BatchItem
 from tooldeck.batch.results import ItemResult
 from tooldeck.batch.worker import ItemRunner, WorkerSpec
@@ -68,9 +68,7 @@ class RayEngine:
         load = dict.fromkeys(actors, 0)
         while not dispatch.complete:
             for label, actor in actors.items():
-                while load[label] < self.spec.concurrency and (job := dispatch.take()) is not None:
-                    calls[actor.run.remote(job[0], job[1])] = (label, job)
-                    load[label] += 1
+                self._feed(label, actor, dispatch, calls, load)
             done, _ = ray.wait(list(calls), num_returns=1, timeout=POLL_S) if calls else ([], [])
             for ref in done:
                 label, job = calls.pop(ref)
@@ -78,6 +76,23 @@ class RayEngine:
                     load[label] -= 1
                 self._collect(ray, ref, label, job, dispatch, actors, load, remote)
             tick()
+
+    def _feed(
+        self,
+        label: str,
+        actor: Any,
+        dispatch: Dispatch,
+        calls: dict[Any, tuple[str, Job]],
+        load: dict[str, int],
+    ) -> None:
+        """Give the actor jobs up to its concurrency; a retry runs alone on an idle actor."""
+        if any(owner == label and runs_alone(job) for owner, job in calls.values()):
+            return
+        while load[label] < self.spec.concurrency and (job := dispatch.take(idle=load[label] == 0)):
+            calls[actor.run.remote(job[0], job[1])] = (label, job)
+            load[label] += 1
+            if runs_alone(job):
+                return
 
     def _collect(
         self,

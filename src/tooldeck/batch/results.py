@@ -7,14 +7,16 @@
 `status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
 question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed). Each line
 is written with one `write` to a file opened for appending, so a crash of the runner loses no
-finished item and leaves at most one torn line at the end, which `finished_ids` ignores and
-the next run closes before it appends.
+finished item and leaves at most one torn line at the end: the start of a result line with no
+newline after it, which `finished_ids` ignores and the next run cuts off before it appends.
+Any other line that is not a result object means the file is something else, and is refused.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,22 +82,63 @@ class ItemResult:
         return cls(item.id, "error", error=message, attempts=attempts, worker=worker, metadata=item.metadata)
 
 
+class NotResultsFile(ValueError):
+    """A file that holds something other than tooldeck batch result lines."""
+
+
+STATUSES = ("ok", "error", "timeout")
+RESULT_START = b'{"id":'  # how every result line begins, so also a line cut mid-write
+
+
 def finished_ids(path: Path) -> tuple[set[str], int]:
-    """The id keys already in a results file, and how many of its lines could not be read."""
+    """The id keys already in a results file, and 1 when its last line was cut by a crash (else 0).
+    Raises `NotResultsFile` naming the first line that is neither a result nor such a remnant."""
     done: set[str] = set()
-    unreadable = 0
     if not path.exists():
         return done, 0
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for text in fh:
-            if not text.strip():
-                continue
-            try:
-                data = json.loads(text)
-                done.add(id_key(data["id"]))
-            except (ValueError, KeyError, TypeError):
-                unreadable += 1
-    return done, unreadable
+    with open(path, "rb") as fh:
+        for number, raw in enumerate(fh, 1):
+            key = _result_key(raw)
+            if key is not None:
+                done.add(key)  # a whole last line may lack only its newline
+            elif raw.endswith(b"\n") or not raw.startswith(RESULT_START):
+                raise NotResultsFile(f"line {number} is not a result line: {_shown(raw)}")
+            else:
+                return done, 1  # the last line, cut by a crash
+    return done, 0
+
+
+def _result_key(raw: bytes) -> str | None:
+    """The id key of a result line; None when the line is not one."""
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or value.get("status") not in STATUSES:
+        return None
+    item_id = value.get("id")
+    if isinstance(item_id, bool) or not isinstance(item_id, str | int):
+        return None
+    return id_key(item_id)
+
+
+def _last_line_start(path: Path, size: int, chunk: int = 65536) -> int:
+    """Where the text after the file's last newline begins (`size` when it ends with one)."""
+    with open(path, "rb") as fh:
+        end = size
+        while end > 0:
+            begin = max(0, end - chunk)
+            fh.seek(begin)
+            found = fh.read(end - begin).rfind(b"\n")
+            if found >= 0:
+                return begin + found + 1
+            end = begin
+    return 0
+
+
+def _shown(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace").rstrip("\r\n")
+    return repr(text[:60] + ("..." if len(text) > 60 else ""))
 
 
 class ResultWriter:
@@ -103,19 +146,32 @@ class ResultWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # Never through a symbolic link; a file that is not a regular one is refused below.
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         self.written = 0
-        self._close_torn_line()
+        try:
+            self._mend_last_line()
+        except BaseException:
+            self.close()
+            raise
 
-    def _close_torn_line(self) -> None:
+    def _mend_last_line(self) -> None:
+        """Cut a result line torn by a crash; end a whole last line that lacks its newline."""
+        if not stat.S_ISREG(os.fstat(self._fd).st_mode):
+            raise OSError(f"{self.path} is not a regular file")
         size = os.fstat(self._fd).st_size
-        if size == 0:
-            return
+        start = _last_line_start(self.path, size)
         with open(self.path, "rb") as fh:
-            fh.seek(size - 1)
-            last = fh.read(1)
-        if last != b"\n":
-            os.write(self._fd, b"\n")  # a line torn by a crash stays alone on its line
+            fh.seek(start)
+            tail = fh.read()
+        if not tail:
+            return
+        if _result_key(tail) is not None:
+            os.write(self._fd, b"\n")
+        elif tail.startswith(RESULT_START):
+            os.ftruncate(self._fd, start)  # its item was not finished: it runs again
+        else:
+            raise OSError(f"{self.path} is not a tooldeck results file")
 
     def write(self, result: ItemResult) -> None:
         line = json_dumps(result.to_json(), ensure_ascii=False) + "\n"  # NaN in metadata: null

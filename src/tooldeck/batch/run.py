@@ -21,14 +21,15 @@ from typing import Literal
 from tooldeck.batch.dispatch import BatchEngine, BatchRunError, Dispatch
 from tooldeck.batch.items import BatchItem, InputProblem, read_items
 from tooldeck.batch.progress import BatchSummary, Progress
-from tooldeck.batch.results import ItemResult, ResultWriter, finished_ids
+from tooldeck.batch.results import ItemResult, NotResultsFile, ResultWriter, finished_ids
 from tooldeck.batch.worker import WorkerSpec
 
 Engine = Literal["local", "ray"]
 
 
 class BatchInputError(ValueError):
-    """The run cannot start as asked: a missing input, an output that is a folder or already full."""
+    """The run cannot start as asked: a missing input, an output that is a folder, a link, another
+    kind of file or already full."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,17 +66,19 @@ def plan_batch(options: BatchOptions) -> BatchPlan:
     """Read the input and what the output already holds; decide what to run."""
     if not options.input.is_file():
         raise BatchInputError(f"input {options.input} is not a file")
-    if options.out.exists() and options.out.resolve() == options.input.resolve():
-        raise BatchInputError("--out must not be the input file")
-    if options.out.is_dir():
-        raise BatchInputError(f"--out {options.out} is a folder; give a file path")
-    if not options.out.parent.is_dir():
-        raise BatchInputError(f"--out {options.out}: folder {options.out.parent} does not exist")
+    _check_out(options.out, options.input)
     try:
         items, problems = read_items(options.input)
     except OSError as exc:
         raise BatchInputError(f"cannot read {options.input}: {exc.strerror or exc}") from None
-    done, unreadable = finished_ids(options.out)
+    try:
+        done, unreadable = finished_ids(options.out)
+    except NotResultsFile as exc:
+        raise BatchInputError(
+            f"--out {options.out} is not a tooldeck results file ({exc}); choose another file"
+        ) from None
+    except OSError as exc:
+        raise BatchInputError(f"cannot read {options.out}: {exc.strerror or exc}") from None
     if (done or unreadable) and not options.resume:
         raise BatchInputError(
             f"--out {options.out} already holds {len(done)} result(s); pass --resume to run only the "
@@ -83,6 +86,23 @@ def plan_batch(options: BatchOptions) -> BatchPlan:
         )
     todo = [item for item in items if item.key not in done]
     return BatchPlan(options, todo, len(items), len(items) - len(todo), problems, unreadable)
+
+
+def _check_out(out: Path, input_path: Path) -> None:
+    """The output must be a regular file, or a path where one can be made; never a link."""
+    if out.is_symlink():
+        raise BatchInputError(
+            f"--out {out} is a symbolic link; give the path of a regular file (results are not "
+            "written through links)"
+        )
+    if out.is_dir():
+        raise BatchInputError(f"--out {out} is a folder; give a file path")
+    if out.exists() and not out.is_file():
+        raise BatchInputError(f"--out {out} is not a regular file; give a file path")
+    if out.exists() and out.resolve() == input_path.resolve():
+        raise BatchInputError("--out must not be the input file")
+    if not out.parent.is_dir():
+        raise BatchInputError(f"--out {out}: folder {out.parent} does not exist")
 
 
 def run_batch(

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         summary = run_batch(plan, spec, progress=progress)
     except BatchRunError as exc:
-        fail(f"the batch failed: {exc}; finished items are in {options.out} (continue with --resume)", 1)
+        fail(f"the batch failed: {exc}; {_kept(progress.done, plan.skipped, options.out)}", 1)
     except KeyboardInterrupt:
         raise CliError(
             f"interrupted; {progress.done} finished item(s) are in {options.out} (continue with --resume)",
@@ -100,6 +100,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         emit(for_terminal(f"tooldeck batch: {summary.line()}; results in {options.out}"))
     return 0 if summary.ran == len(plan.items) else 1
+
+
+def _kept(done: int, skipped: int, out: Path) -> str:
+    """What a failed run leaves in its output, said truthfully."""
+    if done:
+        return f"{done} finished item(s) are in {out} (continue with --resume)"
+    if skipped:
+        return f"no item finished in this run; {out} still holds its {skipped} earlier result(s)"
+    return "no item finished"
 
 
 def _options(args: argparse.Namespace) -> BatchOptions:
@@ -134,8 +143,8 @@ def _plan(options: BatchOptions) -> BatchPlan:
         )
     if plan.unreadable_output_lines:
         print(
-            f"tooldeck: {plan.unreadable_output_lines} line(s) of {options.out} could not be read "
-            "(a write cut by a crash); their items run again",
+            f"tooldeck: the last line of {options.out} was cut by a crash; it is removed and its "
+            "item runs again",
             file=sys.stderr,
         )
     return plan
