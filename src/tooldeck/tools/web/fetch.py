@@ -12,32 +12,19 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from tooldeck.errors import ToolError
+from tooldeck.tools.web.body import ACCEPT_ENCODING, read_capped
+from tooldeck.tools.web.failures import FailureKind, FetchError
 from tooldeck.tools.web.guard import AddressDenied, NetworkPolicy
 
 if TYPE_CHECKING:
     import httpx
 
-FailureKind = Literal[
-    "denied", "timeout", "too_large", "http_status", "unsupported_type", "invalid_url", "network"
-]
+__all__ = ["FailureKind", "FetchError", "FetchLimits", "Fetched", "fetch", "new_client"]
+
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-
-
-class FetchError(Exception):
-    """One URL could not be fetched; `kind` says how."""
-
-    def __init__(self, kind: FailureKind, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.kind: FailureKind = kind
-        self.status = status
-
-    @property
-    def retryable(self) -> bool:
-        busy = self.status is not None and (self.status == 429 or self.status >= 500)
-        return self.kind in ("timeout", "network") or busy
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +117,7 @@ async def _follow(
                 reason = response.reason_phrase or ""
                 message = f"HTTP {response.status_code} {reason}".rstrip()
                 raise FetchError("http_status", message, status=response.status_code)
-            body = await _read_capped(response, limits.max_bytes)
+            body = await read_capped(response, limits.max_bytes)
         finally:
             await response.aclose()
         kind, _, params = (response.headers.get("content-type") or "").partition(";")
@@ -149,7 +136,7 @@ async def _send(
         addresses = await policy.resolve(url.host, port)
     except AddressDenied as exc:
         raise AddressDenied(f"{url}: {exc}") from None
-    headers = {"Host": url.netloc.decode("ascii"), "Accept": accept}
+    headers = {"Host": url.netloc.decode("ascii"), "Accept": accept, "Accept-Encoding": ACCEPT_ENCODING}
     extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
     last: httpx.ConnectError | None = None
     for address in addresses:
@@ -162,20 +149,6 @@ async def _send(
             last = exc
     assert last is not None
     raise last
-
-
-async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-        raise FetchError("too_large", f"the response is {int(declared)} bytes; the limit is {max_bytes}")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():  # decoded (gzip...), so a compression bomb is capped too
-        size += len(chunk)
-        if size > max_bytes:
-            raise FetchError("too_large", f"the response is larger than the limit of {max_bytes} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _checked_url(url: str) -> httpx.URL:
