@@ -192,6 +192,7 @@ class _Handler(BaseHTTPRequestHandler):
             ),
             "/doc.pdf": (tiny_pdf(), "application/pdf"),
             "/image.png": (tiny_png(), "image/png"),
+            "/broken.pdf": (b"%PDF-1.4 garbage", "application/pdf"),
             "/latin1": (
                 "<html><head><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e au caf\xe9 du port, servie chaque jour \xe0 midi pour les marins du port.</p></body></html>".encode(
                     "latin-1"

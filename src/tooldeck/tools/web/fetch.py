@@ -103,7 +103,8 @@ async def _follow(
         try:
             response = await _send(client, current, policy, accept)
         except AddressDenied as exc:
-            raise AddressDenied(f"redirected to {exc}" if hop else str(exc)) from None
+            # The caller names the URL asked for; a later hop's URL is named here.
+            raise AddressDenied(f"redirected to {current}: {exc}" if hop else str(exc)) from None
         try:
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location:
@@ -132,10 +133,7 @@ async def _send(
     import httpx
 
     port = url.port or (443 if url.scheme == "https" else 80)
-    try:
-        addresses = await policy.resolve(url.host, port)
-    except AddressDenied as exc:
-        raise AddressDenied(f"{url}: {exc}") from None
+    addresses = await policy.resolve(url.host, port)
     headers = {"Host": url.netloc.decode("ascii"), "Accept": accept, "Accept-Encoding": ACCEPT_ENCODING}
     extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
     last: httpx.ConnectError | None = None
@@ -159,11 +157,13 @@ def _checked_url(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url.strip())
     except httpx.InvalidURL as exc:
-        raise FetchError("invalid_url", f"invalid URL {url!r}: {exc}") from None
+        raise FetchError("invalid_url", f"invalid URL: {exc}") from None
+    if not parsed.scheme:
+        raise FetchError("invalid_url", "the URL has no scheme: only http and https URLs can be fetched")
     if parsed.scheme not in ("http", "https"):
-        raise FetchError("invalid_url", f"only http and https URLs can be fetched, got {url!r}")
+        raise FetchError("invalid_url", f"only http and https URLs can be fetched, not {parsed.scheme} URLs")
     if not parsed.host:
-        raise FetchError("invalid_url", f"URL {url!r} has no host")
+        raise FetchError("invalid_url", "the URL has no host")
     return parsed
 
 
