@@ -47,7 +47,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets", "tooldeck.skills"),
     ("tooldeck.assembly",),
     ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.disclosure"),
-    ("tooldeck.tools", "tooldeck.skills.tools"),
+    ("tooldeck.tools", "tooldeck.skills.tools", "tooldeck.skills.files"),
     ("tooldeck.agent",),
     ("tooldeck.deck", "tooldeck.serve", "tooldeck.batch"),
     ("tooldeck.cli",),

@@ -18,3 +18,11 @@ if not any(isinstance(h, logging.NullHandler) for h in _ROOT.handlers):
 def get_logger(name: str) -> logging.Logger:
     """The logger `name` (under "tooldeck")."""
     return logging.getLogger(name)
+
+
+def quiet_library(name: str) -> None:
+    """Keep library `name`'s log records off stderr unless the application configured logging:
+    a `NullHandler` stops Python's last-resort printing, and the records still propagate."""
+    logger = logging.getLogger(name)
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())

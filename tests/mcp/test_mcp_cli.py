@@ -35,13 +35,13 @@ def test_mcp_list_json(tmp_path: Path) -> None:
     assert time.monotonic() - started < 20
     listing = {s["name"]: s for s in json.loads(out.stdout)}
     assert list(listing) == ["good", "broken", "stuck", "off"]
-    assert set(listing["good"]) == {"name", "state", "tools", "error"}
+    assert set(listing["good"]) == {"name", "state", "tools", "error", "warnings"}
     assert listing["good"]["state"] == "ready" and listing["good"]["error"] is None
     assert "mcp__good__echo" in listing["good"]["tools"]
     assert listing["broken"]["state"] == "failed" and listing["broken"]["tools"] == []
     assert "exited with code 2: cannot start" in listing["broken"]["error"]
     assert listing["stuck"]["state"] == "failed" and "within 1.5 s" in listing["stuck"]["error"]
-    assert listing["off"] == {"name": "off", "state": "disabled", "tools": [], "error": None}
+    assert listing["off"] == {"name": "off", "state": "disabled", "tools": [], "error": None, "warnings": []}
 
 
 def test_mcp_list_table_and_config_errors(tmp_path: Path) -> None:

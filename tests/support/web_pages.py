@@ -12,6 +12,7 @@ import json
 import struct
 import threading
 import zlib
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -95,6 +96,31 @@ def tiny_pdf(text: str = "Hello from a PDF about tides", title: str = "Tide repo
     return out
 
 
+def gzip_bomb(expanded: int = 64_000_000) -> bytes:
+    """A small gzip body that inflates to `expanded` bytes of one repeated letter."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    parts = [packer.compress(b"<html><body><p>")]
+    block = b"A" * 1_000_000
+    parts += [packer.compress(block) for _ in range(expanded // len(block))]
+    return b"".join([*parts, packer.compress(b"</p></body></html>"), packer.flush()])
+
+
+def _gzip(data: bytes, wbits: int) -> bytes:
+    packer = zlib.compressobj(6, zlib.DEFLATED, wbits)
+    return packer.compress(data) + packer.flush()
+
+
+_PAGE = b"<html><head><title>Packed</title></head><body><p>Packed tide notes for Brest.</p></body></html>"
+ENCODED: dict[str, Callable[[], tuple[bytes, str]]] = {
+    "/gzip-bomb": lambda: (_BOMB, "gzip"),
+    "/gzip-page": lambda: (_gzip(_PAGE, 16 + zlib.MAX_WBITS) * 2, "gzip"),  # two gzip members
+    "/deflate-page": lambda: (_gzip(_PAGE, zlib.MAX_WBITS), "deflate"),
+    "/raw-deflate-page": lambda: (_gzip(_PAGE, -zlib.MAX_WBITS), "deflate"),
+    "/brotli-page": lambda: (b"not really brotli", "br"),
+}
+_BOMB = gzip_bomb()
+
+
 class WebSite:
     """The site; `other` (set by the test) is the URL of a second site to redirect to."""
 
@@ -166,6 +192,7 @@ class _Handler(BaseHTTPRequestHandler):
             ),
             "/doc.pdf": (tiny_pdf(), "application/pdf"),
             "/image.png": (tiny_png(), "image/png"),
+            "/broken.pdf": (b"%PDF-1.4 garbage", "application/pdf"),
             "/latin1": (
                 "<html><head><title>Caf\xe9</title></head><body><p>Cr\xe8me br\xfbl\xe9e au caf\xe9 du port, servie chaque jour \xe0 midi pour les marins du port.</p></body></html>".encode(
                     "latin-1"
@@ -222,6 +249,9 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             for _ in range(40):
                 self.wfile.write(b"y" * 1_000_000)
+        elif url.path in ENCODED:
+            body, encoding = ENCODED[url.path]()
+            self._send(200, body, html, {"Content-Encoding": encoding})
         elif url.path.startswith("/status/"):
             code = int(url.path.rsplit("/", 1)[1])
             self._send(code, b"<html><body>error page</body></html>", html)

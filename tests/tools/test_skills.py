@@ -89,10 +89,11 @@ def test_skill_files_stay_inside_the_skill_folder(skills: Path, tmp_path: Path) 
     d = deck(skills)
     cases = {
         "../tide-tables/SKILL.md": "contains '..'",
-        str(tmp_path / "secret.txt"): "outside the skill folder",
-        "leak.txt": "symlink that leads outside the skill folder",
+        str(tmp_path / "secret.txt"): "is not a path inside the skill's folder",
+        "leak.txt": "'leak.txt' leads outside the skill's folder through a symbolic link",
         "assets/logo.bin": "is a binary file",
-        "references/missing.md": "has no file 'references/missing.md'; its files: leak.txt, assets/logo.bin",
+        "references/missing.md": "there is no file 'references/missing.md'. Its files: assets/logo.bin, "
+        "references/guide.md, scripts/build.py (read one with skill_view(name='pdf-report', file=...))",
     }
     for file, message in cases.items():
         result = d.call_sync("skill_view", {"name": "pdf-report", "file": file})

@@ -109,6 +109,7 @@ def _print(statuses: list[ServerStatus]) -> None:
         table.add_column(column, overflow="fold")
     for s in statuses:
         detail = s.error if s.error else ", ".join(s.tools)
+        detail = "\n".join([detail, *(f"warning: {w}" for w in s.warnings)]).strip()
         table.add_row(
             escape(s.name),
             f"[{_style(s.state)}]{s.state}[/]",

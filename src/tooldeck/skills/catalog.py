@@ -172,10 +172,17 @@ def parse_skill(file: Path) -> Skill | Diagnostic:
     if not isinstance(data, dict):
         return bad("the front matter is not a mapping of keys")
     name, description = data.get("name"), data.get("description")
-    if not isinstance(name, str) or not NAME.match(name) or len(name) > MAX_NAME:
+    if isinstance(name, str) and len(name) > MAX_NAME:
+        return bad(f"name is {len(name)} characters long; the Agent Skills format allows at most {MAX_NAME}")
+    if not isinstance(name, str) or not NAME.match(name):
         return bad(f"name must be lower-case letters, digits and hyphens (at most {MAX_NAME}), got {name!r}")
     if not isinstance(description, str) or not description.strip():
         return bad("description is missing (it tells the model when to use the skill)")
+    if len(description.strip()) > MAX_DESCRIPTION:
+        return bad(
+            f"description is {len(description.strip())} characters long; the Agent Skills format "
+            f"allows at most {MAX_DESCRIPTION}"
+        )
     allowed = data.get("allowed-tools", data.get("allowed_tools"))
     tools = _tool_list(allowed)
     if allowed is not None and tools is None:
@@ -183,7 +190,7 @@ def parse_skill(file: Path) -> Skill | Diagnostic:
     meta = data.get("metadata")
     return Skill(
         name=name,
-        description=" ".join(description.split())[:MAX_DESCRIPTION],
+        description=" ".join(description.split()),
         folder=file.parent,
         allowed_tools=tools,
         license=str(data["license"]) if data.get("license") else None,

@@ -7,23 +7,19 @@ Both tools are essential: a skill that restricts tools must still be readable.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tooldeck.availability_types import Availability
 from tooldeck.decorator import tool
 from tooldeck.diagnostics import Diagnostic
-from tooldeck.errors import ToolError, WorkspaceError
+from tooldeck.errors import ToolError
 from tooldeck.skills.catalog import SKILL_FILE, Catalog, Skill, active_skills, body, load_catalog, skill_dirs
+from tooldeck.skills.files import MAX_FILES_LISTED, read_skill_file, skill_files
 from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
-
-MAX_FILES_LISTED = 100
-MAX_FILE_CHARS = 100_000
 
 
 def skills_tools(config: Config) -> tuple[list[Tool], list[Diagnostic]]:
@@ -131,39 +127,3 @@ def render_skill(skill: Skill) -> str:
             f"\nFiles of this skill (read one with skill_view(name={skill.name!r}, file=...)):\n{listing}{more}"
         )
     return "\n".join(parts)
-
-
-def skill_files(folder: Path) -> list[str]:
-    out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            rel = (Path(dirpath) / name).relative_to(folder).as_posix()
-            if not name.startswith(".") and rel != SKILL_FILE:
-                out.append(rel)
-        if len(out) > MAX_FILES_LISTED * 10:
-            break
-    return out
-
-
-def read_skill_file(skill: Skill, file: str) -> str:
-    """A file inside the skill's folder (never outside it: no '..', no symlink escapes)."""
-    from tooldeck.tools.fileio import load_text
-    from tooldeck.workspace import Workspace
-
-    folder = Workspace(skill.folder)
-    try:
-        parts = folder.parts(file)
-        text = load_text(folder, file, parts, tool="skill_view").text
-    except WorkspaceError as exc:
-        raise ToolError(f"skill {skill.name}: {exc}".replace("workspace", "skill folder")) from None
-    except ToolError as exc:
-        if "not found" in str(exc):
-            files = ", ".join(skill_files(skill.folder)[:20]) or "none"
-            raise ToolError(
-                f"skill {skill.name} has no file {file!r}; its files: {files}", retryable=True
-            ) from None
-        raise
-    if len(text) > MAX_FILE_CHARS:
-        text = text[:MAX_FILE_CHARS] + f"\n[cut at {MAX_FILE_CHARS} of {len(text)} characters]"
-    return text

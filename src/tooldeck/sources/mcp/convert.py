@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 Check = Callable[[], Any]
 HandlerFactory = Callable[[str], Callable[..., Any]]
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+_SHOWN = 8  # server tool names listed when a pattern matches none of them
 _TEMPLATE = re.compile(r"\{\{(?=if\b|end\}\})")
 
 
@@ -58,7 +59,24 @@ def deck_tools(
                     "warning", f"MCP server {spec.name!r}: tool {item.name!r} skipped: {exc}", _path(spec)
                 )
             )
-    return tools, notes
+    return tools, notes + unmatched_patterns(spec, [t.name for t in server_tools])
+
+
+def unmatched_patterns(spec: ServerSpec, server_tools: list[str]) -> list[Diagnostic]:
+    """A warning for each `include_tools` / `exclude_tools` pattern that matches none of the
+    server's tools, naming a few of them. `strict: true` leaves it a warning: what a server lists
+    can change while the deck runs (an upgrade, a tool switched off), as its connection can."""
+    shown = ", ".join(sorted(server_tools)[:_SHOWN]) or "none"
+    if len(server_tools) > _SHOWN:
+        shown += f", … ({len(server_tools)} in all)"
+    return [
+        Diagnostic(
+            "warning",
+            f"pattern {pattern!r} matches none of MCP server {spec.name!r}'s tools (it has: {shown})",
+            f"{_path(spec)}.{key}",
+        )
+        for key, pattern in spec.unmatched(server_tools)
+    ]
 
 
 def _deck_tool(spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, handler: Any) -> Tool:

@@ -63,6 +63,11 @@ class ServerSpec:
             return False
         return not _matches(tool, self.exclude_tools)
 
+    def unmatched(self, tools: list[str]) -> list[tuple[str, str]]:
+        """Each (`include_tools` or `exclude_tools`, pattern) that matches none of `tools`."""
+        keys = (("include_tools", self.include_tools or ()), ("exclude_tools", self.exclude_tools))
+        return [(k, p) for k, ps in keys for p in ps if not any(fnmatch.fnmatchcase(t, p) for t in tools)]
+
     def pinned(self, workspace: Path) -> ServerSpec:
         """This server run in `workspace`, with its temporary directory inside it."""
         tmp = workspace / ".tmp"

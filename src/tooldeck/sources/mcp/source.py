@@ -29,6 +29,8 @@ from tooldeck.tool import Tool
 
 # Listing waits this much longer than the connect timeout for the first attempt to report.
 _LIST_MARGIN_S = 2.0
+# The config keys whose warnings `mcp list` shows with the server.
+_PATTERN_KEYS = (".include_tools", ".exclude_tools")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +43,17 @@ class ServerStatus:
     error: str | None
     transport: str
     target: str
+    # Config warnings about this server's tools (a pattern in include_tools that matches none).
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "state": self.state, "tools": list(self.tools), "error": self.error}
+        return {
+            "name": self.name,
+            "state": self.state,
+            "tools": list(self.tools),
+            "error": self.error,
+            "warnings": list(self.warnings),
+        }
 
 
 class McpSource(Source):
@@ -100,10 +110,15 @@ class McpSource(Source):
 
     def status(self) -> ServerStatus:
         sup = self.supervisor
-        names = tuple(t.name for t in self.list_tools().tools) if sup.server_tools is not None else ()
-        return ServerStatus(
-            self.spec.name, sup.state, names, sup.error, self.spec.transport, self.spec.target
-        )
+        if sup.server_tools is None:
+            return ServerStatus(
+                self.spec.name, sup.state, (), sup.error, self.spec.transport, self.spec.target
+            )
+        listing = self.list_tools()
+        names = tuple(t.name for t in listing.tools)
+        warnings = tuple(str(d) for d in listing.diagnostics if (d.path or "").endswith(_PATTERN_KEYS))
+        spec = self.spec
+        return ServerStatus(spec.name, sup.state, names, sup.error, spec.transport, spec.target, warnings)
 
     def _server_changed(self, change: ChangeKind) -> None:
         self.changed(change)

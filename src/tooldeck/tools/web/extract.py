@@ -136,6 +136,9 @@ def _pdf(body: bytes) -> Document:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
+    from tooldeck.logs import quiet_library
+
+    quiet_library("pypdf")  # its complaints about a damaged file are in our error, not on stderr
     try:
         reader = PdfReader(io.BytesIO(body))
         pages = [page.extract_text() or "" for page in reader.pages[:_MAX_PDF_PAGES]]

@@ -12,32 +12,19 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from tooldeck.errors import ToolError
+from tooldeck.tools.web.body import ACCEPT_ENCODING, read_capped
+from tooldeck.tools.web.failures import FailureKind, FetchError
 from tooldeck.tools.web.guard import AddressDenied, NetworkPolicy
 
 if TYPE_CHECKING:
     import httpx
 
-FailureKind = Literal[
-    "denied", "timeout", "too_large", "http_status", "unsupported_type", "invalid_url", "network"
-]
+__all__ = ["FailureKind", "FetchError", "FetchLimits", "Fetched", "fetch", "new_client"]
+
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-
-
-class FetchError(Exception):
-    """One URL could not be fetched; `kind` says how."""
-
-    def __init__(self, kind: FailureKind, message: str, *, status: int | None = None) -> None:
-        super().__init__(message)
-        self.kind: FailureKind = kind
-        self.status = status
-
-    @property
-    def retryable(self) -> bool:
-        busy = self.status is not None and (self.status == 429 or self.status >= 500)
-        return self.kind in ("timeout", "network") or busy
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +103,8 @@ async def _follow(
         try:
             response = await _send(client, current, policy, accept)
         except AddressDenied as exc:
-            raise AddressDenied(f"redirected to {exc}" if hop else str(exc)) from None
+            # The caller names the URL asked for; a later hop's URL is named here.
+            raise AddressDenied(f"redirected to {current}: {exc}" if hop else str(exc)) from None
         try:
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location:
@@ -130,7 +118,7 @@ async def _follow(
                 reason = response.reason_phrase or ""
                 message = f"HTTP {response.status_code} {reason}".rstrip()
                 raise FetchError("http_status", message, status=response.status_code)
-            body = await _read_capped(response, limits.max_bytes)
+            body = await read_capped(response, limits.max_bytes)
         finally:
             await response.aclose()
         kind, _, params = (response.headers.get("content-type") or "").partition(";")
@@ -145,11 +133,8 @@ async def _send(
     import httpx
 
     port = url.port or (443 if url.scheme == "https" else 80)
-    try:
-        addresses = await policy.resolve(url.host, port)
-    except AddressDenied as exc:
-        raise AddressDenied(f"{url}: {exc}") from None
-    headers = {"Host": url.netloc.decode("ascii"), "Accept": accept}
+    addresses = await policy.resolve(url.host, port)
+    headers = {"Host": url.netloc.decode("ascii"), "Accept": accept, "Accept-Encoding": ACCEPT_ENCODING}
     extensions = {"sni_hostname": url.host} if url.scheme == "https" else {}
     last: httpx.ConnectError | None = None
     for address in addresses:
@@ -164,20 +149,6 @@ async def _send(
     raise last
 
 
-async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:
-    declared = response.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > max_bytes:
-        raise FetchError("too_large", f"the response is {int(declared)} bytes; the limit is {max_bytes}")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():  # decoded (gzip...), so a compression bomb is capped too
-        size += len(chunk)
-        if size > max_bytes:
-            raise FetchError("too_large", f"the response is larger than the limit of {max_bytes} bytes")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _checked_url(url: str) -> httpx.URL:
     import httpx
 
@@ -186,11 +157,13 @@ def _checked_url(url: str) -> httpx.URL:
     try:
         parsed = httpx.URL(url.strip())
     except httpx.InvalidURL as exc:
-        raise FetchError("invalid_url", f"invalid URL {url!r}: {exc}") from None
+        raise FetchError("invalid_url", f"invalid URL: {exc}") from None
+    if not parsed.scheme:
+        raise FetchError("invalid_url", "the URL has no scheme: only http and https URLs can be fetched")
     if parsed.scheme not in ("http", "https"):
-        raise FetchError("invalid_url", f"only http and https URLs can be fetched, got {url!r}")
+        raise FetchError("invalid_url", f"only http and https URLs can be fetched, not {parsed.scheme} URLs")
     if not parsed.host:
-        raise FetchError("invalid_url", f"URL {url!r} has no host")
+        raise FetchError("invalid_url", "the URL has no host")
     return parsed
 
 

@@ -80,7 +80,8 @@ class NetworkPolicy:
         plain = ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
         if any(plain in net for net in self.allowed_networks if net.version == plain.version):
             return None
-        return f"{ip} is a {kind} address"
+        article = "an" if kind[0] in "aeiou" else "a"
+        return f"{ip} is {article} {kind} address"
 
     async def resolve(self, host: str, port: int) -> list[str]:
         """The addresses of `host` to connect to, all checked; raises `AddressDenied` otherwise.
