@@ -22,6 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.diagnostics",
         "tooldeck.text",
         "tooldeck.lazy",
+        "tooldeck.jsonl",
         "tooldeck.logs",
         "tooldeck.home",
         "tooldeck.output",

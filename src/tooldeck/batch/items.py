@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tooldeck.jsonl import LineProblem, id_key, read_unique
+
 ItemId = str | int
 KNOWN_KEYS = frozenset({"id", "prompt", "system", "metadata", "tools"})
 
@@ -37,19 +39,8 @@ class BatchItem:
         return id_key(self.id)
 
 
-@dataclass(frozen=True, slots=True)
-class InputProblem:
-    """A line that was skipped, and why."""
-
-    line: int
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}"
-
-
-def id_key(value: Any) -> str:
-    return json.dumps(value)
+# A skipped line of the items file, and why (the same kind as every JSON Lines reader's).
+InputProblem = LineProblem
 
 
 class InputError(ValueError):
@@ -107,19 +98,4 @@ def iter_lines(path: Path) -> Iterator[tuple[int, str]]:
 
 def read_items(path: Path) -> tuple[list[BatchItem], list[InputProblem]]:
     """Every valid item of the file in order, and every line skipped (bad or a repeated id)."""
-    items: list[BatchItem] = []
-    problems: list[InputProblem] = []
-    first_seen: dict[str, int] = {}
-    for number, text in iter_lines(path):
-        try:
-            item = parse_item(text, number)
-        except InputError as exc:
-            problems.append(InputProblem(number, str(exc)))
-            continue
-        earlier = first_seen.get(item.key)
-        if earlier is not None:
-            problems.append(InputProblem(number, f"duplicate id {item.id!r} (first on line {earlier})"))
-            continue
-        first_seen[item.key] = number
-        items.append(item)
-    return items, problems
+    return read_unique(iter_lines(path), parse_item, lambda item: item.id, refused=InputError)

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tooldeck.batch.items import BatchItem, ItemId, id_key
+from tooldeck.batch.items import BatchItem, ItemId
+from tooldeck.jsonl import id_key
 from tooldeck.text import json_dumps
 
 Status = Literal["ok", "error", "timeout"]

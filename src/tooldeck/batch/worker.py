@@ -30,11 +30,12 @@ from tooldeck.agent.messages import ModelReply, Usage
 from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
 from tooldeck.agent.models.retry import RateLimiter, call_with_retries
 from tooldeck.agent.sessions import SessionStore
-from tooldeck.batch.items import BatchItem, ItemId, id_key
+from tooldeck.batch.items import BatchItem, ItemId
 from tooldeck.batch.results import ItemResult, Status, ToolCallRecord
 from tooldeck.batch.view import ItemDeck, UnknownItemTools
 from tooldeck.config import Config
 from tooldeck.errors import ModelError
+from tooldeck.jsonl import id_key
 from tooldeck.text import json_text
 
 if TYPE_CHECKING:

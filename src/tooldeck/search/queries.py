@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tooldeck.jsonl import LineProblem, read_unique
 from tooldeck.search.errors import SearchUsageError
 
 STDIN = "-"
@@ -30,12 +31,8 @@ class Query:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class QueryProblem:
-    """A line that was not run, and why."""
-
-    line: int
-    message: str
+# A skipped line of the queries file, and why.
+QueryProblem = LineProblem
 
 
 def source_name(source: str | Path) -> str:
@@ -44,26 +41,8 @@ def source_name(source: str | Path) -> str:
 
 def read_queries(source: str | Path) -> tuple[list[Query], list[QueryProblem]]:
     """The valid queries of the file (or stdin for `-`) in order, and every line skipped."""
-    queries: list[Query] = []
-    problems: list[QueryProblem] = []
-    first_seen: dict[str, int] = {}
-    for number, line in enumerate(_read(source).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            query = parse_query(line, number)
-        except ValueError as exc:
-            problems.append(QueryProblem(number, str(exc)))
-            continue
-        key = json.dumps(query.id)
-        if key in first_seen:
-            problems.append(
-                QueryProblem(number, f"duplicate id {query.id!r} (first on line {first_seen[key]})")
-            )
-            continue
-        first_seen[key] = number
-        queries.append(query)
-    return queries, problems
+    lines = enumerate(_read(source).splitlines(), start=1)
+    return read_unique(lines, parse_query, lambda query: query.id)
 
 
 def parse_query(line: str, number: int = 0) -> Query:
