@@ -7,7 +7,9 @@ import asyncio
 import signal
 import threading
 import time
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,19 +55,24 @@ def test_exceptions_of_the_coroutine_propagate(tmp_path: Path) -> None:
         assert deck.call_sync("mcp__srv__echo", {"text": "after"}).ok
 
 
+def _slow_call(deck: Deck, stopped: list[bool]) -> Coroutine[Any, Any, None]:
+    """A five-second MCP call that records, when it ends however it ends, that it stopped."""
+
+    async def slow() -> None:
+        try:
+            await deck.call("mcp__srv__work", {"seconds": 5})
+        finally:
+            stopped.append(True)
+
+    return slow()
+
+
 def test_a_timeout_cancels_the_coroutine_and_waits_for_it_to_stop(tmp_path: Path) -> None:
     with deck_over(tmp_path, {"srv": tiny()}) as deck:
         stopped: list[bool] = []
-
-        async def slow() -> None:
-            try:
-                await deck.call("mcp__srv__work", {"seconds": 5})
-            finally:
-                stopped.append(True)
-
         started = time.monotonic()
         with pytest.raises(TimeoutError):
-            deck.run(slow(), timeout=0.5)
+            deck.run(_slow_call(deck, stopped), timeout=0.5)
         assert time.monotonic() - started < 3.0
         assert stopped == [True]  # cancelled, and its cleanup ran before run() raised
         # The cancelled request did not cost the session.
@@ -85,24 +92,19 @@ def test_a_coroutine_cancelled_on_the_loop_raises_cancelled_error(tmp_path: Path
             deck.run(cancelled())
 
 
-@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs SIGINT")
 def test_ctrl_c_while_waiting_cancels_the_coroutine(tmp_path: Path) -> None:
+    # Python delivers SIGINT to the main thread: pytest runs tests there, and if it ever did not,
+    # this must fail rather than quietly not test Ctrl-C.
+    assert threading.current_thread() is threading.main_thread(), "run this test in the main thread"
     with deck_over(tmp_path, {"srv": tiny()}) as deck:
         stopped: list[bool] = []
-
-        async def slow() -> None:
-            try:
-                await deck.call("mcp__srv__work", {"seconds": 5})
-            finally:
-                stopped.append(True)
-
         main = threading.main_thread().ident
         assert main is not None
         timer = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
         timer.start()
         try:
             with pytest.raises(KeyboardInterrupt):
-                deck.run(slow())
+                deck.run(_slow_call(deck, stopped))
         finally:
             timer.cancel()
         assert stopped == [True]
