@@ -20,8 +20,8 @@ from tooldeck.agent.models.base import (
     SdkModel,
     client_options,
 )
-from tooldeck.agent.models.openai_errors import translate_openai_error
-from tooldeck.agent.models.sdk_request import Emit, sdk_request
+from tooldeck.agent.models.openai_errors import openai_request
+from tooldeck.agent.models.sdk_request import Emit
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall
@@ -88,14 +88,7 @@ class OpenAIChatModel(SdkModel):
                 emit(acc.add(chunk))
             return acc.reply(self.settings.model)
 
-        return await sdk_request(
-            attempt,
-            self.settings,
-            provider="openai-compatible",
-            sdk_error=openai.OpenAIError,
-            translate=lambda exc: translate_openai_error(exc, self.settings),
-            events=events,
-        )
+        return await openai_request(attempt, self.settings, events=events)
 
     def _parse(self, completion: Any) -> ModelReply:
         if not getattr(completion, "choices", None):

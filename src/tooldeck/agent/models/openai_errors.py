@@ -1,6 +1,9 @@
-"""Turn the `openai` SDK's exceptions into `ModelError`s that say what to check."""
+"""Requests through the `openai` SDK (Chat Completions and Responses), and its exceptions turned
+into `ModelError`s that say what to check."""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import openai
 
@@ -11,11 +14,34 @@ from tooldeck.agent.models.base import (
     error_detail,
     retry_after,
 )
+from tooldeck.agent.models.sdk_request import Attempt, sdk_request
 from tooldeck.errors import ModelError
+
+if TYPE_CHECKING:
+    from tooldeck.agent.events import EventSink
+    from tooldeck.agent.messages import ModelReply
+
+
+def provider_label(settings: ModelSettings) -> str:
+    return "openai-compatible" if settings.provider == "openai" else "openai responses"
+
+
+async def openai_request(
+    attempt: Attempt, settings: ModelSettings, *, events: EventSink | None
+) -> ModelReply:
+    """`attempt` with retries, its openai errors translated (see `sdk_request`)."""
+    return await sdk_request(
+        attempt,
+        settings,
+        provider=provider_label(settings),
+        sdk_error=openai.OpenAIError,
+        translate=lambda exc: translate_openai_error(exc, settings),
+        events=events,
+    )
 
 
 def translate_openai_error(exc: openai.OpenAIError, settings: ModelSettings) -> ModelError:
-    provider = "openai-compatible" if settings.provider == "openai" else "openai responses"
+    provider = provider_label(settings)
     where = settings.base_url or "https://api.openai.com/v1"
     if isinstance(exc, openai.APITimeoutError):
         return ModelError(
