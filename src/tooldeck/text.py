@@ -66,11 +66,12 @@ def finite(value: Any, _path: frozenset[int] = frozenset()) -> Any:
         return value
     inner = _path | {id(value)}
     if isinstance(value, dict):
-        return {_finite_key(k): finite(v, inner) for k, v in value.items()}
+        return {finite_key(k): finite(v, inner) for k, v in value.items()}
     return [finite(v, inner) for v in value]
 
 
-def _finite_key(key: Any) -> Any:
+def finite_key(key: Any) -> Any:
+    """A dict key as JSON spells it: a non-finite float as "NaN"/"Infinity"/"-Infinity"."""
     if isinstance(key, float) and not math.isfinite(key):
         return "NaN" if key != key else ("Infinity" if key > 0 else "-Infinity")
     return key

@@ -20,11 +20,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import inspect
-import math
 from collections.abc import Iterator
 from typing import Any, cast
 
-from tooldeck.text import json_dumps
+from tooldeck.text import finite_key, json_dumps
 
 
 class ResultNotText(ValueError):
@@ -45,7 +44,7 @@ def to_text(value: Any) -> str:
     dump = getattr(value, "model_dump_json", None)
     if callable(dump) and not isinstance(value, type):
         return str(dump())
-    return json_dumps(jsonable(value), ensure_ascii=False, default=_leaf)
+    return json_dumps(jsonable(value), ensure_ascii=False)  # its default: str() for other leaves
 
 
 def jsonable(value: Any, _inside: frozenset[int] = frozenset()) -> Any:
@@ -76,9 +75,7 @@ def jsonable(value: Any, _inside: frozenset[int] = frozenset()) -> Any:
 
 
 def _key(key: Any) -> str:
-    if isinstance(key, float) and not math.isfinite(key):  # spelled as json_dumps spells them
-        return "NaN" if key != key else ("Infinity" if key > 0 else "-Infinity")
-    return str(key)
+    return str(finite_key(key))  # a non-finite float spelled as json_dumps spells it
 
 
 def _bytes_text(data: bytes, *, top: bool) -> str:
@@ -102,6 +99,3 @@ def _refuse_unproduced(value: Any) -> None:
             "`async def` and await it, or return its result"
         )
 
-
-def _leaf(value: Any) -> str:
-    return str(value)
