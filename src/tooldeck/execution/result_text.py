@@ -98,4 +98,3 @@ def _refuse_unproduced(value: Any) -> None:
             f"it is an awaitable ({type(value).__name__}) that was never awaited; make the handler "
             "`async def` and await it, or return its result"
         )
-
