@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tooldeck.search.catalog import Catalog
+from tooldeck.search.engine import SearchResult
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -59,3 +60,17 @@ TOOLS: list[dict[str, Any]] = [
 @pytest.fixture
 def small_catalog() -> Catalog:
     return Catalog.from_json(TOOLS)
+
+
+def assert_same_hits(got: SearchResult, want: SearchResult) -> None:
+    """The same hits, scores equal up to rounding: summation order and BLAS kernels differ between
+    machines (and between an updated and a rebuilt index), so the last bits of a score may too, and
+    two tools whose scores tie within that rounding may come in either order."""
+    assert (got.form, got.unknown, got.note) == (want.form, want.unknown, want.note)
+    assert sorted(got.names) == sorted(want.names)
+    for mine, theirs in zip(got.hits, want.hits, strict=True):
+        assert mine.score == pytest.approx(theirs.score, rel=1e-6, abs=1e-9)
+        if mine.name != theirs.name:  # only a tie may swap places
+            assert got.hits[got.names.index(theirs.name)].score == pytest.approx(
+                mine.score, rel=1e-6, abs=1e-9
+            )

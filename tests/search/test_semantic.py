@@ -17,7 +17,7 @@ from tooldeck.search.minilm import load_minilm, model_dir
 from tooldeck.search.semantic import embedding_text, query_text
 from tooldeck.search.wordpiece import WordPiece
 
-from .conftest import TOOLS
+from .conftest import TOOLS, assert_same_hits
 
 
 @pytest.fixture(autouse=True)
@@ -84,9 +84,11 @@ def test_embeddings_are_cached_on_disk(tmp_path: Path) -> None:
     files = list(tmp_path.glob("*.npz"))
     assert len(files) == 1 and catalog.content_hash in files[0].name
     again = ToolSearch(catalog, cache_dir=tmp_path)
-    assert again.search("rain tomorrow", ranker="hybrid") == expected
+    assert_same_hits(again.search("rain tomorrow", ranker="hybrid"), expected)
     files[0].write_bytes(b"not an npz")  # a broken cache file is ignored, then rewritten
-    assert ToolSearch(catalog, cache_dir=tmp_path).search("rain tomorrow", ranker="hybrid") == expected
+    assert_same_hits(
+        ToolSearch(catalog, cache_dir=tmp_path).search("rain tomorrow", ranker="hybrid"), expected
+    )
 
 
 def test_incremental_semantic_update_equals_rebuild() -> None:
@@ -95,7 +97,9 @@ def test_incremental_semantic_update_equals_rebuild() -> None:
     index.update(Catalog.from_json(TOOLS[2:]))
     rebuilt = ToolSearch(Catalog.from_json(TOOLS[2:]))
     for q in ("share price", "films tonight", "translate"):
-        assert index.search(q, ranker="hybrid", limit=7) == rebuilt.search(q, ranker="hybrid", limit=7)
+        assert_same_hits(
+            index.search(q, ranker="hybrid", limit=7), rebuilt.search(q, ranker="hybrid", limit=7)
+        )
 
 
 def test_importing_tooldeck_loads_neither_numpy_nor_the_model() -> None:
