@@ -26,6 +26,7 @@ user, or, for tool failures, to the model as an `ErrorEnvelope` (the record defi
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -64,16 +65,19 @@ class ErrorEnvelope:
     message: str
     tool: str
     retryable: bool = False
+    # What the tool produced before it failed (a killed command's output so far), or None.
+    output: str | None = None
 
     def envelope(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "type": self.type,
-                "message": self.message,
-                "tool": self.tool,
-                "retryable": self.retryable,
-            }
+        error: dict[str, Any] = {
+            "type": self.type,
+            "message": self.message,
+            "tool": self.tool,
+            "retryable": self.retryable,
         }
+        if self.output is not None:
+            error["output"] = self.output
+        return {"error": error}
 
     def to_json(self) -> str:
         return json.dumps(self.envelope(), ensure_ascii=False)
@@ -136,13 +140,25 @@ class ToolError(TooldeckError):
     """Raised by a handler for a clean failure: the message goes to the model as is, no traceback.
 
     `type` picks the envelope type (`tool_error`, `denied`, `unavailable`, ...) and `retryable`
-    tells the model whether trying again (possibly with other arguments) may help.
+    tells the model whether trying again (possibly with other arguments) may help. `output` is
+    what the tool produced before it failed (kept in the envelope), `meta` facts for the
+    result's `meta` (e.g. a command's `exit_code`).
     """
 
-    def __init__(self, message: str, *, type: ErrorType = "tool_error", retryable: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        type: ErrorType = "tool_error",
+        retryable: bool = False,
+        output: str | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.type: ErrorType = type
         self.retryable = retryable
+        self.output = output
+        self.meta: Mapping[str, Any] = meta or {}
 
 
 class ToolUnavailableError(ToolError):

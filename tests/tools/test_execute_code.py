@@ -134,7 +134,8 @@ def test_a_program_that_runs_too_long_is_killed_with_its_children(tmp_path: Path
     started = time.monotonic()
     result = execute(make_deck(tmp_path), code, timeout=2)
     assert time.monotonic() - started < 15
-    assert "started" in result.content and "timed out after 2 s" in result.content
+    assert result.error is not None and result.error.type == "timeout"
+    assert "started" in (result.error.output or "") and "timeout of 2 s" in result.error.message
     time.sleep(0.3)
     alive = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline_has(p, f"sleep\x00{marker}")]
     assert alive == []
