@@ -31,16 +31,20 @@ def execute(deck: Deck, code: str, approver: Any = None, **args: Any) -> ToolRes
     return deck.call_sync("execute_code", {"code": code, **args}, approver=approver)
 
 
-def description(deck: Deck) -> str:
-    [found] = [t["function"]["description"] for t in deck.tools() if t["function"]["name"] == "execute_code"]
+def description(deck: Deck, *, agent: bool = False) -> str:
+    tools = deck.tools(agent=agent)
+    [found] = [t["function"]["description"] for t in tools if t["function"]["name"] == "execute_code"]
     return str(found)
 
 
 def test_the_description_lists_exactly_the_tools_the_code_may_call(tmp_path: Path) -> None:
-    text = description(make_deck(tmp_path))
+    text = description(make_deck(tmp_path), agent=True)
     listed = text.split("can call these tools: ")[1].split(".")[0].split(", ")
     # Exposed, minus execute_code itself and clarify (it needs the user).
     assert listed == ["patch", "present_files", "read_file", "search_files", "terminal", "write_file"]
+    # Outside an agent run present_files is not exposed, so the program cannot call it either.
+    outside = description(make_deck(tmp_path)).split("can call these tools: ")[1].split(".")[0]
+    assert outside.split(", ") == ["patch", "read_file", "search_files", "terminal", "write_file"]
     narrower = description(make_deck(tmp_path, toolsets=["code_execution", "file"]))
     assert "terminal" not in narrower and "read_file" in narrower
     alone = description(make_deck(tmp_path, toolsets=["code_execution"]))

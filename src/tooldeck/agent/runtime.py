@@ -53,7 +53,7 @@ class LoadoutSource(Protocol):
     @property
     def config(self) -> Config: ...
 
-    def loadout(self, platform: str | None = None) -> Loadout: ...
+    def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout: ...
 
 
 class Agent:
@@ -95,8 +95,8 @@ class Agent:
         self._scopes: dict[str, SessionScope] = {}
 
     def loadout(self) -> Loadout:
-        """The loadout as assembled now."""
-        return self.deck.loadout(self.platform)
+        """The loadout as assembled now, for an agent run."""
+        return self.deck.loadout(self.platform, agent=True)
 
     # -- sessions --------------------------------------------------------------------------
 

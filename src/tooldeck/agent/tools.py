@@ -93,7 +93,7 @@ def session_search(query: str, limit: int = 5, context: ToolContext | None = Non
         return search_sessions(store, query, limit=limit, current_session=None)
 
 
-@tool(toolset="clarify", interactive=True, essential=True)
+@tool(toolset="clarify", interactive=True, essential=True, needs_agent=True)
 def clarify(question: str, choices: list[str] | None = None) -> ToolOutput:
     """Ask the user a question when the request is ambiguous or a decision is theirs to make.
 
@@ -124,7 +124,7 @@ class DelegatedTask(_TaskGoal, total=False):
     toolsets: list[str] | None
 
 
-@tool(toolset="delegation")
+@tool(toolset="delegation", needs_agent=True)
 async def delegate_task(
     goal: str | None = None,
     context: str | None = None,
@@ -165,7 +165,7 @@ def _delegate_description(ctx: DescriptionContext) -> str:
 delegate_task = delegate_task.with_options(description=_delegate_description)
 
 
-@tool(toolset="file", sequential=True, needs_workspace=True)
+@tool(toolset="file", sequential=True, needs_workspace=True, needs_agent=True)
 def present_files(paths: list[str], context: ToolContext | None = None) -> ToolOutput:
     """Show files you produced to the user as results of this task (paths relative to the workspace).
 

@@ -76,11 +76,19 @@ def load_deck(config: Path | None) -> Deck:
         fail(f"config error: {exc}")
 
 
-def assemble(deck: Deck, platform: str | None) -> Loadout:
+def add_agent(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agent",
+        action="store_true",
+        help="as an agent run (tooldeck run/chat/batch) gets them, with the tools only an agent run can use",
+    )
+
+
+def assemble(deck: Deck, platform: str | None, *, agent: bool = False) -> Loadout:
     from tooldeck.errors import ConfigError, ToolsetError
 
     try:
-        return deck.loadout(platform)
+        return deck.loadout(platform, agent=agent)
     except (ToolsetError, ConfigError) as exc:
         fail(f"config error: {exc}")
 
@@ -106,6 +114,7 @@ def console() -> Any:
 
 __all__ = [
     "DIALECTS",
+    "add_agent",
     "add_config",
     "add_json",
     "add_platform",
