@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from cli.clirun import tooldeck
+from mcp import Client, StdioServerParameters
+
+from cli.clirun import BIN, tooldeck
 from support.agent_kit import make_agent
 from support.scripted_server import ScriptedServer, Turn
 from tooldeck import Deck
@@ -118,3 +121,20 @@ def test_the_model_reads_the_timeout_envelope_with_the_output_kept(
     [(_, content)] = scripted_server.requests[-1].tool_results()
     error = json.loads(content)["error"]
     assert error["type"] == "timeout" and error["output"].startswith("begun\n")
+
+
+def test_an_mcp_client_of_serve_reads_the_timeout_envelope_with_the_output_kept(tmp_path: Path) -> None:
+    cfg = write_config(tmp_path)
+    params = StdioServerParameters(
+        command=str(BIN), args=["serve", "--config", str(cfg)], env=dict(os.environ)
+    )
+
+    async def session() -> tuple[bool, str]:
+        async with Client(params, mode="legacy") as client:
+            args = {"command": "echo begun; sleep 30", "timeout": 1}
+            result = await client.call_tool("terminal", args)
+            return bool(result.is_error), str(result.content[0].text)  # type: ignore[union-attr]
+
+    is_error, text = asyncio.run(session())
+    error = json.loads(text)["error"]
+    assert is_error and error["type"] == "timeout" and error["output"].startswith("begun\n")
