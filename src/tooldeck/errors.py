@@ -26,7 +26,6 @@ user, or, for tool failures, to the model as an `ErrorEnvelope` (the record defi
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -141,8 +140,8 @@ class ToolError(TooldeckError):
 
     `type` picks the envelope type (`tool_error`, `denied`, `unavailable`, ...) and `retryable`
     tells the model whether trying again (possibly with other arguments) may help. `output` is
-    what the tool produced before it failed (kept in the envelope), `meta` facts for the
-    result's `meta` (e.g. a command's `exit_code`).
+    what the tool produced before it failed (a killed command's output so far), kept in the
+    envelope.
     """
 
     def __init__(
@@ -152,13 +151,11 @@ class ToolError(TooldeckError):
         type: ErrorType = "tool_error",
         retryable: bool = False,
         output: str | None = None,
-        meta: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.type: ErrorType = type
         self.retryable = retryable
         self.output = output
-        self.meta: Mapping[str, Any] = meta or {}
 
 
 class ToolUnavailableError(ToolError):

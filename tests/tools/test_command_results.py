@@ -47,6 +47,7 @@ def test_a_command_killed_at_its_timeout_argument_is_a_timeout_error_with_its_ou
     result = make_deck(tmp_path).call_sync("terminal", {"command": "echo begun; sleep 30", "timeout": 1})
     assert result.error is not None and result.error.type == "timeout", result.content
     assert "its timeout of 1 s" in result.error.message and "killed" in result.error.message
+    assert "larger timeout (up to 1800)" in result.error.message and result.error.retryable
     assert result.error.output is not None and result.error.output.startswith("begun\n")
     envelope = json.loads(result.content)["error"]
     assert envelope["type"] == "timeout" and envelope["output"].startswith("begun\n")
@@ -59,7 +60,7 @@ def test_a_command_killed_at_the_calls_time_limit_names_that_limit(tmp_path: Pat
     assert result.error is not None and result.error.type == "timeout", result.content
     # What was asked (2 s) is named, not the slightly shorter time the command was given.
     assert "the call's time limit of 2 s" in result.error.message
-    assert "execution.max_timeout_s" in result.error.message
+    assert "execution.max_timeout_s" in result.error.message and not result.error.retryable
     assert result.error.output is not None and "begun" in result.error.output
 
 

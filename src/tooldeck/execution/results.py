@@ -35,20 +35,18 @@ UNTRUSTED_CLOSE = "</untrusted_content>"
 
 
 def error_result(call_id: str, tool: str, kind: ErrorType, message: str, *, retryable: bool = False,
-                 duration_s: float = 0.0, output: str | None = None,
-                 meta: Mapping[str, Any] | None = None) -> ToolResult:  # fmt: skip
+                 duration_s: float = 0.0, output: str | None = None) -> ToolResult:  # fmt: skip
     err = ErrorEnvelope(kind, message, tool, retryable, output)
-    return ToolResult(call_id, tool, err.to_json(), err, duration_s=duration_s, meta=dict(meta or {}))
+    return ToolResult(call_id, tool, err.to_json(), err, duration_s=duration_s)
 
 
 def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -> ToolResult:
     message = exception_text(exc)
-    # A handler's own ToolError may come from code that sets neither (a subclass, a pickled copy).
+    # A ToolError subclass may not call ToolError.__init__, or set `output` to something else.
     output = getattr(exc, "output", None)
     output = utf8_safe(output) if isinstance(output, str) else None
-    meta = getattr(exc, "meta", None)
     return error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s,
-                        output=output, meta=meta if isinstance(meta, Mapping) else None)  # fmt: skip
+                        output=output)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

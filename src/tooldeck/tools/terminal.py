@@ -84,6 +84,8 @@ class CommandLimit:
     # What the command runs for: a little less than the call's limit, so the result can still
     # say what happened before the executor's own deadline passes.
     run_s: float
+    # The call's time limit (the executor's deadline for this tool).
+    call_s: float
 
 
 def command_limit(context: ToolContext | None, requested: float) -> CommandLimit:
@@ -92,8 +94,8 @@ def command_limit(context: ToolContext | None, requested: float) -> CommandLimit
     margin = deadline - 0.5 if deadline > 1 else deadline * 0.9
     run_s = max(0.1, min(float(requested), margin))
     if requested <= deadline:
-        return CommandLimit(float(requested), True, run_s)
-    return CommandLimit(deadline, False, run_s)
+        return CommandLimit(float(requested), True, run_s, deadline)
+    return CommandLimit(deadline, False, run_s, deadline)
 
 
 def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRunner:
@@ -120,7 +122,9 @@ def report(result: RunResult, limit: CommandLimit, what: str = "command") -> Too
     if not body.endswith("\n"):
         body += "\n"
     if result.timed_out:
-        raise ToolError(_timed_out(limit, what), type="timeout", output=body, meta={"timed_out": True})
+        # A longer `timeout` can help only when the call's own limit leaves room for one.
+        longer = limit.by_argument and limit.asked_s < limit.call_s
+        raise ToolError(_timed_out(limit, what), type="timeout", retryable=longer, output=body)
     status = f"exit code {result.exit_code}"
     text = f"{body}[{status}; {result.duration_s:.2f} s; {where}]"
     return ToolOutput(text, meta={"exit_code": result.exit_code})
@@ -129,8 +133,10 @@ def report(result: RunResult, limit: CommandLimit, what: str = "command") -> Too
 def _timed_out(limit: CommandLimit, what: str) -> str:
     killed = f"the {what} did not finish within {{}} and was killed, with every process it started"
     if limit.by_argument:
-        longer = f"; give a larger timeout (at most {MAX_TIMEOUT_S}) if it needs longer"
-        return killed.format(f"its timeout of {limit.asked_s:g} s") + longer
+        text = killed.format(f"its timeout of {limit.asked_s:g} s")
+        if limit.asked_s < limit.call_s:
+            text += f"; give a larger timeout (up to {limit.call_s:g}) if it needs longer"
+        return text
     where = "execution.max_timeout_s, or tooldeck call --timeout"
     return killed.format(f"the call's time limit of {limit.asked_s:g} s ({where})")
 
