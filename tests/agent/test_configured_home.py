@@ -1,6 +1,6 @@
 """`memory` and `session_search` use the configured `home:` on every path, not `~/.tooldeck`:
 `deck.call`, the real `tooldeck call`, `tooldeck serve` (official MCP client) and
-`execute_code`'s nested calls. `$HOME` points at a decoy user home each time, whose
+`execute_code`'s nested calls; the command line's log too. `$HOME` is a decoy user home, whose
 `.tooldeck` must stay untouched."""
 
 from __future__ import annotations
@@ -45,9 +45,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def untouched_default(project: Path) -> None:
-    # Only the decoy's own session database; the command line's log folder is made before any
-    # config is read, and is not what these tools use.
-    assert {p.name for p in (project / "user" / ".tooldeck").iterdir()} - {"logs"} == {"state.db"}
+    assert sorted(p.name for p in (project / "user" / ".tooldeck").iterdir()) == ["state.db"]
 
 
 def test_deck_call_uses_the_configured_home(project: Path) -> None:
@@ -115,4 +113,25 @@ def test_execute_codes_nested_calls_use_the_configured_home(project: Path) -> No
     assert result.ok and result.meta["exit_code"] == 0, result.content
     assert "nested note" in (project / "project-home" / "MEMORY.md").read_text()
     assert "migration plan" in result.content and "another project" not in result.content
+    untouched_default(project)
+
+
+CRASHING_TOOL = '''
+from tooldeck import tool
+
+
+@tool(toolset="demo")
+def crash() -> str:
+    """Raises."""
+    raise RuntimeError("kaput-in-the-log")
+'''
+
+
+def test_the_command_lines_log_is_kept_in_the_configured_home(project: Path) -> None:
+    (project / "td_crash.py").write_text(CRASHING_TOOL, encoding="utf-8")
+    cfg = project / "crash.yaml"
+    cfg.write_text("home: project-home\ntools: [{use: 'td_crash:crash'}]\n", encoding="utf-8")
+    proc = tooldeck("call", "crash", "--config", str(cfg), cwd=project, env={"HOME": str(project / "user")})
+    assert proc.returncode == 1
+    assert "kaput-in-the-log" in (project / "project-home" / "logs" / "tooldeck.log").read_text()
     untouched_default(project)

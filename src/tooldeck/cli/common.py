@@ -70,10 +70,15 @@ def load_deck(config: Path | None) -> Deck:
             "tool with the current directory as the workspace",
             file=sys.stderr,
         )
+    from tooldeck.cli.output import log_to_home
+    from tooldeck.home import tooldeck_home
+
     try:
-        return Deck.load(config)
+        deck = Deck.load(config)
     except ConfigError as exc:
         fail(f"config error: {exc}")
+    log_to_home(tooldeck_home(deck.config.home, base_dir=deck.config.base_dir))
+    return deck
 
 
 def add_agent(parser: argparse.ArgumentParser) -> None:
