@@ -17,7 +17,9 @@ from cli.clirun import BIN, tooldeck
 from tooldeck import Deck
 from tooldeck.agent.messages import Message
 from tooldeck.agent.sessions import SessionStore
+from tooldeck.agent.tools import memory, session_search
 from tooldeck.config_load import load_config
+from tooldeck.errors import ToolError
 
 CONFIG = """\
 home: project-home
@@ -134,4 +136,12 @@ def test_the_command_lines_log_is_kept_in_the_configured_home(project: Path) -> 
     proc = tooldeck("call", "crash", "--config", str(cfg), cwd=project, env={"HOME": str(project / "user")})
     assert proc.returncode == 1
     assert "kaput-in-the-log" in (project / "project-home" / "logs" / "tooldeck.log").read_text()
+    untouched_default(project)
+
+
+def test_a_handler_called_without_an_executor_is_an_error_not_the_default_home(project: Path) -> None:
+    with pytest.raises(ToolError, match="memory needs the config of the call"):
+        memory.call({"action": "add", "content": "lost"})
+    with pytest.raises(ToolError, match="session_search needs the config of the call"):
+        session_search.call({"query": "zebra"})
     untouched_default(project)

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client, StdioServerParameters
 
 from cli.clirun import BIN, tooldeck
@@ -17,6 +18,8 @@ from support.agent_kit import make_agent
 from support.scripted_server import ScriptedServer, Turn
 from tooldeck import Deck
 from tooldeck.config_load import parse_config
+from tooldeck.errors import ToolError
+from tooldeck.tools.terminal import terminal
 
 
 def make_deck(root: Path, **sections: Any) -> Deck:
@@ -139,3 +142,8 @@ def test_an_mcp_client_of_serve_reads_the_timeout_envelope_with_the_output_kept(
     is_error, text = asyncio.run(session())
     error = json.loads(text)["error"]
     assert is_error and error["type"] == "timeout" and error["output"].startswith("begun\n")
+
+
+def test_a_handler_called_without_an_executor_is_an_error_not_a_default_sandbox() -> None:
+    with pytest.raises(ToolError, match="needs the ExecutionConfig of the call"):
+        terminal.call({"command": "echo hi"})
