@@ -221,7 +221,16 @@ def _workspace_folder(path: str) -> Availability:
         else:
             problem = f"cannot be opened: {exc.strerror}"
         return Availability.no(f"{WORKSPACE_KEY}: the folder {path} {problem}")
-    os.close(fd)
+    try:
+        # The config refuses `/` when it is read; this holds when the path comes to lead there later.
+        opened, root = os.fstat(fd), os.stat("/")
+    finally:
+        os.close(fd)
+    if (opened.st_dev, opened.st_ino) == (root.st_dev, root.st_ino):
+        return Availability.no(
+            f"{WORKSPACE_KEY}: the folder {path} is the root of the file system: tools confined to "
+            "it would reach the whole machine; name the project's folder instead"
+        )
     return AVAILABLE
 
 

@@ -170,7 +170,7 @@ class SandboxConfig(_Section):
     # Show shell tools without a sandbox (they run on the host).
     allow_host_shell: bool = False
     # The root the file tools are confined to, and the one folder shell commands may write;
-    # relative to the config file's folder.
+    # relative to the config file's folder. The root of the file system (`/`) is refused.
     workspace: str = "."
     # Sandboxed commands reach the network (loopback included) only when this is true.
     network: bool = False

@@ -172,6 +172,7 @@ def _check_meaning(config: Config) -> None:
     _check_web(config)
     _check_shell_lists(config)
     _check_tool_search(config)
+    _check_workspace(config)
 
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -301,6 +302,17 @@ def _check_web(config: Config) -> None:
         raise ConfigError(f"must be an http(s) URL, got {search.url!r}", path="web.search.url")
     if search.provider == "searxng" and not search.url:
         raise ConfigError("the searxng provider needs the instance's url", path="web.search.url")
+
+
+def _check_workspace(config: Config) -> None:
+    """A workspace that is the whole file system confines nothing: the file tools would read
+    every file of the machine and shell commands write anywhere. Symbolic links count."""
+    if os.path.realpath(config.workspace) == os.path.realpath("/"):
+        raise ConfigError(
+            f"{config.sandbox.workspace!r} is the root of the file system (/): the file and shell "
+            "tools would reach the whole machine; name the project's folder instead",
+            path="sandbox.workspace",
+        )
 
 
 def _check_shell_lists(config: Config) -> None:

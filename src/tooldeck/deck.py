@@ -112,22 +112,31 @@ class Deck:
 
     # -- what the model sees ---------------------------------------------------------------
 
-    def loadout(self, platform: str | None = None) -> Loadout:
-        """The assembly for `platform` (default: config `platform`), as of now (cached while nothing changes)."""
-        return self.assembler.assemble(platform)
+    def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout:
+        """The assembly for `platform` (default: config `platform`), as of now (cached while nothing changes).
+
+        `agent=True` is an agent run's loadout: it keeps the tools only an agent run can act on
+        (`clarify`, `present_files`, `delegate_task`), which calls made outside one do not get."""
+        return self.assembler.assemble(platform, agent=agent)
 
     def tools(
-        self, dialect: str = "openai", *, platform: str | None = None, strict: bool | None = None
+        self,
+        dialect: str = "openai",
+        *,
+        platform: str | None = None,
+        strict: bool | None = None,
+        agent: bool = False,
     ) -> list[dict[str, Any]]:
         """The exposed tools exactly as a request in `dialect` carries them (a new list of read-only tools)."""
         from tooldeck.dialects import render_loadout
 
         strict = self.config.dialects.openai.strict if strict is None else strict
-        return render_loadout(self.loadout(platform), dialect, strict=strict, profile=self.config.model.name)
+        loadout = self.loadout(platform, agent=agent)
+        return render_loadout(loadout, dialect, strict=strict, profile=self.config.model.name)
 
-    def explain(self, *names: str, platform: str | None = None) -> Explanation:
+    def explain(self, *names: str, platform: str | None = None, agent: bool = False) -> Explanation:
         """Every candidate's fate (or those named), with the config and source diagnostics."""
-        loadout = self.loadout(platform)
+        loadout = self.loadout(platform, agent=agent)
         fates = loadout.fates()
         if names:
             wanted = set(names)

@@ -64,16 +64,19 @@ class ErrorEnvelope:
     message: str
     tool: str
     retryable: bool = False
+    # What the tool produced before it failed (a killed command's output so far), or None.
+    output: str | None = None
 
     def envelope(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "type": self.type,
-                "message": self.message,
-                "tool": self.tool,
-                "retryable": self.retryable,
-            }
+        error: dict[str, Any] = {
+            "type": self.type,
+            "message": self.message,
+            "tool": self.tool,
+            "retryable": self.retryable,
         }
+        if self.output is not None:
+            error["output"] = self.output
+        return {"error": error}
 
     def to_json(self) -> str:
         return json.dumps(self.envelope(), ensure_ascii=False)
@@ -136,13 +139,23 @@ class ToolError(TooldeckError):
     """Raised by a handler for a clean failure: the message goes to the model as is, no traceback.
 
     `type` picks the envelope type (`tool_error`, `denied`, `unavailable`, ...) and `retryable`
-    tells the model whether trying again (possibly with other arguments) may help.
+    tells the model whether trying again (possibly with other arguments) may help. `output` is
+    what the tool produced before it failed (a killed command's output so far), kept in the
+    envelope.
     """
 
-    def __init__(self, message: str, *, type: ErrorType = "tool_error", retryable: bool = False) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        type: ErrorType = "tool_error",
+        retryable: bool = False,
+        output: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.type: ErrorType = type
         self.retryable = retryable
+        self.output = output
 
 
 class ToolUnavailableError(ToolError):

@@ -13,9 +13,11 @@ class ToolOutput:
 
     `update` is merged into the run state (state-update tools such as `present_files`);
     `interrupt` stops the run and hands a question to the user (control-flow tools such
-    as `clarify`); `content` is what the model reads either way.
+    as `clarify`); `content` is what the model reads either way. `meta` goes to the result's
+    `meta` for programs rather than the model (e.g. a command's `exit_code`).
     """
 
     content: str
     update: Mapping[str, Any] | None = None
     interrupt: Mapping[str, Any] | None = None
+    meta: Mapping[str, Any] | None = None

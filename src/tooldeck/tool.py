@@ -89,6 +89,10 @@ class Tool:
     # Works on files under `sandbox.workspace`: unavailable (with the reason) while that folder
     # cannot be opened.
     needs_workspace: bool = False
+    # Works only inside an agent run, whose loop acts on what it returns (a question for the
+    # user, files to show, sub-agents to run): hidden, with that reason, from calls made
+    # anywhere else (`deck.call`, `tooldeck call`, `serve`), where nobody would act on it.
+    needs_agent: bool = False
     defer: bool | None = None
     # What its calls touch, for the batch scheduler (see `Resource`).
     resource: Resource | None = None

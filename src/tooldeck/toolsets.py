@@ -53,10 +53,41 @@ class ToolsetIndex:
             self._walk(name, (), f"{where}[{i}]", out)
         return out
 
+    def cycles(self) -> list[Diagnostic]:
+        """An include cycle among the defined toolsets, selected or not, for each knot of them.
+
+        Worded as `resolve` words it, so a cycle met both ways is reported once."""
+        found: list[Diagnostic] = []
+        done: set[str] = set()
+
+        def visit(name: str, stack: tuple[str, ...]) -> None:
+            if name in stack:
+                found.append(self._cycle(stack[stack.index(name) :]))
+                return
+            if name in done or name not in self._defined:
+                return
+            for inc in self._defined[name].includes:
+                visit(inc, (*stack, name))
+            done.add(name)
+
+        for name in self._defined:
+            visit(name, ())
+        return list(dict.fromkeys(found))
+
+    def _cycle(self, loop: tuple[str, ...]) -> Diagnostic:
+        """The cycle through `loop` (each includes the next, the last the first), told from the
+        toolset defined first, at the include that closes it."""
+        order = {name: i for i, name in enumerate(self._defined)}
+        start = min(range(len(loop)), key=lambda i: order.get(loop[i], len(order)))
+        nodes = loop[start:] + loop[:start]
+        last, first = nodes[-1], nodes[0]
+        j = self._defined[last].includes.index(first)
+        cycle = " -> ".join((*nodes, first))
+        return Diagnostic("warning", f"toolset include cycle: {cycle}", f"toolsets.{last}.includes[{j}]")
+
     def _walk(self, name: str, stack: tuple[str, ...], where: str, out: Resolution) -> None:
         if name in stack:
-            cycle = " -> ".join((*stack[stack.index(name) :], name))
-            out.diagnostics.append(Diagnostic("warning", f"toolset include cycle: {cycle}", where))
+            out.diagnostics.append(self._cycle(stack[stack.index(name) :]))
             return
         if name not in self.names:
             hint = did_you_mean(name, self.names)

@@ -14,7 +14,7 @@ from tooldeck.config import SandboxConfig
 
 from .clirun import tooldeck
 
-FILE_TOOLS = "patch, present_files, read_file, search_files, write_file"
+FILE_TOOLS = "patch, read_file, search_files, write_file"  # present_files: agent runs only
 
 
 @pytest.mark.parametrize(

@@ -72,7 +72,7 @@ def test_tooldeck_call_runs_a_deferred_tool_directly(tmp_path: Path) -> None:
         "call", "echo", "--args", '{"text": "ab", "times": 2}', "--json", "--config", str(cfg), cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert json.loads(proc.stdout) == {"ok": True, "content": "abab", "error": None}
+    assert json.loads(proc.stdout) == {"ok": True, "content": "abab", "error": None, "meta": {}}
 
 
 def test_a_direct_call_of_a_deferred_tool_still_passes_every_other_gate(tmp_path: Path) -> None:

@@ -77,7 +77,7 @@ def test_a_successful_call_exits_0_with_the_json_shape(tmp_path: Path) -> None:
         "call", "echo", "--args", '{"text": "ab", "times": "2"}', "--json", "--config", str(cfg), cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == {"ok": True, "content": "abab", "error": None}
+    assert json.loads(proc.stdout) == {"ok": True, "content": "abab", "error": None, "meta": {}}
     plain = tooldeck("call", "echo", "--args", '{"text": "hi"}', "--config", str(cfg), cwd=tmp_path)
     assert (plain.returncode, plain.stdout) == (0, "hi\n")
 

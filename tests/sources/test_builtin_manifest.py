@@ -42,5 +42,5 @@ def test_a_stand_in_keeps_what_the_real_tool_shows_and_does(tmp_path: Path) -> N
     assert listed is not None and listed.parameters == read_file.parameters
     assert listed.description == read_file.description and listed.resource == read_file.resource
     assert listed.owner == "tooldeck.tools.files:read_file" and listed.source == "builtin"
-    live = [t for t in deck.tools() if t["function"]["name"] == "delegate_task"]
+    live = [t for t in deck.tools(agent=True) if t["function"]["name"] == "delegate_task"]
     assert "at most 3 sub-agents" in live[0]["function"]["description"]  # a live description, loaded

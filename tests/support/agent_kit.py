@@ -89,7 +89,8 @@ def deck_with(toolsets: Sequence[str], **config: Any) -> Deck:
 
 
 def loadout_of(toolsets: Sequence[str], **config: Any) -> Loadout:
-    return deck_with(toolsets, **config).loadout()
+    """An agent run's loadout (with the tools only an agent run can use)."""
+    return deck_with(toolsets, **config).loadout(agent=True)
 
 
 def settings_for(

@@ -31,16 +31,20 @@ def execute(deck: Deck, code: str, approver: Any = None, **args: Any) -> ToolRes
     return deck.call_sync("execute_code", {"code": code, **args}, approver=approver)
 
 
-def description(deck: Deck) -> str:
-    [found] = [t["function"]["description"] for t in deck.tools() if t["function"]["name"] == "execute_code"]
+def description(deck: Deck, *, agent: bool = False) -> str:
+    tools = deck.tools(agent=agent)
+    [found] = [t["function"]["description"] for t in tools if t["function"]["name"] == "execute_code"]
     return str(found)
 
 
 def test_the_description_lists_exactly_the_tools_the_code_may_call(tmp_path: Path) -> None:
-    text = description(make_deck(tmp_path))
+    text = description(make_deck(tmp_path), agent=True)
     listed = text.split("can call these tools: ")[1].split(".")[0].split(", ")
     # Exposed, minus execute_code itself and clarify (it needs the user).
     assert listed == ["patch", "present_files", "read_file", "search_files", "terminal", "write_file"]
+    # Outside an agent run present_files is not exposed, so the program cannot call it either.
+    outside = description(make_deck(tmp_path)).split("can call these tools: ")[1].split(".")[0]
+    assert outside.split(", ") == ["patch", "read_file", "search_files", "terminal", "write_file"]
     narrower = description(make_deck(tmp_path, toolsets=["code_execution", "file"]))
     assert "terminal" not in narrower and "read_file" in narrower
     alone = description(make_deck(tmp_path, toolsets=["code_execution"]))
@@ -134,7 +138,8 @@ def test_a_program_that_runs_too_long_is_killed_with_its_children(tmp_path: Path
     started = time.monotonic()
     result = execute(make_deck(tmp_path), code, timeout=2)
     assert time.monotonic() - started < 15
-    assert "started" in result.content and "timed out after 2 s" in result.content
+    assert result.error is not None and result.error.type == "timeout"
+    assert "started" in (result.error.output or "") and "timeout of 2 s" in result.error.message
     time.sleep(0.3)
     alive = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline_has(p, f"sleep\x00{marker}")]
     assert alive == []

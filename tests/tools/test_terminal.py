@@ -69,6 +69,7 @@ def test_a_command_runs_in_the_workspace_with_its_exit_code(tmp_path: Path) -> N
     assert lines[0] == str((tmp_path / "ws").resolve())
     assert "oops" in lines
     assert lines[-1].startswith("[exit code 3;") and lines[-1].endswith("; sandboxed]")
+    assert result.meta["exit_code"] == 3
 
 
 def test_writes_outside_the_workspace_fail_and_inside_succeed(tmp_path: Path, outside: Path) -> None:
@@ -169,7 +170,7 @@ def test_a_timeout_kills_the_command_and_its_children(tmp_path: Path, limit: str
     result = term(deck, f"sleep {marker} & sleep {marker} & echo started; wait", **args)
     assert time.monotonic() - started < 10
     assert "started" in result.content
-    assert "timed out" in (result.content if result.ok else result.error.message if result.error else "")
+    assert result.error is not None and result.error.type == "timeout"
     for _ in range(40):
         if not _alive(f"sleep\x00{marker}"):
             break

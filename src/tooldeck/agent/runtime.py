@@ -17,13 +17,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
-from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.events import EventSink, null_sink
 from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult, check_iterations
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.base import ModelClient, ModelSettings
 from tooldeck.agent.runner import SessionRunner
-from tooldeck.agent.services import AgentServices
+from tooldeck.agent.services import AgentServices, memory_files, sessions_db
 from tooldeck.agent.sessions import SessionStore, new_session_id
 from tooldeck.agent.toolview import ToolView
 from tooldeck.agent.vision import vision_service
@@ -54,7 +53,7 @@ class LoadoutSource(Protocol):
     @property
     def config(self) -> Config: ...
 
-    def loadout(self, platform: str | None = None) -> Loadout: ...
+    def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout: ...
 
 
 class Agent:
@@ -84,11 +83,9 @@ class Agent:
         self.home = tooldeck_home(cfg.home, base_dir=cfg.base_dir)
         # None: the configured session database; False: sessions kept in memory only.
         if store is None:
-            db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else self.home / "state.db"
-            store = SessionStore(db)
+            store = SessionStore(sessions_db(cfg))
         self.store: SessionStore | None = store or None
-        limits = MemoryLimits(cfg.agent.memory_max_chars, cfg.agent.user_max_chars)
-        self.memory = MemoryFiles(self.home, limits=limits)
+        self.memory = memory_files(cfg)
         self.max_iterations = cfg.agent.max_iterations if max_iterations is None else max_iterations
         self.policy = policy
         self.approver = approver
@@ -98,8 +95,8 @@ class Agent:
         self._scopes: dict[str, SessionScope] = {}
 
     def loadout(self) -> Loadout:
-        """The loadout as assembled now."""
-        return self.deck.loadout(self.platform)
+        """The loadout as assembled now, for an agent run."""
+        return self.deck.loadout(self.platform, agent=True)
 
     # -- sessions --------------------------------------------------------------------------
 

@@ -1,7 +1,8 @@
 """What agent-level tools reach through their `ToolContext`: home dir, sessions, memory, the
-delegator. The agent offers an `AgentServices` to every call (`context.get(AgentServices)`); a
-tool called outside an agent (e.g. `tooldeck call memory`) falls back to the defaults from the
-environment, so memory and session search work on their own too.
+delegator. The agent offers an `AgentServices` to every call (`context.get(AgentServices)`).
+A call made outside an agent (`deck.call`, `tooldeck call`, `serve`) gets them from the config
+the executor runs under - the configured home, never the default one - so memory and session
+search work there too, on the same files an agent of that config uses.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck.config import Config
 from tooldeck.context import ToolContext
+from tooldeck.errors import ToolError
 from tooldeck.home import tooldeck_home
 
 if TYPE_CHECKING:
@@ -18,7 +21,7 @@ if TYPE_CHECKING:
     from tooldeck.agent.builtins.memory import MemoryFiles
     from tooldeck.agent.sessions import SessionStore
 
-__all__ = ["AgentServices", "services_of", "tooldeck_home"]
+__all__ = ["AgentServices", "call_services", "memory_files", "services_of", "sessions_db", "tooldeck_home"]
 
 
 @dataclass
@@ -27,7 +30,42 @@ class AgentServices:
     memory: MemoryFiles
     store: SessionStore | None = None
     delegator: Delegator | None = None
+    # Where the store of a call outside an agent run is (opened by the tool that needs it).
+    sessions_db: Path | None = None
 
 
 def services_of(context: ToolContext | None) -> AgentServices | None:
     return context.get(AgentServices) if context is not None else None
+
+
+def sessions_db(config: Config) -> Path:
+    """The session database of `config`: `agent.sessions_db`, else `state.db` in the home."""
+    if config.agent.sessions_db:
+        return config.resolve_path(config.agent.sessions_db)
+    return tooldeck_home(config.home, base_dir=config.base_dir) / "state.db"
+
+
+def memory_files(config: Config) -> MemoryFiles:
+    """MEMORY.md and USER.md of `config`'s home, with its size caps."""
+    from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
+
+    limits = MemoryLimits(config.agent.memory_max_chars, config.agent.user_max_chars)
+    return MemoryFiles(tooldeck_home(config.home, base_dir=config.base_dir), limits=limits)
+
+
+def call_services(context: ToolContext | None, tool: str) -> AgentServices:
+    """The agent's services, or, for a call outside an agent run, those of the call's config.
+
+    Every executor offers its config; a context without one is a handler called by hand, which
+    gets an error rather than the files of whatever home the environment points at."""
+    offered = services_of(context)
+    if offered is not None:
+        return offered
+    config = context.get(Config) if context is not None else None
+    if config is None:
+        raise ToolError(
+            f"{tool} needs the config of the call it serves (its home); call it through a deck "
+            "(deck.call, tooldeck call, serve) or an agent, not by calling its handler"
+        )
+    home = tooldeck_home(config.home, base_dir=config.base_dir)
+    return AgentServices(home=home, memory=memory_files(config), sessions_db=sessions_db(config))

@@ -12,14 +12,13 @@ from typing_extensions import TypedDict  # pydantic needs this TypedDict before 
 # Only light modules here: discovering the built-in tools must not load the loop, the model
 # clients or SQLite. delegate_task and session_search import their machinery when called.
 from tooldeck.agent.builtins.clarify import clarify_output
-from tooldeck.agent.builtins.memory import MemoryFiles, memory_action
+from tooldeck.agent.builtins.memory import memory_action
 from tooldeck.agent.builtins.present_files import present
 from tooldeck.agent.builtins.todo import TodoStatus, todo_action
-from tooldeck.agent.services import services_of
+from tooldeck.agent.services import call_services, services_of
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
 from tooldeck.errors import ToolError
-from tooldeck.home import tooldeck_home
 from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext
 
@@ -68,9 +67,7 @@ def memory(
         content: for add/replace: the entry text.
         old_text: for replace/remove: a unique piece of the entry to change.
     """
-    services = services_of(context)
-    files = services.memory if services is not None else MemoryFiles(tooldeck_home())
-    return memory_action(files, action, target, content, old_text)
+    return memory_action(call_services(context, "memory").memory, action, target, content, old_text)
 
 
 @tool(toolset="session_search", read_only=True, idempotent=True)
@@ -84,16 +81,19 @@ def session_search(query: str, limit: int = 5, context: ToolContext | None = Non
     from tooldeck.agent.builtins.session_search import search_sessions
     from tooldeck.agent.sessions import SessionStore
 
-    services = services_of(context)
-    if services is not None and services.store is not None:
+    services = call_services(context, "session_search")
+    if services.store is not None:
         return search_sessions(
             services.store, query, limit=limit, current_session=context.session_id if context else None
         )
-    with SessionStore(tooldeck_home() / "state.db") as store:
+    if services.sessions_db is None:  # an agent told to keep its sessions in memory only
+        raise ToolError("this agent keeps no session store (store=False): there are no past sessions to search",
+                        type="unavailable")  # fmt: skip
+    with SessionStore(services.sessions_db) as store:
         return search_sessions(store, query, limit=limit, current_session=None)
 
 
-@tool(toolset="clarify", interactive=True, essential=True)
+@tool(toolset="clarify", interactive=True, essential=True, needs_agent=True)
 def clarify(question: str, choices: list[str] | None = None) -> ToolOutput:
     """Ask the user a question when the request is ambiguous or a decision is theirs to make.
 
@@ -124,7 +124,7 @@ class DelegatedTask(_TaskGoal, total=False):
     toolsets: list[str] | None
 
 
-@tool(toolset="delegation")
+@tool(toolset="delegation", needs_agent=True)
 async def delegate_task(
     goal: str | None = None,
     context: str | None = None,
@@ -165,7 +165,7 @@ def _delegate_description(ctx: DescriptionContext) -> str:
 delegate_task = delegate_task.with_options(description=_delegate_description)
 
 
-@tool(toolset="file", sequential=True, needs_workspace=True)
+@tool(toolset="file", sequential=True, needs_workspace=True, needs_agent=True)
 def present_files(paths: list[str], context: ToolContext | None = None) -> ToolOutput:
     """Show files you produced to the user as results of this task (paths relative to the workspace).
 

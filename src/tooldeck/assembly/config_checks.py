@@ -32,6 +32,7 @@ def config_diagnostics(config: Config, tools: Sequence[Tool], toolsets: ToolsetI
             if inc not in toolsets:
                 hint = f"unknown toolset {inc!r} (included by {name})"
                 out.append(Diagnostic("warning", hint, f"toolsets.{name}.includes[{j}]"))
+    out += toolsets.cycles()
     for i, group in enumerate(config.tool_groups or ()):
         if not any(in_group(t, group) for t in tools):
             out.append(Diagnostic("warning", f"tool group {group!r} matches no tool", f"tool_groups[{i}]"))

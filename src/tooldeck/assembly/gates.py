@@ -34,6 +34,8 @@ class GateInput:
     # Whether the bubblewrap sandbox really works here (probed), and why not.
     bwrap_installed: bool = False
     bwrap_reason: str = ""
+    # Whether the loadout is for an agent run (`deck.agent`, tooldeck run/chat/batch).
+    agent_run: bool = False
     availability: Mapping[str, Availability] = field(default_factory=dict)
     # Filled by gates for later ones and for the Loadout: why each tool made it.
     reasons: dict[str, str] = field(default_factory=dict)
@@ -228,6 +230,24 @@ class ModelCapabilityGate:
         ]
 
 
+class AgentRunGate:
+    """Tools that only an agent run can act on are not offered to calls from anywhere else."""
+
+    name = "agent_run"
+
+    def apply(self, tools: Sequence[Tool], gi: GateInput) -> tuple[Kept, Hidden]:
+        if gi.agent_run:
+            return list(tools), []
+        why = (
+            "works only in an agent run (tooldeck run, chat or batch; deck.agent()), whose loop acts on "
+            "what it returns; not offered to deck.call, tooldeck call or serve (tooldeck explain --agent "
+            "shows an agent run's loadout)"
+        )
+        return [t for t in tools if not t.needs_agent], [
+            _hide(t, self.name, why) for t in tools if t.needs_agent
+        ]
+
+
 class AvailabilityGate:
     name = "availability"
 
@@ -277,5 +297,6 @@ SELECTION_GATES: tuple[Gate, ...] = (
     ToolGroupsGate(),
     HostShellGate(),
     ModelCapabilityGate(),
+    AgentRunGate(),
 )
 POLICY_GATES: tuple[Gate, ...] = (AvailabilityGate(), SkillsGate())

@@ -73,7 +73,7 @@ class Assembler:
         self.checker = checker or AvailabilityChecker(
             ttl_s=checks.ttl_s, budget_ms=checks.budget_ms, flap_grace_s=checks.flap_grace_s
         )
-        self._selections: dict[tuple[int, str, bool, str], _Selection] = {}
+        self._selections: dict[tuple[int, str, bool, str, bool], _Selection] = {}
         self._loadouts: dict[tuple[Any, ...], Loadout] = {}
         self._lock = threading.Lock()
 
@@ -81,17 +81,18 @@ class Assembler:
         """Forget cached check answers; the next assembly re-checks availability."""
         self.checker.invalidate()
 
-    def assemble(self, platform: str | None = None) -> Loadout:
+    def assemble(self, platform: str | None = None, *, agent: bool = False) -> Loadout:
+        """The loadout of `platform`; `agent` for an agent run (tools that need one are kept)."""
         platform = self.config.platform if platform is None else platform
         snap = self.registry.snapshot()
         probe = host_shell_probe(self.config, snap.tools)
         sandbox = self.checker.evaluate((probe,))[0] if probe is not None else None
         bwrap = sandbox is not None and sandbox.ok
         why = (sandbox.reason or "") if sandbox is not None and not sandbox.ok else ""
-        sel_key = (snap.generation, platform, bwrap, why)
+        sel_key = (snap.generation, platform, bwrap, why, agent)
         sel = self._selections.get(sel_key)
         if sel is None:
-            sel = self._select(snap.tools, platform, bwrap, why)
+            sel = self._select(snap.tools, platform, bwrap, why, agent)
             with self._lock:
                 if len(self._selections) > 64:
                     self._selections.clear()
@@ -109,13 +110,16 @@ class Assembler:
 
     # -- stage 1: selection -----------------------------------------------------------------
 
-    def _select(self, tools: tuple[Tool, ...], platform: str, bwrap: bool, why: str) -> _Selection:
+    def _select(
+        self, tools: tuple[Tool, ...], platform: str, bwrap: bool, why: str, agent: bool
+    ) -> _Selection:
         cfg = self.config
         defined = {
             name: Toolset(name, tuple(ts.tools), tuple(ts.includes), ts.description)
             for name, ts in cfg.toolsets.items()
         }
-        gi = GateInput(cfg, platform, ToolsetIndex(tools, defined), bwrap_installed=bwrap, bwrap_reason=why)
+        toolsets = ToolsetIndex(tools, defined)
+        gi = GateInput(cfg, platform, toolsets, bwrap_installed=bwrap, bwrap_reason=why, agent_run=agent)
         gi.diagnostics.extend(config_diagnostics(cfg, tools, gi.toolsets))
         current: list[Tool] = list(tools)
         hidden: list[Fate] = []
@@ -161,6 +165,7 @@ class Assembler:
             sel.gi.toolsets,
             sel.gi.bwrap_installed,
             sel.gi.bwrap_reason,
+            sel.gi.agent_run,
             availability={
                 t.name: combine([seen[i] for i in slot])
                 for t, slot in zip(sel.survivors, sel.slots, strict=True)

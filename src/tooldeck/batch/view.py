@@ -39,8 +39,8 @@ class ItemDeck:
     def config(self) -> Config:
         return self._config
 
-    def loadout(self, platform: str | None = None) -> Loadout:
-        base = self.deck.loadout(platform)
+    def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout:
+        base = self.deck.loadout(platform, agent=agent)
         if base is not self._base or self._view is None:
             self._view = self._narrow(base.with_config(self._config))
             self._base = base
@@ -50,7 +50,7 @@ class ItemDeck:
         """Raise `UnknownItemTools` when the item names a tool that is neither exposed nor deferred."""
         if self._tools is None:
             return
-        base = self.deck.loadout(platform)
+        base = self.deck.loadout(platform, agent=True)  # what the item's agent gets
         missing = sorted(n for n in self._tools if base.get(n) is None)
         if missing:
             known = ", ".join((*base.exposed_names, *base.deferred_names)) or "none"

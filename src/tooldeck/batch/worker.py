@@ -125,7 +125,7 @@ class ItemRunner:
             sandbox = dataclasses.replace(spec.config.sandbox, workspace=str(self.workdir))
             deck = Deck(spec.config.replace(sandbox=sandbox))
         self.deck = deck
-        self.deck.loadout(spec.platform)  # assemble once now: a config problem shows at start-up
+        self.deck.loadout(spec.platform, agent=True)  # assemble once now: a config problem shows at start-up
         self.limiter = RateLimiter(max_rps=spec.max_rps)
         self.model = LimitedModel(spec.model, self.limiter)
 

@@ -89,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
     executor.spill.prune(older_than_s=KEEP_CUT_RESULTS_S)
     if args.as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
-        print_json({"ok": result.ok, "content": result.content, "error": error})
+        meta = dict(result.meta)
+        print_json({"ok": result.ok, "content": result.content, "error": error, "meta": meta})
     else:
         emit(for_terminal(result.content))
         if result.error is not None:

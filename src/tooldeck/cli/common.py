@@ -70,17 +70,30 @@ def load_deck(config: Path | None) -> Deck:
             "tool with the current directory as the workspace",
             file=sys.stderr,
         )
+    from tooldeck.cli.output import log_to_home
+    from tooldeck.home import tooldeck_home
+
     try:
-        return Deck.load(config)
+        deck = Deck.load(config)
     except ConfigError as exc:
         fail(f"config error: {exc}")
+    log_to_home(tooldeck_home(deck.config.home, base_dir=deck.config.base_dir))
+    return deck
 
 
-def assemble(deck: Deck, platform: str | None) -> Loadout:
+def add_agent(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agent",
+        action="store_true",
+        help="as an agent run (tooldeck run/chat/batch) gets them, with the tools only an agent run can use",
+    )
+
+
+def assemble(deck: Deck, platform: str | None, *, agent: bool = False) -> Loadout:
     from tooldeck.errors import ConfigError, ToolsetError
 
     try:
-        return deck.loadout(platform)
+        return deck.loadout(platform, agent=agent)
     except (ToolsetError, ConfigError) as exc:
         fail(f"config error: {exc}")
 
@@ -106,6 +119,7 @@ def console() -> Any:
 
 __all__ = [
     "DIALECTS",
+    "add_agent",
     "add_config",
     "add_json",
     "add_platform",

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli.common import (
     DIALECTS,
+    add_agent,
     add_config,
     add_json,
     add_platform,
@@ -38,6 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--dialect", "-d", choices=DIALECTS, default="openai", help="dialect for token shares"
     )
     parser.add_argument("--strict", action="store_true", help="say why a tool cannot be OpenAI-strict")
+    add_agent(parser)
     add_json(parser)
 
 
@@ -48,14 +50,14 @@ def run(args: argparse.Namespace) -> int:
 
     deck = load_deck(args.config)
     try:
-        everything = deck.explain(platform=args.platform)
+        everything = deck.explain(platform=args.platform, agent=args.agent)
     except (ConfigError, ToolsetError) as exc:
         fail(f"config error: {exc}")
     fates = list(everything.fates)
     if args.names:
         fates = _named(deck, fates, args.names)
     diagnostics = list(everything.diagnostics)
-    loadout = deck.loadout(args.platform)
+    loadout = deck.loadout(args.platform, agent=args.agent)
     strict = args.strict or deck.config.dialects.openai.strict
     costs = render_costs(loadout, args.dialect, strict, deck.config.model.name)
     if args.as_json:

@@ -6,6 +6,7 @@ import argparse
 
 from tooldeck.cli.common import (
     DIALECTS,
+    add_agent,
     add_config,
     add_json,
     add_platform,
@@ -27,6 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tokens", action="store_true", help="token cost of the exposed tools in each dialect"
     )
+    add_agent(parser)
     add_json(parser)
 
 
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.dialects import render_loadout
 
     deck = load_deck(args.config)
-    loadout = assemble(deck, args.platform)
+    loadout = assemble(deck, args.platform, agent=args.agent)
     strict = args.strict or deck.config.dialects.openai.strict
     if args.tokens:
         from tooldeck.cli.views import print_token_table

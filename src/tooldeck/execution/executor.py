@@ -413,7 +413,9 @@ class Executor:
             self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
         duration = time.perf_counter() - started
-        meta = {"result_id": shaped.spilled} if shaped.spilled is not None else {}
+        meta = dict(shaped.meta or {})
+        if shaped.spilled is not None:
+            meta["result_id"] = shaped.spilled
         result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration, meta)
         return self._finished(result, started) if self.events is not None else result
 
@@ -504,7 +506,9 @@ class Executor:
     # -- results and events ----------------------------------------------------------------
 
     def _failed(self, call_id: str, err: ErrorEnvelope, started: float) -> ToolResult:
-        result = error_result(call_id, err.tool, err.type, err.message, retryable=err.retryable)
+        result = error_result(
+            call_id, err.tool, err.type, err.message, retryable=err.retryable, output=err.output
+        )
         return self._finished(result, started)
 
     def _cancelled(self, call_id: str, tool: str, why: str) -> ToolResult:

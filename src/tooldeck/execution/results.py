@@ -35,14 +35,18 @@ UNTRUSTED_CLOSE = "</untrusted_content>"
 
 
 def error_result(call_id: str, tool: str, kind: ErrorType, message: str, *, retryable: bool = False,
-                 duration_s: float = 0.0) -> ToolResult:  # fmt: skip
-    err = ErrorEnvelope(kind, message, tool, retryable)
+                 duration_s: float = 0.0, output: str | None = None) -> ToolResult:  # fmt: skip
+    err = ErrorEnvelope(kind, message, tool, retryable, output)
     return ToolResult(call_id, tool, err.to_json(), err, duration_s=duration_s)
 
 
 def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -> ToolResult:
     message = exception_text(exc)
-    return error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s)
+    # A ToolError subclass may not call ToolError.__init__, or set `output` to something else.
+    output = getattr(exc, "output", None)
+    output = utf8_safe(output) if isinstance(output, str) else None
+    return error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s,
+                        output=output)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,7 @@ class Shaped:
     update: Mapping[str, Any] | None = None
     interrupt: Mapping[str, Any] | None = None
     spilled: str | None = None  # the result id the full text was kept under
+    meta: Mapping[str, Any] | None = None
 
 
 def is_untrusted(tool: Tool) -> bool:
@@ -204,15 +209,15 @@ class SpillStore:
 
 def shape(value: Any, tool: Tool, *, call_id: str, limit: int, spill: SpillStore | None) -> Shaped:
     """Turn a handler's return value into the model-facing content (cut, kept, framed)."""
-    update = interrupt = None
+    update = interrupt = meta = None
     if isinstance(value, ToolOutput):
-        text, update, interrupt = value.content, value.update, value.interrupt
+        text, update, interrupt, meta = value.content, value.update, value.interrupt, value.meta
     else:
         text = to_text(value)
     text = utf8_safe(text)
     untrusted = is_untrusted(tool)
     if len(text) <= limit:
-        return Shaped(frame_untrusted(tool.name, text) if untrusted else text, update, interrupt)
+        return Shaped(frame_untrusted(tool.name, text) if untrusted else text, update, interrupt, meta=meta)
     kept = spill.save(call_id, text) if spill is not None else None
     head = text[:limit]
     if kept is not None:
@@ -223,4 +228,4 @@ def shape(value: Any, tool: Tool, *, call_id: str, limit: int, spill: SpillStore
     else:
         marker = f"\n\n[result truncated: showing characters 0-{limit} of {len(text)}; the rest was dropped.]"
     body = frame_untrusted(tool.name, head) if untrusted else head
-    return Shaped(body + marker, update, interrupt, kept)
+    return Shaped(body + marker, update, interrupt, kept, meta)

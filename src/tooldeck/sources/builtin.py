@@ -46,6 +46,7 @@ _PLAIN = (
     "shell",
     "needs_vision",
     "needs_workspace",
+    "needs_agent",
     "defer",
     "essential",
     "isolation",

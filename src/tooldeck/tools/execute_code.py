@@ -22,11 +22,12 @@ from typing import Annotated
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
 from tooldeck.errors import ToolError
+from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext, Tool
 from tooldeck.tools.terminal import (
     DEFAULT_TIMEOUT_S,
     MAX_TIMEOUT_S,
-    command_timeout,
+    command_limit,
     confinement,
     report,
     runner,
@@ -85,7 +86,7 @@ def execute_code(
     code: str,
     timeout: Annotated[int, Bounds(1, MAX_TIMEOUT_S)] = DEFAULT_TIMEOUT_S,
     context: ToolContext | None = None,
-) -> str:
+) -> ToolOutput:
     """Run a Python program.
 
     Args:
@@ -101,7 +102,8 @@ def execute_code(
     me = context.tool_name if context is not None else "execute_code"
     exposed = {t.name: t for t in caller.exposed} if caller is not None else {}
     names = callable_tools(exposed, frozenset(exposed), me)
-    timeout_s = command_timeout(context, timeout)
+    limit = command_limit(context, timeout)
+    timeout_s = limit.run_s
     folder = Path(tempfile.mkdtemp(prefix="tooldeck-code-"))
     server = RpcServer(caller, names) if caller is not None else None
     try:
@@ -128,7 +130,7 @@ def execute_code(
             server.child_started()  # the child has ended: its requests end too
             server.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return report(result, timeout_s)
+    return report(result, limit, "program")
 
 
 execute_code = execute_code.with_options(description=_description)

@@ -7,7 +7,8 @@ system, writable workspace, private /tmp, empty home folders, no network unless
 `sandbox.network`), on the host only with `sandbox.allow_host_shell`. Standard output and error
 are merged and capped (the head and the tail are kept); at the timeout, or when the call is
 stopped, the command and every process it started are killed. The result ends with a status
-line: the exit code, the time taken and where it ran.
+line: the exit code (also the result's `meta.exit_code`), the time taken and where it ran; a
+command killed at its timeout is a `timeout` error that keeps the output so far.
 
 Without a sandbox configured (`sandbox.kind: bwrap`) or `allow_host_shell`, the host-shell gate
 hides this tool from the model.
@@ -15,13 +16,15 @@ hides this tool from the model.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from tooldeck.config import Config, ExecutionConfig
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
 from tooldeck.errors import ToolError
 from tooldeck.home import tooldeck_home
+from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext
 from tooldeck.workspace import Workspace
 
@@ -40,8 +43,8 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
     """The sandbox a call of a shell tool runs in, from the config the executor runs under."""
     from tooldeck.safety.sandbox import SandboxSettings
 
-    config = (context.get(Config) if context is not None else None) or Config()
-    workspace = (context.get(Workspace) if context is not None else None) or Workspace.of(config.workspace)
+    config = service(context, Config)
+    workspace = service(context, Workspace)
     home = tooldeck_home(config.home, base_dir=config.base_dir)
     hidden = [home]
     if config.approvals.audit_log:
@@ -55,12 +58,44 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
     )
 
 
-def command_timeout(context: ToolContext | None, requested: float) -> float:
-    """The command's own timeout: what was asked, ending a little before the executor's deadline
-    so the result can still say what happened."""
-    limits = (context.get(ExecutionConfig) if context is not None else None) or ExecutionConfig()
-    deadline = limits.timeout_for(MAX_TIMEOUT_S)
-    return max(0.1, min(float(requested), deadline - 0.5 if deadline > 1 else deadline * 0.9))
+T = TypeVar("T")
+
+
+def service(context: ToolContext | None, kind: type[T]) -> T:
+    """A service every executor offers its calls; missing means the tool was called outside
+    one, which is a bug of the caller, not something to paper over with defaults."""
+    found = context.get(kind) if context is not None else None
+    if found is None:
+        raise ToolError(
+            f"this tool needs the {kind.__name__} of the call it serves; run it through "
+            "tooldeck's executor (deck.call, tooldeck call, an agent), not by calling its handler"
+        )
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class CommandLimit:
+    """How long a command may run: what was asked, and what it is given."""
+
+    # The limit that applies: the `timeout` argument, or the call's time limit when lower.
+    asked_s: float
+    # True when the `timeout` argument set `asked_s`, False when the call's time limit did.
+    by_argument: bool
+    # What the command runs for: a little less than the call's limit, so the result can still
+    # say what happened before the executor's own deadline passes.
+    run_s: float
+    # The call's time limit (the executor's deadline for this tool).
+    call_s: float
+
+
+def command_limit(context: ToolContext | None, requested: float) -> CommandLimit:
+    """The command's own timeout, from the `timeout` argument and the executor's limits."""
+    deadline = service(context, ExecutionConfig).timeout_for(MAX_TIMEOUT_S)
+    margin = deadline - 0.5 if deadline > 1 else deadline * 0.9
+    run_s = max(0.1, min(float(requested), margin))
+    if requested <= deadline:
+        return CommandLimit(float(requested), True, run_s, deadline)
+    return CommandLimit(deadline, False, run_s, deadline)
 
 
 def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRunner:
@@ -68,7 +103,7 @@ def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRun
     from tooldeck.safety.probe import probe_bwrap_cached
     from tooldeck.safety.sandbox import SandboxUnavailable, runner_for
 
-    config = (context.get(Config) if context is not None else None) or Config()
+    config = service(context, Config)
     # The probe remembered in the home (as the host-shell gate left it) saves a sandbox start.
     probe = probe_bwrap_cached(tooldeck_home(config.home, base_dir=config.base_dir) / "cache")
     try:
@@ -77,17 +112,33 @@ def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRun
         raise ToolError(str(exc), type="unavailable") from None
 
 
-def report(result: RunResult, timeout_s: float) -> str:
-    """The output, then a status line the model can rely on."""
+def report(result: RunResult, limit: CommandLimit, what: str = "command") -> ToolOutput:
+    """The output, then a status line the model can rely on; its exit code in `meta`.
+
+    A command killed at its limit is no result: it raises a `timeout` error that names the
+    limit that was asked and keeps the output so far."""
     where = "sandboxed" if result.sandboxed else "on the host"
-    if result.timed_out:
-        status = f"timed out after {timeout_s:g} s: the command and its child processes were killed"
-    else:
-        status = f"exit code {result.exit_code}"
     body = result.output if result.output.strip() else "(no output)\n"
     if not body.endswith("\n"):
         body += "\n"
-    return f"{body}[{status}; {result.duration_s:.2f} s; {where}]"
+    if result.timed_out:
+        # A longer `timeout` can help only when the call's own limit leaves room for one.
+        longer = limit.by_argument and limit.asked_s < limit.call_s
+        raise ToolError(_timed_out(limit, what), type="timeout", retryable=longer, output=body)
+    status = f"exit code {result.exit_code}"
+    text = f"{body}[{status}; {result.duration_s:.2f} s; {where}]"
+    return ToolOutput(text, meta={"exit_code": result.exit_code})
+
+
+def _timed_out(limit: CommandLimit, what: str) -> str:
+    killed = f"the {what} did not finish within {{}} and was killed, with every process it started"
+    if limit.by_argument:
+        text = killed.format(f"its timeout of {limit.asked_s:g} s")
+        if limit.asked_s < limit.call_s:
+            text += f"; give a larger timeout (up to {limit.call_s:g}) if it needs longer"
+        return text
+    where = "execution.max_timeout_s, or tooldeck call --timeout"
+    return killed.format(f"the call's time limit of {limit.asked_s:g} s ({where})")
 
 
 def confinement(ctx: DescriptionContext) -> str:
@@ -113,7 +164,7 @@ def terminal(
     command: str,
     timeout: Annotated[int, Bounds(1, MAX_TIMEOUT_S)] = DEFAULT_TIMEOUT_S,
     context: ToolContext | None = None,
-) -> str:
+) -> ToolOutput:
     """Run a shell command.
 
     Args:
@@ -122,12 +173,12 @@ def terminal(
     """
     if not command.strip():
         raise ToolError("command is empty; give a shell command to run", retryable=True)
-    timeout_s = command_timeout(context, timeout)
-    settings = sandbox_settings(context, timeout_s)
+    limit = command_limit(context, timeout)
+    settings = sandbox_settings(context, limit.run_s)
     chosen = runner(context, settings)
     cancel = context.cancelled if context is not None else None
-    result = chosen.run(command, timeout_s=timeout_s, cancel=cancel)
-    return report(result, timeout_s)
+    result = chosen.run(command, timeout_s=limit.run_s, cancel=cancel)
+    return report(result, limit)
 
 
 terminal = terminal.with_options(description=_description)
