@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -76,11 +77,12 @@ def load_deck(config: Path | None) -> Deck:
         fail(f"config error: {exc}")
 
 
-def assemble(deck: Deck, platform: str | None) -> Loadout:
+def assemble(deck: Deck, platform: str | None, *, calling: Sequence[str] | None = None) -> Loadout:
+    """The loadout (`calling`: for those calls only, see `Deck.loadout`); a config problem exits 2."""
     from tooldeck.errors import ConfigError, ToolsetError
 
     try:
-        return deck.loadout(platform)
+        return deck.loadout(platform, calling=calling)
     except (ToolsetError, ConfigError) as exc:
         fail(f"config error: {exc}")
 
