@@ -135,9 +135,9 @@ class Deck:
         `calling` names the tools about to be called directly, for a loadout good for those calls
         only: a source still connecting is then waited for only if it could change what one of
         these names is (an MCP server offers only `mcp__<server>__...` names, and never beats a
-        higher-priority source that offers the name). A tool that reads the loadout itself (a
-        live description, as `execute_code`'s, whose programs call the other tools, or
-        `tool_search`) needs every source, so calling it waits for them all.
+        higher-priority source that offers the name). A tool that uses the rest of the loadout
+        (`calls_tools`, as `execute_code` whose programs call the other tools, or
+        `loads_deferred`, as `tool_search`) needs every source, so calling it waits for them all.
         """
         self._settle(calling)
         return self.assembler.assemble(platform)
@@ -504,7 +504,7 @@ def _names(calls: Sequence[ToolCall]) -> list[str]:
 
 def _reads_loadout(tool: Tool | None) -> bool:
     """Whether a call of `tool` depends on the rest of the loadout (see `Deck.loadout`)."""
-    return tool is not None and (tool.loads_deferred or callable(tool.description))
+    return tool is not None and (tool.loads_deferred or tool.calls_tools)
 
 
 def _check_unique_names(sources: list[ToolSource]) -> None:

@@ -76,14 +76,16 @@ async def _batch(deck: Deck) -> list[Any]:
     return await deck.call_batch([ToolCall("c1", "read_file", {"path": "notes.txt"})])
 
 
-def test_tools_that_read_the_loadout_and_mcp_names_wait_and_see_the_timeout(tmp_path: Path) -> None:
+def test_tools_that_call_other_tools_wait_and_see_the_timeout(tmp_path: Path) -> None:
     servers = {"hung": tiny("--hang", connect_timeout=2)}
     deck = Deck(parse_config(config_data(tmp_path, servers), base_dir=str(tmp_path)))
     try:
         hung = source(deck, "hung")
-        deck.loadout(calling=["read_file", "no_such_tool"])  # neither could be the server's
+        # None of these could be the server's; terminal's description is live, but it calls no tool.
+        deck.loadout(calling=["read_file", "no_such_tool", "terminal"])
         assert not hung.supervisor.first_attempt.is_set()
-        # execute_code's programs call the other tools: its loadout needs every source.
+        # execute_code's programs call the other tools (calls_tools): its loadout needs every source.
+        assert next(t for t in deck.registry.snapshot() if t.name == "execute_code").calls_tools
         deck.loadout(calling=["execute_code"])
         assert hung.supervisor.first_attempt.is_set()
         notes = {d.path: d.message for d in deck.explain().diagnostics if d.path}
@@ -118,3 +120,16 @@ def test_listing_commands_wait_one_connect_timeout_and_show_it_timed_out(tmp_pat
     assert any(f["name"] == "read_file" for f in json.loads(explained.stdout))
     tools = tooldeck("tools", "--json", "--config", str(config))
     assert tools.returncode == 0 and "timed out: no answer" in tools.stderr
+
+
+def test_a_strict_config_naming_a_connecting_servers_toolset_is_no_error(tmp_path: Path) -> None:
+    data = {
+        **config_data(tmp_path, {"hung": tiny("--hang", connect_timeout=NEVER)}),
+        "strict": True,
+        "platform_toolsets": {"cli": ["file", "mcp-hung"]},
+    }
+    config = tmp_path / "tooldeck.yaml"
+    config.write_text(yaml.safe_dump(data))
+    out = tooldeck("call", "read_file", "--args", '{"path": "notes.txt"}', "--config", str(config))
+    assert out.returncode == 0, out.stderr
+    assert "the built-in read this" in out.stdout

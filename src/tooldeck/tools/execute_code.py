@@ -131,4 +131,4 @@ def execute_code(
     return report(result, timeout_s)
 
 
-execute_code = execute_code.with_options(description=_description)
+execute_code = execute_code.with_options(description=_description, calls_tools=True)

@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -67,7 +69,25 @@ def server_argv(spec: ServerSpec) -> list[str]:
         return [spec.command, *spec.args]
     # -I -S: no site-packages and no PYTHON* variables, so it starts fast whatever the env holds.
     reaper = [sys.executable, "-I", "-S", str(_REAPER), str(os.getpid()), "--"]
-    return [*reaper, spec.command, *spec.args]
+    return [*reaper, _executable(spec), *spec.args]
+
+
+def _executable(spec: ServerSpec) -> str:
+    """The server's program as the child's PATH and working directory find it; raised here as
+    starting it directly would raise (the reaper could only report it as an exit code)."""
+    command = spec.command or ""
+    if os.sep in command:
+        found = os.path.join(spec.cwd or os.getcwd(), command)
+        if os.path.isfile(found) and not os.access(found, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
+        path: str | None = os.path.dirname(found)
+        command = os.path.basename(found)
+    else:
+        path = os.pathsep.join(os.get_exec_path(dict(spec.env)))
+    resolved = shutil.which(command, path=path)
+    if resolved is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), spec.command)
+    return resolved
 
 
 @dataclass
