@@ -68,7 +68,8 @@ def _start(command: list[str]) -> int:
     pid = os.fork()
     if pid:
         return pid
-    try:  # the child: the server, with a clean signal mask, killed if this process dies
+    try:  # the child: the server, leading its own process group, killed if this process dies
+        os.setpgid(0, 0)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         os.execvp(command[0], command)
@@ -91,7 +92,7 @@ def _wait(server: int) -> int:
         if info is None:  # the grace period after a stop signal is over
             return _kill_all(server) or _KILLED
         if info.si_signo in _STOPS and deadline is None:
-            for pid in _descendants(os.getpid()):
+            for pid in _descendants(os.getpid()) or [server]:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGTERM)
             deadline = time.monotonic() + GRACE_S
@@ -117,7 +118,10 @@ def _kill_all(server: int) -> int | None:
     me = os.getpid()
     found = None
     while True:
-        for pid in _descendants(me):
+        under = _descendants(me)
+        if under is None:
+            return _kill_group(server)
+        for pid in under:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         try:
@@ -128,9 +132,31 @@ def _kill_all(server: int) -> int | None:
             found = status
 
 
-def _descendants(root: int) -> list[int]:
+def _kill_group(server: int) -> int | None:
+    """Without /proc, what can be found: the server's process group; the orphans that left it
+    cannot be named, and are reaped only if they end now."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(server, signal.SIGKILL)
+    found = None
+    with contextlib.suppress(ChildProcessError):
+        pid, status = os.waitpid(server, 0)
+        found = status if pid == server else None
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:
+            pass
+    return found
+
+
+def _descendants(root: int) -> list[int] | None:
+    """Every process under `root`, from /proc (None when /proc cannot be read)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    if str(os.getpid()) not in entries:
+        return None  # not this process's /proc (none mounted, or another namespace's)
     children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
+    for entry in entries:
         if not entry.isdigit():
             continue
         try:
