@@ -100,3 +100,25 @@ def test_processes_that_left_the_servers_group_end_when_the_deck_process_is_kill
         run.kill()  # SIGKILL: no clean-up of its own at all
         assert run.wait(30) == -signal.SIGKILL
     wait_for(lambda: not [p for p in started if process_alive(p)], timeout=30, what="the sleepers gone")
+
+
+def test_a_relative_command_is_found_beside_the_config_and_a_missing_one_is_named(tmp_path: Path) -> None:
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    launcher = folder / "run-tiny"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'tests/mcp/servers/tiny_server.py'}\n")
+    launcher.chmod(0o755)
+    (folder / "not-executable").write_text("#!/bin/sh\n")
+    servers = {
+        "rel": {"command": "bin/run-tiny"},
+        "missing": {"command": "bin/no-such-launcher"},
+        "noexec": {"command": "bin/not-executable"},
+        "unlisted": {"command": "no-such-mcp-command-on-path", "cwd": str(folder)},
+    }
+    with deck_over(tmp_path, servers) as deck:
+        notes = {d.path: d.message for d in deck.diagnostics() if d.path}
+        assert deck.call_sync("mcp__rel__echo", {"text": "from bin"}).ok, notes
+        assert "command not found: " in notes["mcp_servers.missing"]
+        assert "bin/no-such-launcher" in notes["mcp_servers.missing"]
+        assert "Permission denied" in notes["mcp_servers.noexec"], notes["mcp_servers.noexec"]
+        assert "command not found: no-such-mcp-command-on-path" in notes["mcp_servers.unlisted"]

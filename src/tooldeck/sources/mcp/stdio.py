@@ -76,14 +76,16 @@ def _executable(spec: ServerSpec) -> str:
     """The server's program as the child's PATH and working directory find it; raised here as
     starting it directly would raise (the reaper could only report it as an exit code)."""
     command = spec.command or ""
+    # Relative to the directory the server starts in, as the kernel would see it there.
+    cwd = spec.cwd or os.getcwd()
     if os.sep in command:
-        found = os.path.join(spec.cwd or os.getcwd(), command)
+        found = os.path.join(cwd, command)
         if os.path.isfile(found) and not os.access(found, os.X_OK):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
-        path: str | None = os.path.dirname(found)
+        path = os.path.dirname(found)
         command = os.path.basename(found)
     else:
-        path = os.pathsep.join(os.get_exec_path(dict(spec.env)))
+        path = os.pathsep.join(os.path.join(cwd, d) for d in os.get_exec_path(dict(spec.env)))
     resolved = shutil.which(command, path=path)
     if resolved is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), spec.command)
