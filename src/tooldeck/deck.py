@@ -10,12 +10,17 @@ The layers behind it (sources, registry, assembly, dialects, execution, agent) s
 for advanced use; a user does not need them. The deck fills its registry from its sources and
 re-lists a source when it announces a change; every call and every agent turn uses the loadout
 as assembled at that moment, under this deck's config.
+
+A source that is slow to list (an MCP server connecting) is not waited for when the deck is
+made: the first assembly waits for it (each server at most its connect timeout, all at the same
+time), and a direct call waits only for the sources that could offer the tool it names.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Coroutine, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Collection, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -26,8 +31,8 @@ from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ConfigError, ToolConflictError
 from tooldeck.registry import Registry
-from tooldeck.sources.base import ChangeKind, StaticSource, ToolSource
-from tooldeck.tool import Tool
+from tooldeck.sources.base import ChangeKind, SlowSource, StaticSource, ToolSource
+from tooldeck.tool import SOURCE_PRIORITY, Tool
 
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink as AgentEventSink
@@ -88,7 +93,18 @@ class Deck:
         self.assembler = Assembler(self.registry, self.config, token_counter=_count_tokens)
         self._notes: dict[str, tuple[Diagnostic, ...]] = {}
         self._spill: SpillStore | None = None
+        # Sources not listed yet: slow ones still connecting, listed when something needs them.
+        self._pending: list[ToolSource] = []
+        self._pending_lock = threading.Lock()
         for source in self.sources:
+            if isinstance(source, SlowSource):
+                # Subscribed first, so a listing that arrives meanwhile is taken in at once.
+                source.subscribe(self._on_change)
+                if source.listed():
+                    self._sync(source)
+                else:
+                    self._pending.append(source)
+                continue
             self._sync(source)
             source.subscribe(self._on_change)
 
@@ -112,12 +128,48 @@ class Deck:
 
     # -- what the model sees ---------------------------------------------------------------
 
-    def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout:
+    def loadout(
+        self, platform: str | None = None, *, agent: bool = False, calling: Collection[str] | None = None
+    ) -> Loadout:
         """The assembly for `platform` (default: config `platform`), as of now (cached while nothing changes).
 
         `agent=True` is an agent run's loadout: it keeps the tools only an agent run can act on
-        (`clarify`, `present_files`, `delegate_task`), which calls made outside one do not get."""
+        (`clarify`, `present_files`, `delegate_task`), which calls made outside one do not get.
+
+        It waits for sources still connecting (each MCP server at most its connect timeout).
+        `calling` names the tools about to be called directly, for a loadout good for those calls
+        only: a source still connecting is then waited for only if it could change what one of
+        these names is (an MCP server offers only `mcp__<server>__...` names, and never beats a
+        higher-priority source that offers the name). A tool that uses the rest of the loadout
+        (`calls_tools`, as `execute_code` whose programs call the other tools, or
+        `loads_deferred`, as `tool_search`) needs every source, so calling it waits for them all.
+        """
+        self._settle(calling)
         return self.assembler.assemble(platform, agent=agent)
+
+    def _settle(self, calling: Collection[str] | None) -> None:
+        """List the pending sources that `calling` needs (all of them for None)."""
+        with self._pending_lock:
+            pending = list(self._pending)
+        if not pending:
+            return
+        if calling is not None and any(_reads_loadout(self.registry.get(n)) for n in calling):
+            calling = None
+        # They have all been connecting since the deck was made: waiting for each in turn
+        # takes as long as the slowest.
+        for source in pending:
+            if calling is None or any(self._may_change(source, n) for n in calling):
+                self._sync(source)
+                with self._pending_lock:
+                    if source in self._pending and isinstance(source, SlowSource) and source.listed():
+                        self._pending.remove(source)
+
+    def _may_change(self, source: ToolSource, name: str) -> bool:
+        """Whether listing `source` could change which tool `name` is."""
+        if not (isinstance(source, SlowSource) and source.may_offer(name)):
+            return False
+        found = self.registry.get(name)
+        return found is None or SOURCE_PRIORITY[found.source] >= SOURCE_PRIORITY[source.kind]
 
     def tools(
         self,
@@ -165,16 +217,19 @@ class Deck:
         events: EventSink | None = None,
         session_id: str | None = None,
         direct: bool = False,
+        calling: Collection[str] | None = None,
     ) -> Executor:
         """An executor over the current loadout (for advanced use; `call` is the usual way).
 
         `direct=True` is for calls whose caller named the tool itself (a person, a program), not
         a model: a deferred tool is called as if `tool_search` had promoted it. Without it the
         executor is the model's: calling an unpromoted deferred tool is a `not_promoted` error.
+        `calling`: the names of the only tools it will run, so it does not wait for sources
+        that cannot offer them (see `loadout`).
         """
         from tooldeck.execution.executor import Executor, every_deferred
 
-        loadout = self.loadout(platform)
+        loadout = self.loadout(platform, calling=calling)
         return Executor(
             loadout,
             approver=approver,
@@ -235,7 +290,7 @@ class Deck:
         from tooldeck.execution.types import ToolCall
 
         calls = [ToolCall(call_id, name, arguments)]
-        executor = self.executor(platform=platform, approver=approver, direct=True)
+        executor = self.executor(platform=platform, approver=approver, direct=True, calling=[name])
         [result] = self._execute_sync(executor, calls)
         return result
 
@@ -244,13 +299,21 @@ class Deck:
     ) -> list[ToolResult]:
         """A batch as one model reply makes it: concurrent where safe, one result per call id, in
         order. Deferred tools are called directly, as in `call`."""
-        return await self.executor(platform=platform, approver=approver, direct=True).execute(calls)
+        if self._pending:
+            # Waiting for a source still connecting must not stall this event loop (it may be
+            # the one the source connects on).
+            import asyncio
+
+            await asyncio.to_thread(self._settle, _names(calls))
+        executor = self.executor(platform=platform, approver=approver, direct=True, calling=_names(calls))
+        return await executor.execute(calls)
 
     def call_batch_sync(
         self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
     ) -> list[ToolResult]:
         """`call_batch` for synchronous code."""
-        return self._execute_sync(self.executor(platform=platform, approver=approver, direct=True), calls)
+        executor = self.executor(platform=platform, approver=approver, direct=True, calling=_names(calls))
+        return self._execute_sync(executor, calls)
 
     def _execute_sync(self, executor: Executor, calls: Sequence[ToolCall]) -> list[ToolResult]:
         loop = self._mcp_loop()
@@ -273,10 +336,15 @@ class Deck:
         Exceptions of `coro` propagate. A `timeout` (seconds) that passes, or Ctrl-C, cancels
         `coro` and waits for it to stop; a timeout raises TimeoutError. Calling this from the
         deck's loop itself (from code already run by it) raises RuntimeError: await there.
+        Sources still connecting are waited for first (here, not on the loop, where they connect):
+        `coro` may assemble loadouts.
         """
         from tooldeck.sources.mcp.loop import mcp_loop
 
-        return (self._mcp_loop() or mcp_loop()).run(coro, timeout)
+        loop = self._mcp_loop() or mcp_loop()
+        if not loop.in_loop:
+            self._settle(None)
+        return loop.run(coro, timeout)
 
     def _mcp_loop(self) -> McpLoop | None:
         """The loop the deck's MCP sessions live on; None for a deck without MCP servers."""
@@ -439,6 +507,15 @@ def _deck_services(config: Config) -> dict[type, object]:
         return await service.ask(image, question)
 
     return {VisionService: VisionService(ask, model=config.model.name or "")}
+
+
+def _names(calls: Sequence[ToolCall]) -> list[str]:
+    return [c.name for c in calls]
+
+
+def _reads_loadout(tool: Tool | None) -> bool:
+    """Whether a call of `tool` depends on the rest of the loadout (see `Deck.loadout`)."""
+    return tool is not None and (tool.loads_deferred or tool.calls_tools)
 
 
 def _check_unique_names(sources: list[ToolSource]) -> None:

@@ -101,6 +101,9 @@ class Tool:
     # Loads deferred tools (`tool_search`): exposed exactly when some tool is deferred, never
     # deferred itself.
     loads_deferred: bool = False
+    # Calls other tools of its loadout (execute_code's programs, delegate_task's sub-agents): a
+    # direct call of it waits for every source, MCP servers still connecting included.
+    calls_tools: bool = False
     # "process": each call runs in a child process killed at the deadline with all it started
     # (a fork per call); default: a worker thread (sync) or the event loop (async).
     isolation: Literal["process"] | None = None

@@ -57,7 +57,8 @@ def everything(**options: Any) -> dict[str, Any]:
 
 
 def make_deck(tmp_path: Path, servers: Mapping[str, Any], **config: Any) -> Deck:
-    """A deck with only these MCP servers (no built-in tools), its workspace and home in tmp_path."""
+    """A deck with only these MCP servers (no built-in tools), its workspace and home in tmp_path,
+    assembled once, so every server's first connection attempt is over."""
     workspace = tmp_path / "workspace"
     workspace.mkdir(exist_ok=True)
     data = {
@@ -67,7 +68,9 @@ def make_deck(tmp_path: Path, servers: Mapping[str, Any], **config: Any) -> Deck
         "plugins": {"enabled": False},
         **config,
     }
-    return Deck(parse_config(data, base_dir=str(tmp_path)), builtins=False)
+    deck = Deck(parse_config(data, base_dir=str(tmp_path)), builtins=False)
+    deck.loadout()
+    return deck
 
 
 @contextmanager

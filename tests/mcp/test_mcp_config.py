@@ -135,3 +135,16 @@ def test_import_tooldeck_and_a_deck_without_servers_never_load_the_sdk() -> None
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_an_exact_tool_name_keeps_its_name_and_only_changed_names_are_hashed() -> None:
+    names = deck_names("n", ["a.b", "a_b", "a b", "plain"])
+    assert names["a_b"] == "mcp__n__a_b"
+    assert names["plain"] == "mcp__n__plain"
+    # Both names that had to change clash (with each other and with a_b): each gets its hash.
+    assert names["a.b"].startswith("mcp__n__a_b_") and names["a b"].startswith("mcp__n__a_b_")
+    assert len(set(names.values())) == 4
+    for order in (["a b", "a_b", "a.b", "plain"], ["plain", "a.b", "a b", "a_b"]):
+        assert deck_names("n", order) == names
+    # A changed name that clashes with nothing needs no hash.
+    assert deck_names("n", ["a.b"]) == {"a.b": "mcp__n__a_b"}

@@ -172,3 +172,17 @@ def _fields(spec: object) -> dict[str, object]:
     import dataclasses
 
     return {f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)}
+
+
+def test_a_servers_exact_tool_name_is_kept_when_others_change_to_it(tmp_path: Path) -> None:
+    with deck_over(tmp_path, {"srv": tiny()}) as deck:
+        for name in ("a.b", "a b", "a_b"):
+            assert deck.call_sync("mcp__srv__add_tool", {"name": name}).ok
+        mine = lambda: sorted(n for n in deck.registry.snapshot().names() if n.startswith("mcp__srv__a_b"))  # noqa: E731
+        names = wait_for(lambda: len(mine()) == 3 and mine(), what="three tools listed")
+        assert "mcp__srv__a_b" in names
+        # Each deck name reaches its own server tool; the exact one keeps its name.
+        ran = {deck.call_sync(n, {}).content.strip() for n in names}
+        assert any("a_b ran" in r for r in ran) and any("a.b ran" in r for r in ran)
+        assert any("a b ran" in r for r in ran)
+        assert "a_b ran" in deck.call_sync("mcp__srv__a_b", {}).content

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 from pathlib import Path
 
@@ -53,15 +54,20 @@ def test_http_lists_and_calls(tmp_path: Path, mode: str) -> None:
 
 def test_a_configured_token_is_required(tmp_path: Path) -> None:
     config = make_config(tmp_path)
-    with http_server(config, "--token", "${SERVE_TOKEN}", env={"SERVE_TOKEN": "s3cret-token"}) as url:
+    with http_server(
+        config, "--token", "${SERVE_TOKEN}", env={"SERVE_TOKEN": "s3cret-token-of-24-chars"}
+    ) as url:
         without = httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=10)
         wrong = httpx.post(
             url, json=INITIALIZE, headers={**HEADERS, "authorization": "Bearer nope"}, timeout=10
         )
         right = httpx.post(
-            url, json=INITIALIZE, headers={**HEADERS, "authorization": "Bearer s3cret-token"}, timeout=10
+            url,
+            json=INITIALIZE,
+            headers={**HEADERS, "authorization": "Bearer s3cret-token-of-24-chars"},
+            timeout=10,
         )
-        names, _, _ = asyncio.run(list_and_call(url, "auto", token="s3cret-token"))
+        names, _, _ = asyncio.run(list_and_call(url, "auto", token="s3cret-token-of-24-chars"))
     assert without.status_code == 401 and "Bearer" in without.headers["www-authenticate"]
     assert wrong.status_code == 401
     assert right.status_code == 200
@@ -94,3 +100,33 @@ def test_another_interface_needs_a_token_and_a_missing_token_variable_is_named(t
         timeout=60,
     )
     assert missing.returncode == 2 and "NO_SUCH_TOKEN_VAR" in missing.stderr
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    config = make_config(tmp_path)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        out = subprocess.run(
+            [str(BIN), "serve", "--transport", "http", "--port", str(port), "--config", str(config)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert out.returncode == 2, out.stderr
+    [line] = out.stderr.strip().splitlines()
+    assert f"cannot listen on 127.0.0.1:{port}" in line and "in use" in line, line
+
+
+@pytest.mark.parametrize("token", ["x", "fifteen-chars-x"])
+def test_a_short_token_is_refused(tmp_path: Path, token: str) -> None:
+    config = make_config(tmp_path)
+    out = subprocess.run(
+        [str(BIN), "serve", "--transport", "http", "--port", "0", "--token", token, "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert f"is {len(token)} character" in out.stderr and "at least 16" in out.stderr, out.stderr

@@ -162,7 +162,7 @@ def _delegate_description(ctx: DescriptionContext) -> str:
     )
 
 
-delegate_task = delegate_task.with_options(description=_delegate_description)
+delegate_task = delegate_task.with_options(description=_delegate_description, calls_tools=True)
 
 
 @tool(toolset="file", sequential=True, needs_workspace=True, needs_agent=True)

@@ -80,6 +80,21 @@ def _may_name_unlisted_mcp_tool(key: str, config: Config, tools: Sequence[Tool])
     return False
 
 
+def mcp_toolsets(config: Config) -> list[str]:
+    """The toolset of every enabled MCP server (`mcp-<server>`), listed or not: naming one is
+    no mistake while its server connects, or when it failed (a server's failure is reported
+    on its own)."""
+    if not config.mcp_servers:
+        return []
+    from tooldeck.config_load import mcp_server_configs
+
+    try:
+        servers = mcp_server_configs(config)
+    except ConfigError:  # the server file went bad since loading: loading the deck says so
+        return []
+    return [f"mcp-{name}" for name, server in servers.items() if server.enabled]
+
+
 def _skill_names(config: Config, names: set[str]) -> list[Diagnostic]:
     out = []
     for i, skill in enumerate(config.skills):

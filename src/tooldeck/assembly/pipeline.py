@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import Any
 
-from tooldeck.assembly.config_checks import config_diagnostics
+from tooldeck.assembly.config_checks import config_diagnostics, mcp_toolsets
 from tooldeck.assembly.deferral import DeferralGate, TokenCounter
 from tooldeck.assembly.gates import (
     POLICY_GATES,
@@ -118,6 +118,8 @@ class Assembler:
             name: Toolset(name, tuple(ts.tools), tuple(ts.includes), ts.description)
             for name, ts in cfg.toolsets.items()
         }
+        for name in mcp_toolsets(cfg):
+            defined.setdefault(name, Toolset(name))
         toolsets = ToolsetIndex(tools, defined)
         gi = GateInput(cfg, platform, toolsets, bwrap_installed=bwrap, bwrap_reason=why, agent_run=agent)
         gi.diagnostics.extend(config_diagnostics(cfg, tools, gi.toolsets))

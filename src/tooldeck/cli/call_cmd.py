@@ -77,13 +77,17 @@ def run(args: argparse.Namespace) -> int:
         # --timeout bounds this call even when the tool sets its own, longer timeout.
         execution = {"default_timeout_s": args.timeout, "max_timeout_s": args.timeout}
         deck = deck.with_config(deck.config.with_section("execution", **execution))
-    loadout = assemble(deck, args.platform)  # an unknown platform or a strict-mode problem: exit 2 here
+    # An unknown platform or a strict-mode problem: exit 2 here. MCP servers that cannot offer
+    # this tool are not waited for.
+    loadout = assemble(deck, args.platform, calling=[args.name])
     warn_diagnostics(deck.diagnostics(loadout))
     approver: Approver = AutoApprover() if args.yes else TerminalApprover()
     # One spill area for every `tooldeck call`, so a cut result can be paged by a later
     # `tooldeck call read_result --args '{"id": ...}'`. The person named the tool, so a deferred
     # one is called directly: no later call could use what a `tool_search` here promoted.
-    executor = deck.executor(platform=args.platform, approver=approver, session_id="cli", direct=True)
+    executor = deck.executor(
+        platform=args.platform, approver=approver, session_id="cli", direct=True, calling=[args.name]
+    )
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
     [result] = executor.execute_sync([ToolCall(call_id, args.name, arguments)])
     executor.spill.prune(older_than_s=KEEP_CUT_RESULTS_S)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -89,11 +90,14 @@ def add_agent(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def assemble(deck: Deck, platform: str | None, *, agent: bool = False) -> Loadout:
+def assemble(
+    deck: Deck, platform: str | None, *, agent: bool = False, calling: Sequence[str] | None = None
+) -> Loadout:
+    """The loadout (`calling`: for those calls only, see `Deck.loadout`); a config problem exits 2."""
     from tooldeck.errors import ConfigError, ToolsetError
 
     try:
-        return deck.loadout(platform, agent=agent)
+        return deck.loadout(platform, agent=agent, calling=calling)
     except (ToolsetError, ConfigError) as exc:
         fail(f"config error: {exc}")
 

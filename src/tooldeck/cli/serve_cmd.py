@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.errors import ConfigError
 
     try:
-        from tooldeck.serve import DeckServer, http_app, serve_http, serve_stdio
+        from tooldeck.serve import DeckServer, ListenError, http_app, serve_http, serve_stdio
     except ImportError as exc:
         fail(f"tooldeck serve needs the MCP SDK: pip install 'tooldeck[serve]' ({exc})")
     if not 0 <= args.port <= 65535:
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         http_app(server, host=args.host, token=token)  # refuse a bad host/token before binding
         ready = lambda url: print(f"tooldeck: serving MCP at {url}", file=sys.stderr, flush=True)  # noqa: E731
         _serve(deck, serve_http(server, host=args.host, port=args.port, token=token, ready=ready))
-    except ConfigError as exc:
+    except (ConfigError, ListenError) as exc:  # a short token, a port in use: one line, exit 2
         fail(str(exc))
     except KeyboardInterrupt:
         return 0

@@ -12,6 +12,6 @@ shaping), and a changed loadout is announced with `notifications/tools/list_chan
 """
 
 from tooldeck.serve.server import ClientState, DeckServer
-from tooldeck.serve.transports import http_app, serve_http, serve_stdio
+from tooldeck.serve.transports import ListenError, http_app, serve_http, serve_stdio
 
-__all__ = ["ClientState", "DeckServer", "http_app", "serve_http", "serve_stdio"]
+__all__ = ["ClientState", "DeckServer", "ListenError", "http_app", "serve_http", "serve_stdio"]

@@ -84,7 +84,6 @@ class DeckServer:
         interval_s: float = 2.0,
         name: str = "tooldeck",
     ) -> None:
-        from mcp.server.lowlevel.server import Server
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         from tooldeck.version import __version__
@@ -93,7 +92,7 @@ class DeckServer:
         self.platform = platform
         self.interval_s = interval_s
         self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
-        self.server: Server[Any] = Server(
+        self.server: Server[Any] = _server_class()(
             name,
             version=__version__,
             instructions="Tools assembled by tooldeck: the loadout `tooldeck tools` shows.",
@@ -110,9 +109,7 @@ class DeckServer:
         self.notifications_sent = 0
 
     def initialization_options(self) -> Any:
-        from mcp.server.lowlevel.server import NotificationOptions
-
-        return self.server.create_initialization_options(NotificationOptions(tools_changed=True))
+        return self.server.create_initialization_options()
 
     # -- the loadout and its changes --------------------------------------------------------
 
@@ -267,3 +264,31 @@ class DeckServer:
         promote(state.state, view, record.names)
         if await self._tell(state, state.view(loadout)):
             self.notifications_sent += 1
+
+
+def _server_class() -> type[Server[Any]]:
+    """The SDK's low-level server, declaring `tools.listChanged: true` whoever asks for its options.
+
+    The tool list does change, and clients are told (see the module docstring). The stdio runner
+    is handed the options, but the streamable HTTP manager asks the server for them with no
+    arguments, which would declare `false`: so the default itself says what is done.
+    """
+    global _SERVER_CLASS
+    if _SERVER_CLASS is None:
+        from mcp.server.lowlevel.server import NotificationOptions, Server
+
+        class DeckMcpServer(Server[Any]):
+            def create_initialization_options(
+                self,
+                notification_options: NotificationOptions | None = None,
+                experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+                extensions: dict[str, dict[str, Any]] | None = None,
+            ) -> Any:
+                options = notification_options or NotificationOptions(tools_changed=True)
+                return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+        _SERVER_CLASS = DeckMcpServer
+    return _SERVER_CLASS
+
+
+_SERVER_CLASS: type[Server[Any]] | None = None

@@ -2,7 +2,9 @@
 
 Streamable HTTP listens on 127.0.0.1 unless told otherwise; another interface needs a bearer
 token, and with a token configured every request must carry `Authorization: Bearer <token>`
-(compared in constant time) or is answered 401 before it reaches the MCP layer.
+(compared in constant time) or is answered 401 before it reaches the MCP layer. A token shorter
+than `MIN_TOKEN_CHARS` is refused (a short one is guessed by trying), and a port that cannot be
+bound is a `ListenError` saying which, before anything is served.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import asyncio
 import contextlib
 import hmac
 import ipaddress
+import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -23,6 +26,12 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MCP_PATH = "/mcp"
+# A bearer token shorter than this is refused: 16 random characters are out of reach of guessing.
+MIN_TOKEN_CHARS = 16
+
+
+class ListenError(Exception):
+    """The HTTP server cannot listen where it was asked to (a port in use, an unknown host)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -86,6 +95,11 @@ def http_app(server: DeckServer, *, host: str, token: str | None) -> App:
         raise ConfigError(
             f"serving on {host} exposes the tools beyond this machine: give a bearer token (--token)"
         )
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise ConfigError(
+            f"the bearer token is {len(token)} character{'s' if len(token) != 1 else ''} long: it needs at "
+            f"least {MIN_TOKEN_CHARS} (e.g. python -c 'import secrets; print(secrets.token_urlsafe(24))')"
+        )
     app: App = server.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     return BearerAuth(app, token) if token else app
 
@@ -102,26 +116,40 @@ async def serve_http(
     import uvicorn
 
     app = http_app(server, host=host, token=token)
+    # Bound here, not by uvicorn: it would log the failure its own way and exit the process.
+    sock = listen_socket(host, port)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     watcher = asyncio.create_task(server.watch())
     try:
-        serving = asyncio.create_task(web.serve())
+        serving = asyncio.create_task(web.serve(sockets=[sock]))
         while not web.started and not serving.done():
             await asyncio.sleep(0.02)
         if web.started and ready is not None:
-            shown = f"[{host}]" if ":" in host else host
-            ready(f"http://{shown}:{_bound_port(web, port)}{MCP_PATH}")
+            ready(f"http://{_shown(host)}:{sock.getsockname()[1]}{MCP_PATH}")
         await serving
     finally:
+        sock.close()
         watcher.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await watcher
 
 
-def _bound_port(web: Any, asked: int) -> int:
-    """The port actually bound (differs from `asked` when it was 0)."""
-    for server in getattr(web, "servers", ()):
-        for sock in getattr(server, "sockets", ()):
-            return int(sock.getsockname()[1])
-    return asked
+def listen_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to host:port (port 0: a free one); ListenError saying why not."""
+    address = host.strip("[]")
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
+    except OSError as exc:
+        sock.close()
+        why = exc.strerror or str(exc)
+        raise ListenError(f"cannot listen on {_shown(host)}:{port}: {why}") from None
+    sock.set_inheritable(False)
+    return sock
+
+
+def _shown(host: str) -> str:
+    return f"[{host.strip('[]')}]" if ":" in host else host

@@ -55,6 +55,23 @@ class ToolSource(Protocol):
         ...
 
 
+@runtime_checkable
+class SlowSource(Protocol):
+    """A source whose first listing may take a while (an MCP server still connecting).
+
+    The deck does not wait for it until something needs it: an assembly does, a call of a tool
+    whose name this source could never offer (or that a higher-priority source settles) does not.
+    """
+
+    def listed(self) -> bool:
+        """Whether `list_tools` answers now, without waiting."""
+        ...
+
+    def may_offer(self, name: str) -> bool:
+        """Whether a tool named `name` could be among this source's tools."""
+        ...
+
+
 class Source:
     """A convenient base: listeners, `changed()`, and a listing computed once until `refresh()`."""
 

@@ -95,6 +95,8 @@ def _entry(tool: Tool) -> dict[str, Any]:
     )
     entry["check"] = _qualname(tool.check) if tool.check is not None else None
     entry["is_async"] = tool.is_async
+    if tool.calls_tools:  # written only where true, so the other entries stay as they were
+        entry["calls_tools"] = True
     entry["arg_model"] = tool.arg_model is not None
     return entry
 
@@ -111,6 +113,7 @@ def stand_in(entry: dict[str, Any]) -> Tool:
     """The Tool of a manifest entry, with stand-ins that load the real tool when needed."""
     real = _Loader(str(entry["owner"]))
     options = {f: entry[f] for f in _PLAIN if f not in ("name", "parameters")}
+    options["calls_tools"] = bool(entry.get("calls_tools", False))
     for key in ("requires_env", "requires_bins", "requires_modules", "references"):
         options[key] = tuple(options[key])
     if entry["resource"] is not None:

@@ -133,4 +133,4 @@ def execute_code(
     return report(result, limit, "program")
 
 
-execute_code = execute_code.with_options(description=_description)
+execute_code = execute_code.with_options(description=_description, calls_tools=True)

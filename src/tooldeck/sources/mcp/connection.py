@@ -76,7 +76,7 @@ class Connection:
         if self._ready.is_set() and not self.closed.is_set():
             return
         if self.reason is None:
-            self.reason = f"no answer while {self.phase} within {self.spec.connect_timeout:g} s"
+            self.reason = f"timed out: no answer while {self.phase} within {self.spec.connect_timeout:g} s"
         await self.close()
         raise TransportFailure(self.reason)
 

@@ -1,15 +1,16 @@
 """Names of MCP tools in the deck: `mcp__<server>__<tool>`, at most 64 characters, never clashing.
 
 Characters a tool name may not hold become `_`. A name that would be too long is cut and ends
-with a short hash of the full original, and two server tools that would end up with the same
-name (`a.b` and `a_b`) are told apart the same way, so every name maps back to exactly one
-server tool.
+with a short hash of the full original, and server tools whose changed names would clash with
+another's (`a.b` and `a b`, or `a.b` and a tool named `a_b` exactly) are told apart the same
+way, so every name maps back to exactly one server tool; a name that needed no change is kept.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 MAX_NAME = 64
@@ -22,18 +23,29 @@ def server_prefix(server: str) -> str:
 
 
 def deck_names(server: str, tools: Iterable[str]) -> dict[str, str]:
-    """Server tool name -> deck tool name, for all of one server's tools at once."""
+    """Server tool name -> deck tool name, for all of one server's tools at once.
+
+    A tool whose name needs no change keeps it. A name that had to change (a character replaced,
+    or cut to fit) is hashed when another tool has that name or changes to it too, so `a_b` stays
+    `a_b` while `a.b` and `a b` are told apart by their hashes. The result depends only on the
+    set of names, never on the order the server lists them in.
+    """
     prefix = server_prefix(server)
-    out: dict[str, str] = {}
-    taken: set[str] = set()
-    # Sorted, so the same tools always get the same names whatever order the server lists them in.
-    for tool in sorted(set(tools)):
-        plain = prefix + _BAD.sub("_", tool)
-        name = plain if len(plain) <= MAX_NAME else _hashed(prefix, tool)
-        n = 0
+    wanted = sorted(set(tools))
+    plain = {tool: prefix + _BAD.sub("_", tool) for tool in wanted}
+    exact = {tool for tool in wanted if plain[tool] == prefix + tool and len(plain[tool]) <= MAX_NAME}
+    out = {tool: plain[tool] for tool in exact}
+    taken = set(out.values())
+    changed = [tool for tool in wanted if tool not in exact]
+    shared = Counter(plain[tool] for tool in changed)
+    for tool in changed:
+        name = plain[tool]
+        if len(name) > MAX_NAME or shared[name] > 1 or name in taken:
+            name = _hashed(prefix, tool)
+        n = 1
         while name in taken:
             n += 1
-            name = _hashed(prefix, tool if n == 1 else f"{tool}#{n}")
+            name = _hashed(prefix, f"{tool}#{n}")
         out[tool] = name
         taken.add(name)
     return out

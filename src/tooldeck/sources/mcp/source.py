@@ -22,6 +22,7 @@ from tooldeck.diagnostics import Diagnostic
 from tooldeck.sources.base import ChangeKind, Source, SourceListing
 from tooldeck.sources.mcp.convert import deck_tools, path_rewriter, result_text
 from tooldeck.sources.mcp.loop import McpLoop, mcp_loop
+from tooldeck.sources.mcp.naming import MAX_NAME, server_prefix
 from tooldeck.sources.mcp.pool import McpThread, SessionPool
 from tooldeck.sources.mcp.settings import ServerSpec
 from tooldeck.sources.mcp.supervisor import USABLE, State, Supervisor
@@ -83,11 +84,15 @@ class McpSource(Source):
 
     def list_tools(self) -> SourceListing:
         sup = self.supervisor
-        sup.wait_first(self.spec.connect_timeout + _LIST_MARGIN_S)
         where = f"mcp_servers.{self.spec.name}"
+        if self.loop.in_loop and not sup.first_attempt.is_set():
+            # Waiting here would stop the very loop the server connects on.
+            note = f"MCP server {self.spec.name!r} ({self.spec.target}) is still connecting, its tools are not known yet"
+            return SourceListing((), (Diagnostic("warning", note, where),))
+        sup.wait_first(self.spec.connect_timeout + _LIST_MARGIN_S)
         server_tools = sup.server_tools
         if server_tools is None:
-            why = sup.error or f"no answer within {self.spec.connect_timeout:g} s"
+            why = sup.error or f"timed out: no answer within {self.spec.connect_timeout:g} s"
             note = f"MCP server {self.spec.name!r} ({self.spec.target}) is not available, its tools are unknown: {why}"
             # A warning, not an error: the command goes on without the server (it may come back),
             # and strict: true does not apply to it (a server that fails is no config mistake).
@@ -102,6 +107,14 @@ class McpSource(Source):
                 Diagnostic("warning", sup.unavailable_reason() + "; its tools are unavailable", where)
             )
         return SourceListing(tuple(built[1]), tuple(notes))
+
+    def listed(self) -> bool:
+        """Whether the first connection attempt is over, so listing does not wait."""
+        return self.supervisor.first_attempt.is_set()
+
+    def may_offer(self, name: str) -> bool:
+        """Every tool of this server is named `mcp__<server>__...` (see `naming`)."""
+        return name.startswith(server_prefix(self.spec.name)[:MAX_NAME])
 
     def check(self) -> Availability:
         """Every tool of this server is available exactly when the server is."""

@@ -2,10 +2,13 @@
 
 Our own rather than the SDK's, for three things a supervisor needs: the child gets exactly the
 environment it was given (the SDK adds variables of its own choosing), its stderr is kept in a
-file so a server that dies can be reported with its last words and exit code, and the child is
-tied to this process (it is killed if tooldeck dies, even by SIGKILL or `os._exit`). The child
-runs in a process group of its own; closing the transport closes its stdin, waits briefly, then
-terminates and kills the whole group, so no grandchild outlives it either.
+file so a server that dies can be reported with its last words and exit code, and nothing the
+server starts outlives it. On Linux the child is `reaper.py`, a small subreaper that runs the
+server (which inherits the pipes: nothing is forwarded) and, when the server ends, when it is
+told to stop or when tooldeck dies (even by SIGKILL or `os._exit`), kills every process under
+it, those that left the server's process group (`setsid`) included. Elsewhere the server is
+the child, in a process group of its own, and is killed with its group. Closing the transport
+closes the server's stdin, waits briefly, then has the child terminate everything.
 """
 
 from __future__ import annotations
@@ -13,14 +16,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import os
+import shutil
 import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
+from tooldeck.sources.mcp.reaper import GRACE_S as REAPER_GRACE_S
 from tooldeck.sources.mcp.sdk import sdk_loaded
 from tooldeck.sources.mcp.settings import ServerSpec
 
@@ -29,6 +36,7 @@ LINE_LIMIT = 64 * 1024 * 1024
 EXIT_GRACE_S = 1.0
 TERM_GRACE_S = 1.0
 _PR_SET_PDEATHSIG = 1
+_REAPER = Path(__file__).with_name("reaper.py")
 
 
 def _parent_death_signal() -> Any:
@@ -47,6 +55,41 @@ def _parent_death_signal() -> Any:
 
 
 _ARM = _parent_death_signal()
+
+
+def _reaped() -> bool:
+    """Whether servers run under the reaper (Linux, with a Python to run it)."""
+    return _ARM is not None and bool(sys.executable) and _REAPER.is_file()
+
+
+def server_argv(spec: ServerSpec) -> list[str]:
+    """What runs for a stdio server: the server under the reaper, or the server itself."""
+    assert spec.command is not None
+    if not _reaped():
+        return [spec.command, *spec.args]
+    # -I -S: no site-packages and no PYTHON* variables, so it starts fast whatever the env holds.
+    reaper = [sys.executable, "-I", "-S", str(_REAPER), str(os.getpid()), "--"]
+    return [*reaper, _executable(spec), *spec.args]
+
+
+def _executable(spec: ServerSpec) -> str:
+    """The server's program as the child's PATH and working directory find it; raised here as
+    starting it directly would raise (the reaper could only report it as an exit code)."""
+    command = spec.command or ""
+    # Relative to the directory the server starts in, as the kernel would see it there.
+    cwd = spec.cwd or os.getcwd()
+    if os.sep in command:
+        found = os.path.join(cwd, command)
+        if os.path.isfile(found) and not os.access(found, os.X_OK):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), command)
+        path = os.path.dirname(found)
+        command = os.path.basename(found)
+    else:
+        path = os.pathsep.join(os.path.join(cwd, d) for d in os.get_exec_path(dict(spec.env)))
+    resolved = shutil.which(command, path=path)
+    if resolved is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), spec.command)
+    return resolved
 
 
 @dataclass
@@ -85,10 +128,9 @@ async def stdio_transport(spec: ServerSpec, info: ChildInfo) -> AsyncIterator[tu
     The process is started before anything of the SDK is imported: a cold import takes most of
     a second, which the server spends starting up meanwhile.
     """
-    assert spec.command is not None
+    reaped = _reaped()
     process = await asyncio.create_subprocess_exec(
-        spec.command,
-        *spec.args,
+        *server_argv(spec),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=info.stderr,
@@ -96,7 +138,8 @@ async def stdio_transport(spec: ServerSpec, info: ChildInfo) -> AsyncIterator[tu
         cwd=spec.cwd,
         start_new_session=True,
         limit=LINE_LIMIT,
-        preexec_fn=_ARM,
+        # The reaper asks for its parent-death signal itself (a catchable one, to clean up).
+        preexec_fn=None if reaped else _ARM,
     )
     info.pid = process.pid
     tasks: list[asyncio.Task[None]] = []
@@ -172,8 +215,13 @@ async def _stop(
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
     if not await _exited(process, EXIT_GRACE_S):
-        _signal_group(process.pid, signal.SIGTERM)
-        if not await _exited(process, TERM_GRACE_S):
+        if _reaped():
+            # The reaper terminates everything under it, then kills what is left after its grace.
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+        else:
+            _signal_group(process.pid, signal.SIGTERM)
+        if not await _exited(process, TERM_GRACE_S + REAPER_GRACE_S):
             _signal_group(process.pid, signal.SIGKILL)
             await _exited(process, TERM_GRACE_S)
     # Whatever the server started and left behind in its group goes too.
