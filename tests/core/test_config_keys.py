@@ -94,6 +94,8 @@ class Probe:
     name: str = ""
     args: str = "{}"
     platform: str | None = None
+    # Read the loadout an agent run gets (`tools --agent`): for the tools only an agent run offers.
+    agent: bool = False
 
 
 def exposed() -> Probe:
@@ -205,7 +207,7 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
     (
         "agent.delegation_max_concurrency",
         {"agent": {"delegation_max_concurrency": 7}},
-        Probe("description", "delegate_task"),
+        Probe("description", "delegate_task", agent=True),
     ),
     ("strict", {"strict": True, "disabled_toolsets": ["txet"]}, exposed()),
     (
@@ -287,7 +289,8 @@ def _api(path: Path, probe: Probe) -> Any:
         if probe.kind == "warnings":
             return [str(d) for d in deck.explain().diagnostics if d.level != "info"]
         if probe.kind == "description":
-            return [t["function"]["description"] for t in deck.tools() if t["function"]["name"] == probe.name]
+            tools = deck.tools(agent=probe.agent)
+            return [t["function"]["description"] for t in tools if t["function"]["name"] == probe.name]
         result = deck.call_sync(probe.name, probe.args)
         return _outcome(result.ok, result.content, result.error.envelope()["error"] if result.error else None)
     except Exception as exc:
@@ -301,7 +304,7 @@ def _cli(path: Path, probe: Probe, capsys: pytest.CaptureFixture[str]) -> Any:
         "warnings": ["explain", "--json"],
         "description": ["tools", "--json"],
         "call": ["call", probe.name, "--args", probe.args, "--json"],
-    }[probe.kind] + ["--config", str(path)]
+    }[probe.kind] + ["--config", str(path)] + (["--agent"] if probe.agent else [])
     try:
         code = dispatch(argv)
     except Exception as exc:
