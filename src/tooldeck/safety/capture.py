@@ -32,6 +32,8 @@ class RunResult:
     cut_bytes: int
     duration_s: float
     sandboxed: bool
+    # Which of the sandbox's resource limits the command ran into, as a sentence; None if none.
+    limit: str | None = None
 
 
 class _CappedReader:

@@ -10,12 +10,17 @@ tooldeck home with its grants and audit log) stay masked even inside the workspa
 dies with its parent, runs in a new session (no terminal injection), and the sockets of container
 engines are masked so the read-only root cannot be used to reach a root-owned daemon.
 
+The command has no capabilities and cannot gain privileges (bwrap sets no_new_privs), and runs
+under the resource limits of `limits.py`. When tooldeck runs as root, bwrap itself is started as
+the unprivileged `uid` through `rootless.py`, with the workspace idmapped so it stays writable.
+
 `probe_bwrap()` tells whether bwrap works here and why not; `runner_for()` picks the sandbox, or
 the host runner only when the caller allows host shells.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import threading
@@ -24,7 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.safety import rootless
 from tooldeck.safety.capture import RunResult, run_capped
+from tooldeck.safety.limits import SandboxLimits, diagnose, with_limits
 from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -60,6 +67,10 @@ class SandboxSettings:
     # Paths to see read-only at their own place although they lie under a masked folder (/tmp,
     # a home folder); mounted after the masks. Paths already visible are left as they are.
     read_only: tuple[Path, ...] = ()
+    # Resource limits of each sandboxed command.
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    # The host uid (and gid) commands run as when tooldeck runs as root.
+    uid: int = 65534
 
 
 class CommandRunner(Protocol):
@@ -147,8 +158,55 @@ class BwrapRunner(_Runner):
         self.workspace = workspace
 
     def argv(self, command: str) -> list[str]:
-        """The full bwrap command line for the shell command `command`."""
+        """The full bwrap command line for the shell command `command` (without the launcher
+        that starts it as an unprivileged uid when tooldeck runs as root)."""
         return self.wrap([self.settings.shell, "-c", command])
+
+    def run_argv(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> RunResult:
+        if not rootless.needed():
+            result = super().run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+            return self._diagnosed(result)
+        read_end, write_end = os.pipe()
+        try:
+            s = self.settings
+            started = rootless.launch(
+                self.wrap(argv), uid=s.uid, workspace=str(self.workspace), report_fd=write_end
+            )
+            result = run_capped(
+                started.argv,
+                cwd="/",
+                env=_environment(s),
+                timeout_s=timeout_s if timeout_s is not None else s.timeout_s,
+                output_limit=s.output_limit,
+                sandboxed=True,
+                cancel=cancel,
+                pass_fds=(*pass_fds, write_end),
+            )
+            os.close(write_end)
+            write_end = -1
+            problem = rootless.failure(read_end)
+        finally:
+            os.close(read_end)
+            if write_end >= 0:
+                os.close(write_end)
+        if problem is not None:
+            raise SandboxUnavailable(
+                f"tooldeck runs as root and runs no command as root, but could not start the sandbox "
+                f"as uid {s.uid}: {problem}"
+            )
+        return self._diagnosed(result)
+
+    def _diagnosed(self, result: RunResult) -> RunResult:
+        return dataclasses.replace(
+            result, limit=diagnose(self.settings.limits, result.exit_code, result.output)
+        )
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
         s = self.settings
@@ -176,8 +234,20 @@ class BwrapRunner(_Runner):
             *(["--share-net"] if s.network else []),
             "--die-with-parent",
             "--new-session",
+            "--cap-drop",
+            "ALL",
         ]
-        return [*out, "--", *argv]
+        return [*out, "--", *with_limits(s.limits, _bash(s.shell), argv)]
+
+
+def _bash(shell: str) -> str:
+    """The bash that sets the limits (the configured shell when it is bash)."""
+    if os.path.basename(shell) == "bash":
+        return shell
+    found = shutil.which("bash")
+    if found is None:
+        raise SandboxUnavailable("bash is needed inside the sandbox to set its resource limits")
+    return found
 
 
 def _home_roots() -> list[str]:
@@ -229,6 +299,7 @@ __all__ = [
     "CommandRunner",
     "HostRunner",
     "RunResult",
+    "SandboxLimits",
     "SandboxSettings",
     "SandboxUnavailable",
     "probe_bwrap",

@@ -15,6 +15,9 @@ hides this tool from the model.
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
 
 from tooldeck.config import Config, ExecutionConfig
@@ -38,7 +41,7 @@ OUTPUT_LIMIT = 64 * 1024
 
 def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSettings:
     """The sandbox a call of a shell tool runs in, from the config the executor runs under."""
-    from tooldeck.safety.sandbox import SandboxSettings
+    from tooldeck.safety.sandbox import SandboxLimits, SandboxSettings
 
     config = (context.get(Config) if context is not None else None) or Config()
     workspace = (context.get(Workspace) if context is not None else None) or Workspace.of(config.workspace)
@@ -52,6 +55,8 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
         timeout_s=timeout_s,
         output_limit=OUTPUT_LIMIT,
         hidden=tuple(hidden),
+        limits=SandboxLimits(**dataclasses.asdict(config.sandbox.limits)),
+        uid=config.sandbox.uid,
     )
 
 
@@ -77,8 +82,29 @@ def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRun
         raise ToolError(str(exc), type="unavailable") from None
 
 
+def run_in(
+    chosen: CommandRunner,
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    pass_fds: Sequence[int] = (),
+) -> RunResult:
+    """Run `argv` with the chosen runner; a sandbox that cannot start is the tool's error."""
+    from tooldeck.safety.sandbox import SandboxUnavailable
+
+    try:
+        return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+    except SandboxUnavailable as exc:
+        raise ToolError(str(exc), type="unavailable") from None
+
+
 def report(result: RunResult, timeout_s: float) -> str:
-    """The output, then a status line the model can rely on."""
+    """The output, then a status line the model can rely on. A command that ran into one of
+    the sandbox's resource limits is an error naming the limit, with its output."""
+    if result.limit is not None:
+        ended = f"timed out after {timeout_s:g} s" if result.timed_out else f"exit code {result.exit_code}"
+        raise ToolError(f"{result.limit}; {ended}. The command's output:\n{result.output}")
     where = "sandboxed" if result.sandboxed else "on the host"
     if result.timed_out:
         status = f"timed out after {timeout_s:g} s: the command and its child processes were killed"
@@ -126,7 +152,7 @@ def terminal(
     settings = sandbox_settings(context, timeout_s)
     chosen = runner(context, settings)
     cancel = context.cancelled if context is not None else None
-    result = chosen.run(command, timeout_s=timeout_s, cancel=cancel)
+    result = run_in(chosen, [settings.shell, "-c", command], timeout_s=timeout_s, cancel=cancel)
     return report(result, timeout_s)
 
 
