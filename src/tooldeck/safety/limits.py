@@ -83,16 +83,17 @@ def diagnose(limits: SandboxLimits, exit_code: int | None, output: str) -> str |
         return None
     if exit_code is None:
         return _processes(limits) if any(mark in output for mark in _FORK_FAILED) else None
+    # A process killed by a signal shows as 128 + its number (bwrap and bash both say so).
     signum = -exit_code if exit_code < 0 else exit_code - 128
     if signum == signal.SIGXFSZ or any(mark in output for mark in _FILE_TOO_BIG):
         return (
-            "the command was stopped by SIGXFSZ: a file reached the sandbox's file size limit "
-            f"(sandbox.limits.file_size_mb = {limits.file_size_mb})"
+            f"the command ended with {_evidence(exit_code, signum, 'SIGXFSZ', 'a file too large')}: "
+            f"a file reached the sandbox's file size limit (sandbox.limits.file_size_mb = {limits.file_size_mb})"
         )
     if signum == signal.SIGXCPU or "CPU time limit exceeded" in output:
         return (
-            "the command was stopped by SIGXCPU: a process used up the sandbox's CPU time limit "
-            f"(sandbox.limits.cpu_s = {limits.cpu_s})"
+            f"the command ended with {_evidence(exit_code, signum, 'SIGXCPU', 'CPU time exceeded')}: "
+            f"a process used up the sandbox's CPU time limit (sandbox.limits.cpu_s = {limits.cpu_s})"
         )
     if any(mark in output for mark in _FORK_FAILED):
         return _processes(limits)
@@ -109,3 +110,13 @@ def _processes(limits: SandboxLimits) -> str:
         "the command could not start more processes: it reached the sandbox's process limit "
         f"(sandbox.limits.processes = {limits.processes}; threads count too)"
     )
+
+
+def _evidence(exit_code: int, signum: int, signame: str, said: str) -> str:
+    """What the verdict rests on: the exit status of a process stopped by the signal, or the
+    output saying so."""
+    if exit_code == -signum:
+        return f"{signame}"
+    if signum == getattr(signal, signame):
+        return f"exit code {exit_code}, the status of a process stopped by {signame}"
+    return f"exit code {exit_code} and output reporting {said}"

@@ -197,9 +197,15 @@ class BwrapRunner(_Runner):
             if write_end >= 0:
                 os.close(write_end)
         if problem is not None:
+            hint = ""
+            if "idmapped mount" in problem:
+                hint = (
+                    "; keep the workspace on a filesystem that supports idmapped mounts (ext4, xfs, "
+                    "btrfs, tmpfs; Linux 5.12 or later) or run tooldeck as an ordinary user"
+                )
             raise SandboxUnavailable(
                 f"tooldeck runs as root and runs no command as root, but could not start the sandbox "
-                f"as uid {s.uid}: {problem}"
+                f"as uid {s.uid}: {problem}{hint}"
             )
         return self._diagnosed(result)
 

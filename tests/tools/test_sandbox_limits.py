@@ -1,0 +1,195 @@
+"""The attacks of a command on the machine itself, through the deck, for `terminal` and
+`execute_code`: reading root's files, keeping capabilities, a fork loop, a memory hog, a huge
+file, a CPU spin. Each now fails, the call's error names the limit it ran into, and the next
+call works. Run as root (as CI does), the sandbox is another uid; run as a user, it is that
+user: the same assertions hold."""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tooldeck import Deck
+from tooldeck.config_load import parse_config
+from tooldeck.errors import ConfigError
+from tooldeck.execution.types import ToolResult
+
+SANDBOX_UID = 4242
+LIMITS = {"processes": 32, "memory_mb": 512, "file_size_mb": 1, "cpu_s": 1}
+
+
+def make_deck(root: Path, **limits: int) -> Deck:
+    (root / "ws").mkdir(exist_ok=True)
+    data: dict[str, Any] = {
+        "sandbox": {"kind": "bwrap", "workspace": "ws", "uid": SANDBOX_UID, "limits": {**LIMITS, **limits}},
+        "home": "home",
+        "platform_toolsets": {"cli": ["terminal", "code_execution"]},
+        # The shell analysis blocks a fork bomb before it runs; here it is let through, as a
+        # disguised one would be, to show that the sandbox holds on its own.
+        "shell": {"approve": ["fork-bomb"]},
+        "approvals": {"mode": "allow"},
+    }
+    return Deck(parse_config(data, base_dir=str(root)))
+
+
+def call(deck: Deck, tool: str, text: str, timeout: int = 60) -> ToolResult:
+    key = "command" if tool == "terminal" else "code"
+    return deck.call_sync(tool, {key: text, "timeout": timeout})
+
+
+def expected_uid() -> int:
+    return SANDBOX_UID if os.geteuid() == 0 else os.getuid()
+
+
+def _processes_with(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def assert_gone(marker: str) -> None:
+    for _ in range(100):
+        if not _processes_with(marker):
+            return
+        threading.Event().wait(0.1)
+    assert _processes_with(marker) == []
+
+
+def assert_next_call_works(deck: Deck, tool: str) -> None:
+    text = "echo still-fine" if tool == "terminal" else "print('still-fine')"
+    after = call(deck, tool, text)
+    assert after.ok and after.content.startswith("still-fine"), after
+
+
+STATUS_SH = "id -u; id -G; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs):' /proc/self/status; cat /etc/shadow; echo w > made.txt"
+STATUS_PY = """
+import os
+print(os.getuid()); print(os.getgroups() or os.getgid())
+print(''.join(l for l in open('/proc/self/status') if l.split(':')[0] in ('CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs')))
+try:
+    open('/etc/shadow').read()
+except PermissionError as exc:
+    print('shadow:', exc.strerror)
+open('made.txt', 'w').write('w')
+"""
+
+
+@pytest.mark.parametrize(("tool", "program"), [("terminal", STATUS_SH), ("execute_code", STATUS_PY)])
+def test_no_root_no_capabilities_no_new_privileges(tmp_path: Path, tool: str, program: str) -> None:
+    deck = make_deck(tmp_path)
+    (tmp_path / "ws" / "made.txt").write_text("old")  # owned by whoever runs the test
+    result = call(deck, tool, program)
+    lines = result.content.splitlines()
+    assert lines[0] == str(expected_uid()), result.content
+    assert "0" not in lines[1].replace("[", " ").replace("]", " ").split(), result.content
+    for cap in ("CapEff", "CapPrm", "CapBnd"):
+        assert f"{cap}:\t0000000000000000" in result.content
+    assert "NoNewPrivs:\t1" in result.content
+    assert "Permission denied" in result.content
+    # The workspace stays writable, and what the command wrote belongs to tooldeck's own user.
+    made = tmp_path / "ws" / "made.txt"
+    assert made.read_text().strip() == "w" and made.stat().st_uid == os.getuid()
+
+
+FORK_LOOP_SH = (
+    # A fork bomb with a bound: at most 2**12 processes, 32 allowed.
+    'f(){{ [ "$1" -lt 12 ] && {{ f $(($1+1)) & f $(($1+1)) & sleep {marker}; wait; }}; }}; f 0'
+)
+FORK_LOOP_PY = """
+import os, time
+for i in range(300):
+    if os.fork() == 0:
+        os.execvp('sleep', ['sleep', '{marker}'])
+print('started them all')
+"""
+
+
+@pytest.mark.parametrize(("tool", "program"), [("terminal", FORK_LOOP_SH), ("execute_code", FORK_LOOP_PY)])
+def test_a_fork_loop_stops_at_the_process_limit(tmp_path: Path, tool: str, program: str) -> None:
+    deck = make_deck(tmp_path)
+    marker = f"{uuid.uuid4().int % 10**6 + 100}.25"
+    result = call(deck, tool, program.format(marker=marker), timeout=10)
+    assert result.error is not None, result.content
+    assert "process limit (sandbox.limits.processes = 32" in result.error.message
+    assert "started them all" not in result.error.message
+    assert_gone(f"sleep\x00{marker}")
+    assert_next_call_works(deck, tool)
+
+
+@pytest.mark.parametrize(
+    ("tool", "program"),
+    [
+        ("terminal", "python3 -c 'x = bytearray(10 * 1024**3)'"),
+        ("execute_code", "x = bytearray(10 * 1024**3)"),
+    ],
+)
+def test_a_memory_hog_stops_at_the_address_space_limit(tmp_path: Path, tool: str, program: str) -> None:
+    deck = make_deck(tmp_path)
+    result = call(deck, tool, program)
+    assert result.error is not None, result.content
+    assert "address space limit (sandbox.limits.memory_mb = 512)" in result.error.message
+    assert "MemoryError" in result.error.message  # the command's own output comes with it
+    assert_next_call_works(deck, tool)
+
+
+@pytest.mark.parametrize(
+    ("tool", "program"),
+    [
+        ("terminal", "head -c 3000000 /dev/zero > big.bin"),
+        ("execute_code", "open('big.bin', 'wb').write(bytes(3_000_000))"),
+    ],
+)
+def test_a_huge_file_stops_at_the_file_size_limit(tmp_path: Path, tool: str, program: str) -> None:
+    deck = make_deck(tmp_path)
+    result = call(deck, tool, program)
+    assert result.error is not None, result.content
+    assert "file size limit (sandbox.limits.file_size_mb = 1)" in result.error.message
+    assert (tmp_path / "ws" / "big.bin").stat().st_size <= 1024 * 1024
+    assert_next_call_works(deck, tool)
+
+
+@pytest.mark.parametrize(
+    ("tool", "program"), [("terminal", "python3 -c 'while True: pass'"), ("execute_code", "while True: pass")]
+)
+def test_a_cpu_spin_stops_at_the_cpu_limit(tmp_path: Path, tool: str, program: str) -> None:
+    deck = make_deck(tmp_path)
+    result = call(deck, tool, program)
+    assert result.error is not None, result.content
+    assert "CPU time limit (sandbox.limits.cpu_s = 1)" in result.error.message
+    assert_next_call_works(deck, tool)
+
+
+def test_the_limits_are_the_configured_ones_inside(tmp_path: Path) -> None:
+    deck = make_deck(tmp_path, processes=40, memory_mb=700, file_size_mb=3, cpu_s=9, open_files=99)
+    result = call(deck, "terminal", "ulimit -u; ulimit -v; ulimit -f; ulimit -t; ulimit -n; ulimit -H -t")
+    assert result.content.splitlines()[:6] == ["40", str(700 * 1024), str(3 * 1024), "9", "99", "14"]
+
+
+@pytest.mark.parametrize(
+    "program",
+    ["echo 'MemoryError: fork: Resource temporarily unavailable'; exit 0", "exit 3", "ls /nonexistent"],
+)
+def test_no_limit_is_claimed_when_none_stopped_the_command(tmp_path: Path, program: str) -> None:
+    result = call(make_deck(tmp_path), "terminal", program)
+    assert result.ok and "sandbox.limits" not in result.content, result.content
+    assert "[exit code" in result.content
+
+
+def test_limits_are_validated_with_their_key_path(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"sandbox\.limits\.processes"):
+        parse_config({"sandbox": {"limits": {"processes": 2}}})
+    with pytest.raises(ConfigError, match=r"sandbox\.limits\.memroy_mb: unknown key"):
+        parse_config({"sandbox": {"limits": {"memroy_mb": 100}}})
+    with pytest.raises(ConfigError, match=r"sandbox\.uid"):
+        parse_config({"sandbox": {"uid": 0}})
