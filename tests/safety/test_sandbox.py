@@ -15,7 +15,14 @@ from pathlib import Path
 import pytest
 
 from tooldeck.safety.capture import run_capped
-from tooldeck.safety.sandbox import BwrapRunner, HostRunner, SandboxSettings, probe_bwrap, runner_for
+from tooldeck.safety.sandbox import (
+    BwrapRunner,
+    HostRunner,
+    SandboxLimits,
+    SandboxSettings,
+    probe_bwrap,
+    runner_for,
+)
 
 
 @pytest.fixture
@@ -204,8 +211,10 @@ def test_the_sandbox_also_confines_an_unprivileged_user(outside: Path) -> None:
     workspace.mkdir()
     workspace.chmod(0o777)
     outside.chmod(0o777)
-    argv = BwrapRunner(SandboxSettings(workspace)).argv(
-        f"id -u; echo in > in.txt; echo out > {outside}/x.txt"
+    limits = SandboxLimits(processes=48)
+    argv = BwrapRunner(SandboxSettings(workspace, limits=limits)).argv(
+        f"id -u; echo in > in.txt; echo out > {outside}/x.txt; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; "
+        "ulimit -u"
     )
     as_nobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
     result = run_capped(
@@ -215,6 +224,9 @@ def test_the_sandbox_also_confines_an_unprivileged_user(outside: Path) -> None:
     assert (workspace / "in.txt").read_text() == "in\n"
     assert "Read-only file system" in result.output
     assert not (outside / "x.txt").exists()
+    # Unprivileged, bwrap runs the command without capabilities, privileges or the host's limits.
+    assert "CapEff:\t0000000000000000" in result.output and "NoNewPrivs:\t1" in result.output
+    assert result.output.splitlines()[-1] == "48"
 
 
 @pytest.fixture
