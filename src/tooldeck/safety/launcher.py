@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import platform
-import signal
 import sys
 
 FAILED = 125
@@ -46,6 +44,11 @@ OPEN_TREE_CLONE = 1
 OPEN_TREE_CLOEXEC = os.O_CLOEXEC
 MOVE_MOUNT_F_EMPTY_PATH = 0x00000004
 MOUNT_ATTR_IDMAP = 0x00100000
+# The same numbers on x86_64 and aarch64; set through libc, since the signal module imports enum,
+# which would double this script's start-up time.
+SIGPIPE = 13
+SIGXFSZ = 25
+SIG_DFL = 0
 MS_BIND = 0x1000
 MS_NOSUID = 0x2
 MS_NODEV = 0x4
@@ -75,9 +78,9 @@ def _check(result: int, what: str) -> int:
 
 
 def _syscall(name: str, *args: object) -> int:
-    table = SYSCALLS.get(platform.machine())
+    table = SYSCALLS.get(os.uname().machine)
     if table is None:
-        raise LaunchError(f"idmapped mounts are not wired for the {platform.machine()} architecture")
+        raise LaunchError(f"idmapped mounts are not wired for the {os.uname().machine} architecture")
     return _check(_libc.syscall(table[name], *args), name)
 
 
@@ -172,8 +175,8 @@ def main(argv: list[str]) -> None:
     os.setresuid(uid, uid, uid)
     # Python ignores these two at start-up; the command must get them as usual (a process that
     # outgrows the file size limit is stopped by SIGXFSZ).
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    for signum in (SIGPIPE, SIGXFSZ):
+        _libc.signal(signum, SIG_DFL)
     try:
         os.execv(command[0], command)
     except OSError as exc:
