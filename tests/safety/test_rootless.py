@@ -75,18 +75,9 @@ def test_sources_the_uid_cannot_reach_are_staged(tmp_path: Path) -> None:
     split = started.argv.index("--")
     assert started.argv[split - 1] == f"0={private / 'inner'}"
     bwrap = started.argv[split + 1 :]
-    # /usr is reachable by anyone: bwrap binds it itself.
-    assert bwrap == [
-        "/usr/bin/bwrap",
-        "--ro-bind",
-        f"{rootless.STAGE}/0",
-        "/x",
-        "--bind",
-        "/usr",
-        "/usr",
-        "--",
-        "true",
-    ]
+    # /usr is reachable by anyone: bwrap binds it itself. The stage is masked inside.
+    staged = ["--ro-bind", f"{rootless.STAGE}/0", "/x", "--bind", "/usr", "/usr", "--tmpfs", rootless.STAGE]
+    assert bwrap == ["/usr/bin/bwrap", *staged, "--", "true"]
 
 
 def test_an_unknown_bwrap_option_is_refused_not_misread() -> None:
@@ -94,3 +85,15 @@ def test_an_unknown_bwrap_option_is_refused_not_misread() -> None:
         rootless.launch(
             ["/usr/bin/bwrap", "--overlay", "/a", "/b", "--", "true"], uid=1, workspace="/w", report_fd=9
         )
+
+
+def test_with_network_the_staged_workspace_does_not_show_the_hidden_home(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    home = workspace / ".tooldeck"
+    home.mkdir(parents=True)
+    (home / "grants.jsonl").write_text("secret-grant")
+    tmp_path.chmod(0o700)  # run as root, the workspace is staged: it lies under a private folder
+    settings = SandboxSettings(workspace, network=True, hidden=(home,), timeout_s=20)
+    command = f"ls -A {home}; ls -A {rootless.STAGE}; grep -rs secret-grant /run /tmp {workspace}; echo done"
+    result = BwrapRunner(settings).run(command)
+    assert result.output.strip() == "done", result.output

@@ -139,8 +139,7 @@ def stage_sources(stage: str, specs: list[str]) -> None:
     """Bind each `N=PATH` at `stage/N`, on a tmpfs mounted over `stage` in this namespace."""
     if not specs:
         return
-    if not os.path.isdir(stage):
-        os.mkdir(stage, 0o755)
+    os.makedirs(stage, 0o755, exist_ok=True)  # another launcher may make it at the same time
     st = os.lstat(stage)
     if st.st_uid != 0 or not os.path.isdir(stage) or os.path.islink(stage):
         raise LaunchError(f"{stage} must be a folder owned by root")

@@ -98,6 +98,8 @@ def _stage(argv: list[str], uid: int) -> tuple[list[str], list[str]]:
             specs.append(f"{len(specs)}={argv[i + 1]}")
             argv[i + 1] = f"{STAGE}/{len(specs) - 1}"
         i += 1 + _ARITY[option]
+    if specs and i > 1:  # the staged trees (a whole workspace, unmasked) stay out of sight inside
+        argv[i:i] = ["--tmpfs", STAGE]
     return argv, specs
 
 
