@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.safety.capture import run_capped
+from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.sandbox import (
     BwrapRunner,
     HostRunner,
@@ -352,3 +352,24 @@ def test_offline_the_sockets_under_run_are_out_of_reach(workspace: Path) -> None
     finally:
         server.close()
         path.unlink()
+
+
+def test_each_command_has_its_own_process_budget(workspace: Path) -> None:
+    # The limit is counted in each sandbox's own user namespace: three commands of 28 processes
+    # run at once under a limit of 32, and a fourth wanting 40 is stopped.
+    runner = BwrapRunner(SandboxSettings(workspace, limits=SandboxLimits(processes=32), timeout_s=60))
+    many = "for i in $(seq 24); do sleep 3 & done; sleep 1; ps -e --no-headers | wc -l; wait"
+    results: dict[int, RunResult] = {}
+    threads = [threading.Thread(target=lambda i=i: results.update({i: runner.run(many)})) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in results.values():
+        assert result.exit_code == 0 and result.limit is None, result.output
+        assert int(result.output.split()[-1]) >= 28
+    python = (
+        "import os, time\nfor i in range(40):\n    if os.fork() == 0:\n        time.sleep(2); os._exit(0)\n"
+    )
+    over = runner.run_argv(["python3", "-c", python])
+    assert over.limit is not None and "sandbox.limits.processes = 32" in over.limit, over.output
