@@ -193,3 +193,10 @@ def test_limits_are_validated_with_their_key_path(tmp_path: Path) -> None:
         parse_config({"sandbox": {"limits": {"memroy_mb": 100}}})
     with pytest.raises(ConfigError, match=r"sandbox\.uid"):
         parse_config({"sandbox": {"uid": 0}})
+
+
+def test_the_descriptions_state_the_configured_limits(tmp_path: Path) -> None:
+    tools = {t["function"]["name"]: t["function"]["description"] for t in make_deck(tmp_path).tools()}
+    for name in ("terminal", "execute_code"):
+        assert "up to 32 processes, each with 512 MiB of memory and 1 s of CPU" in tools[name]
+        assert "files up to 1 MiB" in tools[name]

@@ -120,7 +120,12 @@ def confinement(ctx: DescriptionContext) -> str:
     """What a shell tool's description says about where it runs, from the config."""
     sandbox = ctx.config.sandbox if ctx.config is not None else Config().sandbox
     net = "the network is reachable" if sandbox.network else "there is no network"
-    jail = f"only the workspace is writable, /tmp is private and emptied afterwards, and {net}"
+    caps = sandbox.limits
+    jail = (
+        f"only the workspace is writable, /tmp is private and emptied afterwards, {net}, and it may "
+        f"run up to {caps.processes} processes, each with {caps.memory_mb} MiB of memory and "
+        f"{caps.cpu_s} s of CPU, and write files up to {caps.file_size_mb} MiB"
+    )
     if sandbox.kind == "bwrap" and not sandbox.allow_host_shell:
         return f"It runs in a sandbox: {jail}."
     return f"It runs in a sandbox when bubblewrap works here ({jail}); otherwise directly on this machine."
