@@ -183,8 +183,10 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    report = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 2
-    os.set_inheritable(report, False)
+    report = 2  # misused (no descriptor given): complain on stderr
+    if len(sys.argv) > 1 and sys.argv[1].isdigit():
+        report = int(sys.argv[1])
+        os.set_inheritable(report, False)
     try:
         main(sys.argv[1:])
     except (LaunchError, OSError, ValueError) as exc:

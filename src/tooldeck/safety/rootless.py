@@ -13,9 +13,11 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tooldeck.safety.capture import RunResult
 
 LAUNCHER = Path(__file__).with_name("launcher.py")
 # A folder root owns; in the launcher's own mount namespace a tmpfs covers it, holding the
@@ -117,8 +119,47 @@ def _reachable(path: str, uid: int) -> bool:
     return True
 
 
+class LaunchFailed(Exception):
+    """The launcher could not start bwrap as the unprivileged uid; nothing ran."""
+
+
+def run(
+    bwrap_argv: Sequence[str],
+    *,
+    uid: int,
+    workspace: str,
+    pass_fds: Sequence[int],
+    start: Callable[[list[str], tuple[int, ...]], RunResult],
+) -> RunResult:
+    """Run `bwrap_argv` through the launcher with `start(argv, pass_fds)`; raises `LaunchFailed`
+    with the reason when the launcher reported one."""
+    read_end, write_end = os.pipe()
+    try:
+        try:
+            started = launch(bwrap_argv, uid=uid, workspace=workspace, report_fd=write_end)
+            result = start(started.argv, (*pass_fds, write_end))
+        finally:
+            os.close(write_end)
+        problem = failure(read_end)
+    finally:
+        os.close(read_end)
+    if problem is None:
+        return result
+    hint = ""
+    if "idmapped mount" in problem:
+        hint = (
+            "; keep the workspace on a filesystem that supports idmapped mounts (ext4, xfs, btrfs, "
+            "tmpfs; Linux 5.12 or later) or run tooldeck as an ordinary user"
+        )
+    raise LaunchFailed(
+        f"tooldeck runs as root and runs no command as root, but could not start the sandbox as "
+        f"uid {uid}: {problem}{hint}"
+    )
+
+
 def failure(report_read_fd: int) -> str | None:
-    """What the launcher reported (it writes only when it failed), or None."""
+    """What the launcher reported (it writes only when it failed; the write end must be closed
+    here), or None."""
     chunks = []
     while chunk := os.read(report_read_fd, 4096):
         chunks.append(chunk)

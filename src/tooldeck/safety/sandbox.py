@@ -173,40 +173,26 @@ class BwrapRunner(_Runner):
         if not rootless.needed():
             result = super().run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
             return self._diagnosed(result)
-        read_end, write_end = os.pipe()
-        try:
-            s = self.settings
-            started = rootless.launch(
-                self.wrap(argv), uid=s.uid, workspace=str(self.workspace), report_fd=write_end
-            )
-            result = run_capped(
-                started.argv,
+        s = self.settings
+
+        def start(launcher_argv: list[str], fds: tuple[int, ...]) -> RunResult:
+            return run_capped(
+                launcher_argv,
                 cwd="/",
                 env=_environment(s),
                 timeout_s=timeout_s if timeout_s is not None else s.timeout_s,
                 output_limit=s.output_limit,
                 sandboxed=True,
                 cancel=cancel,
-                pass_fds=(*pass_fds, write_end),
+                pass_fds=fds,
             )
-            os.close(write_end)
-            write_end = -1
-            problem = rootless.failure(read_end)
-        finally:
-            os.close(read_end)
-            if write_end >= 0:
-                os.close(write_end)
-        if problem is not None:
-            hint = ""
-            if "idmapped mount" in problem:
-                hint = (
-                    "; keep the workspace on a filesystem that supports idmapped mounts (ext4, xfs, "
-                    "btrfs, tmpfs; Linux 5.12 or later) or run tooldeck as an ordinary user"
-                )
-            raise SandboxUnavailable(
-                f"tooldeck runs as root and runs no command as root, but could not start the sandbox "
-                f"as uid {s.uid}: {problem}{hint}"
+
+        try:
+            result = rootless.run(
+                self.wrap(argv), uid=s.uid, workspace=str(self.workspace), pass_fds=pass_fds, start=start
             )
+        except rootless.LaunchFailed as exc:
+            raise SandboxUnavailable(str(exc)) from None
         return self._diagnosed(result)
 
     def _diagnosed(self, result: RunResult) -> RunResult:
