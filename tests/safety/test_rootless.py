@@ -77,6 +77,7 @@ def test_sources_the_uid_cannot_reach_are_staged(tmp_path: Path) -> None:
     bwrap = started.argv[split + 1 :]
     # /usr is reachable by anyone: bwrap binds it itself. The stage is masked inside.
     staged = ["--ro-bind", f"{rootless.STAGE}/0", "/x", "--bind", "/usr", "/usr", "--tmpfs", rootless.STAGE]
+    staged += ["--remount-ro", rootless.STAGE]
     assert bwrap == ["/usr/bin/bwrap", *staged, "--", "true"]
 
 

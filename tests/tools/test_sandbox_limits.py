@@ -170,6 +170,22 @@ def test_a_cpu_spin_stops_at_the_cpu_limit(tmp_path: Path, tool: str, program: s
     assert_next_call_works(deck, tool)
 
 
+@pytest.mark.parametrize(
+    ("tool", "program"),
+    [
+        ("terminal", "for i in 1 2 3 4; do head -c 900000 /dev/zero > /tmp/fill$i || exit 1; done"),
+        ("execute_code", "for i in range(4):\n    open(f'/tmp/fill{i}', 'wb').write(bytes(900_000))"),
+    ],
+)
+def test_filling_the_private_tmp_stops_at_its_size(tmp_path: Path, tool: str, program: str) -> None:
+    # Files under the file size limit, together over the size of /tmp (in the host's memory).
+    deck = make_deck(tmp_path, tmp_mb=2)
+    result = call(deck, tool, program)
+    assert result.error is not None, result.content
+    assert "sandbox.limits.tmp_mb = 2 MiB" in result.error.message
+    assert_next_call_works(deck, tool)
+
+
 def test_the_limits_are_the_configured_ones_inside(tmp_path: Path) -> None:
     deck = make_deck(tmp_path, processes=40, memory_mb=700, file_size_mb=3, cpu_s=9, open_files=99)
     result = call(deck, "terminal", "ulimit -u; ulimit -v; ulimit -f; ulimit -t; ulimit -n; ulimit -H -t")

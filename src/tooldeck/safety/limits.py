@@ -1,6 +1,7 @@
 """Resource limits of a sandboxed command, and how to tell that a command ran into one.
 
-The limits are rlimits set by bash's `ulimit` inside the sandbox, after bubblewrap has made its
+The private in-memory folders (/tmp, the emptied homes) get a size (`sized_tmpfs`). The other
+limits are rlimits set by bash's `ulimit` inside the sandbox, after bubblewrap has made its
 user namespace: since Linux 5.14 the kernel counts RLIMIT_NPROC per user namespace, so the
 process budget is the call's own (concurrent calls do not share it, and the host user's other
 processes do not count against it). Address space, file size, CPU time and open files are per
@@ -16,8 +17,10 @@ from __future__ import annotations
 
 import resource
 import signal
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 MIB = 1024 * 1024
 # The hard CPU limit comes this many seconds after the soft one, so SIGXCPU arrives first.
@@ -51,6 +54,7 @@ class SandboxLimits:
     file_size_mb: int = 1024
     cpu_s: int = 600
     open_files: int = 1024
+    tmp_mb: int = 1024
 
 
 def _capped(value: int, which: int, unit: int = 1) -> int:
@@ -97,6 +101,11 @@ def diagnose(limits: SandboxLimits, exit_code: int | None, output: str) -> str |
         )
     if any(mark in output for mark in _FORK_FAILED):
         return _processes(limits)
+    if "No space left on device" in output:
+        return (
+            "the command ran out of space: /tmp and the home folders inside the sandbox hold at most "
+            f"sandbox.limits.tmp_mb = {limits.tmp_mb} MiB each (unless the workspace's own disk is full)"
+        )
     if any(mark in output for mark in _ALLOC_FAILED):
         return (
             "the command ran out of memory: a process reached the sandbox's address space limit "
@@ -120,3 +129,24 @@ def _evidence(exit_code: int, signum: int, signame: str, said: str) -> str:
     if signum == getattr(signal, signame):
         return f"exit code {exit_code}, the status of a process stopped by {signame}"
     return f"exit code {exit_code} and output reporting {said}"
+
+
+def sized_tmpfs(bwrap: str, argv: list[str], size_mb: int) -> list[str]:
+    """`argv` (bwrap's options) with every tmpfs given `size_mb`, when this bwrap can (0.6+)."""
+    if not _has_size_option(bwrap):
+        return argv
+    out: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--tmpfs" and (i == 0 or argv[i - 1] != "--size"):
+            out += ["--size", str(size_mb * MIB)]
+        out.append(arg)
+    return out
+
+
+@cache
+def _has_size_option(bwrap: str) -> bool:
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in done.stdout + done.stderr

@@ -101,7 +101,7 @@ def _stage(argv: list[str], uid: int) -> tuple[list[str], list[str]]:
             argv[i + 1] = f"{STAGE}/{len(specs) - 1}"
         i += 1 + _ARITY[option]
     if specs and i > 1:  # the staged trees (a whole workspace, unmasked) stay out of sight inside
-        argv[i:i] = ["--tmpfs", STAGE]
+        argv[i:i] = ["--tmpfs", STAGE, "--remount-ro", STAGE]
     return argv, specs
 
 

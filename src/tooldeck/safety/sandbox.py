@@ -31,7 +31,7 @@ from typing import Protocol
 
 from tooldeck.safety import rootless
 from tooldeck.safety.capture import RunResult, run_capped
-from tooldeck.safety.limits import SandboxLimits, diagnose, with_limits
+from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
 from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -229,6 +229,7 @@ class BwrapRunner(_Runner):
             "--cap-drop",
             "ALL",
         ]
+        out = sized_tmpfs(self.bwrap, out, s.limits.tmp_mb)
         return [*out, "--", *with_limits(s.limits, _bash(s.shell), argv)]
 
 
