@@ -198,7 +198,7 @@ class SandboxConfig(_Section):
     # Sandboxed commands reach the network (loopback included) only when this is true.
     network: bool = False
     # When tooldeck runs as root: the unprivileged host uid (and gid) sandboxed commands run as;
-    # files owned by root in the workspace appear as theirs (an idmapped mount).
+    # the files of the workspace folder's owner appear as theirs (an idmapped mount).
     uid: Annotated[int, Ge(1), Le(4_294_967_294)] = 65534
     # Resource limits of each sandboxed command.
     limits: SandboxLimitsConfig = field(default_factory=SandboxLimitsConfig)

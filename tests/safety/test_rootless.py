@@ -98,3 +98,19 @@ def test_with_network_the_staged_workspace_does_not_show_the_hidden_home(tmp_pat
     command = f"ls -A {home}; ls -A {rootless.STAGE}; grep -rs secret-grant /run /tmp {workspace}; echo done"
     result = BwrapRunner(settings).run(command)
     assert result.output.strip() == "done", result.output
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a workspace owned by another user needs root to make")
+def test_as_root_a_workspace_owned_by_another_user_stays_writable(tmp_path: Path) -> None:
+    # A CI checkout belongs to the runner's user while tooldeck runs as root.
+    workspace = tmp_path / "checkout"
+    workspace.mkdir()
+    (workspace / "src.py").write_text("old\n")
+    for path in (workspace, workspace / "src.py"):
+        os.chown(path, 1234, 1234)
+    result = BwrapRunner(SandboxSettings(workspace, timeout_s=20)).run(
+        "id -u; echo new >> src.py; echo x > made.txt"
+    )
+    assert result.output.splitlines() == ["65534"], result.output
+    assert (workspace / "src.py").read_text() == "old\nnew\n"
+    assert (workspace / "made.txt").stat().st_uid == 1234 and (workspace / "made.txt").stat().st_gid == 1234

@@ -8,8 +8,9 @@ and changing user is safe (a `preexec_fn` in a threaded parent is not).
 A root process in a user namespace is still kernel uid 0 on the host: it reads /etc/shadow and
 escapes every process limit. So this launcher gives the sandbox another host uid. The workspace
 would then be read-only to it, so, in a mount namespace of its own, the launcher puts an idmapped
-mount over the workspace in which files owned by root appear owned by UID: the sandbox writes
-them as their owner and what it writes lands owned by root on disk.
+mount over the workspace in which the files of the workspace's owner (usually root) appear owned
+by UID: the sandbox writes them as their owner and what it writes lands owned by that owner on
+disk.
 
 bwrap, now unprivileged, must still reach the sources of its bind mounts, and some lie under
 folders only root may enter (`/root`, pytest's `/tmp/pytest-of-root`). Each `N=PATH` is bound
@@ -84,8 +85,8 @@ def _syscall(name: str, *args: object) -> int:
     return _check(_libc.syscall(table[name], *args), name)
 
 
-def userns_fd(uid: int, gid: int) -> int:
-    """A user namespace in which root (0) is `uid`/`gid` outside: the idmap of the workspace."""
+def userns_fd(owner: os.stat_result, uid: int) -> int:
+    """A user namespace mapping the workspace owner's uid and gid to `uid`: the idmap."""
     ready_r, ready_w = os.pipe()
     done_r, done_w = os.pipe()
     child = os.fork()
@@ -102,11 +103,11 @@ def userns_fd(uid: int, gid: int) -> int:
         os.read(ready_r, 1)
         proc = f"/proc/{child}"
         with open(f"{proc}/uid_map", "w") as fh:
-            fh.write(f"0 {uid} 1\n")
+            fh.write(f"{owner.st_uid} {uid} 1\n")
         with open(f"{proc}/setgroups", "w") as fh:
             fh.write("deny\n")
         with open(f"{proc}/gid_map", "w") as fh:
-            fh.write(f"0 {gid} 1\n")
+            fh.write(f"{owner.st_gid} {uid} 1\n")
         return os.open(f"{proc}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
     except OSError as exc:
         raise LaunchError(f"could not make the user namespace of the idmap: {exc}") from None
@@ -116,11 +117,12 @@ def userns_fd(uid: int, gid: int) -> int:
         os.waitpid(child, 0)
 
 
-def idmap_workspace(workspace: str, uid: int, gid: int) -> None:
-    """Cover `workspace` with an idmapped mount of itself (root-owned files appear as uid/gid)."""
+def idmap_workspace(workspace: str, uid: int) -> None:
+    """Cover `workspace` with an idmapped mount of itself in which the files of the workspace's
+    owner (root, or the user a CI checkout belongs to) appear as `uid`'s."""
     _check(_libc.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")
-    ns = userns_fd(uid, gid)
+    ns = userns_fd(os.stat(workspace), uid)
     try:
         tree = _syscall("open_tree", AT_FDCWD, os.fsencode(workspace), OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC)
         try:
@@ -167,7 +169,7 @@ def main(argv: list[str]) -> None:
     _, uid_text, workspace, stage, *specs = argv[:split]
     command = argv[split + 1 :]
     uid = int(uid_text)
-    idmap_workspace(workspace, uid, uid)
+    idmap_workspace(workspace, uid)
     stage_sources(stage, specs)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
