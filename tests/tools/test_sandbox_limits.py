@@ -6,7 +6,10 @@ user: the same assertions hold."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import threading
 import uuid
 from pathlib import Path
@@ -216,3 +219,28 @@ def test_the_descriptions_state_the_configured_limits(tmp_path: Path) -> None:
     for name in ("terminal", "execute_code"):
         assert "up to 32 processes, each with 512 MiB of memory and 1 s of CPU" in tools[name]
         assert "files up to 1 MiB" in tools[name]
+
+
+def test_tooldeck_call_runs_under_the_same_uid_and_limits(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "tooldeck.yaml").write_text(
+        "sandbox: {kind: bwrap, workspace: ws, uid: 4242, limits: {processes: 32, memory_mb: 512}}\n"
+        "home: home\nplatform_toolsets: {cli: [terminal]}\napprovals: {mode: allow}\n",
+        encoding="utf-8",
+    )
+    tooldeck = Path(sys.executable).with_name("tooldeck")
+
+    def run(command: str) -> subprocess.CompletedProcess[str]:
+        argv = [str(tooldeck), "call", "terminal", "--args", json.dumps({"command": command}), "--json"]
+        return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
+
+    status = run("id -u; ulimit -u; ulimit -v")
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["content"].splitlines()[:3] == [
+        str(expected_uid()),
+        "32",
+        str(512 * 1024),
+    ]
+    hog = run("python3 -c 'x = bytearray(10 * 1024**3)'")
+    error = json.loads(hog.stdout)["error"]
+    assert hog.returncode == 1 and "sandbox.limits.memory_mb = 512" in error["message"]
