@@ -114,3 +114,28 @@ def test_as_root_a_workspace_owned_by_another_user_stays_writable(tmp_path: Path
     assert result.output.splitlines() == ["65534"], result.output
     assert (workspace / "src.py").read_text() == "old\nnew\n"
     assert (workspace / "made.txt").stat().st_uid == 1234 and (workspace / "made.txt").stat().st_gid == 1234
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the launcher stages sources only when run as root")
+def test_a_source_swapped_for_a_link_while_the_sandbox_starts_is_refused(tmp_path: Path) -> None:
+    # The parent names sources without links; one that leads elsewhere when the launcher opens it
+    # was swapped by a command of another sandbox, aiming to have root bind /etc in.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    swapped = workspace / "protected"
+    swapped.symlink_to("/etc")
+    marker = tmp_path / "ran"
+    read_end, write_end = os.pipe()
+    plain = rootless.launch(["/usr/bin/true"], uid=65534, workspace=str(workspace), report_fd=write_end).argv
+    argv = [*plain[: plain.index("--")], f"0={swapped}", "--", "/usr/bin/touch", str(marker)]
+    try:
+        result = run_capped(
+            argv, cwd="/", env={}, timeout_s=30, output_limit=10_000, sandboxed=True, pass_fds=(write_end,)
+        )
+        os.close(write_end)
+        problem = rootless.failure(read_end)
+    finally:
+        os.close(read_end)
+    assert result.exit_code == 125 and problem is not None
+    assert f"{swapped} changed while the sandbox started" in problem
+    assert not marker.exists()

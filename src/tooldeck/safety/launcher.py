@@ -152,15 +152,28 @@ def stage_sources(stage: str, specs: list[str]) -> None:
     )
     for spec in specs:
         name, _, path = spec.partition("=")
-        target = os.path.join(stage, name)
-        if os.path.isdir(path):
+        _stage_one(path, os.path.join(stage, name))
+
+
+def _stage_one(path: str, target: str) -> None:
+    """Bind `path` at `target`, exactly the object `path` names now: a path given without
+    symbolic links that resolves elsewhere (a link swapped in by a command of another sandbox)
+    is refused, and the bind is made from the opened descriptor, so it cannot be swapped after."""
+    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    try:
+        proc = f"/proc/self/fd/{fd}"
+        if os.readlink(proc) != path:
+            raise LaunchError(f"{path} changed while the sandbox started (it now leads elsewhere)")
+        if os.path.isdir(proc):
             os.mkdir(target)
         else:
-            os.close(os.open(target, os.O_CREAT | os.O_WRONLY, 0o644))
+            os.close(os.open(target, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o644))
         _check(
-            _libc.mount(os.fsencode(path), os.fsencode(target), None, MS_BIND | MS_REC, None),
+            _libc.mount(os.fsencode(proc), os.fsencode(target), None, MS_BIND | MS_REC, None),
             f"binding {path}",
         )
+    finally:
+        os.close(fd)
 
 
 def main(argv: list[str]) -> None:

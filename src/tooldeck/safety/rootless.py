@@ -86,7 +86,7 @@ def _stage(argv: list[str], uid: int) -> tuple[list[str], list[str]]:
     bind there."""
     specs: list[str] = []
     if not _reachable(argv[0], uid):  # bwrap itself, e.g. a copy under /root
-        specs.append(f"0={argv[0]}")
+        specs.append(f"0={os.path.realpath(argv[0])}")
         argv[0] = f"{STAGE}/0"
     i = 1
     while i < len(argv) and argv[i] != "--":
@@ -97,7 +97,8 @@ def _stage(argv: list[str], uid: int) -> tuple[list[str], list[str]]:
             i += 1
             continue
         if option in _STAGED and not _reachable(argv[i + 1], uid):
-            specs.append(f"{len(specs)}={argv[i + 1]}")
+            # Without symbolic links, so that the launcher can tell the path was not swapped.
+            specs.append(f"{len(specs)}={os.path.realpath(argv[i + 1])}")
             argv[i + 1] = f"{STAGE}/{len(specs) - 1}"
         i += 1 + _ARITY[option]
     if specs and i > 1:  # the staged trees (a whole workspace, unmasked) stay out of sight inside
