@@ -244,3 +244,40 @@ def test_tooldeck_call_runs_under_the_same_uid_and_limits(tmp_path: Path) -> Non
     hog = run("python3 -c 'x = bytearray(10 * 1024**3)'")
     error = json.loads(hog.stdout)["error"]
     assert hog.returncode == 1 and "sandbox.limits.memory_mb = 512" in error["message"]
+
+
+SETID_SH = (
+    "cp /bin/true t1; chmod u+s t1; chmod g+s t1; install -m 4755 /bin/true t2; chmod 0755 t1; "
+    "mkdir -p d && chmod 1777 d; echo plain > p && chmod 600 p; echo ok"
+)
+SETID_PY = """
+import os, shutil, stat
+shutil.copy('/bin/true', 't1')
+for mode in (0o4755, 0o2755):
+    try:
+        os.chmod('t1', mode)
+    except PermissionError as exc:
+        print('chmod refused:', exc.strerror)
+try:
+    os.close(os.open('t2', os.O_CREAT | os.O_WRONLY, 0o4755))
+except PermissionError as exc:
+    print('create refused:', exc.strerror)
+os.chmod('t1', 0o755)
+os.mkdir('d'); os.chmod('d', 0o1777)
+open('p', 'w').write('plain'); os.chmod('p', 0o600)
+print('ok')
+"""
+
+
+@pytest.mark.parametrize(("tool", "program"), [("terminal", SETID_SH), ("execute_code", SETID_PY)])
+def test_no_set_id_file_can_be_made_in_the_workspace(tmp_path: Path, tool: str, program: str) -> None:
+    # As root the workspace's files are root's on disk: a set-user-ID copy of a program would
+    # be a way to root for every local user.
+    result = call(make_deck(tmp_path), tool, program)
+    assert "Operation not permitted" in result.content and "ok" in result.content, result.content
+    ws = tmp_path / "ws"
+    for path in ws.rglob("*"):
+        assert not path.stat().st_mode & 0o6000, (path, oct(path.stat().st_mode))
+    # Other modes still change: the sticky bit, private files, ordinary executables.
+    assert (ws / "d").stat().st_mode & 0o7777 == 0o1777
+    assert (ws / "p").stat().st_mode & 0o777 == 0o600 and (ws / "t1").stat().st_mode & 0o777 == 0o755

@@ -48,6 +48,7 @@ _ARITY = {
     "--cap-drop": 1,
     "--cap-add": 1,
     "--size": 1,
+    "--seccomp": 1,
     "--perms": 1,
     "--hostname": 1,
     "--unsetenv": 1,
