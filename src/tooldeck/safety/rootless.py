@@ -151,7 +151,8 @@ def run(
     if "idmapped mount" in problem:
         hint = (
             "; keep the workspace on a filesystem that supports idmapped mounts (ext4, xfs, btrfs, "
-            "tmpfs; Linux 5.12 or later) or run tooldeck as an ordinary user"
+            "tmpfs; Linux 5.12 or later; not overlayfs, the root filesystem of most containers: "
+            "use a volume), or run tooldeck as an ordinary user"
         )
     raise LaunchFailed(
         f"tooldeck runs as root and runs no command as root, but could not start the sandbox as "
