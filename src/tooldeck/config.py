@@ -159,6 +159,29 @@ class ModelConfig(_Section):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class SandboxLimitsConfig(_Section):
+    """Resource limits of each sandboxed command (terminal, execute_code), far below a host's
+    own; a command that reaches one ends with an error naming it. Never above the host's hard
+    limits (a higher value is lowered to them)."""
+
+    __pydantic_config__ = _FORBID
+    # Processes and threads the command may have at once, counted in its own sandbox (a fork
+    # loop stops here).
+    processes: Annotated[int, Ge(8)] = 256
+    # Address space of each process, in MiB (a memory hog gets allocation failures).
+    memory_mb: Annotated[int, Ge(64)] = 4096
+    # Largest file a process may write, in MiB.
+    file_size_mb: Annotated[int, Ge(1)] = 1024
+    # CPU seconds of each process (it gets SIGXCPU, then is killed 5 s later).
+    cpu_s: Annotated[int, Ge(1)] = 600
+    # Open file descriptors of each process.
+    open_files: Annotated[int, Ge(16)] = 1024
+    # Size of each private in-memory folder (/tmp, the emptied home folders), in MiB: what is
+    # written there takes the host's memory.
+    tmp_mb: Annotated[int, Ge(1)] = 1024
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class SandboxConfig(_Section):
     """Where file and shell tools may act, and how shell commands are confined."""
 
@@ -174,6 +197,11 @@ class SandboxConfig(_Section):
     workspace: str = "."
     # Sandboxed commands reach the network (loopback included) only when this is true.
     network: bool = False
+    # When tooldeck runs as root: the unprivileged host uid (and gid) sandboxed commands run as;
+    # the files of the workspace folder's owner appear as theirs (an idmapped mount).
+    uid: Annotated[int, Ge(1), Le(4_294_967_294)] = 65534
+    # Resource limits of each sandboxed command.
+    limits: SandboxLimitsConfig = field(default_factory=SandboxLimitsConfig)
 
 
 ApprovalMode = Literal["ask", "deny", "allow"]

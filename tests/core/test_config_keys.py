@@ -102,6 +102,23 @@ def exposed() -> Probe:
     return Probe("exposed")
 
 
+# The sandbox's limits, read inside it by a real terminal call (bwrap is preferred whenever it
+# works, host shells allowed or not); padded so that the status line with the call's duration
+# falls outside the part of the content compared.
+SHOW_LIMITS = (
+    "echo $(ulimit -u) $(ulimit -v) $(ulimit -f) $(ulimit -t) $(ulimit -n) $(df -m --output=size /tmp | tail -1);"
+    "printf '=%.0s' $(seq 80)"
+)
+LIMIT_SETTINGS = {
+    "processes": 40,
+    "memory_mb": 700,
+    "file_size_mb": 3,
+    "cpu_s": 9,
+    "open_files": 99,
+    "tmp_mb": 5,
+}
+LET_TERMINAL_RUN: dict[str, Any] = {"approvals": {"tools": {"terminal": "allow"}}}
+
 ROWS: list[tuple[str, dict[str, Any], Probe]] = [
     ("platform", {"platform": "gw", "platform_toolsets": {"cli": ["text"], "gw": ["slow"]}}, exposed()),
     ("platform_toolsets", {"platform_toolsets": {"cli": ["text"]}}, exposed()),
@@ -178,6 +195,14 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
         {"sandbox": {"allow_host_shell": True, "network": True}},
         Probe("description", "terminal"),
     ),
+    *(
+        (
+            f"sandbox.limits.{name}",
+            {"sandbox": {"allow_host_shell": True, "limits": {name: value}}, **LET_TERMINAL_RUN},
+            Probe("call", "terminal", json.dumps({"command": SHOW_LIMITS})),
+        )
+        for name, value in LIMIT_SETTINGS.items()
+    ),
     ("skills", {"skills": [{"name": "s", "allowed_tools": ["shout"]}]}, exposed()),
     ("skills[].active", {"skills": [{"name": "s", "allowed_tools": ["shout"], "active": False}]}, exposed()),
     (
@@ -225,6 +250,10 @@ BASELINES: dict[str, dict[str, Any]] = {
     "shell.block": {"sandbox": {"allow_host_shell": True}},
     "shell.approve": {"sandbox": {"allow_host_shell": True}},
     "sandbox.network": {"sandbox": {"allow_host_shell": True}},
+    **{
+        f"sandbox.limits.{name}": {"sandbox": {"allow_host_shell": True}, **LET_TERMINAL_RUN}
+        for name in LIMIT_SETTINGS
+    },
     "skills[].active": {"skills": [{"name": "s", "allowed_tools": ["shout"], "active": True}]},
     "plugins.disabled": {"plugins": {"enabled": True}},
 }
@@ -298,13 +327,17 @@ def _api(path: Path, probe: Probe) -> Any:
 
 
 def _cli(path: Path, probe: Probe, capsys: pytest.CaptureFixture[str]) -> Any:
-    argv = {
-        "exposed": ["tools", "--json"],
-        "explain": ["explain", probe.name, "--json"],
-        "warnings": ["explain", "--json"],
-        "description": ["tools", "--json"],
-        "call": ["call", probe.name, "--args", probe.args, "--json"],
-    }[probe.kind] + ["--config", str(path)] + (["--agent"] if probe.agent else [])
+    argv = (
+        {
+            "exposed": ["tools", "--json"],
+            "explain": ["explain", probe.name, "--json"],
+            "warnings": ["explain", "--json"],
+            "description": ["tools", "--json"],
+            "call": ["call", probe.name, "--args", probe.args, "--json"],
+        }[probe.kind]
+        + ["--config", str(path)]
+        + (["--agent"] if probe.agent else [])
+    )
     try:
         code = dispatch(argv)
     except Exception as exc:

@@ -14,8 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.safety.capture import run_capped
-from tooldeck.safety.sandbox import BwrapRunner, HostRunner, SandboxSettings, probe_bwrap, runner_for
+from tooldeck.safety.capture import RunResult, run_capped
+from tooldeck.safety.sandbox import (
+    BwrapRunner,
+    HostRunner,
+    SandboxLimits,
+    SandboxSettings,
+    probe_bwrap,
+    runner_for,
+)
 
 
 @pytest.fixture
@@ -204,8 +211,10 @@ def test_the_sandbox_also_confines_an_unprivileged_user(outside: Path) -> None:
     workspace.mkdir()
     workspace.chmod(0o777)
     outside.chmod(0o777)
-    argv = BwrapRunner(SandboxSettings(workspace)).argv(
-        f"id -u; echo in > in.txt; echo out > {outside}/x.txt"
+    limits = SandboxLimits(processes=48)
+    argv = BwrapRunner(SandboxSettings(workspace, limits=limits)).argv(
+        f"id -u; echo in > in.txt; echo out > {outside}/x.txt; grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; "
+        "ulimit -u"
     )
     as_nobody = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
     result = run_capped(
@@ -215,6 +224,9 @@ def test_the_sandbox_also_confines_an_unprivileged_user(outside: Path) -> None:
     assert (workspace / "in.txt").read_text() == "in\n"
     assert "Read-only file system" in result.output
     assert not (outside / "x.txt").exists()
+    # Unprivileged, bwrap runs the command without capabilities, privileges or the host's limits.
+    assert "CapEff:\t0000000000000000" in result.output and "NoNewPrivs:\t1" in result.output
+    assert result.output.splitlines()[-1] == "48"
 
 
 @pytest.fixture
@@ -340,3 +352,24 @@ def test_offline_the_sockets_under_run_are_out_of_reach(workspace: Path) -> None
     finally:
         server.close()
         path.unlink()
+
+
+def test_each_command_has_its_own_process_budget(workspace: Path) -> None:
+    # The limit is counted in each sandbox's own user namespace: three commands of 28 processes
+    # run at once under a limit of 32, and a fourth wanting 40 is stopped.
+    runner = BwrapRunner(SandboxSettings(workspace, limits=SandboxLimits(processes=32), timeout_s=60))
+    many = "for i in $(seq 24); do sleep 3 & done; sleep 1; ps -e --no-headers | wc -l; wait"
+    results: dict[int, RunResult] = {}
+    threads = [threading.Thread(target=lambda i=i: results.update({i: runner.run(many)})) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for result in results.values():
+        assert result.exit_code == 0 and result.limit is None, result.output
+        assert int(result.output.split()[-1]) >= 28
+    python = (
+        "import os, time\nfor i in range(40):\n    if os.fork() == 0:\n        time.sleep(2); os._exit(0)\n"
+    )
+    over = runner.run_argv(["python3", "-c", python])
+    assert over.limit is not None and "sandbox.limits.processes = 32" in over.limit, over.output

@@ -21,6 +21,7 @@ from pathlib import Path
 
 CACHE_FILE = "bwrap-probe.json"
 CACHE_TTL_S = 3600.0
+PROBE_VERSION = 2
 # Kernel switches that decide whether unprivileged user namespaces (and so bwrap) work.
 _SWITCHES = (
     "/proc/sys/kernel/random/boot_id",
@@ -80,7 +81,9 @@ def probe_bwrap_cached(folder: Path | None) -> BwrapProbe:
 
 
 def _cache_key(path: str) -> str:
-    parts = [path, str(os.getuid()), " ".join(os.uname())]
+    # The version changes when the sandbox's construction does (2: as root, started as another
+    # uid through the launcher), so an answer about the old one is not believed.
+    parts = [f"v{PROBE_VERSION}", path, str(os.getuid()), str(os.geteuid()), " ".join(os.uname())]
     with contextlib.suppress(OSError):
         st = os.stat(path)
         parts.append(f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_mode}")

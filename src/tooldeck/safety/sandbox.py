@@ -10,21 +10,29 @@ tooldeck home with its grants and audit log) stay masked even inside the workspa
 dies with its parent, runs in a new session (no terminal injection), and the sockets of container
 engines are masked so the read-only root cannot be used to reach a root-owned daemon.
 
+The command has no capabilities and cannot gain privileges (bwrap sets no_new_privs), cannot
+make set-user-ID files (`seccomp.py`), and runs under the resource limits of `limits.py`. When tooldeck runs as root, bwrap itself is started as
+the unprivileged `uid` through `rootless.py`, with the workspace idmapped so it stays writable.
+
 `probe_bwrap()` tells whether bwrap works here and why not; `runner_for()` picks the sandbox, or
 the host runner only when the caller allows host shells.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import shutil
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.safety import rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
+from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
 from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -60,6 +68,10 @@ class SandboxSettings:
     # Paths to see read-only at their own place although they lie under a masked folder (/tmp,
     # a home folder); mounted after the masks. Paths already visible are left as they are.
     read_only: tuple[Path, ...] = ()
+    # Resource limits of each sandboxed command.
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    # The host uid (and gid) commands run as when tooldeck runs as root.
+    uid: int = 65534
 
 
 class CommandRunner(Protocol):
@@ -111,10 +123,21 @@ class _Runner:
         cancel: threading.Event | None = None,
         pass_fds: Sequence[int] = (),
     ) -> RunResult:
+        return self._capped(self.wrap(argv), timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+
+    def _capped(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None,
+        cancel: threading.Event | None,
+        pass_fds: Sequence[int],
+        cwd: str | None = None,
+    ) -> RunResult:
         s = self.settings
         return run_capped(
-            self.wrap(argv),
-            cwd=str(s.workspace),
+            argv,
+            cwd=cwd or str(s.workspace),
             env=_environment(s),
             timeout_s=timeout_s if timeout_s is not None else s.timeout_s,
             output_limit=s.output_limit,
@@ -147,10 +170,45 @@ class BwrapRunner(_Runner):
         self.workspace = workspace
 
     def argv(self, command: str) -> list[str]:
-        """The full bwrap command line for the shell command `command`."""
+        """The full bwrap command line for the shell command `command` (without the launcher
+        that starts it as an unprivileged uid when tooldeck runs as root)."""
         return self.wrap([self.settings.shell, "-c", command])
 
-    def wrap(self, argv: Sequence[str]) -> list[str]:
+    def run_argv(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> RunResult:
+        with _seccomp_fd() as seccomp:
+            full = self.wrap(argv, seccomp_fd=seccomp)
+            fds = (*pass_fds, seccomp) if seccomp is not None else tuple(pass_fds)
+            if not rootless.needed():
+                result = self._capped(full, timeout_s=timeout_s, cancel=cancel, pass_fds=fds)
+                return self._diagnosed(result)
+
+            def start(launcher_argv: list[str], with_report: tuple[int, ...]) -> RunResult:
+                return self._capped(
+                    launcher_argv, timeout_s=timeout_s, cancel=cancel, pass_fds=with_report, cwd="/"
+                )
+
+            try:
+                uid, workspace = self.settings.uid, str(self.workspace)
+                result = rootless.run(full, uid=uid, workspace=workspace, pass_fds=fds, start=start)
+            except rootless.LaunchFailed as exc:
+                raise SandboxUnavailable(str(exc)) from None
+        return self._diagnosed(result)
+
+    def _diagnosed(self, result: RunResult) -> RunResult:
+        return dataclasses.replace(
+            result, limit=diagnose(self.settings.limits, result.exit_code, result.output)
+        )
+
+    def wrap(self, argv: Sequence[str], *, seccomp_fd: int | None = None) -> list[str]:
+        """The bwrap command line running `argv`; with `seccomp_fd`, bwrap loads the filter of
+        `seccomp.py` from that descriptor."""
         s = self.settings
         workspace = str(self.workspace)
         out = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
@@ -176,8 +234,40 @@ class BwrapRunner(_Runner):
             *(["--share-net"] if s.network else []),
             "--die-with-parent",
             "--new-session",
+            "--cap-drop",
+            "ALL",
+            *(["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []),
         ]
-        return [*out, "--", *argv]
+        out = sized_tmpfs(self.bwrap, out, s.limits.tmp_mb)
+        return [*out, "--", *with_limits(s.limits, _bash(s.shell), argv)]
+
+
+@contextlib.contextmanager
+def _seccomp_fd() -> Iterator[int | None]:
+    """A pipe holding the seccomp filter for bwrap to read (None where no filter is written)."""
+    code = seccomp.program()
+    if code is None:
+        yield None
+        return
+    read_end, write_end = os.pipe()
+    try:
+        try:
+            os.write(write_end, code)  # far below a pipe's buffer: never blocks
+        finally:
+            os.close(write_end)
+        yield read_end
+    finally:
+        os.close(read_end)
+
+
+def _bash(shell: str) -> str:
+    """The bash that sets the limits (the configured shell when it is bash)."""
+    if os.path.basename(shell) == "bash":
+        return shell
+    found = shutil.which("bash")
+    if found is None:
+        raise SandboxUnavailable("bash is needed inside the sandbox to set its resource limits")
+    return found
 
 
 def _home_roots() -> list[str]:
@@ -229,6 +319,7 @@ __all__ = [
     "CommandRunner",
     "HostRunner",
     "RunResult",
+    "SandboxLimits",
     "SandboxSettings",
     "SandboxUnavailable",
     "probe_bwrap",

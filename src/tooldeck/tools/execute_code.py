@@ -12,6 +12,7 @@ that need the user.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -30,6 +31,7 @@ from tooldeck.tools.terminal import (
     command_limit,
     confinement,
     report,
+    run_in,
     runner,
     sandbox_settings,
 )
@@ -110,6 +112,8 @@ def execute_code(
         (folder / "main.py").write_text(code, encoding="utf-8")
         (folder / f"{HELPER_MODULE}.py").write_text(helper_source(names), encoding="utf-8")
         settings = sandbox_settings(context, timeout_s)
+        if os.geteuid() == 0:  # the sandbox runs as settings.uid, which must read the program
+            os.chown(folder, settings.uid, settings.uid)
         env = {
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
@@ -124,7 +128,7 @@ def execute_code(
             server.start()
         argv = [str(python), "-B", str(folder / "main.py")]
         fds = server.child_fds if server is not None else ()
-        result = chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=fds)
+        result = run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=fds)
     finally:
         if server is not None:
             server.child_started()  # the child has ended: its requests end too

@@ -16,6 +16,9 @@ hides this tool from the model.
 
 from __future__ import annotations
 
+import dataclasses
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
@@ -41,7 +44,7 @@ OUTPUT_LIMIT = 64 * 1024
 
 def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSettings:
     """The sandbox a call of a shell tool runs in, from the config the executor runs under."""
-    from tooldeck.safety.sandbox import SandboxSettings
+    from tooldeck.safety.sandbox import SandboxLimits, SandboxSettings
 
     config = service(context, Config)
     workspace = service(context, Workspace)
@@ -55,6 +58,8 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
         timeout_s=timeout_s,
         output_limit=OUTPUT_LIMIT,
         hidden=tuple(hidden),
+        limits=SandboxLimits(**dataclasses.asdict(config.sandbox.limits)),
+        uid=config.sandbox.uid,
     )
 
 
@@ -112,15 +117,36 @@ def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRun
         raise ToolError(str(exc), type="unavailable") from None
 
 
+def run_in(
+    chosen: CommandRunner,
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    pass_fds: Sequence[int] = (),
+) -> RunResult:
+    """Run `argv` with the chosen runner; a sandbox that cannot start is the tool's error."""
+    from tooldeck.safety.sandbox import SandboxUnavailable
+
+    try:
+        return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+    except SandboxUnavailable as exc:
+        raise ToolError(str(exc), type="unavailable") from None
+
+
 def report(result: RunResult, limit: CommandLimit, what: str = "command") -> ToolOutput:
     """The output, then a status line the model can rely on; its exit code in `meta`.
 
-    A command killed at its limit is no result: it raises a `timeout` error that names the
-    limit that was asked and keeps the output so far."""
+    A command killed at its time limit is no result: it raises a `timeout` error that names the
+    limit that was asked and keeps the output so far. One that ran into a resource limit of the
+    sandbox is an error naming that limit, with its output."""
     where = "sandboxed" if result.sandboxed else "on the host"
     body = result.output if result.output.strip() else "(no output)\n"
     if not body.endswith("\n"):
         body += "\n"
+    if result.limit is not None:
+        ended = "it was killed at its time limit" if result.timed_out else f"exit code {result.exit_code}"
+        raise ToolError(f"{result.limit}; {ended}", output=body)
     if result.timed_out:
         # A longer `timeout` can help only when the call's own limit leaves room for one.
         longer = limit.by_argument and limit.asked_s < limit.call_s
@@ -145,7 +171,12 @@ def confinement(ctx: DescriptionContext) -> str:
     """What a shell tool's description says about where it runs, from the config."""
     sandbox = ctx.config.sandbox if ctx.config is not None else Config().sandbox
     net = "the network is reachable" if sandbox.network else "there is no network"
-    jail = f"only the workspace is writable, /tmp is private and emptied afterwards, and {net}"
+    caps = sandbox.limits
+    jail = (
+        f"only the workspace is writable, /tmp is private and emptied afterwards, {net}, and it may "
+        f"run up to {caps.processes} processes, each with {caps.memory_mb} MiB of memory and "
+        f"{caps.cpu_s} s of CPU, and write files up to {caps.file_size_mb} MiB"
+    )
     if sandbox.kind == "bwrap" and not sandbox.allow_host_shell:
         return f"It runs in a sandbox: {jail}."
     return f"It runs in a sandbox when bubblewrap works here ({jail}); otherwise directly on this machine."
@@ -177,7 +208,7 @@ def terminal(
     settings = sandbox_settings(context, limit.run_s)
     chosen = runner(context, settings)
     cancel = context.cancelled if context is not None else None
-    result = chosen.run(command, timeout_s=limit.run_s, cancel=cancel)
+    result = run_in(chosen, [settings.shell, "-c", command], timeout_s=limit.run_s, cancel=cancel)
     return report(result, limit)
 
 
