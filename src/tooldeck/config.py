@@ -324,7 +324,8 @@ class ChecksConfig(_Section):
     ttl_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 30.0
     # Time all checks of one assembly may take together; a check still running counts as unavailable.
     budget_ms: Annotated[float, Gt(0), Le(MAX_SECONDS * 1000)] = 1000.0
-    # A check that raises or times out keeps its last good answer this long (flap grace).
+    # A check that raises or times out keeps its last good answer until this many seconds after
+    # that answer (flap grace), however long `ttl_s` is; then it is checked again.
     flap_grace_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 60.0
 
 

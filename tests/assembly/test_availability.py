@@ -93,6 +93,46 @@ def test_flap_grace_keeps_the_last_good_answer_only_for_failures_to_answer() -> 
     assert checker.evaluate([key])[0].reason == "service says no"
 
 
+def test_a_grace_answer_ends_with_the_grace_window_not_with_the_ttl() -> None:
+    clock = Clock()
+    mode = {"raise": False}
+    calls = []
+
+    def check() -> bool:
+        calls.append(clock.now)
+        if mode["raise"]:
+            raise ConnectionError("daemon restarting")
+        return True
+
+    checker = AvailabilityChecker(ttl_s=5, flap_grace_s=10, clock=clock)
+    key = ("check", check)
+    assert checker.evaluate([key])[0].ok  # good at 1000: the grace window ends at 1010
+    mode["raise"] = True
+    clock.now += 8
+    assert "kept last good answer" in (checker.evaluate([key])[0].reason or "")
+    clock.now += 1.5
+    assert checker.evaluate([key])[0].ok and len(calls) == 2  # cached inside the window
+    clock.now += 1  # past 1010, though the grace answer's TTL would last until 1013
+    failed = checker.evaluate([key])[0]
+    assert not failed.ok and "raised ConnectionError: daemon restarting" in (failed.reason or "")
+    assert len(calls) == 3  # the check was probed again when the window ended
+
+
+def test_no_grace_when_flap_grace_is_zero() -> None:
+    clock = Clock()
+    mode = {"raise": False}
+
+    def check() -> bool:
+        if mode["raise"]:
+            raise ConnectionError("down")
+        return True
+
+    checker = AvailabilityChecker(ttl_s=0, flap_grace_s=0, clock=clock)
+    assert checker.evaluate([("check", check)])[0].ok
+    mode["raise"] = True
+    assert not checker.evaluate([("check", check)])[0].ok  # same instant: still no grace
+
+
 def test_checks_run_concurrently_and_a_hung_check_costs_only_the_budget() -> None:
     release = threading.Event()
 
