@@ -24,3 +24,13 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_second() -> None:
     assert "scripts/setup.sh" in (README.parent / "scripts" / "start.sh").read_text(encoding="utf-8")
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()[-1]
     assert ci == commands[1]
+
+
+def test_the_tool_options_paragraph_names_every_option() -> None:
+    from tooldeck.tool import TOOL_OPTIONS
+
+    text = README.read_text(encoding="utf-8")
+    start = text.index("Options (both forms):")
+    paragraph = text[start : text.index("\n\n", start)]
+    named = set(re.findall(r"`([a-z_]+)`", paragraph))
+    assert sorted(TOOL_OPTIONS - named) == []
