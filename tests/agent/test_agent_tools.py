@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from support.agent_kit import Gauge, loadout_of, make_agent
-from support.scripted_server import Recorded, ScriptedServer, Turn
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, scoped_loadout
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.builtins.todo import todo_action
 from tooldeck.errors import ToolError
+from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 
 def run(agent: Any, prompt: str, convo: Any = None) -> Any:

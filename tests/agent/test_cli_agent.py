@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.scripted_server import ScriptedServer, Turn
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.batch_kit import by_prompt, make_project, read_results, run_batch_cli, write_items
-from support.scripted_server import ScriptedServer
+from tooldeck.testing.scripted_server import ScriptedServer
 
 
 def processes_with(marker: str) -> list[int]:

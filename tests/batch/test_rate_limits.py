@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from support.scripted_server import ScriptedServer, Turn
 from tooldeck.agent.messages import user
 from tooldeck.agent.models.base import ModelRequest, ModelSettings
 from tooldeck.agent.models.retry import RateLimiter
 from tooldeck.batch.worker import LimitedModel
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 
 def test_a_pause_holds_every_caller_and_a_longer_pause_wins() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support.scripted_server import ScriptedServer, Turn
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 from .clirun import tooldeck
 

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from support.scripted_server import ScriptedServer
 from tooldeck import tool
 from tooldeck.agent.events import EventLog
 from tooldeck.agent.models.base import ModelSettings, Provider
@@ -20,6 +19,7 @@ from tooldeck.agent.sessions import SessionStore
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.config_load import parse_config
 from tooldeck.deck import Deck
+from tooldeck.testing.scripted_server import ScriptedServer
 from tooldeck.tool import Tool
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")

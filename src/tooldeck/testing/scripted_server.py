@@ -4,14 +4,28 @@
     POST /v1/responses          OpenAI Responses
     POST /v1/messages           Anthropic Messages
 
-One script serves all three: each step is a `Turn` (text and/or tool calls, or an HTTP error)
-or a function of the recorded request returning one. When the script runs out, a `responder`
-(if given) answers every further request from what it holds, which suits many concurrent
-conversations (a batch); `latency_s` delays every reply by a fixed time (a model's think time). The official SDKs talk to it over real
-HTTP, so the tests exercise what really goes over the wire. Every request is recorded with
-format-independent helpers (`tool_names`, `tool_results`, `tool_call_ids`).
+It lets `tooldeck run`, `chat` and `batch` (and your own tests) run whole agent loops, tool calls
+included, without a paid model. From the command line:
 
-Use the `scripted_server` fixture (tests/agent/conftest.py) or `with ScriptedServer([...]) as s:`.
+    python -m tooldeck.testing.scripted_server [--port N] [--calls FILE.json] [--answer TEXT]
+
+prints the OpenAI-compatible base URL (`http://127.0.0.1:PORT/v1`; the Anthropic base URL is
+the same without `/v1`) on the first line of stdout once it is ready, and serves until it is
+interrupted or `--max-s` passes; with `--until-eof`, until its stdin closes, so a program that
+starts it cannot leave it behind. Every conversation gets the same script: the tool calls of
+`--calls` (a JSON list of `{"name", "arguments"}`), one per reply, then the answer (`--answer`,
+by default "answer: " and the conversation's first user message).
+
+In Python, one script serves all three formats: each step is a `Turn` (text and/or tool calls,
+or an HTTP error) or a function of the recorded request returning one. When the script runs
+out, a `responder` (if given) answers every further request from what it holds, which suits
+many concurrent conversations (a batch; see `tool_rounds`); `latency_s` delays every reply by a
+fixed time (a model's think time). The official SDKs talk to it over real HTTP, so tests
+exercise what really goes over the wire. Every request is recorded with format-independent
+helpers (`tool_names`, `tool_results`, `tool_call_ids`).
+
+    with ScriptedServer([Turn(calls=[("read_file", {"path": "a.txt"})]), Turn("done")]) as server:
+        ...  # model.base_url: server.openai_url (OpenAI-compatible) or server.url (Anthropic)
 """
 
 from __future__ import annotations
@@ -27,7 +41,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from support import scripted_formats as formats
+from tooldeck.testing import scripted_formats as formats
 
 
 @dataclass
@@ -144,12 +158,14 @@ class ScriptedServer:
         responder: Callable[[Recorded], Turn] | None = None,
         latency_s: float = 0.0,
         record: bool = True,
+        port: int = 0,
     ) -> None:
         self.script: list[Step] = list(script)
         self.model = model
         self.responder = responder
         self.latency_s = latency_s
         self.record = record  # False: keep no requests (a long benchmark would hold them all)
+        self._port = port  # 0: any free port
         self.served = 0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -165,7 +181,7 @@ class ScriptedServer:
         class Handler(_Handler):
             owner = server
 
-        self._httpd = _Server(("127.0.0.1", 0), Handler)
+        self._httpd = _Server(("127.0.0.1", self._port), Handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -316,3 +332,78 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def _calls_from(path: str | None) -> list[tuple[str, dict[str, Any] | str]]:
+    """The `--calls` file: a JSON list of {"name": str, "arguments": object or JSON text}."""
+    if path is None:
+        return []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"scripted_server: --calls {path}: {exc}") from None
+    if not isinstance(data, list):
+        raise SystemExit(f"scripted_server: --calls {path}: expected a JSON list of calls")
+    calls: list[tuple[str, dict[str, Any] | str]] = []
+    for i, item in enumerate(data):
+        name = item.get("name") if isinstance(item, dict) else None
+        arguments = item.get("arguments", {}) if isinstance(item, dict) else None
+        if not isinstance(name, str) or not isinstance(arguments, (dict, str)):
+            raise SystemExit(
+                f'scripted_server: --calls {path}: item {i} must be {{"name": "...", "arguments": {{...}}}}'
+            )
+        calls.append((name, arguments))
+    return calls
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command line (see the module docstring)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m tooldeck.testing.scripted_server")
+    parser.add_argument(
+        "--calls", help='a JSON list of {"name", "arguments"}: the tool calls of every conversation'
+    )
+    parser.add_argument("--answer", help='the final answer (default: "answer: " and the first user message)')
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds every reply waits")
+    parser.add_argument("--rate-limit-every", type=int, default=0, help="answer every Nth request with a 429")
+    parser.add_argument("--retry-after", type=float, default=0.2, help="the 429s' Retry-After, in seconds")
+    parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
+    parser.add_argument("--max-s", type=float, default=None, help="stop after this many seconds")
+    parser.add_argument("--until-eof", action="store_true", help="stop when stdin closes")
+    args = parser.parse_args(argv)
+    text = args.answer
+    respond = tool_rounds(_calls_from(args.calls), (lambda _: text) if text is not None else None)
+    counter = itertools.count(1)
+    lock = threading.Lock()
+
+    def responder(recorded: Recorded) -> Turn:
+        with lock:
+            n = next(counter)
+        if args.rate_limit_every and n % args.rate_limit_every == 0:
+            return Turn(status=429, error="slow down", headers={"retry-after": str(args.retry_after)})
+        return respond(recorded)
+
+    server = ScriptedServer(responder=responder, latency_s=args.latency, record=False, port=args.port)
+    try:
+        server.start()
+    except OSError as exc:
+        raise SystemExit(f"scripted_server: cannot listen on 127.0.0.1:{args.port}: {exc.strerror}") from None
+    print(server.openai_url, flush=True)
+    try:
+        if args.until_eof:
+            stopper = threading.Thread(target=sys.stdin.read, daemon=True)
+            stopper.start()
+            stopper.join(timeout=args.max_s)
+        else:
+            threading.Event().wait(args.max_s)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
