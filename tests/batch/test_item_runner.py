@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -115,17 +114,16 @@ def test_timeout_model_error_and_budget_are_recorded_per_item(tmp_path: Path) ->
     def respond(recorded: Recorded) -> Turn:
         prompt = recorded.text_of("user")[0]
         if prompt == "slow":
-            return Turn(text="late", delay_s=2.0)
+            return Turn(text="late", delay_s=600)  # only the item's timeout can end it
         if prompt == "broken":
             return Turn(status=400, error="bad request for the test")
         return Turn(calls=[("add", {"a": 1, "b": 1})])  # never answers: the budget runs out
 
+    # A timeout the other two items finish well within on a loaded machine.
     with ScriptedServer(responder=respond) as server:
-        runner = runner_for(server, tmp_path, timeout_s=0.5, max_iterations=2)
-        started = time.monotonic()
+        runner = runner_for(server, tmp_path, timeout_s=5, max_iterations=2)
         slow, broken, loop = run(runner, BatchItem(1, "slow"), BatchItem(2, "broken"), BatchItem(3, "loop"))
-        assert time.monotonic() - started < 1.8
-    assert slow.status == "timeout" and "0.5 s" in (slow.error or "") and slow.finish is None
+    assert slow.status == "timeout" and "5 s" in (slow.error or "") and slow.finish is None
     assert broken.status == "error" and "bad request for the test" in (broken.error or "")
     assert loop.status == "error" and loop.finish == "budget_exhausted" and "budget (2)" in (loop.error or "")
     assert [c.name for c in loop.tool_calls] == ["add", "add"]
