@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -44,9 +45,15 @@ def test_every_item_gets_one_line_bad_lines_are_skipped_and_resume_runs_nothing_
     items[3:3] = ["{broken", json.dumps({"id": "nope"})]
     write_items(project / "in.jsonl", items)
     steps = {f"add {i}": [("add", {"a": i, "b": 1})] for i in range(10)}
-    # A model that takes its time, so the first worker ready cannot finish all ten items
-    # before the second is ready (both must serve).
-    with ScriptedServer(responder=by_prompt(steps), latency_s=0.25) as server:
+    # The first four requests are answered only once all four are in: one worker has at most
+    # three in flight, so both workers must be serving (however late the second one starts).
+    answer, four = by_prompt(steps), threading.Barrier(4, timeout=60)
+
+    def together(recorded: Recorded) -> Turn:
+        four.wait()
+        return answer(recorded)
+
+    with ScriptedServer([together] * 4, responder=answer) as server:
         done = run_batch_cli(
             server,
             project,
@@ -113,7 +120,9 @@ def test_an_item_that_shared_a_dying_worker_is_retried_alone_and_succeeds(projec
     # for the model. Each is then retried alone; only d1 dies again.
     steps = {"poison": [("die_always", {})], "innocent": [("add", {"a": 1, "b": 2})]}
     write_items(project / "in.jsonl", [{"id": "d1", "prompt": "poison"}, {"id": "o1", "prompt": "innocent"}])
-    with ScriptedServer(responder=by_prompt(steps), latency_s=0.3) as server:
+    # Each reply takes a second: o1 is surely still waiting for its second when d1's tool call
+    # kills the worker, on a loaded machine too.
+    with ScriptedServer(responder=by_prompt(steps), latency_s=1.0) as server:
         done = run_batch_cli(
             server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "2", "--concurrency", "2"
         )

@@ -46,7 +46,8 @@ def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
     items = [{"id": "crash", "prompt": "crash"}] + [{"id": i, "prompt": f"add {i}"} for i in range(6)]
     write_items(project / "in.jsonl", items)
     run_id = f"tooldeck-ray-test-{uuid.uuid4().hex}"
-    with ScriptedServer(responder=by_prompt(steps), latency_s=0.2) as server:
+    # Replies slow enough that the neighbour is still in flight when the crash kills its actor.
+    with ScriptedServer(responder=by_prompt(steps), latency_s=1.0) as server:
         done = run_batch_cli(
             server,
             project,
