@@ -261,3 +261,17 @@ def test_the_browser_timeout_bounds_each_action(site: WebSite) -> None:
         assert result.error is not None and "Timeout 1000ms exceeded" in result.error.message
     finally:
         d.close()
+
+
+def test_a_url_with_credentials_is_refused_before_the_browser_sees_it() -> None:
+    with WebSite() as site:
+        d = make_deck()
+        try:
+            host = site.url.removeprefix("http://")
+            result = run(d, "browser_navigate", url=f"http://bob:s3cret@{host}/plain")
+        finally:
+            d.close()
+    assert result.error is not None and result.error.type == "invalid_arguments"
+    assert result.error.message.startswith(f"http://***@{host}/plain: the URL carries credentials")
+    assert "s3cret" not in result.content and "bob" not in result.content
+    assert site.requests == []

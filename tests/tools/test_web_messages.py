@@ -63,7 +63,7 @@ def test_a_url_with_credentials_is_refused_without_repeating_them() -> None:
     assert kind == "tool_error"
     assert message == (
         f"http://***@{host}/plain: (invalid_url) the URL carries credentials (user info before '@'), "
-        "which web_extract never sends and does not repeat: give the URL without them"
+        "which tooldeck never sends and does not repeat: give the URL without them"
     )
     assert site.requests == []  # refused before anything was sent
 

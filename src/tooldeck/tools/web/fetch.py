@@ -7,16 +7,13 @@ read as a stream and cut off past `max_bytes`; the whole fetch, redirects includ
 deadline. Every failure is a `FetchError` with a `kind`, so a tool fetching several URLs reports
 each one's problem and keeps the others.
 
-A URL carrying credentials (`http://user:password@host/`) is refused, asked for or redirected to:
-sending them would hand a password to whatever host the URL names, and dropping them silently
-would fetch something other than what was asked. `shown_url` is the only way a URL goes into a
-message, so a refused URL's credentials are never repeated.
+A URL carrying credentials (`http://user:password@host/`) is refused, asked for or redirected to,
+and shown without them (`userinfo.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,26 +21,14 @@ from tooldeck.errors import ToolError
 from tooldeck.tools.web.body import ACCEPT_ENCODING, read_capped
 from tooldeck.tools.web.failures import FailureKind, FetchError
 from tooldeck.tools.web.guard import AddressDenied, NetworkPolicy
+from tooldeck.tools.web.userinfo import CREDENTIALS_REFUSED, has_userinfo, shown_url
 
 if TYPE_CHECKING:
     import httpx
 
-__all__ = ["FailureKind", "FetchError", "FetchLimits", "Fetched", "fetch", "new_client", "shown_url"]
+__all__ = ["FailureKind", "FetchError", "FetchLimits", "Fetched", "fetch", "new_client"]
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-# What may come before an authority (`http://`, `//` or nothing), then the authority's text up to
-# its last "@" (the user info, password included). Looser than the URL grammar on purpose: text
-# that is not a URL at all is hidden too rather than repeated.
-_USERINFO = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//|\s*)([^/?#]*@)")
-_CREDENTIALS = (
-    "the URL carries credentials (user info before '@'), which web_extract never sends and does "
-    "not repeat: give the URL without them"
-)
-
-
-def shown_url(url: str) -> str:
-    """`url` as messages show it: user info, if any, replaced by `***`."""
-    return _USERINFO.sub(r"\1***@", url, count=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +158,8 @@ def _checked_url(url: str) -> httpx.URL:
 
     if not isinstance(url, str) or not url.strip():
         raise FetchError("invalid_url", "empty URL")
-    if shown_url(url) != url:
-        raise FetchError("invalid_url", _CREDENTIALS)
+    if has_userinfo(url):
+        raise FetchError("invalid_url", CREDENTIALS_REFUSED)
     try:
         parsed = httpx.URL(url.strip())
     except httpx.InvalidURL as exc:
@@ -186,7 +171,7 @@ def _checked_url(url: str) -> httpx.URL:
     if not parsed.host:
         raise FetchError("invalid_url", "the URL has no host")
     if parsed.userinfo:  # the text check above should have caught it; httpx has the last word
-        raise FetchError("invalid_url", _CREDENTIALS)
+        raise FetchError("invalid_url", CREDENTIALS_REFUSED)
     return parsed
 
 

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Literal
 
 from tooldeck.errors import ErrorType, ToolError
 from tooldeck.tools.web.extract import to_document
-from tooldeck.tools.web.fetch import Fetched, FetchError, FetchLimits, fetch, new_client, shown_url
+from tooldeck.tools.web.fetch import Fetched, FetchError, FetchLimits, fetch, new_client
 from tooldeck.tools.web.guard import NetworkPolicy
+from tooldeck.tools.web.userinfo import shown_url
 
 if TYPE_CHECKING:
     import httpx
