@@ -1,6 +1,6 @@
 """`python -m benchmarks batch`: items per second of `tooldeck batch`, by engine and worker count.
 
-The model is the scripted server of the test suite (`tests/support/serve_scripted.py`), in its
+The model is tooldeck's scripted server (`python -m tooldeck.testing.scripted_server`), in its
 own process on loopback: every reply takes a fixed `--latency`, and every item makes
 `--tool-calls` tool calls (write a note, read it back) before it answers, so an item is
 `tool_calls + 1` model calls. With `concurrency` items in flight per worker, the ideal rate is
@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.paths import CHECKOUT, BenchSetupError
+from benchmarks.paths import BenchSetupError
 from tooldeck.batch.run import Engine
 
-SERVER = CHECKOUT / "tests" / "support" / "serve_scripted.py"
 TARGET_SCALING = 0.8
 TARGET_RAY_VS_LOCAL = 0.8
 
@@ -48,16 +47,26 @@ class BatchBenchOptions:
 
 
 def start_server(latency_s: float, tool_calls: int) -> tuple[subprocess.Popen[str], str]:
-    if not SERVER.exists():
-        raise BenchSetupError(f"{SERVER} not found: run the benchmark from a checkout")
-    args = [sys.executable, str(SERVER), "--latency", str(latency_s), "--calls", str(tool_calls)]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    port = proc.stdout.readline().strip()
-    if not port.isdigit():
+    calls = []
+    for i in range(tool_calls):  # write a note, then read it back, and so on
+        if i % 2 == 0:
+            calls.append(
+                {"name": "write_file", "arguments": {"path": f"note{i}.txt", "content": f"note {i}"}}
+            )
+        else:
+            calls.append({"name": "read_file", "arguments": {"path": f"note{i - 1}.txt"}})
+    with tempfile.TemporaryDirectory(prefix="tooldeck-bench-server-") as folder:
+        script = Path(folder) / "calls.json"
+        script.write_text(json.dumps(calls), encoding="utf-8")
+        args = [sys.executable, "-m", "tooldeck.testing.scripted_server", "--latency", str(latency_s)]
+        args += ["--calls", str(script), "--until-eof"]
+        proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None
+        base_url = proc.stdout.readline().strip()  # printed once the script is read
+    if not base_url.startswith("http://127.0.0.1:"):
         proc.kill()
-        raise BenchSetupError(f"the scripted server did not start (said {port!r})")
-    return proc, f"http://127.0.0.1:{port}/v1"
+        raise BenchSetupError(f"the scripted server did not start (said {base_url!r})")
+    return proc, base_url
 
 
 def measure(

@@ -7,6 +7,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hypothesis import settings
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from support.fixtures import home, scripted_server  # noqa: F401
@@ -20,3 +22,9 @@ if os.environ.get("PYTHONPATH"):
 
 # Validated config files are cached under the user's cache folder; tests use a private one.
 os.environ["TOOLDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tooldeck-test-cache-")
+
+# Hypothesis fails an example that takes over 200 ms by default: on a loaded two-core machine a
+# first example that imports a module, or a GC pause, can, and the run would be red for nothing.
+# Tests that set their own settings keep them; this is the default for the rest.
+settings.register_profile("tooldeck", deadline=None)
+settings.load_profile("tooldeck")

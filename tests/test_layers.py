@@ -49,7 +49,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.assembly",),
     ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.disclosure"),
     ("tooldeck.tools", "tooldeck.skills.tools", "tooldeck.skills.files"),
-    ("tooldeck.agent",),
+    # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
+    ("tooldeck.agent", "tooldeck.testing"),
     ("tooldeck.deck", "tooldeck.serve", "tooldeck.batch"),
     ("tooldeck.cli",),
 ]

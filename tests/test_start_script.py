@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from support.scripted_server import ScriptedServer, Turn
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 REPO = Path(__file__).resolve().parents[1]
 ENDPOINT_VARS = (

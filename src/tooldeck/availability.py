@@ -4,7 +4,8 @@ Requirements are keys: an env var, a binary on PATH, an importable module, the w
 folder (for tools that work on files there), a custom check.
 Env vars are read on every assembly (cheap and always fresh). The others are cached for
 `ttl_s`; a custom check that *raises or times out* may keep its last good answer for
-`flap_grace_s` (a check that *returns* False is believed at once). Custom checks run
+`flap_grace_s` after it was last good, and not a moment longer (a check that *returns* False
+is believed at once). Custom checks run
 concurrently in daemon threads under one time budget: a check still running when the budget
 is spent counts as unavailable ("check timed out after N ms") and can never keep the process
 alive; when it finally answers, the answer is cached for the next assembly.
@@ -163,12 +164,13 @@ class AvailabilityChecker:
                 f"check {_check_name(key[1])} timed out after {round(self.budget_s * 1000)} ms"
             )
         entry = self._cache.get(key)
-        if entry is not None and entry.last_good is not None and now - entry.last_good <= self.flap_grace_s:
-            # The grace answer is cached like any other, so assemblies inside the grace window do
-            # not probe the failing check again and again; a late answer from a running check
-            # replaces it.
+        if entry is not None and entry.last_good is not None and now - entry.last_good < self.flap_grace_s:
+            # The grace answer is cached, so assemblies inside the grace window do not probe the
+            # failing check again and again, but never past the window's end: then the check is
+            # probed again and its failure shows. A late answer from a running check replaces it.
             grace = Availability.yes(f"kept last good answer ({failure.reason})")
-            self._cache[key] = _Entry(grace, now + self.ttl_s, entry.last_good)
+            ends = min(now + self.ttl_s, entry.last_good + self.flap_grace_s)
+            self._cache[key] = _Entry(grace, ends, entry.last_good)
             return grace
         if job.done.is_set():  # a raised check is cached like any answer; a pending one is not
             self._store(key, failure, now, good=False)

@@ -151,8 +151,9 @@ class ModelConfig(_Section):
     temperature: float | None = None
     # Stream replies (text shows as it comes in `tooldeck chat`).
     stream: bool = False
-    # Seconds one model request may take, and how often a failed request is retried (429, 5xx,
-    # timeouts, dropped connections): an endpoint that hangs fails after about 3 minutes.
+    # Seconds one attempt at a model request may take. A failed attempt (429, 5xx, a timeout, a
+    # dropped connection) is tried again up to `max_retries` times, so an endpoint that hangs
+    # fails after about max_retries + 1 times timeout_s, plus the backoff: 3 minutes by default.
     timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 60.0
     # Retries of a failed request (with backoff; Retry-After honoured).
     max_retries: Annotated[int, Ge(0)] = 2
@@ -352,7 +353,8 @@ class ChecksConfig(_Section):
     ttl_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 30.0
     # Time all checks of one assembly may take together; a check still running counts as unavailable.
     budget_ms: Annotated[float, Gt(0), Le(MAX_SECONDS * 1000)] = 1000.0
-    # A check that raises or times out keeps its last good answer this long (flap grace).
+    # A check that raises or times out keeps its last good answer until this many seconds after
+    # that answer (flap grace), however long `ttl_s` is; then it is checked again.
     flap_grace_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 60.0
 
 
@@ -453,7 +455,8 @@ class McpServerConfig(_Section):
     approval: Literal["destructive", "always", "never"] = "destructive"
     # "thread": one server process per (user, thread), working in that thread's workspace (stdio only).
     scope: Literal["shared", "thread"] = "shared"
-    # Thread-scoped sessions: how many stay open at once, and how long an idle one is kept.
+    # Thread-scoped sessions: how many server processes stay open at once; opening one more
+    # closes the least recently used idle one (a session busy with a call is never closed).
     max_sessions: Annotated[int, Ge(1)] = 8
     # Seconds an idle thread-scoped session is kept.
     idle_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from support.agent_kit import Gauge, loadout_of, make_agent
-from support.scripted_server import Recorded, ScriptedServer, Turn
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, scoped_loadout
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.builtins.todo import todo_action
 from tooldeck.errors import ToolError
+from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 
 def run(agent: Any, prompt: str, convo: Any = None) -> Any:
@@ -134,13 +134,15 @@ def test_session_search_finds_past_sessions_ranked(scripted_server: ScriptedServ
 # -- delegate_task ---------------------------------------------------------------------------
 
 
-def sub_or_parent(parent_turns: list[Turn], gauge: Gauge, *, pause: float = 0.0) -> Any:
-    """A responder: sub-agents add 1+1 then report; the parent follows its own script."""
+def sub_or_parent(parent_turns: list[Turn], gauge: Gauge, *, pause: float = 0.0, company: int = 0) -> Any:
+    """A responder: sub-agents add 1+1 then report; the parent follows its own script. A
+    sub-agent's request waits for `company` sub-agent requests in flight, then `pause` s."""
     lock = threading.Lock()
 
     def respond(req: Recorded) -> Turn:
         if (req.system or "").startswith(SUBAGENT_SYSTEM[:30]):
             with gauge:
+                gauge.wait_for_company(company)
                 time.sleep(pause)
             if not req.tool_results():
                 return Turn(calls=[("add", {"a": 1, "b": 1})])
@@ -158,7 +160,7 @@ def test_delegate_task_runs_scoped_sub_agents_with_a_concurrency_cap(
     tasks = [{"goal": f"job {i}", "toolsets": ["math"]} for i in range(4)]
     parent = [Turn(calls=[("delegate_task", {"tasks": tasks})]), Turn(text="all four done")]
     gauge = Gauge()
-    responder = sub_or_parent(parent, gauge, pause=0.15)
+    responder = sub_or_parent(parent, gauge, pause=0.05, company=2)
     scripted_server.add(*[responder] * 11)
     agent, _ = make_agent(
         scripted_server, "openai", home, toolsets=["math", "delegation", "todo"], delegation_max_concurrency=2
@@ -185,7 +187,7 @@ def test_delegate_task_runs_scoped_sub_agents_with_a_concurrency_cap(
 
 def test_delegate_task_times_out_and_reports_it(scripted_server: ScriptedServer, home: Path) -> None:
     parent = [Turn(calls=[("delegate_task", {"goal": "slow job"})]), Turn(text="it timed out")]
-    scripted_server.add(*[sub_or_parent(parent, Gauge(), pause=1.0)] * 3)
+    scripted_server.add(*[sub_or_parent(parent, Gauge(), pause=5.0)] * 3)  # far past the 0.3 s allowed
     agent, _ = make_agent(
         scripted_server, "openai", home, toolsets=["math", "delegation"], delegation_timeout_s=0.3
     )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.scripted_server import ScriptedServer, Turn
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 
@@ -198,7 +198,7 @@ def test_a_killed_run_loses_nothing_and_resume_answers_the_orphaned_call(
         stderr=subprocess.DEVNULL,
     )
     db = project / "home" / "state.db"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     rows: list[tuple[str]] = []
     while time.monotonic() < deadline:
         if db.exists():
@@ -227,7 +227,8 @@ def test_ctrl_c_during_run_names_the_session_marks_it_cancelled_and_resume_finis
     scripted_server: ScriptedServer, project: Path
 ) -> None:
     url = scripted_server.openai_url
-    scripted_server.add(Turn(text="too late", delay_s=30))  # the model stalls
+    # The model stalls far longer than the test waits: an exit at all means it was not waited for.
+    scripted_server.add(Turn(text="too late", delay_s=600))
     proc = subprocess.Popen(
         [TOOLDECK, "run", "think hard", "--model", "m", "--base-url", url],
         cwd=project,
@@ -237,15 +238,13 @@ def test_ctrl_c_during_run_names_the_session_marks_it_cancelled_and_resume_finis
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while not scripted_server.requests and time.monotonic() < deadline:
         time.sleep(0.05)
     assert scripted_server.requests, "the run never called the model"
     proc.send_signal(signal.SIGINT)
-    sent = time.monotonic()
-    out, err = proc.communicate(timeout=10)
+    out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
-    assert time.monotonic() - sent < 5
     assert "Traceback" not in err and out == ""
     with sqlite3.connect(project / "home" / "state.db") as conn:
         (sid,) = conn.execute("SELECT id FROM sessions").fetchone()

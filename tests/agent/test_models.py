@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from support.agent_kit import loadout_of, settings_for
-from support.scripted_server import ScriptedServer, Turn
 from tooldeck.agent.events import EventLog, RetryScheduled, TextDelta
 from tooldeck.agent.messages import Message, assistant, user
 from tooldeck.agent.models.anthropic import AnthropicModel, anthropic_base_url, anthropic_messages
@@ -19,6 +18,7 @@ from tooldeck.agent.models.scripted import ScriptedModel, call, reply
 from tooldeck.config import ModelConfig
 from tooldeck.errors import ConfigError, ModelError, ModelNotConfigured
 from tooldeck.execution.types import ToolCall
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 
 def test_flags_beat_config_and_config_beats_env() -> None:

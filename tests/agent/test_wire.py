@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from support.agent_kit import PROVIDERS, make_agent
-from support.scripted_server import ScriptedServer, Turn
 from tooldeck.agent.events import ModelRequested, TextDelta, ToolCallsStarted, ToolResultReady
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 CASES = [(p, s) for p in PROVIDERS for s in (False, True)]
 IDS = [f"{p}-{'stream' if s else 'plain'}" for p, s in CASES]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.batch_kit import by_prompt, make_project, read_results, run_batch_cli, write_items
-from support.scripted_server import ScriptedServer
+from tooldeck.testing.scripted_server import ScriptedServer
 
 
 def processes_with(marker: str) -> list[int]:
@@ -46,7 +46,8 @@ def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
     items = [{"id": "crash", "prompt": "crash"}] + [{"id": i, "prompt": f"add {i}"} for i in range(6)]
     write_items(project / "in.jsonl", items)
     run_id = f"tooldeck-ray-test-{uuid.uuid4().hex}"
-    with ScriptedServer(responder=by_prompt(steps), latency_s=0.2) as server:
+    # Replies slow enough that the neighbour is still in flight when the crash kills its actor.
+    with ScriptedServer(responder=by_prompt(steps), latency_s=1.0) as server:
         done = run_batch_cli(
             server,
             project,
@@ -79,7 +80,7 @@ def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
         a for p in logs for a in re.findall(r"\b(?:\d{1,3}\.){3}\d{1,3}\b", p.read_text(errors="replace"))
     }
     assert "127.0.0.1" in addresses and all(a.startswith("127.") for a in addresses), addresses
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while processes_with(run_id) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert processes_with(run_id) == [], "Ray processes outlived the batch run"

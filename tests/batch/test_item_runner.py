@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from support.agent_kit import TEST_TOOLS
-from support.scripted_server import Recorded, ScriptedServer, Turn, tool_rounds
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.batch.items import BatchItem
 from tooldeck.batch.worker import ItemRunner, WorkerSpec, item_dirname
 from tooldeck.config_load import parse_config
 from tooldeck.deck import Deck
+from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn, tool_rounds
 
 NOTE = [("write_file", {"path": "note.txt", "content": "hello"}), ("read_file", {"path": "note.txt"})]
 
@@ -115,17 +114,16 @@ def test_timeout_model_error_and_budget_are_recorded_per_item(tmp_path: Path) ->
     def respond(recorded: Recorded) -> Turn:
         prompt = recorded.text_of("user")[0]
         if prompt == "slow":
-            return Turn(text="late", delay_s=2.0)
+            return Turn(text="late", delay_s=600)  # only the item's timeout can end it
         if prompt == "broken":
             return Turn(status=400, error="bad request for the test")
         return Turn(calls=[("add", {"a": 1, "b": 1})])  # never answers: the budget runs out
 
+    # A timeout the other two items finish well within on a loaded machine.
     with ScriptedServer(responder=respond) as server:
-        runner = runner_for(server, tmp_path, timeout_s=0.5, max_iterations=2)
-        started = time.monotonic()
+        runner = runner_for(server, tmp_path, timeout_s=5, max_iterations=2)
         slow, broken, loop = run(runner, BatchItem(1, "slow"), BatchItem(2, "broken"), BatchItem(3, "loop"))
-        assert time.monotonic() - started < 1.8
-    assert slow.status == "timeout" and "0.5 s" in (slow.error or "") and slow.finish is None
+    assert slow.status == "timeout" and "5 s" in (slow.error or "") and slow.finish is None
     assert broken.status == "error" and "bad request for the test" in (broken.error or "")
     assert loop.status == "error" and loop.finish == "budget_exhausted" and "budget (2)" in (loop.error or "")
     assert [c.name for c in loop.tool_calls] == ["add", "add"]

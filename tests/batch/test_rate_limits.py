@@ -8,14 +8,19 @@ import time
 
 import pytest
 
-from support.scripted_server import ScriptedServer, Turn
 from tooldeck.agent.messages import user
 from tooldeck.agent.models.base import ModelRequest, ModelSettings
 from tooldeck.agent.models.retry import RateLimiter
 from tooldeck.batch.worker import LimitedModel
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 
 def test_a_pause_holds_every_caller_and_a_longer_pause_wins() -> None:
+    still = RateLimiter(clock=lambda: 100.0)
+    still.pause(0.3)
+    still.pause(0.1)  # shorter: the 0.3 s pause stays
+    assert still.paused_until == pytest.approx(100.3)
+
     async def go() -> list[float]:
         limiter = RateLimiter()
         limiter.pause(0.3)
@@ -29,7 +34,7 @@ def test_a_pause_holds_every_caller_and_a_longer_pause_wins() -> None:
         return list(await asyncio.gather(*(one() for _ in range(5))))
 
     waits = asyncio.run(go())
-    assert all(0.28 <= w < 0.6 for w in waits), waits
+    assert all(w >= 0.28 for w in waits), waits  # held for the pause (a loaded machine only adds)
 
 
 def test_max_rps_spaces_the_starts() -> None:
@@ -53,7 +58,9 @@ def test_a_429_with_retry_after_pauses_the_other_concurrent_calls() -> None:
     were already in flight and succeed, but every later call waits out the pause, including
     those of the calls that were never refused."""
     script = [Turn(status=429, error="slow down", headers={"retry-after": "0.5"})]
-    with ScriptedServer(script, responder=lambda r: Turn(text="ok", delay_s=0.05)) as server:
+    # The answers that succeed come well after the 429, so the client has taken the pause
+    # before any of the first calls returns and makes its second.
+    with ScriptedServer(script, responder=lambda r: Turn(text="ok", delay_s=0.4)) as server:
         settings = ModelSettings(
             provider="openai", model="m", base_url=server.openai_url, retry_initial_s=0.01
         )

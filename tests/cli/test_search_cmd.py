@@ -83,6 +83,25 @@ def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
     assert off.returncode == 2 and "tool_search.enabled is false" in off.stderr and "--catalog" in off.stderr
 
 
+def test_tool_search_enabled_with_nothing_deferred_is_an_empty_result(tmp_path: Path) -> None:
+    config = tmp_path / "tooldeck.yaml"
+    config.write_text(
+        f"home: {tmp_path / 'home'}\nsandbox: {{workspace: {tmp_path}}}\n"
+        "tool_search: {enabled: true, defer: []}\n",
+        encoding="utf-8",
+    )
+    out = tooldeck("search", "--config", str(config), "read a file", "--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []
+    assert "nothing is deferred" in out.stderr and "tooldeck explain tool_search" in out.stderr
+    text = tooldeck("search", "--config", str(config), "read a file", cwd=tmp_path)
+    assert text.returncode == 0 and text.stdout.strip() == "no tools found for 'read a file'"
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": 1, "query": "read a file"}\n', encoding="utf-8")
+    batch = tooldeck("search", "--config", str(config), "--queries", str(queries), cwd=tmp_path)
+    assert batch.returncode == 0 and json.loads(batch.stdout) == {"id": 1, "results": []}
+
+
 def test_tool_search_called_with_a_bad_limit_is_an_argument_error_naming_it(tmp_path: Path) -> None:
     config = tmp_path / "tooldeck.yaml"
     config.write_text(

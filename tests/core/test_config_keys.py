@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
-from support.scripted_server import Recorded, ScriptedServer, Turn
 from tooldeck import Deck
 from tooldeck.cli.main import dispatch
 from tooldeck.config_load import load_config
+from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 TOOLS_MODULE = '''
 import time

@@ -75,6 +75,38 @@ def test_varargs_function_extra_keywords_are_top_level() -> None:
     assert "missing required field 'x'" in refused(varargs_function, {"numbers": [1.1]})
 
 
+def test_the_docstring_of_extra_keywords_is_kept() -> None:
+    """openai-agents keeps what the docstring says of **kwargs; here it describes each further
+    property (`additionalProperties`), whatever the docstring style and the values' type."""
+
+    @tool
+    def tag(name: str, **labels: int) -> str:
+        """Tag a resource.
+
+        Args:
+            name: The resource.
+            **labels: Label weights, one per label name.
+        """
+        return repr(sorted(labels.items()))
+
+    @tool
+    def note(**fields: Any) -> str:
+        """Write a note.
+
+        :param fields: Any further field of the note.
+        """
+        return repr(fields)
+
+    assert tag.parameters["additionalProperties"] == {
+        "description": "Label weights, one per label name.",
+        "type": "integer",
+    }
+    assert note.parameters["additionalProperties"] == {"description": "Any further field of the note."}
+    assert run(tag, {"name": "db", "hot": "2"}) == "[('hot', 2)]"
+    assert run(note, {"title": "x", "n": 1}) == repr({"title": "x", "n": 1})
+    assert "field 'hot'" in refused(tag, {"name": "db", "hot": "warm"})
+
+
 class Foo(TypedDict):
     a: int
     b: str

@@ -13,8 +13,8 @@ import pytest
 from tooldeck import Tool
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.dialects import render_loadout
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
-from ..support.scripted_server import ScriptedServer, Turn
 from .test_dialect_snapshots import CASES
 
 

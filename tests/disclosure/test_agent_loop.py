@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from support.agent_kit import settings_for
-from support.scripted_server import ScriptedServer, Turn
 from tooldeck.agent import ScriptedModel, call, reply
 from tooldeck.agent.models.base import Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.disclosure import PROMOTED_KEY, catalog_hash
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 from .kit import make_deck
 

@@ -17,21 +17,35 @@ from tooldeck.execution.types import ToolCall
 
 from .helpers import call, loadout, run
 
+# How long a handler waits for the calls it must meet: generous, since only a broken executor
+# (one running the calls one after another) makes it wait that long.
+MEET_S = 30.0
+
 
 class Timeline:
-    """Records (start, end) per call id from inside the handlers, and the peak concurrency."""
+    """Records (start, end) per call id from inside the handlers, and the peak concurrency.
+
+    A call can wait until other calls are running (`meet`, or `crowd` calls at once): calls that
+    must overlap are made to, rather than hoped to on a machine that may start threads late."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.spans: dict[str, tuple[float, float]] = {}
+        self.entered: set[str] = set()
         self.active = 0
         self.peak = 0
 
-    def enter(self) -> float:
+    def enter(self, key: str = "") -> float:
         with self.lock:
             self.active += 1
             self.peak = max(self.peak, self.active)
+            self.entered.add(key)
+            self.lock.notify_all()
         return time.monotonic()
+
+    def meet(self, keys: list[str], crowd: int = 0) -> None:
+        with self.lock:
+            self.lock.wait_for(lambda: self.entered.issuperset(keys) and self.active >= crowd, timeout=MEET_S)
 
     def leave(self, key: str, start: float) -> None:
         with self.lock:
@@ -45,14 +59,21 @@ class Timeline:
 
 def sleeper(name: str, timeline: Timeline, **options: Any) -> Tool:
     def handler(args: dict[str, Any]) -> str:
-        start = timeline.enter()
+        start = timeline.enter(args["key"])
+        timeline.meet(args.get("meet", []), args.get("crowd", 0))
         time.sleep(args.get("s", 0.2))
         timeline.leave(args["key"], start)
         return f"done {args['key']}"
 
     schema = {
         "type": "object",
-        "properties": {"key": {"type": "string"}, "s": {"type": "number"}, "path": {"type": "string"}},
+        "properties": {
+            "key": {"type": "string"},
+            "s": {"type": "number"},
+            "path": {"type": "string"},
+            "meet": {"type": "array", "items": {"type": "string"}},
+            "crowd": {"type": "integer"},
+        },
     }
     return Tool(name=name, description="d", parameters=schema, handler=handler, **options)
 
@@ -60,21 +81,21 @@ def sleeper(name: str, timeline: Timeline, **options: Any) -> Tool:
 def test_independent_calls_run_concurrently_and_return_in_model_order() -> None:
     tl = Timeline()
     t = sleeper("nap", tl)
-    calls = [call("nap", {"key": f"k{i}", "s": 0.2 - i * 0.02}, f"c{i}") for i in range(8)]
-    start = time.monotonic()
+    # All eight wait until all eight run (only concurrent calls can), then finish in reverse order.
+    calls = [call("nap", {"key": f"k{i}", "s": 0.2 - i * 0.02, "crowd": 8}, f"c{i}") for i in range(8)]
     results = run(Executor(loadout(t)), calls)
-    wall = time.monotonic() - start
     assert [r.call_id for r in results] == [f"c{i}" for i in range(8)]
     assert [r.content for r in results] == [f"done k{i}" for i in range(8)]
-    assert wall < 0.6  # 8 x 0.2 s in sequence would be 1.6 s
     assert tl.peak == 8
+    assert tl.spans["k7"][1] < tl.spans["k0"][1]  # they finished out of order
 
 
 def test_max_concurrency_is_respected() -> None:
     tl = Timeline()
     t = sleeper("nap", tl)
     ex = Executor(loadout(t, execution={"max_concurrency": 3}))
-    results = run(ex, [call("nap", {"key": f"k{i}", "s": 0.05}, f"c{i}") for i in range(9)])
+    # Each call waits for three to be running: the limit lets three at a time, never more.
+    results = run(ex, [call("nap", {"key": f"k{i}", "s": 0.05, "crowd": 3}, f"c{i}") for i in range(9)])
     assert all(r.ok for r in results)
     assert tl.peak == 3
 
@@ -85,13 +106,13 @@ def test_interactive_and_sequential_tools_are_barriers() -> None:
     ask = sleeper("ask", tl, interactive=True)
     seq = sleeper("seq", tl, sequential=True)
     calls = [
-        call("nap", {"key": "a", "s": 0.1}, "1"),
-        call("nap", {"key": "b", "s": 0.15}, "2"),
+        call("nap", {"key": "a", "s": 0.1, "meet": ["b"]}, "1"),
+        call("nap", {"key": "b", "s": 0.15, "meet": ["a"]}, "2"),
         call("ask", {"key": "q", "s": 0.05}, "3"),
         call("nap", {"key": "c", "s": 0.1}, "4"),
         call("seq", {"key": "s", "s": 0.05}, "5"),
-        call("nap", {"key": "d", "s": 0.1}, "6"),
-        call("nap", {"key": "e", "s": 0.1}, "7"),
+        call("nap", {"key": "d", "s": 0.1, "meet": ["e"]}, "6"),
+        call("nap", {"key": "e", "s": 0.1, "meet": ["d"]}, "7"),
     ]
     results = run(Executor(loadout(nap, ask, seq)), calls)
     assert all(r.ok for r in results)
@@ -107,11 +128,11 @@ def test_calls_on_the_same_path_never_overlap(tmp_path: Any) -> None:
     writer = sleeper("write", tl, resource=Resource(arg="path", mode="write"))
     reader = sleeper("read", tl, resource=Resource(arg="path", mode="read"))
     calls = [
-        call("write", {"key": "w1", "path": "a.txt", "s": 0.1}, "1"),
+        call("write", {"key": "w1", "path": "a.txt", "s": 0.1, "meet": ["w3"]}, "1"),
         call("write", {"key": "w2", "path": "./a.txt", "s": 0.1}, "2"),  # same file, other spelling
-        call("write", {"key": "w3", "path": "b.txt", "s": 0.1}, "3"),
-        call("read", {"key": "r1", "path": "a.txt", "s": 0.1}, "4"),
-        call("read", {"key": "r2", "path": "a.txt", "s": 0.1}, "5"),
+        call("write", {"key": "w3", "path": "b.txt", "s": 0.1, "meet": ["w1"]}, "3"),
+        call("read", {"key": "r1", "path": "a.txt", "s": 0.1, "meet": ["r2"]}, "4"),
+        call("read", {"key": "r2", "path": "a.txt", "s": 0.1, "meet": ["r1"]}, "5"),
         call("write", {"key": "w4", "path": "a.txt", "s": 0.05}, "6"),
     ]
     results = run(Executor(loadout(writer, reader, workspace=tmp_path)), calls)
@@ -147,14 +168,20 @@ def test_cancel_token_cancels_running_and_waiting_calls() -> None:
     token = CancelToken()
     calls = [
         call("nap", {"key": "quick", "s": 0.01}, "1"),
-        call("nap", {"key": "slow", "s": 5}, "2"),
+        call("nap", {"key": "slow", "s": 60}, "2"),
         call("bar", {"key": "after", "s": 0.01}, "3"),
     ]
-    threading.Timer(0.3, token.cancel).start()
-    start = time.monotonic()
+
+    def cancel_once_quick_is_done_and_slow_runs() -> None:
+        deadline = time.monotonic() + MEET_S
+        while time.monotonic() < deadline and not ("quick" in tl.spans and "slow" in tl.entered):
+            time.sleep(0.01)
+        token.cancel()
+
+    threading.Thread(target=cancel_once_quick_is_done_and_slow_runs, daemon=True).start()
     results = run(Executor(loadout(nap, barrier)), calls, cancel=token)
-    assert time.monotonic() - start < 1.5
     assert [r.error.type if r.error else "ok" for r in results] == ["ok", "cancelled", "cancelled"]
+    assert "slow" not in tl.spans  # answered while its 60 s nap still ran
     assert "after" not in tl.spans
 
 

@@ -4,13 +4,22 @@ async handlers that block the event loop."""
 from __future__ import annotations
 
 import os
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from tooldeck import ToolError, ToolOutput, tool
 from tooldeck.execution.executor import Executor
 
 from .helpers import loadout, one
+
+
+def _eventually(condition: Callable[[], bool], what: str, within_s: float = 60.0) -> None:
+    deadline = time.monotonic() + within_s
+    while not condition():
+        assert time.monotonic() < deadline, f"{what} did not happen within {within_s:g} s"
+        time.sleep(0.02)
 
 
 def _alive(pid: int) -> bool:
@@ -24,44 +33,46 @@ def _alive(pid: int) -> bool:
 
 def test_a_sync_tool_past_its_deadline_is_abandoned_and_may_still_finish(tmp_path: Path) -> None:
     marker = tmp_path / "written"
+    release = threading.Event()
 
     @tool(timeout=0.5)
     def slow_writer() -> str:
-        """Sleeps, then writes a file."""
-        time.sleep(1.5)
+        """Waits, then writes a file."""
+        release.wait(60)
         marker.write_text("done")
         return "ok"
 
     result = one(Executor(loadout(slow_writer)), "slow_writer")
     assert result.error is not None and result.error.type == "timeout"
     assert "abandoned" in result.error.message and "may still complete" in result.error.message
-    time.sleep(1.6)
-    assert marker.exists()  # exactly what the envelope warned about
+    assert not marker.exists()
+    release.set()
+    _eventually(marker.exists, "the abandoned call's write")  # exactly what the envelope warned about
 
 
 def test_process_isolation_kills_the_work_and_everything_it_started(tmp_path: Path) -> None:
     marker = tmp_path / "written"
     pidfile = tmp_path / "pid"
 
-    @tool(timeout=0.8, isolation="process")
+    # The deadline leaves a loaded machine time to fork and start the grandchild; the handler
+    # would sleep far past the test, so a result at all means the call was not waited for.
+    @tool(timeout=3, isolation="process")
     def spawner() -> str:
         """Starts a long child process, sleeps, then writes a file."""
         import subprocess
 
         child = subprocess.Popen(["sleep", "377"])
-        pidfile.write_text(str(child.pid))
-        time.sleep(3)
+        pidfile.write_text(f"{os.getpid()} {child.pid}")
+        time.sleep(600)
         marker.write_text("done")
         return "ok"
 
-    start = time.monotonic()
     result = one(Executor(loadout(spawner)), "spawner")
-    assert time.monotonic() - start < 2.5
     assert result.error is not None and result.error.type == "timeout"
     assert "killed at the deadline" in result.error.message
-    time.sleep(2.5)
+    handler, grandchild = map(int, pidfile.read_text().split())
+    _eventually(lambda: not _alive(handler) and not _alive(grandchild), "the call's processes dying")
     assert not marker.exists()
-    assert not _alive(int(pidfile.read_text()))  # the grandchild died with the call
 
 
 def test_isolated_calls_return_values_outputs_and_errors() -> None:

@@ -14,9 +14,9 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
-from support.scripted_server import ScriptedServer, Turn
 from tooldeck import Config, Deck, ToolCall, ToolError, tool
 from tooldeck.execution.policy import Decision
+from tooldeck.testing.scripted_server import ScriptedServer, Turn
 from tooldeck.text import describe_exception
 
 BIN = str(Path(sys.executable).with_name("tooldeck"))

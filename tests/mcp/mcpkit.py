@@ -82,7 +82,7 @@ def deck_over(tmp_path: Path, servers: Mapping[str, Any], **config: Any) -> Iter
         deck.close()
 
 
-def wait_for(condition: Callable[[], Any], timeout: float = 15.0, what: str = "condition") -> Any:
+def wait_for(condition: Callable[[], Any], timeout: float = 60.0, what: str = "condition") -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()

@@ -56,11 +56,11 @@ def test_exceptions_of_the_coroutine_propagate(tmp_path: Path) -> None:
 
 
 def _slow_call(deck: Deck, stopped: list[bool]) -> Coroutine[Any, Any, None]:
-    """A five-second MCP call that records, when it ends however it ends, that it stopped."""
+    """A thirty-second MCP call that records, when it ends however it ends, that it stopped."""
 
     async def slow() -> None:
         try:
-            await deck.call("mcp__srv__work", {"seconds": 5})
+            await deck.call("mcp__srv__work", {"seconds": 30})
         finally:
             stopped.append(True)
 
@@ -73,7 +73,7 @@ def test_a_timeout_cancels_the_coroutine_and_waits_for_it_to_stop(tmp_path: Path
         started = time.monotonic()
         with pytest.raises(TimeoutError):
             deck.run(_slow_call(deck, stopped), timeout=0.5)
-        assert time.monotonic() - started < 3.0
+        assert time.monotonic() - started < 20  # the call was cancelled, not waited out (30 s)
         assert stopped == [True]  # cancelled, and its cleanup ran before run() raised
         # The cancelled request did not cost the session.
         assert deck.call_sync("mcp__srv__echo", {"text": "still up"}).ok
@@ -126,9 +126,7 @@ def test_calling_it_from_the_loop_itself_is_an_error_not_a_deadlock(tmp_path: Pa
                     errors.append(str(exc))
             return errors
 
-        started = time.monotonic()
-        errors = deck.run(nested(), timeout=10)
-        assert time.monotonic() - started < 5.0
+        errors = deck.run(nested(), timeout=60)  # a deadlock would end in TimeoutError
         assert len(errors) == 2 and all("await the coroutine instead" in e for e in errors), errors
 
 

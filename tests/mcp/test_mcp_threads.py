@@ -90,8 +90,8 @@ def test_idle_sessions_are_closed(tmp_path: Path) -> None:
         pool = pool_of(deck, "tiny")
         call_in(deck, "a", tmp_path / "a", "mcp__tiny__echo", {"text": "1"})
         [pid] = pool.pids()
-        wait_for(lambda: not pool.keys(), timeout=10, what="idle eviction")
-        wait_for(lambda: not process_alive(pid), timeout=5, what="process stopped")
+        wait_for(lambda: not pool.keys(), timeout=60, what="idle eviction")
+        wait_for(lambda: not process_alive(pid), timeout=60, what="process stopped")
 
 
 def test_close_stops_every_thread_session(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_no_orphaned_children_whatever_way_the_process_ends(tmp_path: Path) -> N
         assert line.strip(), f"{how}: the script did not get as far as its calls"
         assert len(kids) >= 3, kids  # the shared server and two thread sessions
         assert code == (-signal.SIGKILL if how == "sigkill" else 0)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline and any(process_alive(k) for k in kids):
             time.sleep(0.05)
         assert not [k for k in kids if process_alive(k)], f"{how}: children outlived their parent"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 
 from tests.safety.approval_kit import Answers, Recorder, shell_tool
@@ -65,8 +64,7 @@ def test_the_approvals_timeout_applies_to_the_agents_approver(tmp_path: Path) ->
         model, approver=CallbackApprover(never), store=False
     )
     convo = agent.new_conversation()
-    started = time.monotonic()
-    asyncio.run(agent.run(convo, "go"))
-    assert time.monotonic() - started < 5 and rec.ran == []
+    asyncio.run(agent.run(convo, "go"))  # the approver never answers: ending at all is the timeout
+    assert rec.ran == []
     [content] = [m.content for m in convo.messages if m.role == "tool"]
     assert "no answer within 0.3 s" in json.loads(content)["error"]["message"]

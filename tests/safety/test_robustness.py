@@ -14,6 +14,10 @@ from tooldeck.safety import ShellPolicy, analyse_command, normalise_command
 SHELL_CHARACTERS = [*"rm -f/~*$(){}[]|&;<>'\"\\`=\n\tabcxyz0123456789#!.,:%^", "\x00", "\x1b", "\ud800"]
 SHELLISH = st.text(alphabet=st.sampled_from(SHELL_CHARACTERS), max_size=200)
 
+# These inputs take well under a second; the bound only catches work that blows up
+# (exponentially, it would take hours), so it is far above what a loaded machine needs.
+BLOWUP_S = 30
+
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(max_size=300))
@@ -61,7 +65,7 @@ def test_deeply_nested_input_is_bounded() -> None:
         start = time.perf_counter()
         verdict = analyse_command(command)
         assert verdict.verdict == "approve", command[:20]
-        assert time.perf_counter() - start < 5
+        assert time.perf_counter() - start < BLOWUP_S
 
 
 def test_nesting_beyond_the_limit_is_approve() -> None:
@@ -73,7 +77,7 @@ def test_long_benign_scripts_stay_fast_and_safe() -> None:
     script = "\n".join(f"echo line {i} >> out.txt" for i in range(2000))
     start = time.perf_counter()
     assert analyse_command(script).verdict == "safe"
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < BLOWUP_S
 
 
 def test_control_characters_are_analysed_not_crashed() -> None:
@@ -86,7 +90,7 @@ def test_exponential_function_calls_hit_the_budget() -> None:
     start = time.perf_counter()
     verdict = analyse_command(chain, cache=False)
     assert (verdict.verdict, verdict.rule) == ("approve", "too-complex")
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < BLOWUP_S
 
 
 def test_nested_loops_are_unrolled_only_while_small() -> None:
@@ -96,7 +100,7 @@ def test_nested_loops_are_unrolled_only_while_small() -> None:
     )
     start = time.perf_counter()
     assert analyse_command(nested, cache=False).verdict == "safe"
-    assert time.perf_counter() - start < 2
+    assert time.perf_counter() - start < BLOWUP_S
     assert analyse_command("for d in build dist /; do rm -rf $d; done").rule == "delete-root"
 
 

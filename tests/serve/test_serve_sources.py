@@ -33,6 +33,11 @@ class LiveSource(Source):
     def __init__(self) -> None:
         super().__init__("live", "mcp")
         self.names = ["first"]
+        self.subscriptions = 0
+
+    def subscribe(self, listener: Any) -> Any:
+        self.subscriptions += 1
+        return super().subscribe(listener)
 
     def load(self) -> SourceListing:
         return SourceListing(tuple(make_tool(n) for n in self.names))
@@ -51,6 +56,7 @@ def test_a_source_announcing_a_change_sends_list_changed(tmp_path: Path, mode: s
     server = DeckServer(deck, interval_s=3600)
 
     async def session() -> list[str]:
+        before = source.subscriptions
         watcher = asyncio.create_task(server.watch())
         changed = anyio.Event()
 
@@ -61,7 +67,9 @@ def test_a_source_announcing_a_change_sends_list_changed(tmp_path: Path, mode: s
         try:
             async with Client(server.server, mode=mode, message_handler=on_message) as client:
                 assert [t.name for t in (await client.list_tools()).tools] == ["first"]
-                await asyncio.sleep(0.05)  # the watcher has subscribed to the sources
+                with anyio.fail_after(30):  # until the watcher has subscribed to the sources
+                    while source.subscriptions == before:
+                        await asyncio.sleep(0.01)
                 if mode == "legacy":
                     source.grow("second")
                     with anyio.fail_after(10):

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from support.scripted_server import ScriptedServer
 from tooldeck import tool
 from tooldeck.agent.events import EventLog
 from tooldeck.agent.models.base import ModelSettings, Provider
@@ -20,6 +19,7 @@ from tooldeck.agent.sessions import SessionStore
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.config_load import parse_config
 from tooldeck.deck import Deck
+from tooldeck.testing.scripted_server import ScriptedServer
 from tooldeck.tool import Tool
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")
@@ -41,7 +41,7 @@ class Gauge:
     """Counts calls in flight and remembers the peak (for concurrency assertions)."""
 
     def __init__(self) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.Condition()
         self.now = 0
         self.peak = 0
 
@@ -49,10 +49,17 @@ class Gauge:
         with self.lock:
             self.now += 1
             self.peak = max(self.peak, self.now)
+            self.lock.notify_all()
 
     def __exit__(self, *exc: object) -> None:
         with self.lock:
             self.now -= 1
+
+    def wait_for_company(self, count: int, timeout: float = 10.0) -> None:
+        """Inside the gauge: wait (at most `timeout`) until `count` calls are in flight, so calls
+        that may overlap are seen to, however late a loaded machine starts them."""
+        with self.lock:
+            self.lock.wait_for(lambda: self.now >= count, timeout=timeout)
 
 
 SLOW_GAUGE = Gauge()

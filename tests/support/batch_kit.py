@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from support.scripted_server import Recorded, ScriptedServer, Turn
+from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from support.scripted_server import ScriptedServer
+from tooldeck.testing.scripted_server import ScriptedServer
 
 
 @pytest.fixture

@@ -129,6 +129,9 @@ class WebSite:
         self.other = ""
         self.requests: list[tuple[str, dict[str, str]]] = []
         self.release = threading.Event()  # lets /slow answer early when a test is done
+        # /together/KEY/N/...: how many requests of each KEY have arrived (see `_together`).
+        self.arrived: dict[str, int] = {}
+        self.arrival = threading.Condition()
         site = self
 
         class Handler(_Handler):
@@ -176,6 +179,17 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         self.wfile.write(body)
+
+    def _together(self, path: str) -> None:
+        """/together/KEY/N/NAME answers "together" once N requests of KEY have arrived, so only
+        requests made at the same time all get it (one made alone waits, up to 30 s)."""
+        _, _, key, count, *_ = path.split("/")
+        site = self.owner
+        with site.arrival:
+            site.arrived[key] = site.arrived.get(key, 0) + 1
+            site.arrival.notify_all()
+            met = site.arrival.wait_for(lambda: site.arrived[key] >= int(count), timeout=30)
+        self._send(200, b"together" if met else b"alone", "text/plain; charset=utf-8")
 
     def _route(self) -> None:
         site = self.owner
@@ -238,6 +252,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif url.path == "/private-image":
             page = f"<html><head><title>Mixed</title></head><body><p>Picture below</p><img src='{site.other}/image.png' alt='far'></body></html>"
             self._send(200, page.encode(), html)
+        elif url.path.startswith("/together/"):
+            self._together(url.path)
         elif url.path.startswith("/slow"):
             site.release.wait(10)
             self._send(200, b"<html><body><p>finally</p></body></html>", html)

@@ -135,14 +135,15 @@ def test_dangerous_code_is_refused_before_it_runs(tmp_path: Path) -> None:
 def test_a_program_that_runs_too_long_is_killed_with_its_children(tmp_path: Path) -> None:
     marker = f"{uuid.uuid4().int % 10**7}.75"
     code = f"import subprocess, time\nsubprocess.Popen(['sleep', '{marker}'])\nprint('started', flush=True)\ntime.sleep(60)"
-    started = time.monotonic()
-    result = execute(make_deck(tmp_path), code, timeout=2)
-    assert time.monotonic() - started < 15
+    # A deadline a loaded machine can start the sandboxed program in; the program would sleep
+    # a minute, so a timeout error proves it was stopped.
+    result = execute(make_deck(tmp_path), code, timeout=5)
     assert result.error is not None and result.error.type == "timeout"
-    assert "started" in (result.error.output or "") and "timeout of 2 s" in result.error.message
-    time.sleep(0.3)
-    alive = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline_has(p, f"sleep\x00{marker}")]
-    assert alive == []
+    assert "started" in (result.error.output or "") and "timeout of 5 s" in result.error.message
+    deadline = time.monotonic() + 30
+    while alive := [p for p in os.listdir("/proc") if p.isdigit() and _cmdline_has(p, f"sleep\x00{marker}")]:
+        assert time.monotonic() < deadline, alive
+        time.sleep(0.05)
 
 
 def _cmdline_has(pid: str, marker: str) -> bool:

@@ -46,6 +46,39 @@ def test_read_file_numbers_lines_and_pages(ws: Path) -> None:
     assert page.splitlines() == ["1199|line 1199", "1200|line 1200"]
 
 
+def test_read_file_brings_an_out_of_range_offset_or_limit_within_range_and_says_so(ws: Path) -> None:
+    """Hermes clamps offset to >= 1 and limit to 1..max rather than refusing the call; so does
+    read_file, and its page says what it changed. The schema states no bounds for them, so the
+    validator lets such values through (through the whole executor, as the model sends them)."""
+    below = call(ws, "read_file", path="notes.txt", offset=0).content.splitlines()
+    assert below == ["[note: offset 0 is below 1; reading from line 1]", "1|alpha", "2|beta"]
+    negative = call(ws, "read_file", path="notes.txt", offset="-3", limit=-1).content.splitlines()
+    assert negative == [
+        "[note: offset -3 is below 1; reading from line 1]",
+        "[note: limit -1 is below 1; showing 1 line]",
+        "1|alpha",
+        "... (showing lines 1-1 of 2 in notes.txt; read_file with offset=2 for more)",
+    ]
+    (ws / "long.txt").write_text("".join(f"{i}\n" for i in range(1, 6002)))
+    huge = call(ws, "read_file", path="long.txt", limit=10**12).content.splitlines()
+    assert huge[0] == "[note: limit 1000000000000 is over 5000; showing at most 5000 lines]"
+    assert huge[1] == "1|1" and huge[5000] == "5000|5000"
+    assert huge[-1] == "... (showing lines 1-5000 of 6001 in long.txt; read_file with offset=5001 for more)"
+    for name in ("offset", "limit"):
+        assert "minimum" not in read_file.parameters["properties"][name]
+        assert "maximum" not in read_file.parameters["properties"][name]
+    assert "below 1 reads from line 1" in read_file.parameters["properties"]["offset"]["description"]
+
+
+def test_read_file_refuses_an_offset_that_is_not_a_number_naming_the_field(ws: Path) -> None:
+    """Differs on purpose from Hermes, which reads `offset: "abc"` as the default: the schema the
+    model sees says integer, and accepting text there would make it untrue (a numeric string is
+    converted, as for every tool, and null means not given)."""
+    message = error(call(ws, "read_file", path="notes.txt", offset="abc"))
+    assert "field 'offset': expected integer, got string 'abc'" in message
+    assert call(ws, "read_file", path="notes.txt", offset="2", limit=None).content == "2|beta"
+
+
 def test_read_file_offset_past_the_end_and_empty_files(ws: Path) -> None:
     assert "past the end" in error(call(ws, "read_file", path="notes.txt", offset=10))
     (ws / "empty.txt").write_text("")

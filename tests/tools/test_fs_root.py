@@ -153,3 +153,45 @@ def test_kernel_calls() -> None:
     with pytest.raises(OSError) as caught:
         kernel.openat2(-1, "x", os.O_RDONLY, 0, kernel.RESOLVE_BENEATH)
     assert caught.value.errno in (errno.EBADF, errno.ENOSYS)
+
+
+UMASK_SCRIPT = """
+import json, os, stat, sys
+from tooldeck import Deck
+from tooldeck.config_load import parse_config
+from tooldeck.fs import default_file_mode
+
+ws, home = sys.argv[1], sys.argv[2]
+deck = Deck(parse_config({"sandbox": {"workspace": ws}, "home": home}))
+modes = {}
+for umask in (0o022, 0o077, 0o027):
+    os.umask(umask)
+    name = f"made-under-{umask:03o}.txt"
+    result = deck.call_sync("write_file", {"path": name, "content": "x"})
+    assert result.ok, result.error
+    modes[name] = [stat.S_IMODE(os.stat(os.path.join(ws, name)).st_mode), default_file_mode()]
+print(json.dumps(modes))
+"""
+
+
+def test_a_new_file_gets_the_umask_the_process_has_when_it_is_written(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    # A process of its own: the umask is process-wide, and the test runner's must not change.
+    proc = subprocess.run(
+        [sys.executable, "-c", UMASK_SCRIPT, str(ws), str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == {
+        "made-under-022.txt": [0o644, 0o644],
+        "made-under-077.txt": [0o600, 0o600],
+        "made-under-027.txt": [0o640, 0o640],
+    }

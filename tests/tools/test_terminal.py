@@ -141,7 +141,7 @@ def test_no_network_unless_the_config_allows_it(tmp_path: Path, listener: tuple[
     assert "connected" not in closed.content and got == []
     opened = term(make_deck(tmp_path, sandbox={"network": True}), command)
     assert "connected" in opened.content and "[exit code 0;" in opened.content
-    for _ in range(40):
+    for _ in range(600):
         if got:
             break
         time.sleep(0.05)
@@ -163,15 +163,14 @@ def _alive(marker: str) -> bool:
 def test_a_timeout_kills_the_command_and_its_children(tmp_path: Path, limit: str) -> None:
     marker = f"{uuid.uuid4().int % 10**7}.25"
     if limit == "argument":
-        deck, args = make_deck(tmp_path), {"timeout": 1}
+        deck, args = make_deck(tmp_path), {"timeout": 3}
     else:  # the executor's own deadline stops the call: the process group dies with it
-        deck, args = make_deck(tmp_path, execution={"max_timeout_s": 1.5}), {}
-    started = time.monotonic()
+        deck, args = make_deck(tmp_path, execution={"max_timeout_s": 3.5}), {}
+    # Deadlines a loaded machine can start the sandbox in; the command itself never ends.
     result = term(deck, f"sleep {marker} & sleep {marker} & echo started; wait", **args)
-    assert time.monotonic() - started < 10
     assert "started" in result.content
     assert result.error is not None and result.error.type == "timeout"
-    for _ in range(40):
+    for _ in range(600):
         if not _alive(f"sleep\x00{marker}"):
             break
         time.sleep(0.05)

@@ -54,3 +54,40 @@ def test_a_damaged_pdf_is_an_error_in_the_result_and_nothing_on_stderr(site: Web
     out = json.loads(proc.stdout)
     assert "(unsupported_type) not a readable PDF: " in out["error"]["message"]
     assert "EOF marker" not in proc.stderr, proc.stderr
+
+
+def test_a_url_with_credentials_is_refused_without_repeating_them() -> None:
+    with WebSite() as site:
+        host = site.url.removeprefix("http://")
+        kind, message = extract(f"http://bob:s3cret@{host}/plain", allow_private_networks=True)
+    assert kind == "tool_error"
+    assert message == (
+        f"http://***@{host}/plain: (invalid_url) the URL carries credentials (user info before '@'), "
+        "which tooldeck never sends and does not repeat: give the URL without them"
+    )
+    assert site.requests == []  # refused before anything was sent
+
+
+def test_credentials_are_hidden_even_in_urls_refused_for_another_reason() -> None:
+    _, message = extract("ftp://bob:s3cret@example.org/f", "bob:s3cret@example.org/page")
+    assert "s3cret" not in message and "bob" not in message
+    assert message.splitlines()[0].startswith(
+        "ftp://***@example.org/f: (invalid_url) the URL carries credentials"
+    )
+
+
+def test_a_redirect_to_a_url_with_credentials_is_refused_without_repeating_them() -> None:
+    with WebSite() as near, WebSite() as far:
+        near.other = far.url.replace("http://", "http://bob:s3cret@")
+        result = Deck(parse_config({"web": {"allow_private_networks": True}})).call_sync(
+            "web_extract", {"urls": [f"{near.url}/redirect-other/plain", f"{near.url}/plain"]}
+        )
+    assert result.ok, result.error
+    assert "s3cret" not in result.content and "bob" not in result.content
+    host = far.url.removeprefix("http://")
+    assert (
+        f"Error (invalid_url): redirected to http://***@{host}/plain: the URL carries credentials"
+        in result.content
+    )
+    assert "the harbour opens at six" in result.content  # the other URL is read
+    assert far.requests == []

@@ -6,7 +6,9 @@
 
 Without `--catalog` it searches the configured deferred catalog (what `tool_search` searches),
 loading the deck for it; with `--catalog` no deck is loaded. `--queries -` reads the queries
-from stdin. Bad usage (no query, an unreadable file, a ranker that is not installed) exits 2.
+from stdin. Bad usage (no query, an unreadable file, a ranker that is not installed,
+`tool_search.enabled: false` without `--catalog`) exits 2; when nothing is deferred the result
+is empty (exit 0, with a note on stderr), as an empty `--catalog` gives.
 A bad line of a queries file (not JSON, no string "query", an id that is not a non-empty
 string or an integer, a repeated id) is reported on stderr with its line number and skipped;
 the other lines are searched, and the exit status is then 1.
@@ -104,10 +106,16 @@ def _deferred(deck: Deck, platform: str | None) -> Catalog:
     """The deferred catalog of the configured loadout (what tool_search searches)."""
     from tooldeck.disclosure import deferred_catalog
 
+    if not deck.config.tool_search.enabled:
+        fail(
+            "no deferred tools to search (tool_search.enabled is false); pass --catalog FILE to search a tool list"
+        )
     loadout = assemble(deck, platform)
     warn_diagnostics(deck.diagnostics(loadout))
     catalog = deferred_catalog(loadout)
     if not len(catalog):
-        why = "tool_search.enabled is false" if not deck.config.tool_search.enabled else "nothing is deferred"
-        fail(f"no deferred tools to search ({why}); pass --catalog FILE to search a tool list")
+        # Searching works, there is just nothing to find: an empty result, as an empty --catalog
+        # gives (the reason goes to stderr, where a script reading the result will not trip on it).
+        note = "nothing is deferred, so nothing can be found (`tooldeck explain tool_search` says why)"
+        print(f"tooldeck: note: {note}", file=sys.stderr)
     return catalog

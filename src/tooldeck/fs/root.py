@@ -188,7 +188,7 @@ class ConfinedRoot:
     ) -> bool:
         """Replace (or create, with its folders) the file `parts` with `data` in one rename.
 
-        Permissions: `mode`, else the replaced file's, else 0666 less the umask. `exclusive`
+        Permissions: `mode`, else the replaced file's, else 0666 less the umask of the moment. `exclusive`
         refuses to replace an existing file (FileExistsError). True when a file was replaced.
         """
         with self.parent(parts, create=True) as (folder, name):
@@ -201,8 +201,7 @@ class ConfinedRoot:
             if old is not None and exclusive:
                 raise FileExistsError(errno.EEXIST, "already exists", "/".join(parts))
             keep = stat.S_IMODE(old.st_mode) if old is not None and stat.S_ISREG(old.st_mode) else None
-            perm = mode if mode is not None else keep if keep is not None else default_file_mode()
-            temp = _write_temp(folder, name, data, perm)
+            temp = _write_temp(folder, name, data, mode if mode is not None else keep)
             try:
                 if exclusive:
                     _link_new(folder, temp, name)
@@ -262,16 +261,19 @@ def _is_link(folder: int, name: str) -> bool:
         return False
 
 
-def _write_temp(folder: int, name: str, data: bytes, perm: int) -> str:
+def _write_temp(folder: int, name: str, data: bytes, perm: int | None) -> str:
+    """A synced temporary file beside `name` holding `data`, with permissions `perm`; None lets
+    the kernel apply the umask (and a default ACL) of the moment, as for any new file: a umask
+    read earlier and remembered would be stale once the process changes it."""
     temp = f".{name[:80]}.{os.urandom(6).hex()}.tmp"
-    fd = os.open(
-        temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder
-    )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temp, flags, 0o666 if perm is None else 0o600, dir_fd=folder)
     try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
-        os.fchmod(fd, perm)
+        if perm is not None:
+            os.fchmod(fd, perm)
         os.fsync(fd)
     except BaseException:
         os.close(fd)
@@ -297,20 +299,18 @@ def _link_new(folder: int, old: str, new: str, *, dst_folder: int | None = None,
 
 
 _umask_lock = threading.Lock()
-_umask: list[int] = []
 
 
 def default_file_mode() -> int:
-    """0666 less the process umask (read once; from /proc when possible, which changes nothing)."""
+    """0666 less the process umask as it is now (a new file without a default ACL gets this).
+
+    Read from /proc, which changes nothing; elsewhere reading the umask means setting it, which
+    the lock keeps to one thread of tooldeck at a time."""
+    with suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("Umask:"):
+                return 0o666 & ~int(line.split()[1], 8)
     with _umask_lock:
-        if not _umask:
-            value = None
-            with suppress(OSError, ValueError), open("/proc/self/status", encoding="ascii") as fh:
-                for line in fh:
-                    if line.startswith("Umask:"):
-                        value = int(line.split()[1], 8)
-            if value is None:
-                value = os.umask(0o022)
-                os.umask(value)
-            _umask.append(value)
-        return 0o666 & ~_umask[0]
+        value = os.umask(0o077)  # the strictest value meanwhile: a file made now errs on privacy
+        os.umask(value)
+    return 0o666 & ~value

@@ -2,7 +2,8 @@
 
 Each parameter becomes a property; `*args: T` becomes an optional array property of T named
 after it, and `**kwargs: T` lets the model send further properties of type T (the schema's
-`additionalProperties`), gathered into the `kwargs` mapping the function receives.
+`additionalProperties`, which carries the parameter's description), gathered into the `kwargs`
+mapping the function receives.
 
 A parameter's description comes, first found wins, from: a `Field(description=...)` inside
 `Annotated[...]`, the docstring, a `Field(description=...)` given as the default value, or a
@@ -87,7 +88,12 @@ def model_schema(tool_name: str, model: Any, params: list[Param]) -> dict[str, A
     for p in params:
         if p.kind == "kwargs":
             gathered = props.pop(p.name, {})
-            schema["additionalProperties"] = gathered.get("additionalProperties", True)
+            extra = gathered.get("additionalProperties", True)
+            if gathered.get("description"):
+                # What the docstring says of **kwargs describes each further property: keep it
+                # there (openai-agents keeps it too) rather than drop it with the property.
+                extra = {**(extra if isinstance(extra, dict) else {}), "description": gathered["description"]}
+            schema["additionalProperties"] = extra
             if p.name in schema.get("required", ()):
                 schema["required"].remove(p.name)
     return schema
@@ -113,7 +119,9 @@ def _field(p: Param, docs: dict[str, str]) -> tuple[Any, Any]:
         )
     if p.kind == "kwargs":
         mapping = types.GenericAlias(dict, (str, annotation))
-        return mapping, Field(default_factory=dict)
+        return mapping, Field(default_factory=dict, description=description) if description else Field(
+            default_factory=dict
+        )
     if given is not None:
         return annotation, FieldInfo.merge_field_infos(
             given, description=description

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Literal
 
 from tooldeck.context import ToolContext
-from tooldeck.decorator import Bounds, tool
+from tooldeck.decorator import tool
 from tooldeck.errors import ToolError
 from tooldeck.tool import Resource
 from tooldeck.tools.fileio import encode_for, existing_style, load_text, workspace_of
@@ -41,8 +41,8 @@ __all__ = ["patch", "read_file", "workspace_of", "write_file"]
 )
 def read_file(
     path: str,
-    offset: Annotated[int, Bounds(1)] = 1,
-    limit: Annotated[int, Bounds(1, 5000)] = 500,
+    offset: int = 1,
+    limit: int = 500,
     context: ToolContext | None = None,
 ) -> str:
     """Read a text file, with line numbers (`N|text`). Use offset/limit to page through long files.
@@ -52,8 +52,8 @@ def read_file(
 
     Args:
         path: File path, relative to the workspace root.
-        offset: First line to show (1-based).
-        limit: How many lines to show.
+        offset: First line to show (1-based); a value below 1 reads from line 1.
+        limit: How many lines to show, 1 to 5000; a value outside that range is brought within it.
     """
     from tooldeck.tools.reading import read_page
 

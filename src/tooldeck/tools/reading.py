@@ -24,10 +24,16 @@ from tooldeck.tools.textfile import (
 from tooldeck.workspace import Workspace
 
 MAX_LINE_CHARS = 2000
+MAX_PAGE_LINES = 5000
 _MARKER_STARTS = (b"<<<<<<<", b"=======", b">>>>>>>", b"|||||||")
 
 
 def read_page(ws: Workspace, path: str, offset: int, limit: int) -> str:
+    """The numbered page. An offset below 1 or a limit outside 1..MAX_PAGE_LINES is brought
+    within range and the page says so (as Hermes does, rather than refusing: a refusal costs the
+    model a turn to send what it could have been given). The schema states no bounds for them,
+    so the validator lets such values through to here."""
+    offset, limit, clamped = _clamp(offset, limit)
     parts = ws.parts(path)
     name = ws.display(parts)
     fd, info = open_regular(ws, path, parts)
@@ -44,16 +50,32 @@ def read_page(ws: Workspace, path: str, offset: int, limit: int) -> str:
         for raw in fh:
             page.add(raw)
     if page.total == 0:
-        return f"({name} is empty)"
+        return "\n".join([*clamped, f"({name} is empty)"])
     if not page.shown:
         raise ToolError(f"offset {offset} is past the end of {name} ({page.total} lines)", retryable=True)
-    out = [*page.shown, *page.notes(name)]
+    out = [*clamped, *page.shown, *page.notes(name)]
     last = offset + len(page.shown) - 1
     if last < page.total:
         out.append(
             f"... (showing lines {offset}-{last} of {page.total} in {name}; read_file with offset={last + 1} for more)"
         )
     return "\n".join(out)
+
+
+def _clamp(offset: int, limit: int) -> tuple[int, int, list[str]]:
+    notes = []
+    if offset < 1:
+        notes.append(f"[note: offset {offset} is below 1; reading from line 1]")
+        offset = 1
+    if limit < 1:
+        notes.append(f"[note: limit {limit} is below 1; showing 1 line]")
+        limit = 1
+    elif limit > MAX_PAGE_LINES:
+        notes.append(
+            f"[note: limit {limit} is over {MAX_PAGE_LINES}; showing at most {MAX_PAGE_LINES} lines]"
+        )
+        limit = MAX_PAGE_LINES
+    return offset, limit, notes
 
 
 class _Page:

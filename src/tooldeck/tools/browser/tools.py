@@ -80,18 +80,24 @@ def browser_tools(config: Config, host_of: HostFactory) -> list[Tool]:
 
 
 def _target(url: str) -> tuple[str, int]:
-    """The host and port an http(s) URL names; a clear error for anything else."""
+    """The host and port an http(s) URL names; a clear error for anything else (a URL with
+    credentials included: the browser would send them, and messages would repeat them)."""
     from urllib.parse import urlsplit
 
+    from tooldeck.tools.web.userinfo import CREDENTIALS_REFUSED, has_userinfo, shown_url
+
+    shown = shown_url(url)
+    if has_userinfo(url):
+        raise ToolError(f"{shown}: {CREDENTIALS_REFUSED}", type="invalid_arguments")
     if not url.startswith(("http://", "https://")):
-        raise ToolError(f"only http(s) URLs can be opened, got {url!r}", type="invalid_arguments")
+        raise ToolError(f"only http(s) URLs can be opened, got {shown!r}", type="invalid_arguments")
     try:
         parts = urlsplit(url)
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError as exc:
-        raise ToolError(f"invalid URL {url!r}: {exc}", type="invalid_arguments") from None
+        raise ToolError(f"invalid URL {shown!r}: {exc}", type="invalid_arguments") from None
     if not parts.hostname:
-        raise ToolError(f"URL {url!r} has no host", type="invalid_arguments")
+        raise ToolError(f"URL {shown!r} has no host", type="invalid_arguments")
     return parts.hostname, port
 
 

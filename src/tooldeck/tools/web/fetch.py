@@ -6,6 +6,9 @@ the `NetworkPolicy`, and the request goes to the checked address (the URL's host
 read as a stream and cut off past `max_bytes`; the whole fetch, redirects included, has one
 deadline. Every failure is a `FetchError` with a `kind`, so a tool fetching several URLs reports
 each one's problem and keeps the others.
+
+A URL carrying credentials (`http://user:password@host/`) is refused, asked for or redirected to,
+and shown without them (`userinfo.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from tooldeck.errors import ToolError
 from tooldeck.tools.web.body import ACCEPT_ENCODING, read_capped
 from tooldeck.tools.web.failures import FailureKind, FetchError
 from tooldeck.tools.web.guard import AddressDenied, NetworkPolicy
+from tooldeck.tools.web.userinfo import CREDENTIALS_REFUSED, has_userinfo, shown_url
 
 if TYPE_CHECKING:
     import httpx
@@ -108,11 +112,11 @@ async def _follow(
         try:
             location = response.headers.get("location")
             if response.status_code in _REDIRECTS and location:
-                target = current.join(location)
+                target = str(current.join(location))
                 try:
-                    current = _checked_url(str(target))
+                    current = _checked_url(target)
                 except FetchError as exc:
-                    raise FetchError(exc.kind, f"redirected to {target}: {exc}") from None
+                    raise FetchError(exc.kind, f"redirected to {shown_url(target)}: {exc}") from None
                 continue
             if response.status_code >= 400:
                 reason = response.reason_phrase or ""
@@ -154,6 +158,8 @@ def _checked_url(url: str) -> httpx.URL:
 
     if not isinstance(url, str) or not url.strip():
         raise FetchError("invalid_url", "empty URL")
+    if has_userinfo(url):
+        raise FetchError("invalid_url", CREDENTIALS_REFUSED)
     try:
         parsed = httpx.URL(url.strip())
     except httpx.InvalidURL as exc:
@@ -164,6 +170,8 @@ def _checked_url(url: str) -> httpx.URL:
         raise FetchError("invalid_url", f"only http and https URLs can be fetched, not {parsed.scheme} URLs")
     if not parsed.host:
         raise FetchError("invalid_url", "the URL has no host")
+    if parsed.userinfo:  # the text check above should have caught it; httpx has the last word
+        raise FetchError("invalid_url", CREDENTIALS_REFUSED)
     return parsed
 
 

@@ -10,6 +10,7 @@ from tooldeck.errors import ErrorType, ToolError
 from tooldeck.tools.web.extract import to_document
 from tooldeck.tools.web.fetch import Fetched, FetchError, FetchLimits, fetch, new_client
 from tooldeck.tools.web.guard import NetworkPolicy
+from tooldeck.tools.web.userinfo import shown_url
 
 if TYPE_CHECKING:
     import httpx
@@ -56,17 +57,17 @@ def report(outcomes: list[tuple[str, Outcome]], max_chars: int) -> str:
         kind: ErrorType = (
             "denied" if kinds == {"denied"} else "timeout" if kinds == {"timeout"} else "tool_error"
         )
-        lines = [f"{url}: ({o.kind}) {o}" for url, o in outcomes if isinstance(o, FetchError)]
+        lines = [f"{shown_url(url)}: ({o.kind}) {o}" for url, o in outcomes if isinstance(o, FetchError)]
         raise ToolError("\n".join(lines), type=kind, retryable=all(f.retryable for f in failures))
     sections = []
     for url, outcome in outcomes:
         if isinstance(outcome, FetchError):
-            sections.append(f"URL: {url}\nError ({outcome.kind}): {outcome}")
+            sections.append(f"URL: {shown_url(url)}\nError ({outcome.kind}): {outcome}")
             continue
         fetched, title, text = outcome
         head = [f"# {title}" if title else None, f"URL: {fetched.final_url}"]
         if fetched.redirected:
-            head.append(f"(redirected from {url})")
+            head.append(f"(redirected from {shown_url(url)})")
         head.append(f"Type: {fetched.content_type or 'unknown'}, {len(fetched.body)} bytes")
         if len(text) > max_chars:
             text = (

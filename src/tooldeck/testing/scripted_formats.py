@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from support.scripted_server import ScriptedServer, Turn
+    from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 
 def _pieces(text: str, n: int = 3) -> list[str]:

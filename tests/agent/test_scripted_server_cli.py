@@ -1,0 +1,139 @@
+"""`python -m tooldeck.testing.scripted_server`: the documented way to run `tooldeck run` and
+`tooldeck batch` without a paid model, as the README shows it (real processes, real HTTP)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
+SERVER = [sys.executable, "-m", "tooldeck.testing.scripted_server"]
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    return {**env, "TOOLDECK_HOME": str(home)}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "tooldeck.yaml").write_text(f"home: {tmp_path / 'home'}\nsandbox: {{workspace: .}}\n")
+    calls = [
+        {"name": "write_file", "arguments": {"path": "note.txt", "content": "tides at six"}},
+        {"name": "read_file", "arguments": {"path": "note.txt"}},
+    ]
+    (root / "calls.json").write_text(json.dumps(calls))
+    return root
+
+
+@pytest.fixture
+def server(project: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    with subprocess.Popen(
+        [*SERVER, "--calls", "calls.json", "--until-eof"],
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        try:
+            assert url.startswith("http://127.0.0.1:") and url.endswith("/v1"), url
+            yield proc, url
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(timeout=60)
+
+
+def test_run_and_batch_go_through_the_scripted_calls_and_answer(
+    project: Path, server: tuple[subprocess.Popen[str], str]
+) -> None:
+    proc, url = server
+    env = clean_env(project / "home")
+    model = ["--model", "scripted", "--base-url", url]
+    ran = subprocess.run(
+        [TOOLDECK, "run", "keep a note", *model],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "answer: keep a note"
+    assert (project / "note.txt").read_text() == "tides at six"
+
+    (project / "in.jsonl").write_text('{"id": "a", "prompt": "first"}\n{"id": "b", "prompt": "second"}\n')
+    batch = subprocess.run(
+        [TOOLDECK, "batch", "in.jsonl", "--out", "out.jsonl", *model],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert batch.returncode == 0, batch.stderr
+    results = {r["id"]: r for r in map(json.loads, (project / "out.jsonl").read_text().splitlines())}
+    assert {k: r["text"] for k, r in results.items()} == {"a": "answer: first", "b": "answer: second"}
+    for r in results.values():
+        assert r["status"] == "ok"
+        assert r["tool_calls"] == [
+            {"name": "write_file", "error": None},
+            {"name": "read_file", "error": None},
+        ]
+        assert (Path(r["workspace"]) / "note.txt").read_text() == "tides at six"
+
+    assert proc.stdin is not None
+    proc.stdin.close()  # --until-eof: closing its stdin stops it
+    assert proc.wait(timeout=60) == 0
+
+
+def test_without_until_eof_it_serves_until_interrupted(project: Path) -> None:
+    with subprocess.Popen(
+        [*SERVER, "--answer", "fixed"],
+        cwd=project,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
+        try:
+            assert proc.stdout is not None
+            url = proc.stdout.readline().strip()
+            ran = subprocess.run(
+                [TOOLDECK, "run", "hello", "--model", "scripted", "--base-url", url],
+                cwd=project,
+                env=clean_env(project / "home"),
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert ran.returncode == 0 and ran.stdout.strip() == "fixed", ran.stderr
+            assert proc.poll() is None  # stdin at EOF from the start did not stop it
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=60) == 0
+            assert proc.stderr is not None and "Traceback" not in proc.stderr.read()
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=60)
+
+
+def test_a_bad_calls_file_is_named(project: Path) -> None:
+    (project / "bad.json").write_text('[{"arguments": {}}]')
+    for name, problem in (("bad.json", "item 0 must be"), ("missing.json", "No such file")):
+        done = subprocess.run(
+            [*SERVER, "--calls", name], cwd=project, capture_output=True, text=True, timeout=60, check=False
+        )
+        assert done.returncode == 1 and f"--calls {name}: " in done.stderr and problem in done.stderr
+        assert done.stdout == ""
