@@ -24,6 +24,7 @@ from typing import Any
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.config import Config
 from tooldeck.context import Approvals, ToolContext
+from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
@@ -132,7 +133,9 @@ class Executor:
         self.loadout = loadout
         self.limits = config.execution
         self.events = events
-        self.workspace = Workspace.of(config.workspace)
+        # The protected and hidden sets, computed once per loadout (the agent makes an executor per batch).
+        plane = loadout.cached_render(("tooldeck.ControlPlane",), lambda: ControlPlane.of(config))
+        self.workspace = Workspace(config.workspace, plane=plane)
         self.session_id = session_id
         home = tooldeck_home(config.home, base_dir=config.base_dir)
         # A caller making many executors (the deck's direct calls) passes one store, so a cut

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.safety import protected_mounts
 from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
@@ -60,6 +61,9 @@ class SandboxSettings:
     # Paths to see read-only at their own place although they lie under a masked folder (/tmp,
     # a home folder); mounted after the masks. Paths already visible are left as they are.
     read_only: tuple[Path, ...] = ()
+    # Workspace paths mounted read-only (a trailing '/' marks a folder); one that does not exist
+    # gets an empty read-only placeholder for the time of the command (`protected_mounts`).
+    protected: tuple[str, ...] = ()
 
 
 class CommandRunner(Protocol):
@@ -146,6 +150,20 @@ class BwrapRunner(_Runner):
         self.bwrap = found
         self.workspace = workspace
 
+    def run_argv(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None = None,
+        cancel: threading.Event | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> RunResult:
+        placeholders = protected_mounts.claim(str(self.workspace), self.settings.protected)
+        try:
+            return super().run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+        finally:
+            protected_mounts.release(placeholders)
+
     def argv(self, command: str) -> list[str]:
         """The full bwrap command line for the shell command `command`."""
         return self.wrap([self.settings.shell, "-c", command])
@@ -163,6 +181,7 @@ class BwrapRunner(_Runner):
             if os.path.exists(socket) and not os.path.islink(socket) and not _under(socket, masked):
                 out += ["--ro-bind", "/dev/null", socket]
         out += ["--bind", workspace, workspace]
+        out += protected_mounts.plan(workspace, s.protected)[0]
         out += _masks(s.hidden)
         masked += [os.path.realpath(p) for p in s.hidden]
         for path in s.read_only:

@@ -1,0 +1,266 @@
+"""The control plane: what the tools may change only with consent, and what they may not see.
+
+Two sets, computed from the config (`ControlPlane.of`):
+
+- **protected**: paths whose change would run code on the host or widen the agent's rights at
+  the user's next start or next git command: the config file in use (and an `mcp_servers` JSON
+  file), the workspace modules it imports (`use:`, `discover:`), `.git/hooks`, `.git/config`,
+  and other agents' and editors' control files (`sandbox.protected`, defaults below). The file
+  tools ask before changing one; inside the sandbox they are mounted read-only.
+- **hidden**: the tooldeck home (grants, audit log, sessions, memory, spill, caches) and the
+  audit log and sessions database wherever the config puts them. The file tools neither see nor
+  list them; inside the sandbox they are masked.
+
+Paths are compared after resolving symlinks, and existing files also by identity (st_dev,
+st_ino), so a hard link or a differently spelled name of a protected file is protected too.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tooldeck.config import Config
+from tooldeck.home import tooldeck_home
+
+# Control files of git, editors and other coding agents, and shell start-up files: changed by a
+# tool, they run code at the user's next git command, editor start or login shell.
+DEFAULT_PROTECTED = (
+    ".git/hooks",
+    ".git/config",
+    ".vscode",
+    ".idea",
+    ".claude",
+    ".cursor",
+    ".mcp.json",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+)
+# The defaults that are folders (a placeholder for a missing one is a folder, not a file).
+FOLDER_NAMES = frozenset({".git/hooks", ".vscode", ".idea", ".claude", ".cursor"})
+_GLOB = frozenset("*?[")
+
+Identity = tuple[int, int]
+
+
+def protected_entries(entries: Iterable[str]) -> tuple[str, ...]:
+    """The defaults with the config's `sandbox.protected` entries added ('!entry' drops one)."""
+    out = list(DEFAULT_PROTECTED)
+    for raw in entries:
+        entry = raw.strip().replace("\\", "/")
+        if entry.startswith("!"):
+            drop = _clean(entry[1:])
+            out = [p for p in out if p != drop]
+        elif _clean(entry) not in out:
+            out.append(_clean(entry))
+    return tuple(out)
+
+
+def _clean(entry: str) -> str:
+    return "/".join(p for p in entry.strip().split("/") if p not in ("", "."))
+
+
+def hidden_paths(config: Config) -> tuple[Path, ...]:
+    """The tooldeck home and the stores the config may keep elsewhere (audit log, sessions)."""
+    out = [tooldeck_home(config.home, base_dir=config.base_dir)]
+    if config.approvals.audit_log:
+        out.append(config.resolve_path(config.approvals.audit_log))
+    if config.agent.sessions_db:
+        db = config.resolve_path(config.agent.sessions_db)
+        out += [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    """One protected path pattern relative to the workspace, and why it is protected."""
+
+    pattern: str
+    why: str
+    # Whether the sandbox may put an empty read-only placeholder where it does not exist yet.
+    placeholder: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ControlPlane:
+    """The protected and hidden sets of one workspace (see the module docstring)."""
+
+    root: str
+    protections: tuple[Protection, ...] = ()
+    hidden: tuple[str, ...] = ()
+    # Protected paths outside the patterns (the config file, an mcp_servers JSON), resolved.
+    files: tuple[tuple[str, str], ...] = ()
+    protected_ids: frozenset[Identity] = frozenset()
+    hidden_ids: frozenset[Identity] = frozenset()
+
+    @classmethod
+    def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
+        real_root = os.path.realpath(root if root is not None else config.workspace)
+        protections = [
+            Protection(p, f"protected by sandbox.protected ({p!r})")
+            for p in protected_entries(config.sandbox.protected)
+        ]
+        protections += _module_protections(config, real_root)
+        files = (
+            [(os.path.realpath(config.config_file), "the config file in use")] if config.config_file else []
+        )
+        if isinstance(config.mcp_servers, str):
+            files.append(
+                (os.path.realpath(config.resolve_path(config.mcp_servers)), "the mcp_servers file in use")
+            )
+        # A home holding the workspace is out of reach anyway: hiding it would hide the workspace.
+        hidden = tuple(
+            h
+            for h in dict.fromkeys(os.path.realpath(p) for p in hidden_paths(config))
+            if not (real_root == h or real_root.startswith(h.rstrip("/") + "/"))
+        )
+        plane = cls(real_root, tuple(protections), hidden, tuple(files))
+        protected_ids = {i for p in plane.sandbox_paths(existing_only=True) if (i := _identity(str(p)))}
+        hidden_ids = {i for p in hidden if (i := _identity(p))}
+        for folder in hidden:  # the files directly in the home: a hard link to one is the same file
+            if os.path.isdir(folder):
+                hidden_ids |= {i for e in _entries(folder) if (i := _identity(os.path.join(folder, e)))}
+        return cls(
+            real_root, plane.protections, hidden, plane.files, frozenset(protected_ids), frozenset(hidden_ids)
+        )
+
+    # -- questions -------------------------------------------------------------------------
+
+    def hides(self, real: str, ident: Identity | None = None) -> bool:
+        """Whether the resolved path `real` (or the file with this identity) is hidden."""
+        if ident is not None and ident in self.hidden_ids:
+            return True
+        return any(real == h or real.startswith(h.rstrip("/") + "/") for h in self.hidden)
+
+    def hides_relative(self, rel: str) -> bool:
+        """`hides` for a path relative to the root that has no symlinks in it (a tree walk's)."""
+        return self.hides(os.path.join(self.root, rel) if rel else self.root)
+
+    def protects(self, real: str) -> str | None:
+        """Why the resolved path `real` is protected, or None. Its existing ancestors (and itself)
+        are compared by identity as well, so a hard link or another spelling counts too."""
+        for path, why in self.files:
+            if real == path:
+                return why
+        rel = self.relative(real)
+        if rel is not None:
+            for protection in self.protections:
+                if _covers(protection.pattern, rel):
+                    return protection.why
+        if self.protected_ids:
+            for ident in _identities_down_to(real, self.root):
+                if ident in self.protected_ids:
+                    return "the same file as a protected path (a hard link or another name of it)"
+        return None
+
+    def relative(self, real: str) -> str | None:
+        if real == self.root:
+            return ""
+        if real.startswith(self.root.rstrip("/") + "/"):
+            return real[len(self.root.rstrip("/")) + 1 :]
+        return None
+
+    def sandbox_paths(self, *, existing_only: bool = False) -> tuple[Path, ...]:
+        """The protected paths inside the workspace, as the sandbox mounts them: glob patterns by
+        what they match now, literal ones whether they exist or not (unless `existing_only`, or
+        they may not have a placeholder)."""
+        out: list[str] = []
+        for protection in self.protections:
+            target = os.path.join(self.root, protection.pattern)
+            if _GLOB & set(protection.pattern):
+                out += sorted(
+                    glob.glob(glob.escape(self.root) + "/" + protection.pattern, include_hidden=True)
+                )
+            elif os.path.lexists(target) or (protection.placeholder and not existing_only):
+                out.append(target)
+        out += [path for path, _ in self.files if self.relative(path) is not None and os.path.lexists(path)]
+        return tuple(Path(p) for p in dict.fromkeys(out))
+
+    def describe(self) -> list[str]:
+        """The sets as lines for `explain`."""
+        lines = [f"protected: {p.pattern} ({p.why})" for p in self.protections]
+        lines += [f"protected: {path} ({why})" for path, why in self.files]
+        lines += [f"hidden from every tool: {h}" for h in self.hidden]
+        return lines
+
+
+def _covers(pattern: str, rel: str) -> bool:
+    """Whether `pattern` names `rel` or a folder holding it."""
+    parts = rel.split("/")
+    return any(fnmatch.fnmatchcase("/".join(parts[:n]), pattern) for n in range(1, len(parts) + 1))
+
+
+def _module_protections(config: Config, root: str) -> list[Protection]:
+    """The files a config's `use:` and `discover:` entries import from folders on the import
+    path that lie in the workspace: the top-level package or module, shadowing siblings, caches."""
+    tops = {entry.use.split(":", 1)[0].split(".")[0] for entry in config.tools}
+    tops |= {name.split(".")[0] for name in config.discover}
+    folders = [config.base_dir] if config.base_dir else []
+    folders += [p or os.getcwd() for p in sys.path]
+    out: list[Protection] = []
+    for folder in dict.fromkeys(os.path.realpath(f) for f in folders):
+        if not (folder == root or folder.startswith(root.rstrip("/") + "/")):
+            continue
+        prefix = folder[len(root) :].strip("/")
+        for top in sorted(tops):
+            if not (
+                os.path.exists(os.path.join(folder, top))
+                or glob.glob(glob.escape(folder) + f"/{glob.escape(top)}.*")
+            ):
+                continue  # not imported from here
+            why = f"a module the config imports ({top})"
+            for pattern in (top, f"{top}.*", f"__pycache__/{top}.*"):
+                # An empty package folder next to a module is harmless; an empty module file
+                # next to nothing would shadow an installed package, so no placeholders there.
+                placeholder = pattern == top
+                out.append(Protection(f"{prefix}/{pattern}" if prefix else pattern, why, placeholder))
+    return out
+
+
+def _identity(path: str) -> Identity | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _entries(folder: str) -> Sequence[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return ()
+
+
+def _identities_down_to(real: str, root: str) -> list[Identity]:
+    """The identities of `real` and its existing ancestors below `root`."""
+    out: list[Identity] = []
+    path = real
+    while path.startswith(root.rstrip("/") + "/"):
+        ident = _identity(path)
+        if ident is not None:
+            out.append(ident)
+        path = os.path.dirname(path)
+    return out
+
+
+__all__ = [
+    "DEFAULT_PROTECTED",
+    "FOLDER_NAMES",
+    "ControlPlane",
+    "Protection",
+    "hidden_paths",
+    "protected_entries",
+]
