@@ -33,6 +33,8 @@ from tooldeck.home import tooldeck_home
 DEFAULT_PROTECTED = (
     ".git/hooks",
     ".git/config",
+    ".git/modules/*/hooks",
+    ".git/modules/*/config",
     ".vscode",
     ".idea",
     ".claude",
@@ -51,6 +53,7 @@ DEFAULT_PROTECTED = (
 # The defaults that are folders (a placeholder for a missing one is a folder, not a file).
 FOLDER_NAMES = frozenset({".git/hooks", ".vscode", ".idea", ".claude", ".cursor"})
 _GLOB = frozenset("*?[")
+_LISTED = "listed in sandbox.protected"
 
 Identity = tuple[int, int]
 
@@ -109,10 +112,10 @@ class ControlPlane:
     def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
         real_root = os.path.realpath(root if root is not None else config.workspace)
         protections = [
-            Protection(p, f"protected by sandbox.protected ({p!r})")
-            for p in protected_entries(config.sandbox.protected)
+            Protection(p, f"{_LISTED}: {p!r}") for p in protected_entries(config.sandbox.protected)
         ]
         protections += _module_protections(config, real_root)
+        protections += _host_protections(real_root)
         files = (
             [(os.path.realpath(config.config_file), "the config file in use")] if config.config_file else []
         )
@@ -165,6 +168,10 @@ class ControlPlane:
                     return "the same file as a protected path (a hard link or another name of it)"
         return None
 
+    @property
+    def root_path(self) -> Path:
+        return Path(self.root)
+
     def relative(self, real: str) -> str | None:
         if real == self.root:
             return ""
@@ -190,7 +197,9 @@ class ControlPlane:
 
     def describe(self) -> list[str]:
         """The sets as lines for `explain`."""
-        lines = [f"protected: {p.pattern} ({p.why})" for p in self.protections]
+        listed = [p.pattern for p in self.protections if p.why.startswith(_LISTED)]
+        lines = [f"protected ({_LISTED}): {', '.join(listed)}"] if listed else []
+        lines += [f"protected: {p.pattern} ({p.why})" for p in self.protections if p.pattern not in listed]
         lines += [f"protected: {path} ({why})" for path, why in self.files]
         lines += [f"hidden from every tool: {h}" for h in self.hidden]
         return lines
@@ -227,6 +236,44 @@ def _module_protections(config: Config, root: str) -> list[Protection]:
                 placeholder = pattern == top
                 out.append(Protection(f"{prefix}/{pattern}" if prefix else pattern, why, placeholder))
     return out
+
+
+def _host_protections(root: str) -> list[Protection]:
+    """What runs on the host from inside this workspace beyond the defaults: the Python running
+    tooldeck (a virtual environment in the workspace: its scripts, site-packages, .pth files),
+    a `.git` file pointing at the repository, and the hooks folder `core.hooksPath` names."""
+    out: list[Protection] = []
+    for prefix in dict.fromkeys((os.path.realpath(sys.prefix), os.path.realpath(sys.exec_prefix))):
+        if prefix.startswith(root.rstrip("/") + "/"):
+            out.append(Protection(prefix[len(root) :].strip("/"), "the Python environment running tooldeck"))
+    git = os.path.join(root, ".git")
+    if os.path.isfile(git) and not os.path.islink(git):
+        out.append(Protection(".git", "git's pointer to the repository"))
+    hooks = _hooks_path(os.path.join(git, "config"))
+    if hooks is not None:
+        real = os.path.realpath(os.path.join(root, os.path.expanduser(hooks)))
+        if real.startswith(root.rstrip("/") + "/"):
+            out.append(Protection(real[len(root) :].strip("/"), "the hooks folder core.hooksPath names"))
+    return out
+
+
+def _hooks_path(config: str) -> str | None:
+    """`core.hooksPath` from a git config file (a plain reading: the last value in [core])."""
+    try:
+        with open(config, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read(1 << 20).splitlines()
+    except OSError:
+        return None
+    section, found = "", None
+    for line in lines:
+        text = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if text.startswith("["):
+            section = text.strip("[]").strip().lower()
+        elif section == "core" and "=" in text:
+            key, value = (part.strip() for part in text.split("=", 1))
+            if key.lower() == "hookspath" and value:
+                found = value.strip('"')
+    return found
 
 
 def _identity(path: str) -> Identity | None:
