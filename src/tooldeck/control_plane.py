@@ -76,8 +76,14 @@ def _clean(entry: str) -> str:
 
 
 def hidden_paths(config: Config) -> tuple[Path, ...]:
-    """The tooldeck home and the stores the config may keep elsewhere (audit log, sessions)."""
+    """The tooldeck home, the stores the config may keep elsewhere (audit log, sessions), and
+    the cache of validated configs (a forged entry there would be the next start's config)."""
+    from tooldeck.config_cache import cache_dir
+
     out = [tooldeck_home(config.home, base_dir=config.base_dir)]
+    configs = cache_dir()
+    if configs is not None:
+        out.append(configs)
     if config.approvals.audit_log:
         out.append(config.resolve_path(config.approvals.audit_log))
     if config.agent.sessions_db:

@@ -158,3 +158,29 @@ def test_a_grant_tooldeck_did_not_sign_is_never_honoured(tmp_path: Path) -> None
     grants.add("terminal", "git-reset", "git reset --hard")
     assert grants.covers("terminal", "git-reset", "git reset --hard") and grants.rejected == 2
     assert oct((tmp_path / "grants.key").stat().st_mode & 0o777) == "0o600"
+
+
+def test_run_in_the_home_folder_the_default_home_and_config_cache_are_hidden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tooldeck started in ~: the workspace is ~, the home ~/.tooldeck, the config cache ~/.cache.
+    user = tmp_path / "user"
+    (user / ".tooldeck").mkdir(parents=True)
+    (user / ".tooldeck" / "approvals.jsonl").write_text('{"decision": "granted"}\n')
+    (user / "cache" / "config").mkdir(parents=True)
+    (user / "cache" / "config" / "entry").write_text("pickled config\n")
+    (user / "tooldeck.yaml").write_text("platform_toolsets: {cli: [file]}\n")
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.delenv("TOOLDECK_HOME", raising=False)
+    monkeypatch.setenv("TOOLDECK_CACHE_DIR", str(user / "cache"))
+    deck = deck_in(user)
+    for path in (".tooldeck/approvals.jsonl", "cache/config/entry", "~/.tooldeck/approvals.jsonl"):
+        assert "not found" in str(error_of(deck.call_sync("read_file", {"path": path}))["message"]), path
+    patched = deck.call_sync(
+        "patch", {"path": ".tooldeck/approvals.jsonl", "old_string": "granted", "new_string": "x"}
+    )
+    assert "not found" in str(error_of(patched)["message"])
+    # tooldeck itself still logs there; the tool changed nothing.
+    assert (user / ".tooldeck" / "approvals.jsonl").read_text().startswith('{"decision": "granted"}\n')
+    listed = deck.call_sync("search_files", {"pattern": "*", "target": "files"}).content
+    assert "tooldeck.yaml" in listed and "entry" not in listed
