@@ -100,6 +100,8 @@ class Protection:
     why: str
     # Whether the sandbox may put an empty read-only placeholder where it does not exist yet.
     placeholder: bool = True
+    # Whether that placeholder is a folder (else an empty file).
+    folder: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,8 @@ class ControlPlane:
     def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
         real_root = os.path.realpath(root if root is not None else config.workspace)
         protections = [
-            Protection(p, f"{_LISTED}: {p!r}") for p in protected_entries(config.sandbox.protected)
+            Protection(p, f"{_LISTED}: {p!r}", folder=p in FOLDER_NAMES)
+            for p in protected_entries(config.sandbox.protected)
         ]
         protections += _module_protections(config, real_root)
         protections += _host_protections(real_root)
@@ -136,7 +139,9 @@ class ControlPlane:
             if not (real_root == h or real_root.startswith(h.rstrip("/") + "/"))
         )
         plane = cls(real_root, tuple(protections), hidden, tuple(files))
-        protected_ids = {i for p in plane.sandbox_paths(existing_only=True) if (i := _identity(str(p)))}
+        protected_ids = {
+            i for p in plane.sandbox_paths(existing_only=True) if (i := _identity(p.rstrip("/")))
+        }
         hidden_ids = {i for p in hidden if (i := _identity(p))}
         for folder in hidden:  # the files directly in the home: a hard link to one is the same file
             if os.path.isdir(folder):
@@ -185,10 +190,10 @@ class ControlPlane:
             return real[len(self.root.rstrip("/")) + 1 :]
         return None
 
-    def sandbox_paths(self, *, existing_only: bool = False) -> tuple[Path, ...]:
-        """The protected paths inside the workspace, as the sandbox mounts them: glob patterns by
-        what they match now, literal ones whether they exist or not (unless `existing_only`, or
-        they may not have a placeholder)."""
+    def sandbox_paths(self, *, existing_only: bool = False) -> tuple[str, ...]:
+        """The protected paths inside the workspace, as the sandbox mounts them (a folder ends
+        with '/'): glob patterns by what they match now, literal ones whether they exist or not
+        (unless `existing_only`, or they may not have a placeholder)."""
         out: list[str] = []
         for protection in self.protections:
             target = os.path.join(self.root, protection.pattern)
@@ -196,10 +201,15 @@ class ControlPlane:
                 out += sorted(
                     glob.glob(glob.escape(self.root) + "/" + protection.pattern, include_hidden=True)
                 )
-            elif os.path.lexists(target) or (protection.placeholder and not existing_only):
+            elif os.path.lexists(target):
                 out.append(target)
+            elif protection.placeholder and not existing_only:
+                out.append(target + "/" if protection.folder else target)
         out += [path for path, _ in self.files if self.relative(path) is not None and os.path.lexists(path)]
-        return tuple(Path(p) for p in dict.fromkeys(out))
+        return tuple(
+            p + "/" if not p.endswith("/") and os.path.isdir(p) and not os.path.islink(p) else p
+            for p in dict.fromkeys(out)
+        )
 
     def describe(self) -> list[str]:
         """The sets as lines for `explain`."""
@@ -236,11 +246,17 @@ def _module_protections(config: Config, root: str) -> list[Protection]:
             ):
                 continue  # not imported from here
             why = f"a module the config imports ({top})"
-            for pattern in (top, f"{top}.*", f"__pycache__/{top}.*"):
-                # An empty package folder next to a module is harmless; an empty module file
-                # next to nothing would shadow an installed package, so no placeholders there.
-                placeholder = pattern == top
-                out.append(Protection(f"{prefix}/{pattern}" if prefix else pattern, why, placeholder))
+            patterns = [top, f"{top}.*", f"__pycache__/{top}.*"]
+            if os.path.isfile(os.path.join(folder, f"{top}.py")) and sys.implementation.cache_tag:
+                # Its bytecode cache, which Python would trust if the header matched the source.
+                patterns.append(f"__pycache__/{top}.{sys.implementation.cache_tag}.pyc")
+            for pattern in patterns:
+                # An empty package folder next to a module is harmless, and so is an empty cache
+                # file (Python finds it invalid and compiles the source); an empty module file
+                # would shadow the module, so globs get no placeholders.
+                placeholder = not (_GLOB & set(pattern))
+                where = f"{prefix}/{pattern}" if prefix else pattern
+                out.append(Protection(where, why, placeholder, folder=pattern == top))
     return out
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import mcp_types as types
+import pytest
 from mcp import Client, StdioServerParameters
 
 from support.batch_kit import by_prompt, run_batch_cli, write_items
@@ -167,27 +168,37 @@ def test_batch_items_meet_the_protected_set_in_their_own_workspace(tmp_path: Pat
     assert workspace.is_dir() and not (workspace / ".mcp.json").exists() and not (workspace / ".git").exists()
 
 
-def test_modules_the_config_imports_and_plugins_next_to_it_are_out_of_reach(tmp_path: Path) -> None:
-    config = CONFIG + "tools: [{use: 'mytools:hello'}]\n"
+def test_modules_the_config_imports_and_plugins_next_to_it_are_out_of_reach(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A deck puts its config folder on sys.path: restore it, so later tests never see this folder.
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.delitem(sys.modules, "cp_probe_tools", raising=False)
+    config = CONFIG + "tools: [{use: 'cp_probe_tools:hello'}]\n"
     root = make_project(tmp_path / "p", config)
-    (root / "mytools.py").write_text(
+    (root / "cp_probe_tools.py").write_text(
         "from tooldeck import tool\n\n@tool(toolset='file')\ndef hello() -> str:\n    'Hi.'\n    return 'hi'\n"
     )
     # A distribution next to the config is not an installed plugin: its entry point never loads.
     dist = root / "evil-1.0.dist-info"
     dist.mkdir()
-    (dist / "entry_points.txt").write_text("[tooldeck.tools]\npwn = mytools:hello\n")
+    (dist / "entry_points.txt").write_text("[tooldeck.tools]\npwn = cp_probe_tools:hello\n")
     deck = Deck(load_config(root / "tooldeck.yaml"))
     for path in (
-        "mytools.py",
-        "mytools/__init__.py",
-        "mytools.cpython-311-x86_64-linux-gnu.so",
-        "__pycache__/mytools.cpython-311.pyc",
+        "cp_probe_tools.py",
+        "cp_probe_tools/__init__.py",
+        "cp_probe_tools.cpython-311-x86_64-linux-gnu.so",
+        "__pycache__/cp_probe_tools.cpython-311.pyc",
     ):
         result = deck.call_sync("write_file", {"path": path, "content": "import os\n"})
         assert result.error is not None and result.error.type == "denied", path
-    out = deck.call_sync("terminal", {"command": "echo x >> mytools.py; mkdir mytools; echo end"}).content
-    assert "end" in out and (root / "mytools.py").read_text().endswith("return 'hi'\n")
-    assert not (root / "mytools").exists()
+    pyc = f"__pycache__/cp_probe_tools.{sys.implementation.cache_tag}.pyc"
+    script = (
+        f"echo x >> cp_probe_tools.py; mkdir cp_probe_tools; mkdir -p __pycache__; echo x > {pyc}; echo end"
+    )
+    out = deck.call_sync("terminal", {"command": script}).content
+    assert "end" in out and (root / "cp_probe_tools.py").read_text().endswith("return 'hi'\n")
+    assert not (root / "cp_probe_tools").exists() and not (root / pyc).exists()
+    assert "Read-only file system" in out or "Permission denied" in out
     shown = cli(root, "explain", "--json")
     assert "pwn" not in {row["name"] for row in json.loads(shown.stdout)}

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from tooldeck.config import Config, ExecutionConfig
 from tooldeck.context import ToolContext
-from tooldeck.control_plane import FOLDER_NAMES, ControlPlane
+from tooldeck.control_plane import ControlPlane
 from tooldeck.decorator import Bounds, tool
 from tooldeck.errors import ToolError
 from tooldeck.home import tooldeck_home
@@ -45,21 +45,14 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
     config = (context.get(Config) if context is not None else None) or Config()
     workspace = (context.get(Workspace) if context is not None else None) or Workspace.of(config.workspace)
     plane = workspace.plane or ControlPlane.of(config, workspace.root)
-    protected = tuple(f"{p}/" if p.is_dir() and not p.is_symlink() else str(p) for p in plane.sandbox_paths())
     return SandboxSettings(
         workspace.root,
         network=config.sandbox.network,
         timeout_s=timeout_s,
         output_limit=OUTPUT_LIMIT,
         hidden=tuple(Path(p) for p in plane.hidden),
-        protected=_with_folders(plane, protected),
+        protected=plane.sandbox_paths(),
     )
-
-
-def _with_folders(plane: ControlPlane, paths: tuple[str, ...]) -> tuple[str, ...]:
-    """Literal protected paths that do not exist yet are folders when the name says so."""
-    folders = {f"{plane.root}/{name}" for name in FOLDER_NAMES}
-    return tuple(p + "/" if p in folders else p for p in paths)
 
 
 def command_timeout(context: ToolContext | None, requested: float) -> float:
