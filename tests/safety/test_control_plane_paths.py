@@ -81,7 +81,12 @@ def test_the_agent_loop_cannot_rewrite_the_config_or_plant_a_grant(tmp_path: Pat
             reply(
                 calls=[call("write_file", EVIL), call("write_file", {**PEEK, "content": json.dumps(grant)})]
             ),
-            reply(calls=[call("search_files", {"pattern": "*", "target": "files"})]),
+            reply(
+                calls=[
+                    call("search_files", {"pattern": "*", "target": "files"}),
+                    call("present_files", {"paths": [".tooldeck/grants.jsonl"]}),
+                ]
+            ),
             reply("done"),
         ]
     )
@@ -91,6 +96,7 @@ def test_the_agent_loop_cannot_rewrite_the_config_or_plant_a_grant(tmp_path: Pat
     contents = [m.content for m in model.requests[-1].messages if m.role == "tool"]
     assert "is protected" in contents[0] and contents[1].startswith('{"error"') and "not found" in contents[1]
     assert "grants" not in contents[2] and "tooldeck.yaml" in contents[2]
+    assert "is not a file in the workspace" in contents[3]
     assert (root / "tooldeck.yaml").read_text() == CONFIG
     assert (root / ".tooldeck" / "grants.jsonl").read_text() == "{}\n"
 
