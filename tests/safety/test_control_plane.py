@@ -14,7 +14,7 @@ import pytest
 from tooldeck import Deck
 from tooldeck.config_load import load_config
 from tooldeck.execution.approval_store import AlwaysGrants
-from tooldeck.execution.policy import ApprovalRequest, CallbackApprover
+from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck.execution.types import ToolResult
 
 CONFIG = (
@@ -92,6 +92,22 @@ def test_a_protected_edit_the_user_approves_goes_through_bound_to_the_path(proje
     )
     assert done.error is None, done.content
     assert asked == [("protected-path:.mcp.json", asked[0][1])] and ".mcp.json" in asked[0][1]
+    audit = [
+        json.loads(line) for line in (project / ".tooldeck" / "approvals.jsonl").read_text().splitlines()
+    ]
+    assert [(a["rule"], a["outcome"]) for a in audit if a["rule"].startswith("protected-path")] == [
+        ("protected-path:.mcp.json", "approved")
+    ]
+    # An 'always' answer is a signed grant bound to that one path: honoured later with nobody to
+    # ask, and for no other protected path.
+    deck.call_sync(
+        "write_file",
+        {"path": ".mcp.json", "content": "{}\n"},
+        approver=CallbackApprover(lambda request: ApprovalAnswer(True, "always")),
+    )
+    assert deck_in(project).call_sync("write_file", {"path": ".mcp.json", "content": "[]\n"}).error is None
+    other = deck_in(project).call_sync("write_file", {"path": ".git/config", "content": ""})
+    assert error_of(other)["type"] == "denied" and (project / ".mcp.json").read_text() == "[]\n"
 
 
 def test_the_home_is_not_found_listed_or_suggested(project: Path) -> None:

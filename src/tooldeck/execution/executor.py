@@ -184,7 +184,11 @@ class Executor:
         self.services.setdefault(
             Approvals,
             CallApprovals(
-                mode=config.approvals.mode, approver=approver, grants=grants, tools=self._index.tools.get
+                mode=config.approvals.mode,
+                approver=approver,
+                grants=grants,
+                tools=self._index.tools.get,
+                settle=partial(self.gate.settle, approval_lock=_lock_maker()),
             ),
         )
 
@@ -542,6 +546,18 @@ class Executor:
     def _emit(self, kind: EventKind, call_id: str, tool: str, **fields: Any) -> None:
         if self.events is not None:
             self.events.emit(ExecutionEvent(kind, call_id, tool, **fields))
+
+
+def _lock_maker() -> Callable[[], asyncio.Lock]:
+    """One lock made on first use (inside the loop that asks): mid-call questions one at a time."""
+    made: list[asyncio.Lock] = []
+
+    def get() -> asyncio.Lock:
+        if not made:
+            made.append(asyncio.Lock())
+        return made[0]
+
+    return get
 
 
 class _CallServices(Mapping[type, object]):
