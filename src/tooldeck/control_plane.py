@@ -115,6 +115,8 @@ class ControlPlane:
     files: tuple[tuple[str, str], ...] = ()
     protected_ids: frozenset[Identity] = frozenset()
     hidden_ids: frozenset[Identity] = frozenset()
+    # The hidden paths that are folders (the home, the config cache), for placeholders.
+    hidden_folders: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
@@ -146,8 +148,18 @@ class ControlPlane:
         for folder in hidden:  # the files directly in the home: a hard link to one is the same file
             if os.path.isdir(folder):
                 hidden_ids |= {i for e in _entries(folder) if (i := _identity(os.path.join(folder, e)))}
+        from tooldeck.config_cache import cache_dir
+
+        configs = cache_dir()
+        folders = [tooldeck_home(config.home, base_dir=config.base_dir), *([configs] if configs else [])]
         return cls(
-            real_root, plane.protections, hidden, plane.files, frozenset(protected_ids), frozenset(hidden_ids)
+            real_root,
+            plane.protections,
+            hidden,
+            plane.files,
+            frozenset(protected_ids),
+            frozenset(hidden_ids),
+            frozenset(os.path.realpath(f) for f in folders),
         )
 
     # -- questions -------------------------------------------------------------------------
@@ -209,6 +221,16 @@ class ControlPlane:
         return tuple(
             p + "/" if not p.endswith("/") and os.path.isdir(p) and not os.path.islink(p) else p
             for p in dict.fromkeys(out)
+        )
+
+    def unborn_hidden(self) -> tuple[str, ...]:
+        """Hidden paths in the workspace that do not exist yet (a folder ends with '/'): the
+        sandbox puts read-only placeholders there, or a command could make the home itself
+        (a grants key of its own, with grants signed by it) before tooldeck does."""
+        return tuple(
+            h + "/" if h in self.hidden_folders else h
+            for h in self.hidden
+            if self.relative(h) and not os.path.lexists(h)
         )
 
     def describe(self) -> list[str]:

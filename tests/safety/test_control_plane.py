@@ -200,3 +200,15 @@ def test_run_in_the_home_folder_the_default_home_and_config_cache_are_hidden(
     assert (user / ".tooldeck" / "approvals.jsonl").read_text().startswith('{"decision": "granted"}\n')
     listed = deck.call_sync("search_files", {"pattern": "*", "target": "files"}).content
     assert "tooldeck.yaml" in listed and "entry" not in listed
+
+
+def test_a_sandboxed_command_cannot_make_hidden_stores_before_tooldeck_does(tmp_path: Path) -> None:
+    # A sessions database (or a home) made first by a command would be the command's to shape.
+    root = tmp_path / "fresh"
+    root.mkdir()
+    (root / "tooldeck.yaml").write_text(CONFIG + "agent: {sessions_db: db/state.db}\n")
+    deck = deck_in(root)
+    script = "mkdir -p db; echo forged > db/state.db; echo key > .tooldeck/grants.key; echo end"
+    out = deck.call_sync("terminal", {"command": script}).content
+    assert "end" in out and not (root / ".tooldeck" / "grants.key").exists()
+    assert not (root / "db").exists()  # the placeholder went with the command

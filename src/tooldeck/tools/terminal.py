@@ -51,7 +51,7 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
         timeout_s=timeout_s,
         output_limit=OUTPUT_LIMIT,
         hidden=tuple(Path(p) for p in plane.hidden),
-        protected=plane.sandbox_paths(),
+        protected=(*plane.sandbox_paths(), *plane.unborn_hidden()),
     )
 
 
