@@ -176,10 +176,11 @@ class SandboxConfig(_Section):
     network: bool = False
     # Workspace paths (relative, globs allowed; a folder covers what is inside) that tools may not
     # change unasked: read-only inside the sandbox, and file-tool edits of them need approval
-    # (rule protected-path:PATH). Entries add to the defaults (.git/hooks, .git/config, .vscode,
-    # .idea, .claude, .cursor, .mcp.json, shell start-up files such as .bashrc, .profile, .zshrc);
-    # "!ENTRY" drops one. The config file in use and the workspace modules it imports (use:,
-    # discover:) are always protected.
+    # (rule protected-path:PATH). Entries add to the defaults (.git/hooks, .git/config, submodules'
+    # hooks and config, .gitconfig, .config/git, .ssh, .vscode, .idea, .claude, .cursor, .codex,
+    # .gemini, .mcp.json, shell start-up files such as .bashrc, .profile, .zshrc); "!ENTRY" drops
+    # one. The config file in use and the workspace modules it imports (use:, discover:) are
+    # always protected.
     protected: list[str] = field(default_factory=list)
 
 

@@ -35,10 +35,15 @@ DEFAULT_PROTECTED = (
     ".git/config",
     ".git/modules/*/hooks",
     ".git/modules/*/config",
+    ".gitconfig",
+    ".config/git",
+    ".ssh",
     ".vscode",
     ".idea",
     ".claude",
     ".cursor",
+    ".codex",
+    ".gemini",
     ".mcp.json",
     ".bashrc",
     ".bash_profile",
@@ -51,7 +56,9 @@ DEFAULT_PROTECTED = (
     ".zlogin",
 )
 # The defaults that are folders (a placeholder for a missing one is a folder, not a file).
-FOLDER_NAMES = frozenset({".git/hooks", ".vscode", ".idea", ".claude", ".cursor"})
+FOLDER_NAMES = frozenset(
+    {".git/hooks", ".config/git", ".ssh", ".vscode", ".idea", ".claude", ".cursor", ".codex", ".gemini"}
+)
 _GLOB = frozenset("*?[")
 _LISTED = "listed in sandbox.protected"
 
@@ -185,6 +192,11 @@ class ControlPlane:
             for protection in self.protections:
                 if _covers(protection.pattern, rel):
                     return protection.why
+            for protection in self.protections:
+                if _holds(rel, protection.pattern) and not os.path.isdir(real):
+                    # A file made where a protected path's folder belongs (a `.git` file naming
+                    # a repository of the model's making) redirects what the folder would hold.
+                    return f"the place of the folder holding {protection.pattern!r}"
         if self.protected_ids:
             for ident in _identities_down_to(real, self.root):
                 if ident in self.protected_ids:
@@ -247,6 +259,14 @@ def _covers(pattern: str, rel: str) -> bool:
     """Whether `pattern` names `rel` or a folder holding it."""
     parts = rel.split("/")
     return any(fnmatch.fnmatchcase("/".join(parts[:n]), pattern) for n in range(1, len(parts) + 1))
+
+
+def _holds(rel: str, pattern: str) -> bool:
+    """Whether `rel` names a folder on the way to what `pattern` names."""
+    ours, theirs = rel.split("/"), pattern.split("/")
+    return len(ours) < len(theirs) and all(
+        fnmatch.fnmatchcase(a, b) for a, b in zip(ours, theirs, strict=False)
+    )
 
 
 def _module_protections(config: Config, root: str) -> list[Protection]:

@@ -212,3 +212,18 @@ def test_a_sandboxed_command_cannot_make_hidden_stores_before_tooldeck_does(tmp_
     out = deck.call_sync("terminal", {"command": script}).content
     assert "end" in out and not (root / ".tooldeck" / "grants.key").exists()
     assert not (root / "db").exists()  # the placeholder went with the command
+
+
+def test_without_a_repository_none_can_be_made_to_run_hooks_later(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    root.mkdir()
+    (root / "tooldeck.yaml").write_text(CONFIG)
+    deck = deck_in(root)
+    # A `.git` file naming a repository the model made would run its hooks at the next commit.
+    pointer = deck.call_sync("write_file", {"path": ".git", "content": "gitdir: fake\n"})
+    assert error_of(pointer)["type"] == "denied" and "'.git/hooks'" in str(error_of(pointer)["message"])
+    assert deck.call_sync("write_file", {"path": "fake/config", "content": "[core]\n"}).error is None
+    out = deck.call_sync(
+        "terminal", {"command": "echo 'gitdir: fake' > .git; git init -q .; echo end"}
+    ).content
+    assert "end" in out and not (root / ".git").exists()
