@@ -148,6 +148,11 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
         {"sandbox": {"workspace": "inside"}},
         Probe("call", "read_file", '{"path": "cwdfile.txt"}'),
     ),
+    (
+        "sandbox.protected",
+        {"sandbox": {"protected": ["cwdfile.txt"]}},
+        Probe("call", "write_file", '{"path": "cwdfile.txt", "content": "changed"}'),
+    ),
     ("model.supports_vision", {"model": {"supports_vision": True}}, exposed()),
     ("model.name", {"model": {"name": "tiny-text-model"}}, Probe("explain", "look")),
     ("approvals.mode", {"approvals": {"mode": "allow"}}, Probe("call", "launch", '{"target": "x"}')),

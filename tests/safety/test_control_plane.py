@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import load_config
+from tooldeck.config_load import load_config, parse_config
+from tooldeck.errors import ConfigError
 from tooldeck.execution.approval_store import AlwaysGrants
 from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck.execution.types import ToolResult
@@ -227,3 +228,24 @@ def test_without_a_repository_none_can_be_made_to_run_hooks_later(tmp_path: Path
         "terminal", {"command": "echo 'gitdir: fake' > .git; git init -q .; echo end"}
     ).content
     assert "end" in out and not (root / ".git").exists()
+
+
+def test_sandbox_protected_adds_to_the_defaults_drops_with_a_bang_and_refuses_bad_paths(
+    project: Path,
+) -> None:
+    (project / "tooldeck.yaml").write_text(
+        CONFIG.replace("{kind: bwrap}", "{kind: bwrap, protected: ['deploy/*.sh', '!.mcp.json']}")
+    )
+    deck = deck_in(project)
+    assert (
+        error_of(deck.call_sync("write_file", {"path": "deploy/run.sh", "content": "x"}))["type"] == "denied"
+    )
+    assert deck.call_sync("write_file", {"path": "deploy/notes.txt", "content": "x"}).error is None
+    assert deck.call_sync("write_file", {"path": ".mcp.json", "content": "{}"}).error is None
+    assert (
+        error_of(deck.call_sync("write_file", {"path": ".vscode/x.json", "content": "{}"}))["type"]
+        == "denied"
+    )
+    for bad in ("/etc/passwd", "../up", "!"):
+        with pytest.raises(ConfigError, match=r"sandbox\.protected\[0\]"):
+            parse_config({"sandbox": {"protected": [bad]}})
