@@ -134,6 +134,9 @@ class ControlPlane:
         ]
         protections += _module_protections(config, real_root)
         protections += _host_protections(real_root)
+        # A pattern naming the workspace itself would protect everything: the workspace is the
+        # one folder the tools may write.
+        protections = [p for p in protections if p.pattern.strip("/")]
         files = (
             [(os.path.realpath(config.config_file), "the config file in use")] if config.config_file else []
         )
@@ -148,9 +151,8 @@ class ControlPlane:
             if not (real_root == h or real_root.startswith(h.rstrip("/") + "/"))
         )
         plane = cls(real_root, tuple(protections), hidden, tuple(files))
-        protected_ids = {
-            i for p in plane.sandbox_paths(existing_only=True) if (i := _identity(p.rstrip("/")))
-        }
+        existing = [*plane.sandbox_paths(existing_only=True), *(path for path, _ in files)]
+        protected_ids = {i for p in existing if (i := _identity(p.rstrip("/")))}
         hidden_ids = {i for p in hidden if (i := _identity(p))}
         for folder in hidden:  # the files directly in the home: a hard link to one is the same file
             if os.path.isdir(folder):
