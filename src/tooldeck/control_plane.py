@@ -258,14 +258,15 @@ class ControlPlane:
 
 
 def _covers(pattern: str, rel: str) -> bool:
-    """Whether `pattern` names `rel` or a folder holding it."""
-    parts = rel.split("/")
+    """Whether `pattern` names `rel` or a folder holding it. Case is ignored: on a file system
+    that ignores it (a mounted macOS or Windows volume) `.MCP.json` is `.mcp.json`."""
+    parts, pattern = rel.lower().split("/"), pattern.lower()
     return any(fnmatch.fnmatchcase("/".join(parts[:n]), pattern) for n in range(1, len(parts) + 1))
 
 
 def _holds(rel: str, pattern: str) -> bool:
     """Whether `rel` names a folder on the way to what `pattern` names."""
-    ours, theirs = rel.split("/"), pattern.split("/")
+    ours, theirs = rel.lower().split("/"), pattern.lower().split("/")
     return len(ours) < len(theirs) and all(
         fnmatch.fnmatchcase(a, b) for a, b in zip(ours, theirs, strict=False)
     )

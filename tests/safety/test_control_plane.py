@@ -53,6 +53,7 @@ def test_the_file_tools_refuse_protected_paths_however_they_are_named(project: P
         "same.yaml",
         "alias.yaml",
         ".git/hooks/pre-commit",
+        ".GIT/Hooks/pre-commit",
         ".git/config",
         ".vscode/settings.json",
         ".mcp.json",
