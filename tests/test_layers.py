@@ -37,6 +37,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.context",
         "tooldeck.schemas",
         "tooldeck.fs",
+        "tooldeck.control_plane",
         "tooldeck.workspace",
         "tooldeck.tool",
         "tooldeck.decorator",

@@ -203,6 +203,14 @@ class SandboxConfig(_Section):
     uid: Annotated[int, Ge(1), Le(4_294_967_294)] = 65534
     # Resource limits of each sandboxed command.
     limits: SandboxLimitsConfig = field(default_factory=SandboxLimitsConfig)
+    # Workspace paths (relative, globs allowed; a folder covers what is inside) that tools may not
+    # change unasked: read-only inside the sandbox, and file-tool edits of them need approval
+    # (rule protected-path:PATH). Entries add to the defaults (.git/hooks, .git/config, submodules'
+    # hooks and config, .gitconfig, .config/git, .ssh, .vscode, .idea, .claude, .cursor, .codex,
+    # .gemini, .mcp.json, shell start-up files such as .bashrc, .profile, .zshrc); "!ENTRY" drops
+    # one. The config file in use and the workspace modules it imports (use:, discover:) are
+    # always protected.
+    protected: list[str] = field(default_factory=list)
 
 
 ApprovalMode = Literal["ask", "deny", "allow"]
@@ -558,6 +566,8 @@ class Config(_Section):
     strict: bool = False
     # Where the file was read from (not a YAML key): relative paths resolve against it.
     base_dir: str | None = None
+    # The config file itself (not a YAML key): protected from the tools.
+    config_file: str | None = None
 
     def __post_init__(self) -> None:
         from tooldeck.config_load import validate_instance

@@ -47,7 +47,7 @@ def _all_defaults(config: Config) -> bool:
     """True when every key has its default value (valid by construction: no need for pydantic)."""
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
-        if f.name == "base_dir":
+        if f.name in ("base_dir", "config_file"):
             if value is not None and not isinstance(value, str):
                 return False
             continue
@@ -65,8 +65,9 @@ def parse_config(data: Any, *, env: Mapping[str, str] | None = None, base_dir: s
         data = {}
     if not isinstance(data, Mapping):
         raise ConfigError(f"the config must be a mapping of keys, got {type(data).__name__}")
-    if "base_dir" in data:
-        raise ConfigError("unknown key", path="base_dir")
+    for reserved in ("base_dir", "config_file"):
+        if reserved in data:
+            raise ConfigError("unknown key", path=reserved)
     data = interpolate(data, os.environ if env is None else env)
     return _validated({**data, "base_dir": base_dir})
 
@@ -88,13 +89,19 @@ def load_config(path: str | Path | None = None) -> Config:
     base_dir = str(path.resolve().parent)
     cached = config_cache.lookup(raw, base_dir)
     if cached is not None:
-        return cached
+        return _from_file(cached, path)
     data = _parse_yaml(path, raw)
     seen: dict[str, str | None] = {}
     if isinstance(data, Mapping):
         data = interpolate(data, os.environ, seen=seen)
     config = parse_config(data, env={k: v for k, v in seen.items() if v is not None}, base_dir=base_dir)
     config_cache.store(raw, base_dir, seen, config)
+    return _from_file(config, path)
+
+
+def _from_file(config: Config, path: Path) -> Config:
+    """`config` knowing the file it came from (a fresh object: set in place, not validated again)."""
+    object.__setattr__(config, "config_file", str(path.resolve()))
     return config
 
 
@@ -156,6 +163,7 @@ def _check_meaning(config: Config) -> None:
     """What the types cannot say; each problem names its key path."""
     for i, entry in enumerate(config.tools):
         _check_tool_entry(entry, f"tools[{i}]")
+    _check_protected(config.sandbox.protected)
     for name, agent in config.acp_agents.items():
         if not TOOL_NAME.match(name):
             raise ConfigError(
@@ -177,6 +185,16 @@ def _check_meaning(config: Config) -> None:
 
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _check_protected(entries: list[str]) -> None:
+    for i, entry in enumerate(entries):
+        path = entry.removeprefix("!").strip().replace("\\", "/")
+        if not path or path.startswith("/") or ".." in path.split("/"):
+            raise ConfigError(
+                f"must be a path relative to the workspace without '..' (optionally '!' to drop a default), got {entry!r}",
+                path=f"sandbox.protected[{i}]",
+            )
 
 
 def _check_tool_entry(entry: ToolEntry, where: str) -> None:

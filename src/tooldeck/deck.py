@@ -18,6 +18,7 @@ time), and a direct call waits only for the sources that could offer the tool it
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 from collections.abc import Collection, Coroutine, Iterable, Mapping, Sequence
@@ -439,9 +440,11 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
     from tooldeck.sources.discovery import PackageSource
     from tooldeck.sources.entry_points import PluginSource
 
-    # Modules next to the config file are importable by `use:` and `discover:`.
+    # Modules next to the config file are importable by `use:` and `discover:`; after the
+    # installed ones, so a file a tool writes there (an `openai.py`) cannot shadow a package
+    # tooldeck imports later.
     if config.base_dir and config.base_dir not in sys.path:
-        sys.path.insert(0, config.base_dir)
+        sys.path.append(config.base_dir)
     out: list[ToolSource] = []
     if builtins:
         from tooldeck.sources.builtin import BuiltinSource
@@ -454,7 +457,10 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
     if config.discover:
         out.append(PackageSource(list(config.discover), name="discover", kind="user"))
     if config.plugins.enabled:
-        out.append(PluginSource(disabled=frozenset(config.plugins.disabled)))
+        # Plugins are installed distributions: a `*.dist-info` next to the config (in the
+        # workspace, where tools write) is not one.
+        skip = frozenset({os.path.realpath(config.base_dir)} if config.base_dir else ())
+        out.append(PluginSource(disabled=frozenset(config.plugins.disabled), skip=skip))
     if config.tools:
         out.append(ConfigEntrySource(list(config.tools)))
     if config.mcp_servers:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
+from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import ToolError, WorkspaceError
 from tooldeck.fs import ConfinedRoot, Refused
 
@@ -36,10 +37,18 @@ SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", ".mypy_ca
 class Workspace:
     """A root directory the file tools may not leave."""
 
-    def __init__(self, root: str | os.PathLike[str], *, use_openat2: bool | None = None) -> None:
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        use_openat2: bool | None = None,
+        plane: ControlPlane | None = None,
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         self._given = os.path.abspath(root)
         self._use_openat2 = use_openat2
+        # What the tools may not change unasked (protected) or see at all (hidden).
+        self.plane = plane
         self._fs: ConfinedRoot | None = None
         self._lock = threading.Lock()
 
@@ -54,7 +63,8 @@ class Workspace:
             with self._lock:
                 if self._fs is None:
                     try:
-                        self._fs = ConfinedRoot(self.root, use_openat2=self._use_openat2)
+                        veil = self.plane.hides if self.plane is not None else None
+                        self._fs = ConfinedRoot(self.root, use_openat2=self._use_openat2, veil=veil)
                     except OSError as exc:
                         raise ToolError(
                             f"the workspace folder {str(self.root)!r} cannot be opened: {exc.strerror}",
@@ -84,7 +94,32 @@ class Workspace:
         for part in parts:
             if len(os.fsencode(part)) > MAX_NAME_BYTES:
                 raise WorkspaceError(f"a name in path {path[:80]!r}... is longer than {MAX_NAME_BYTES} bytes")
+        if self.plane is not None and self.plane.hidden and self.plane.hides(self.resolve(parts)):
+            # Reported as missing, without suggestions: the model must not learn the home is there.
+            raise ToolError(f"file not found: {path!r}", retryable=True)
         return parts
+
+    def resolve(self, parts: Sequence[str]) -> str:
+        """The host path `parts` leads to, in-root symlinks followed (for a path that does not
+        exist yet: its nearest existing folder's, resolved, with the rest appended)."""
+        fs = self.fs
+        for depth in range(len(parts), -1, -1):
+            try:
+                base = fs.real_path(parts[:depth])
+            except (OSError, Refused):
+                continue
+            return os.path.join(base, *parts[depth:])
+        return os.path.join(self.root, *parts)
+
+    def protected(self, parts: Sequence[str]) -> str | None:
+        """Why changing `parts` needs consent (a protected path), or None."""
+        if self.plane is None:
+            return None
+        return self.plane.protects(self.resolve(parts))
+
+    def hides_relative(self, rel: str) -> bool:
+        """Whether a path relative to the root, without symlinks in it, is hidden."""
+        return self.plane is not None and self.plane.hides_relative(rel)
 
     def _relative(self, raw: str) -> str | None:
         if raw == VIRTUAL_ROOT or raw.startswith(VIRTUAL_ROOT + "/"):

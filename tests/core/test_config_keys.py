@@ -167,6 +167,11 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
         {"sandbox": {"workspace": "inside"}},
         Probe("call", "read_file", '{"path": "cwdfile.txt"}'),
     ),
+    (
+        "sandbox.protected",
+        {"sandbox": {"protected": ["cwdfile.txt"]}},
+        Probe("call", "write_file", '{"path": "cwdfile.txt", "content": "changed"}'),
+    ),
     ("model.supports_vision", {"model": {"supports_vision": True}}, exposed()),
     ("model.name", {"model": {"name": "tiny-text-model"}}, Probe("explain", "look")),
     ("approvals.mode", {"approvals": {"mode": "allow"}}, Probe("call", "launch", '{"target": "x"}')),
@@ -282,9 +287,10 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "    'Lower-case.'\n    return text.lower()\n"
     )
     (tmp_path / "cwdfile.txt").write_text("outside the workspace\n")
-    # An installed plugin: a distribution's entry point in the group tooldeck.tools.
-    dist = tmp_path / "keyplugin-1.0.dist-info"
-    dist.mkdir()
+    # An installed plugin: a distribution's entry point in the group tooldeck.tools, in a
+    # folder of its own on sys.path (one next to the config is not read: tools write there).
+    dist = tmp_path / "site" / "keyplugin-1.0.dist-info"
+    dist.mkdir(parents=True)
     (dist / "entry_points.txt").write_text("[tooldeck.tools]\nwhisper = keypkg.extra:whisper\n")
     (tmp_path / "inside").mkdir()
     monkeypatch.chdir(tmp_path)
@@ -294,7 +300,7 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("TD_KEYS_UNSET_VAR", raising=False)
     # A deck makes the config file's folder importable: restore sys.path (and forget the test
     # modules) afterwards, so the plugin installed here is not seen by later tests.
-    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(tmp_path / "site")])
     for name in [m for m in sys.modules if m in ("keytools", "keypkg") or m.startswith("keypkg.")]:
         monkeypatch.delitem(sys.modules, name)
     # A check that takes longer than a 1 ms budget: shows what checks.budget_ms does.

@@ -174,9 +174,14 @@ def present_files(paths: list[str], context: ToolContext | None = None) -> ToolO
     """
     from pathlib import Path
 
+    from tooldeck.workspace import Workspace
+
     workspace = context.workspace if context is not None and context.workspace is not None else Path.cwd()
     state = context.state if context is not None else {}
-    return _applied(state, present(state, workspace, paths))
+    ws = context.get(Workspace) if context is not None else None
+    plane = ws.plane if ws is not None else None
+    hidden = (lambda path: plane.hides(path)) if plane is not None else (lambda _: False)
+    return _applied(state, present(state, workspace, paths, hidden=hidden))
 
 
 def _applied(state: dict[str, Any], output: ToolOutput) -> ToolOutput:

@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
 
         schema = schema_adapter().json_schema(mode="validation")
         schema["title"] = "tooldeck.yaml"
-        schema.get("properties", {}).pop("base_dir", None)
+        for internal in ("base_dir", "config_file"):
+            schema.get("properties", {}).pop(internal, None)
         print_json(schema)
         return 0
     from tooldeck.config_load import load_config
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         fail(f"config error: {exc}")
     data = shown(config)
+    data.pop("config_file", None)
     print_json({"base_dir": data.pop("base_dir"), "config": data})
     return 0
 

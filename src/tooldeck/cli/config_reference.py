@@ -40,7 +40,7 @@ def _section(out: io.StringIO, title: str, cls: type, prefix: str) -> None:
     nested: list[tuple[str, type, str]] = []
     out.write(f"\n## {title}\n\n| key | type | default | what it does |\n|---|---|---|---|\n")
     for f in dataclasses.fields(cls):
-        if f.name == "base_dir":
+        if f.name in ("base_dir", "config_file"):
             continue
         hint = hints[f.name]
         section = _section_class(hint)

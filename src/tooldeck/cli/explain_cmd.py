@@ -72,7 +72,34 @@ def run(args: argparse.Namespace) -> int:
     if not fates:
         fail("none of the named tools is a candidate", 1)
     _table(fates, costs, loadout.platform, args.dialect, diagnostics)
+    _print_control_plane(deck)
     return 0
+
+
+def _print_control_plane(deck: Deck) -> None:
+    """What the tools may change only with consent (protected) and may not see (hidden), and
+    grants that are ignored because tooldeck did not sign them."""
+    from tooldeck.control_plane import ControlPlane
+    from tooldeck.execution.approval_store import AlwaysGrants, StoreError
+    from tooldeck.home import tooldeck_home
+
+    config = deck.config
+    plane = ControlPlane.of(config)
+    con = console()
+    con.print("[bold]Out of the tools' reach[/] (sandbox.protected; the tooldeck home):")
+    for line in plane.describe():
+        con.print(f"  • {line}", markup=False)
+    grants = AlwaysGrants(
+        tooldeck_home(config.home, base_dir=config.base_dir) / "grants.jsonl", plane.root_path
+    )
+    try:
+        grants.covers("", None, None)
+    except StoreError as exc:
+        con.print(f"  • grants file not used: {exc}", markup=False)
+    if grants.rejected:
+        con.print(
+            f"  • {grants.rejected} grant(s) in {grants.path} ignored: not signed by tooldeck", markup=False
+        )
 
 
 def _named(deck: Deck, fates: list[Fate], names: list[str]) -> list[Fate]:

@@ -7,13 +7,20 @@ everyone and belongs to this user or root:
 a grants file that fails this is ignored (nothing is granted) and the caller is told why.
 
 An `always` grant is bound to the workspace, the tool, the rule that asked and the subject (the
-exact normalised command), never to a category. Appending one line per grant means concurrent
+exact normalised command), never to a category. Each record carries an HMAC-SHA256 signature
+with a key kept beside the grants (`grants.key`, 0600, made on first use): file modes do not
+stop a process of the same user, but the home is out of every tool's reach, so a record a tool
+or anyone without the key wrote is unsigned or badly signed — it is ignored, never honoured,
+and counted in `rejected` (logged). Appending one line per grant means concurrent
 processes never lose each other's grants; a person revokes a grant by deleting its line.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
+import logging
 import os
 import stat
 import threading
@@ -25,6 +32,8 @@ from typing import Any
 from tooldeck.execution.policy import GrantKey
 
 _MAX_GRANTS_BYTES = 4 * 1024 * 1024
+_KEY_BYTES = 32
+log = logging.getLogger("tooldeck.approvals")
 
 
 class StoreError(Exception):
@@ -78,6 +87,9 @@ class AlwaysGrants:
         self.workspace = str(workspace)
         self._lock = threading.Lock()
         self._loaded: tuple[float, int, set[GrantKey]] | None = None
+        self.key_path = path.with_name(path.stem + ".key")
+        # Records of this workspace ignored at the last read: unsigned or badly signed.
+        self.rejected = 0
 
     def covers(self, tool: str, rule: str | None, subject: str | None) -> bool:
         """Whether a saved grant covers this; an unsafe grants file covers nothing (raises)."""
@@ -91,7 +103,34 @@ class AlwaysGrants:
             "subject": subject,
             "granted_at": _now(),
         }
+        record["mac"] = _sign(self._key(create=True), record)
         _append(self.path, record, self._lock)
+
+    def _key(self, *, create: bool) -> bytes | None:
+        """The signing key; made (0600, never replaced) when `create` and there is none yet."""
+        if not os.path.lexists(self.key_path):
+            if not create:
+                return None
+            key = os.urandom(_KEY_BYTES)
+            try:
+                fd = _open_private(self.key_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            except StoreError:
+                if not os.path.lexists(self.key_path):
+                    raise
+            else:  # made here; otherwise another process made it first, read below
+                try:
+                    os.write(fd, key)
+                finally:
+                    os.close(fd)
+                return key
+        fd = _open_private(self.key_path, os.O_RDONLY)
+        try:
+            key = os.read(fd, _KEY_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(key) != _KEY_BYTES:
+            raise StoreError(f"{self.key_path} is not a grants key ({len(key)} bytes)")
+        return key
 
     def _grants(self) -> set[GrantKey]:
         try:
@@ -111,12 +150,13 @@ class AlwaysGrants:
             raise StoreError(f"cannot read {self.path}: {exc.strerror or exc}") from None
         if len(data) > _MAX_GRANTS_BYTES:
             raise StoreError(f"{self.path} is larger than {_MAX_GRANTS_BYTES} bytes")
-        grants = self._parse(data)
+        grants = self._parse(data, self._key(create=False))
         self._loaded = (info.st_mtime, info.st_size, grants)
         return grants
 
-    def _parse(self, data: bytes) -> set[GrantKey]:
+    def _parse(self, data: bytes, key: bytes | None) -> set[GrantKey]:
         grants: set[GrantKey] = set()
+        rejected = 0
         for line in data.decode("utf-8", "replace").splitlines():
             try:
                 item = json.loads(line)
@@ -124,10 +164,28 @@ class AlwaysGrants:
                 continue  # a line a person broke while editing grants nothing
             if not isinstance(item, dict) or item.get("workspace") != self.workspace:
                 continue
+            mac = item.pop("mac", None)
+            if key is None or not isinstance(mac, str) or not hmac.compare_digest(mac, _sign(key, item)):
+                rejected += 1
+                continue
             tool, rule, subject = item.get("tool"), item.get("rule"), item.get("subject")
             if isinstance(tool, str) and _str_or_none(rule) and _str_or_none(subject):
                 grants.add((tool, rule, subject))
+        if rejected:
+            log.warning(
+                "%s: %d grant(s) of this workspace ignored: not signed by tooldeck (written by something else)",
+                self.path,
+                rejected,
+            )
+        self.rejected = rejected
         return grants
+
+
+def _sign(key: bytes | None, record: Mapping[str, Any]) -> str:
+    if key is None:
+        raise StoreError("no grants key to sign with")
+    canonical = json.dumps(record, sort_keys=True, ensure_ascii=True, separators=(",", ":"), default=str)
+    return hmac.new(key, canonical.encode("ascii"), hashlib.sha256).hexdigest()
 
 
 def _str_or_none(value: object) -> bool:

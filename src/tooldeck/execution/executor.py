@@ -24,6 +24,7 @@ from typing import Any
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.config import Config
 from tooldeck.context import Approvals, ToolContext
+from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
 from tooldeck.execution.calls import prepare
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
@@ -132,7 +133,9 @@ class Executor:
         self.loadout = loadout
         self.limits = config.execution
         self.events = events
-        self.workspace = Workspace.of(config.workspace)
+        # The protected and hidden sets, computed once per loadout (the agent makes an executor per batch).
+        plane = loadout.cached_render(("tooldeck.ControlPlane",), lambda: ControlPlane.of(config))
+        self.workspace = Workspace(config.workspace, plane=plane)
         self.session_id = session_id
         home = tooldeck_home(config.home, base_dir=config.base_dir)
         # A caller making many executors (the deck's direct calls) passes one store, so a cut
@@ -181,7 +184,11 @@ class Executor:
         self.services.setdefault(
             Approvals,
             CallApprovals(
-                mode=config.approvals.mode, approver=approver, grants=grants, tools=self._index.tools.get
+                mode=config.approvals.mode,
+                approver=approver,
+                grants=grants,
+                tools=self._index.tools.get,
+                settle=partial(self.gate.settle, approval_lock=_lock_maker()),
             ),
         )
 
@@ -543,6 +550,18 @@ class Executor:
     def _emit(self, kind: EventKind, call_id: str, tool: str, **fields: Any) -> None:
         if self.events is not None:
             self.events.emit(ExecutionEvent(kind, call_id, tool, **fields))
+
+
+def _lock_maker() -> Callable[[], asyncio.Lock]:
+    """One lock made on first use (inside the loop that asks): mid-call questions one at a time."""
+    made: list[asyncio.Lock] = []
+
+    def get() -> asyncio.Lock:
+        if not made:
+            made.append(asyncio.Lock())
+        return made[0]
+
+    return get
 
 
 class _CallServices(Mapping[type, object]):

@@ -102,6 +102,14 @@ class CallGate:
             return self._recorded(vc, decision, outcome) or _denied(
                 name, f"refused by policy: {decision.reason}"
             )
+        return await self.settle(vc, decision, approval_lock)
+
+    async def settle(
+        self, vc: ValidatedCall, decision: Decision, approval_lock: Callable[[], asyncio.Lock]
+    ) -> ErrorEnvelope | None:
+        """An `ask` decision answered: by a grant, the approver, or no; logged. None means yes.
+        Also what a running tool's own questions go through (`CallApprovals`)."""
+        name = vc.tool.name
         if self.approver is None:
             granted, trouble = self._granted(name, decision)
             if granted is not None:

@@ -291,6 +291,10 @@ def _read_line(stream: TextIO, timeout_s: float | None) -> str | None:
     return stream.readline()
 
 
+# Answers an ask decision for a call: None when approved, else the refusal.
+Settle = Callable[[ValidatedCall, Decision], Awaitable[Any]]
+
+
 class CallApprovals(Approvals):
     """The executor's answer to a running tool's approval questions, under the call's approvals.
 
@@ -305,11 +309,15 @@ class CallApprovals(Approvals):
         approver: Approver | None,
         grants: Grants,
         tools: Callable[[str], Tool | None],
+        settle: Settle | None = None,
     ) -> None:
         self.mode = mode
         self.approver = approver
         self.grants = grants
         self.tools = tools
+        # The executor's way of answering an ask (saved grants, the approver, the audit log);
+        # without it, session grants and the approver alone.
+        self.settle = settle
 
     async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
         name = context.tool_name
@@ -318,11 +326,14 @@ class CallApprovals(Approvals):
             return True
         if self.mode == "deny" or tool is None:
             return False
+        call = ValidatedCall(ToolCall(context.call_id, name, dict(details)), tool, dict(details))
+        if self.settle is not None:
+            subject = details.get("path") if isinstance(details.get("path"), str) else None
+            return await self.settle(call, Decision.ask(reason, rule, subject)) is None
         if self.grants.covers(name, rule):
             return True
         if self.approver is None:
             return False
-        call = ValidatedCall(ToolCall(context.call_id, name, dict(details)), tool, dict(details))
         try:
             answer = await self.approver.approve(ApprovalRequest(call, reason, rule))
         except Exception:  # boundary: an approver that fails must fail closed

@@ -25,7 +25,7 @@ import os
 import stat
 import threading
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Literal
@@ -39,6 +39,8 @@ __all__ = ["ConfinedRoot", "Entry", "Refused", "default_file_mode"]
 # refused (it may be an absolute link pointing back inside), or a rename racing the lookup.
 _REDO = frozenset({errno.EXDEV, errno.ELOOP, errno.EAGAIN, errno.ENOSYS})
 EntryKind = Literal["file", "dir", "link", "other"]
+# Whether a resolved path (with the file's (st_dev, st_ino) when known) must stay out of sight.
+Veil = Callable[[str, "tuple[int, int] | None"], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +54,16 @@ class ConfinedRoot:
     be collected)."""
 
     def __init__(
-        self, path: str | os.PathLike[str], *, follow_symlinks: bool = True, use_openat2: bool | None = None
+        self,
+        path: str | os.PathLike[str],
+        *,
+        follow_symlinks: bool = True,
+        use_openat2: bool | None = None,
+        veil: Veil | None = None,
     ) -> None:
         self.path = os.path.realpath(path)
+        # What is veiled is reported missing by every operation and left out of listings.
+        self.veil = veil
         self._aliases = tuple({self.path, os.path.abspath(path)})
         self.follow_symlinks = follow_symlinks
         self.fd = os.open(self.path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -76,6 +85,7 @@ class ConfinedRoot:
         sub.path = os.path.join(self.path, *parts)
         sub._aliases = (sub.path,)
         sub.follow_symlinks, sub.fast, sub._resolve = self.follow_symlinks, self.fast, self._resolve
+        sub.veil = self.veil
         sub.fd = fd
         sub._closer = weakref.finalize(sub, os.close, fd)
         return sub
@@ -92,7 +102,40 @@ class ConfinedRoot:
     # -- opening ---------------------------------------------------------------------------
 
     def open(self, parts: Sequence[str], flags: int = os.O_RDONLY, mode: int = 0o666) -> int:
-        """A descriptor for `parts` opened with `flags`; raises Refused, or OSError as `open` does."""
+        """A descriptor for `parts` opened with `flags`; raises Refused, or OSError as `open` does
+        (FileNotFoundError for what is veiled)."""
+        fd = self._open(parts, flags, mode)
+        if self.veil is not None:
+            st = os.fstat(fd)
+            if self.veil(_fd_path(fd), (st.st_dev, st.st_ino)):
+                os.close(fd)
+                raise FileNotFoundError(errno.ENOENT, "No such file or directory", "/".join(parts))
+        return fd
+
+    def real_path(self, parts: Sequence[str]) -> str:
+        """The host path `parts` leads to (in-root symlinks followed; veiled or not)."""
+        fd = self._open(parts, os.O_PATH, 0)
+        try:
+            return _fd_path(fd)
+        finally:
+            os.close(fd)
+
+    def veiled(self, folder_fd: int, name: str) -> bool:
+        """Whether the entry `name` of the open folder is veiled (by its path, not followed)."""
+        if self.veil is None:
+            return False
+        try:
+            st = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+            ident: tuple[int, int] | None = (st.st_dev, st.st_ino)
+        except OSError:
+            ident = None
+        return self.veil(os.path.join(_fd_path(folder_fd), name), ident)
+
+    def _check_entry(self, folder_fd: int, name: str, parts: Sequence[str]) -> None:
+        if self.veiled(folder_fd, name) or (self.veil is not None and self.veil(_fd_path(folder_fd), None)):
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", "/".join(parts))
+
+    def _open(self, parts: Sequence[str], flags: int, mode: int) -> int:
         if self.fast:
             # openat2 is strict: O_PATH takes no other open flags, and mode only with O_CREAT.
             extra = os.O_CLOEXEC if flags & os.O_PATH else os.O_CLOEXEC | os.O_NOCTTY
@@ -139,6 +182,7 @@ class ConfinedRoot:
         if fd is not None:
             try:
                 if not _is_link(fd, parts[-1]):
+                    self._check_entry(fd, parts[-1], parts)
                     yield fd, parts[-1]
                     return
             finally:
@@ -148,6 +192,7 @@ class ConfinedRoot:
             name = walker.settle(walker.walk(parts, keep_last=True, create=create))
             if name is None:
                 raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts))
+            self._check_entry(walker.top, name, parts)
             yield walker.top, name
         finally:
             walker.close()
@@ -177,7 +222,7 @@ class ConfinedRoot:
         """The entries of folder `parts`, sorted by name, each with its own kind (links not followed)."""
         fd = self.open(parts, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            return scan(fd)
+            return [e for e in scan(fd) if not self.veiled(fd, e.name)]
         finally:
             os.close(fd)
 
@@ -219,6 +264,7 @@ class ConfinedRoot:
             name = walker.walk(parts, keep_last=True)
             if name is None:
                 raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts))
+            self._check_entry(walker.top, name, parts)
             os.unlink(name, dir_fd=walker.top)
         finally:
             walker.close()
@@ -230,6 +276,7 @@ class ConfinedRoot:
             name = source.walk(src, keep_last=True)
             if name is None:
                 raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(src))
+            self._check_entry(source.top, name, src)
             with self.parent(dst, create=True) as (folder, new_name):
                 _link_new(source.top, name, new_name, dst_folder=folder, move=True)
         finally:
@@ -252,6 +299,11 @@ def scan(folder_fd: int) -> list[Entry]:
             out.append(Entry(entry.name, kind))
     out.sort(key=lambda e: e.name)
     return out
+
+
+def _fd_path(fd: int) -> str:
+    """The path the kernel has for an open descriptor."""
+    return os.readlink(f"/proc/self/fd/{fd}")
 
 
 def _is_link(folder: int, name: str) -> bool:

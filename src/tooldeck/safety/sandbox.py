@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from tooldeck.safety import rootless, seccomp
+from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
 from tooldeck.safety.probe import BwrapProbe, probe_bwrap
@@ -72,6 +72,9 @@ class SandboxSettings:
     limits: SandboxLimits = field(default_factory=SandboxLimits)
     # The host uid (and gid) commands run as when tooldeck runs as root.
     uid: int = 65534
+    # Workspace paths mounted read-only (a trailing '/' marks a folder); one that does not exist
+    # gets an empty read-only placeholder for the time of the command (`protected_mounts`).
+    protected: tuple[str, ...] = ()
 
 
 class CommandRunner(Protocol):
@@ -182,6 +185,21 @@ class BwrapRunner(_Runner):
         cancel: threading.Event | None = None,
         pass_fds: Sequence[int] = (),
     ) -> RunResult:
+        # Protected paths that do not exist yet get read-only placeholders for the command's time.
+        placeholders = protected_mounts.claim(str(self.workspace), self.settings.protected)
+        try:
+            return self._run_sandboxed(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+        finally:
+            protected_mounts.release(placeholders)
+
+    def _run_sandboxed(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float | None,
+        cancel: threading.Event | None,
+        pass_fds: Sequence[int],
+    ) -> RunResult:
         with _seccomp_fd() as seccomp:
             full = self.wrap(argv, seccomp_fd=seccomp)
             fds = (*pass_fds, seccomp) if seccomp is not None else tuple(pass_fds)
@@ -221,6 +239,7 @@ class BwrapRunner(_Runner):
             if os.path.exists(socket) and not os.path.islink(socket) and not _under(socket, masked):
                 out += ["--ro-bind", "/dev/null", socket]
         out += ["--bind", workspace, workspace]
+        out += protected_mounts.plan(workspace, s.protected)[0]
         out += _masks(s.hidden)
         masked += [os.path.realpath(p) for p in s.hidden]
         for path in s.read_only:

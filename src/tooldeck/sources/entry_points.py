@@ -83,10 +83,15 @@ def _section(text: str, group: str) -> list[tuple[str, str]]:
     return out
 
 
-def load_plugins(*, disabled: frozenset[str] = frozenset()) -> tuple[list[Tool], list[Diagnostic]]:
+def load_plugins(
+    *, disabled: frozenset[str] = frozenset(), skip: frozenset[str] = frozenset()
+) -> tuple[list[Tool], list[Diagnostic]]:
+    """The tools of every plugin, with what went wrong; `skip`: import-path folders (resolved)
+    whose distributions are not read."""
     tools: list[Tool] = []
     notes: list[Diagnostic] = []
-    for ep in sorted(entry_points(GROUP), key=lambda e: e.name):
+    path = [p for p in sys.path if os.path.realpath(p or ".") not in skip]
+    for ep in sorted(entry_points(GROUP, path), key=lambda e: e.name):
         where = f"plugin {ep.name} ({ep.value})"
         if ep.name in disabled:
             notes.append(Diagnostic("info", f"{where} disabled by plugins.disabled", "plugins.disabled"))
@@ -109,10 +114,17 @@ def load_plugins(*, disabled: frozenset[str] = frozenset()) -> tuple[list[Tool],
 class PluginSource(Source):
     """Installed distributions' `tooldeck.tools` entry points."""
 
-    def __init__(self, *, disabled: frozenset[str] = frozenset(), name: str = "plugins") -> None:
+    def __init__(
+        self,
+        *,
+        disabled: frozenset[str] = frozenset(),
+        name: str = "plugins",
+        skip: frozenset[str] = frozenset(),
+    ) -> None:
         super().__init__(name, "plugin")
         self.disabled = disabled
+        self.skip = skip
 
     def load(self) -> SourceListing:
-        tools, notes = load_plugins(disabled=self.disabled)
+        tools, notes = load_plugins(disabled=self.disabled, skip=self.skip)
         return SourceListing(tuple(tools), tuple(notes))

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import itertools
 import re
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
 from tooldeck.errors import ToolError
 from tooldeck.tool import Resource
+from tooldeck.tools.consent import require_consent
 from tooldeck.tools.fileio import encode_for, existing_style, load_text, workspace_of
 from tooldeck.tools.textfile import Codec, bad_character
 from tooldeck.workspace import Workspace
@@ -92,6 +94,7 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
             retryable=True,
         )
     name = ws.display(parts)
+    require_consent(context, ws, parts, action="writing")
     with ws.locked([parts]), ws.errors(path, parts):
         style = existing_style(ws, parts)
         codec, endings = style if style is not None else (Codec(), "lf")
@@ -155,7 +158,7 @@ def patch(
         check_text(patch, what="patch", cap=2 * MAX_EDIT_CHARS)
         from tooldeck.tools.v4a import apply_patch
 
-        return apply_patch(ws, patch)
+        return apply_patch(ws, patch, consent=partial(require_consent, context, ws))
     if path is None or old_string is None or new_string is None:
         missing = [
             n
@@ -169,15 +172,18 @@ def patch(
         )
     for what, text in (("old_string", old_string), ("new_string", new_string)):
         check_text(text, what=what, cap=MAX_EDIT_CHARS)
-    return replace_in_file(ws, path, old_string, new_string, replace_all=replace_all)
+    return replace_in_file(ws, path, old_string, new_string, replace_all=replace_all, context=context)
 
 
-def replace_in_file(ws: Workspace, path: str, old: str, new: str, *, replace_all: bool) -> str:
+def replace_in_file(
+    ws: Workspace, path: str, old: str, new: str, *, replace_all: bool, context: ToolContext | None = None
+) -> str:
     """The replace mode of `patch`: load, edit (or refuse with the reason), write atomically."""
     from tooldeck.tools.editing import EditError, replace
 
     parts = ws.parts(path)
     name = ws.display(parts)
+    require_consent(context, ws, parts, action="editing")
     with ws.locked([parts]):
         loaded = load_text(ws, path, parts, tool="patch")
         try:

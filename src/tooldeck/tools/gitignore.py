@@ -165,7 +165,7 @@ def walk(root: ConfinedRoot, start: tuple[str, ...]) -> Iterator[FoundFile]:
         if stat.S_ISREG(mode):
             yield FoundFile("/".join(start), -1, start[-1] if start else "", fd)
         elif stat.S_ISDIR(mode):
-            yield from _walk(fd, "/".join(start), stack.enter("/".join(start), fd))
+            yield from _walk(root, fd, "/".join(start), stack.enter("/".join(start), fd))
     finally:
         os.close(fd)
 
@@ -181,7 +181,7 @@ def _enter(root: ConfinedRoot, folder: tuple[str, ...], stack: IgnoreStack) -> I
         os.close(fd)
 
 
-def _walk(folder_fd: int, folder: str, stack: IgnoreStack) -> Iterator[FoundFile]:
+def _walk(root: ConfinedRoot, folder_fd: int, folder: str, stack: IgnoreStack) -> Iterator[FoundFile]:
     try:
         entries = scan(folder_fd)
     except OSError:
@@ -190,7 +190,7 @@ def _walk(folder_fd: int, folder: str, stack: IgnoreStack) -> Iterator[FoundFile
         if entry.name.startswith(".") or entry.kind not in ("dir", "file"):
             continue
         path = f"{folder}/{entry.name}" if folder else entry.name
-        if stack.ignored(path, entry.kind == "dir"):
+        if stack.ignored(path, entry.kind == "dir") or root.veiled(folder_fd, entry.name):
             continue
         if entry.kind == "file":
             yield FoundFile(path, folder_fd, entry.name)
@@ -202,6 +202,6 @@ def _walk(folder_fd: int, folder: str, stack: IgnoreStack) -> Iterator[FoundFile
         except OSError:  # gone, or swapped for a symlink since the scan: not entered
             continue
         try:
-            yield from _walk(sub, path, stack.enter(path, sub))
+            yield from _walk(root, sub, path, stack.enter(path, sub))
         finally:
             os.close(sub)

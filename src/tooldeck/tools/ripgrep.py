@@ -42,7 +42,8 @@ def candidates(
     except (OSError, Refused):
         return None
     try:
-        return _run(rg, folder, start, target, pattern, glob, ignore_case)
+        found = _run(rg, folder, start, target, pattern, glob, ignore_case)
+        return None if found is None else [rel for rel in found if not ws.hides_relative(rel)]
     finally:
         os.close(folder)
 

@@ -20,10 +20,12 @@ import dataclasses
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, TypeVar
 
 from tooldeck.config import Config, ExecutionConfig
 from tooldeck.context import ToolContext
+from tooldeck.control_plane import ControlPlane
 from tooldeck.decorator import Bounds, tool
 from tooldeck.errors import ToolError
 from tooldeck.home import tooldeck_home
@@ -48,16 +50,14 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
 
     config = service(context, Config)
     workspace = service(context, Workspace)
-    home = tooldeck_home(config.home, base_dir=config.base_dir)
-    hidden = [home]
-    if config.approvals.audit_log:
-        hidden.append(config.resolve_path(config.approvals.audit_log))
+    plane = workspace.plane or ControlPlane.of(config, workspace.root)
     return SandboxSettings(
         workspace.root,
         network=config.sandbox.network,
         timeout_s=timeout_s,
         output_limit=OUTPUT_LIMIT,
-        hidden=tuple(hidden),
+        hidden=tuple(Path(p) for p in plane.hidden),
+        protected=(*plane.sandbox_paths(), *plane.unborn_hidden()),
         limits=SandboxLimits(**dataclasses.asdict(config.sandbox.limits)),
         uid=config.sandbox.uid,
     )

@@ -24,6 +24,7 @@ or space in front, so it is never mistaken for one.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -39,6 +40,11 @@ _MOVE_TO = re.compile(r"^\*\*\*\s*Move\s+to:\s*(.*?)\s*$")
 _HUNK = re.compile(r"^@@\s*(.*?)\s*(?:@@)?\s*$")
 OpKind = Literal["update", "add", "delete", "move"]
 _KINDS: dict[str, OpKind] = {"update": "update", "add": "add", "delete": "delete"}
+
+
+# Asked before a patch changes a path: returns when it may, raises ToolError otherwise.
+Consent = Callable[..., None]
+_ACTIONS: dict[OpKind, str] = {"update": "editing", "add": "creating", "delete": "deleting", "move": "moving"}
 
 
 class PatchError(Exception):
@@ -232,7 +238,9 @@ class _Plan:
                 ) from None
 
 
-def apply_patch(ws: Workspace, text: str) -> str:
+def apply_patch(ws: Workspace, text: str, *, consent: Consent | None = None) -> str:
+    """Apply a V4A patch, all or nothing; `consent` is asked about each path the patch changes
+    (raising refuses the whole patch)."""
     try:
         ops = parse(text)
     except PatchError as exc:
@@ -254,6 +262,11 @@ def apply_patch(ws: Workspace, text: str) -> str:
                 "Patch validation failed (no files were modified):\n" + "\n".join(f"  - {e}" for e in errors),
                 retryable=True,
             )
+        for op in ops if consent is not None else ():
+            assert consent is not None
+            consent(paths[op.path], action="moving" if op.dest else _ACTIONS[op.kind])
+            if op.dest:
+                consent(paths[op.dest], action="moving a file onto")
         plan.run()
     return "applied patch:\n" + "\n".join(f"  {line}" for line in done)
 

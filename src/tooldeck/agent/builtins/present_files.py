@@ -4,7 +4,7 @@ shows the user as results); paths must exist inside the workspace.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,15 @@ from tooldeck.output import ToolOutput
 STATE_KEY = "artifacts"
 
 
-def present(state: Mapping[str, Any], workspace: Path, paths: Sequence[str]) -> ToolOutput:
+def present(
+    state: Mapping[str, Any],
+    workspace: Path,
+    paths: Sequence[str],
+    *,
+    hidden: Callable[[str], bool] = lambda _: False,
+) -> ToolOutput:
+    """Add `paths` to the run's artifacts; `hidden` resolved paths (the tooldeck home) are
+    answered like missing files."""
     if not paths:
         raise ToolError("present_files: give at least one path")
     root = workspace.resolve()
@@ -24,7 +32,7 @@ def present(state: Mapping[str, Any], workspace: Path, paths: Sequence[str]) -> 
         path = (root / raw).resolve()
         if not path.is_relative_to(root):
             raise ToolError(f"present_files: {raw!r} is outside the workspace {root}")
-        if not path.is_file():
+        if not path.is_file() or hidden(str(path)):
             raise ToolError(f"present_files: {raw!r} is not a file in the workspace")
         rel = path.relative_to(root).as_posix()
         if rel not in artifacts:

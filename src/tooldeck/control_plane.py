@@ -1,0 +1,380 @@
+"""The control plane: what the tools may change only with consent, and what they may not see.
+
+Two sets, computed from the config (`ControlPlane.of`):
+
+- **protected**: paths whose change would run code on the host or widen the agent's rights at
+  the user's next start or next git command: the config file in use (and an `mcp_servers` JSON
+  file), the workspace modules it imports (`use:`, `discover:`), `.git/hooks`, `.git/config`,
+  and other agents' and editors' control files (`sandbox.protected`, defaults below). The file
+  tools ask before changing one; inside the sandbox they are mounted read-only.
+- **hidden**: the tooldeck home (grants, audit log, sessions, memory, spill, caches) and the
+  audit log and sessions database wherever the config puts them. The file tools neither see nor
+  list them; inside the sandbox they are masked.
+
+Paths are compared after resolving symlinks, and existing files also by identity (st_dev,
+st_ino), so a hard link or a differently spelled name of a protected file is protected too.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tooldeck.config import Config
+from tooldeck.home import tooldeck_home
+
+# Control files of git, editors and other coding agents, and shell start-up files: changed by a
+# tool, they run code at the user's next git command, editor start or login shell.
+DEFAULT_PROTECTED = (
+    ".git/hooks",
+    ".git/config",
+    ".git/modules/*/hooks",
+    ".git/modules/*/config",
+    ".gitconfig",
+    ".config/git",
+    ".ssh",
+    ".vscode",
+    ".idea",
+    ".claude",
+    ".cursor",
+    ".codex",
+    ".gemini",
+    ".mcp.json",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+)
+# The defaults that are folders (a placeholder for a missing one is a folder, not a file).
+FOLDER_NAMES = frozenset(
+    {".git/hooks", ".config/git", ".ssh", ".vscode", ".idea", ".claude", ".cursor", ".codex", ".gemini"}
+)
+_GLOB = frozenset("*?[")
+_LISTED = "listed in sandbox.protected"
+
+Identity = tuple[int, int]
+
+
+def protected_entries(entries: Iterable[str]) -> tuple[str, ...]:
+    """The defaults with the config's `sandbox.protected` entries added ('!entry' drops one)."""
+    out = list(DEFAULT_PROTECTED)
+    for raw in entries:
+        entry = raw.strip().replace("\\", "/")
+        if entry.startswith("!"):
+            drop = _clean(entry[1:])
+            out = [p for p in out if p != drop]
+        elif _clean(entry) not in out:
+            out.append(_clean(entry))
+    return tuple(out)
+
+
+def _clean(entry: str) -> str:
+    return "/".join(p for p in entry.strip().split("/") if p not in ("", "."))
+
+
+def hidden_paths(config: Config) -> tuple[Path, ...]:
+    """The tooldeck home, the stores the config may keep elsewhere (audit log, sessions), and
+    the cache of validated configs (a forged entry there would be the next start's config)."""
+    from tooldeck.config_cache import cache_dir
+
+    out = [tooldeck_home(config.home, base_dir=config.base_dir)]
+    configs = cache_dir()
+    if configs is not None:
+        out.append(configs)
+    if config.approvals.audit_log:
+        out.append(config.resolve_path(config.approvals.audit_log))
+    if config.agent.sessions_db:
+        db = config.resolve_path(config.agent.sessions_db)
+        out += [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    return tuple(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Protection:
+    """One protected path pattern relative to the workspace, and why it is protected."""
+
+    pattern: str
+    why: str
+    # Whether the sandbox may put an empty read-only placeholder where it does not exist yet.
+    placeholder: bool = True
+    # Whether that placeholder is a folder (else an empty file).
+    folder: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ControlPlane:
+    """The protected and hidden sets of one workspace (see the module docstring)."""
+
+    root: str
+    protections: tuple[Protection, ...] = ()
+    hidden: tuple[str, ...] = ()
+    # Protected paths outside the patterns (the config file, an mcp_servers JSON), resolved.
+    files: tuple[tuple[str, str], ...] = ()
+    protected_ids: frozenset[Identity] = frozenset()
+    hidden_ids: frozenset[Identity] = frozenset()
+    # The hidden paths that are folders (the home, the config cache), for placeholders.
+    hidden_folders: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
+        real_root = os.path.realpath(root if root is not None else config.workspace)
+        protections = [
+            Protection(p, f"{_LISTED}: {p!r}", folder=p in FOLDER_NAMES)
+            for p in protected_entries(config.sandbox.protected)
+        ]
+        protections += _module_protections(config, real_root)
+        protections += _host_protections(real_root)
+        # A pattern naming the workspace itself would protect everything: the workspace is the
+        # one folder the tools may write.
+        protections = [p for p in protections if p.pattern.strip("/")]
+        files = (
+            [(os.path.realpath(config.config_file), "the config file in use")] if config.config_file else []
+        )
+        if isinstance(config.mcp_servers, str):
+            files.append(
+                (os.path.realpath(config.resolve_path(config.mcp_servers)), "the mcp_servers file in use")
+            )
+        # A home holding the workspace is out of reach anyway: hiding it would hide the workspace.
+        hidden = tuple(
+            h
+            for h in dict.fromkeys(os.path.realpath(p) for p in hidden_paths(config))
+            if not (real_root == h or real_root.startswith(h.rstrip("/") + "/"))
+        )
+        plane = cls(real_root, tuple(protections), hidden, tuple(files))
+        existing = [*plane.sandbox_paths(existing_only=True), *(path for path, _ in files)]
+        protected_ids = {i for p in existing if (i := _identity(p.rstrip("/")))}
+        hidden_ids = {i for p in hidden if (i := _identity(p))}
+        for folder in hidden:  # the files directly in the home: a hard link to one is the same file
+            if os.path.isdir(folder):
+                hidden_ids |= {i for e in _entries(folder) if (i := _identity(os.path.join(folder, e)))}
+        from tooldeck.config_cache import cache_dir
+
+        configs = cache_dir()
+        folders = [tooldeck_home(config.home, base_dir=config.base_dir), *([configs] if configs else [])]
+        return cls(
+            real_root,
+            plane.protections,
+            hidden,
+            plane.files,
+            frozenset(protected_ids),
+            frozenset(hidden_ids),
+            frozenset(os.path.realpath(f) for f in folders),
+        )
+
+    # -- questions -------------------------------------------------------------------------
+
+    def hides(self, real: str, ident: Identity | None = None) -> bool:
+        """Whether the resolved path `real` (or the file with this identity) is hidden."""
+        if ident is not None and ident in self.hidden_ids:
+            return True
+        return any(real == h or real.startswith(h.rstrip("/") + "/") for h in self.hidden)
+
+    def hides_relative(self, rel: str) -> bool:
+        """`hides` for a path relative to the root that has no symlinks in it (a tree walk's)."""
+        return self.hides(os.path.join(self.root, rel) if rel else self.root)
+
+    def protects(self, real: str) -> str | None:
+        """Why the resolved path `real` is protected, or None. Its existing ancestors (and itself)
+        are compared by identity as well, so a hard link or another spelling counts too."""
+        for path, why in self.files:
+            if real == path:
+                return why
+        rel = self.relative(real)
+        if rel is not None:
+            for protection in self.protections:
+                if _covers(protection.pattern, rel):
+                    return protection.why
+            for protection in self.protections:
+                if _holds(rel, protection.pattern) and not os.path.isdir(real):
+                    # A file made where a protected path's folder belongs (a `.git` file naming
+                    # a repository of the model's making) redirects what the folder would hold.
+                    return f"the place of the folder holding {protection.pattern!r}"
+        if self.protected_ids:
+            for ident in _identities_down_to(real, self.root):
+                if ident in self.protected_ids:
+                    return "the same file as a protected path (a hard link or another name of it)"
+        return None
+
+    @property
+    def root_path(self) -> Path:
+        return Path(self.root)
+
+    def relative(self, real: str) -> str | None:
+        if real == self.root:
+            return ""
+        if real.startswith(self.root.rstrip("/") + "/"):
+            return real[len(self.root.rstrip("/")) + 1 :]
+        return None
+
+    def sandbox_paths(self, *, existing_only: bool = False) -> tuple[str, ...]:
+        """The protected paths inside the workspace, as the sandbox mounts them (a folder ends
+        with '/'): glob patterns by what they match now, literal ones whether they exist or not
+        (unless `existing_only`, or they may not have a placeholder)."""
+        out: list[str] = []
+        for protection in self.protections:
+            target = os.path.join(self.root, protection.pattern)
+            if _GLOB & set(protection.pattern):
+                out += sorted(
+                    glob.glob(glob.escape(self.root) + "/" + protection.pattern, include_hidden=True)
+                )
+            elif os.path.lexists(target):
+                out.append(target)
+            elif protection.placeholder and not existing_only:
+                out.append(target + "/" if protection.folder else target)
+        out += [path for path, _ in self.files if self.relative(path) is not None and os.path.lexists(path)]
+        return tuple(
+            p + "/" if not p.endswith("/") and os.path.isdir(p) and not os.path.islink(p) else p
+            for p in dict.fromkeys(out)
+        )
+
+    def unborn_hidden(self) -> tuple[str, ...]:
+        """Hidden paths in the workspace that do not exist yet (a folder ends with '/'): the
+        sandbox puts read-only placeholders there, or a command could make the home itself
+        (a grants key of its own, with grants signed by it) before tooldeck does."""
+        return tuple(
+            h + "/" if h in self.hidden_folders else h
+            for h in self.hidden
+            if self.relative(h) and not os.path.lexists(h)
+        )
+
+    def describe(self) -> list[str]:
+        """The sets as lines for `explain`."""
+        listed = [p.pattern for p in self.protections if p.why.startswith(_LISTED)]
+        lines = [f"protected ({_LISTED}): {', '.join(listed)}"] if listed else []
+        lines += [f"protected: {p.pattern} ({p.why})" for p in self.protections if p.pattern not in listed]
+        lines += [f"protected: {path} ({why})" for path, why in self.files]
+        lines += [f"hidden from every tool: {h}" for h in self.hidden]
+        return lines
+
+
+def _covers(pattern: str, rel: str) -> bool:
+    """Whether `pattern` names `rel` or a folder holding it. Case is ignored: on a file system
+    that ignores it (a mounted macOS or Windows volume) `.MCP.json` is `.mcp.json`."""
+    parts, pattern = rel.lower().split("/"), pattern.lower()
+    return any(fnmatch.fnmatchcase("/".join(parts[:n]), pattern) for n in range(1, len(parts) + 1))
+
+
+def _holds(rel: str, pattern: str) -> bool:
+    """Whether `rel` names a folder on the way to what `pattern` names."""
+    ours, theirs = rel.lower().split("/"), pattern.lower().split("/")
+    return len(ours) < len(theirs) and all(
+        fnmatch.fnmatchcase(a, b) for a, b in zip(ours, theirs, strict=False)
+    )
+
+
+def _module_protections(config: Config, root: str) -> list[Protection]:
+    """The files a config's `use:` and `discover:` entries import from folders on the import
+    path that lie in the workspace: the top-level package or module, shadowing siblings, caches."""
+    tops = {entry.use.split(":", 1)[0].split(".")[0] for entry in config.tools}
+    tops |= {name.split(".")[0] for name in config.discover}
+    folders = [config.base_dir] if config.base_dir else []
+    folders += [p or os.getcwd() for p in sys.path]
+    out: list[Protection] = []
+    for folder in dict.fromkeys(os.path.realpath(f) for f in folders):
+        if not (folder == root or folder.startswith(root.rstrip("/") + "/")):
+            continue
+        prefix = folder[len(root) :].strip("/")
+        for top in sorted(tops):
+            if not (
+                os.path.exists(os.path.join(folder, top))
+                or glob.glob(glob.escape(folder) + f"/{glob.escape(top)}.*")
+            ):
+                continue  # not imported from here
+            why = f"a module the config imports ({top})"
+            patterns = [top, f"{top}.*", f"__pycache__/{top}.*"]
+            if os.path.isfile(os.path.join(folder, f"{top}.py")) and sys.implementation.cache_tag:
+                # Its bytecode cache, which Python would trust if the header matched the source.
+                patterns.append(f"__pycache__/{top}.{sys.implementation.cache_tag}.pyc")
+            for pattern in patterns:
+                # An empty package folder next to a module is harmless, and so is an empty cache
+                # file (Python finds it invalid and compiles the source); an empty module file
+                # would shadow the module, so globs get no placeholders.
+                placeholder = not (_GLOB & set(pattern))
+                where = f"{prefix}/{pattern}" if prefix else pattern
+                out.append(Protection(where, why, placeholder, folder=pattern == top))
+    return out
+
+
+def _host_protections(root: str) -> list[Protection]:
+    """What runs on the host from inside this workspace beyond the defaults: the Python running
+    tooldeck (a virtual environment in the workspace: its scripts, site-packages, .pth files),
+    a `.git` file pointing at the repository, and the hooks folder `core.hooksPath` names."""
+    out: list[Protection] = []
+    for prefix in dict.fromkeys((os.path.realpath(sys.prefix), os.path.realpath(sys.exec_prefix))):
+        if prefix.startswith(root.rstrip("/") + "/"):
+            out.append(Protection(prefix[len(root) :].strip("/"), "the Python environment running tooldeck"))
+    git = os.path.join(root, ".git")
+    if os.path.isfile(git) and not os.path.islink(git):
+        out.append(Protection(".git", "git's pointer to the repository"))
+    hooks = _hooks_path(os.path.join(git, "config"))
+    if hooks is not None:
+        real = os.path.realpath(os.path.join(root, os.path.expanduser(hooks)))
+        if real.startswith(root.rstrip("/") + "/"):
+            out.append(Protection(real[len(root) :].strip("/"), "the hooks folder core.hooksPath names"))
+    return out
+
+
+def _hooks_path(config: str) -> str | None:
+    """`core.hooksPath` from a git config file (a plain reading: the last value in [core])."""
+    try:
+        with open(config, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read(1 << 20).splitlines()
+    except OSError:
+        return None
+    section, found = "", None
+    for line in lines:
+        text = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if text.startswith("["):
+            section = text.strip("[]").strip().lower()
+        elif section == "core" and "=" in text:
+            key, value = (part.strip() for part in text.split("=", 1))
+            if key.lower() == "hookspath" and value:
+                found = value.strip('"')
+    return found
+
+
+def _identity(path: str) -> Identity | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _entries(folder: str) -> Sequence[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return ()
+
+
+def _identities_down_to(real: str, root: str) -> list[Identity]:
+    """The identities of `real` and its existing ancestors below `root`."""
+    out: list[Identity] = []
+    path = real
+    while path.startswith(root.rstrip("/") + "/"):
+        ident = _identity(path)
+        if ident is not None:
+            out.append(ident)
+        path = os.path.dirname(path)
+    return out
+
+
+__all__ = [
+    "DEFAULT_PROTECTED",
+    "FOLDER_NAMES",
+    "ControlPlane",
+    "Protection",
+    "hidden_paths",
+    "protected_entries",
+]

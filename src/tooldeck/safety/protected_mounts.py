@@ -1,0 +1,93 @@
+"""Read-only mounts of protected workspace paths inside bubblewrap.
+
+An existing protected path is bound read-only onto itself after the workspace bind, so it can be
+neither written, replaced, renamed nor deleted (a mount point cannot be renamed or unlinked, and
+a hard link cannot cross it). The folders between the workspace and it are bound onto
+themselves too, so the folder holding it cannot be renamed away and rebuilt (`mv .git .old`).
+
+A protected path that does not exist yet must not be creatable either (a new
+`.git/hooks/pre-commit` or `.mcp.json`): an empty read-only placeholder takes its place — its
+first missing component, a folder or an empty file — for the time of the command. bwrap makes
+the mount point in the workspace, so the placeholder shows on the host while the command runs,
+and is removed afterwards when it is still empty; commands running at once share one placeholder
+(counted), so one ending does not unmount another's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+
+_LOCK = threading.Lock()
+_USERS: dict[str, int] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class Placeholder:
+    path: str
+    folder: bool
+
+
+def plan(workspace: str, protected: Sequence[str]) -> tuple[list[str], list[Placeholder]]:
+    """The bwrap arguments for `protected` (paths; a trailing '/' marks a folder) and the
+    placeholders they need."""
+    args: list[str] = []
+    pinned: set[str] = set()
+    needed: list[Placeholder] = []
+    for entry in protected:
+        folder = entry.endswith("/")
+        real = os.path.realpath(entry.rstrip("/"))
+        if not real.startswith(workspace.rstrip("/") + "/"):
+            continue  # outside the workspace: the read-only root already covers it
+        steps = real[len(workspace.rstrip("/")) + 1 :].split("/")
+        current = workspace
+        for index, step in enumerate(steps):
+            current = os.path.join(current, step)
+            last = index == len(steps) - 1
+            if not os.path.lexists(current) or current in _USERS:
+                needed.append(Placeholder(current, folder or not last))
+                break
+            if last or os.path.islink(current) or not os.path.isdir(current):
+                args += ["--ro-bind", current, current] if last else []
+                break
+            if current not in pinned:
+                pinned.add(current)
+                args += ["--bind", current, current]
+    for holder in dict.fromkeys(needed):
+        args += (
+            ["--tmpfs", holder.path, "--remount-ro", holder.path]
+            if holder.folder
+            else ["--ro-bind", "/dev/null", holder.path]
+        )
+    return args, list(dict.fromkeys(needed))
+
+
+def claim(workspace: str, protected: Sequence[str]) -> list[Placeholder]:
+    """The placeholders a command about to start needs, counted as in use until `release`."""
+    with _LOCK:
+        _, placeholders = plan(workspace, protected)
+        for holder in placeholders:
+            _USERS[holder.path] = _USERS.get(holder.path, 0) + 1
+    return placeholders
+
+
+def release(placeholders: Sequence[Placeholder]) -> None:
+    """Remove the placeholders nobody else uses, if they are still empty."""
+    with _LOCK:
+        for holder in placeholders:
+            left = _USERS.get(holder.path, 1) - 1
+            if left > 0:
+                _USERS[holder.path] = left
+                continue
+            _USERS.pop(holder.path, None)
+            with suppress(OSError):
+                if holder.folder:
+                    os.rmdir(holder.path)  # only when empty
+                elif os.lstat(holder.path).st_size == 0:
+                    os.unlink(holder.path)
+
+
+__all__ = ["Placeholder", "claim", "plan", "release"]

@@ -1,0 +1,57 @@
+"""Consent for changes of protected paths (`sandbox.protected`, the config file and the modules
+it imports): the file tools ask through the call's approvals, mid-call, like any other approval
+(approvals.mode, the terminal prompt or the approver, session grants), bound to the exact path
+(rule `protected-path:PATH`). With nobody to ask, the answer is no and the edit is refused."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from tooldeck.config import Config
+from tooldeck.context import Approvals, ToolContext
+from tooldeck.errors import ToolError
+from tooldeck.execution.nested import ToolCaller
+from tooldeck.workspace import Workspace
+
+RULE = "protected-path"
+
+
+def require_consent(context: ToolContext | None, ws: Workspace, parts: Sequence[str], *, action: str) -> None:
+    """Return when `parts` is not protected or the change was approved; raise `denied` otherwise."""
+    why = ws.protected(parts)
+    if why is None:
+        return
+    name = ws.display(parts)
+    if _approved(context, name, why, action):
+        return
+    raise ToolError(
+        f"denied: {name!r} is protected ({why}); {action} it needs the user's approval, which was not given. "
+        "Leave it as it is, or ask the user to make this change",
+        type="denied",
+    )
+
+
+def _approved(context: ToolContext | None, name: str, why: str, action: str) -> bool:
+    approvals = context.get(Approvals) if context is not None else None
+    caller = context.get(ToolCaller) if context is not None else None
+    if context is None or approvals is None or caller is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+        return False  # on the event loop's own thread a wait for the answer would never end
+    except RuntimeError:
+        pass
+    config = context.get(Config) or Config()
+    question = approvals.ask(
+        context,
+        reason=f"{action} {name}, which is protected ({why})",
+        rule=f"{RULE}:{name}",
+        details={"path": name, "action": action},
+    )
+    future = asyncio.run_coroutine_threadsafe(question, caller.loop)
+    try:
+        return bool(future.result(timeout=config.approvals.timeout_s + 30))
+    except Exception:  # boundary: an approval that fails or never answers is a no
+        future.cancel()
+        return False
