@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set everything up, then run tooldeck's main job on the example config:
 #  - with a model endpoint in the environment, one agent turn (the prompt is $1, or a default);
-#  - without one, the loadout and why each tool is or is not visible (`tooldeck explain`).
+#  - without one, the loadout and why each tool is or is not visible to the model (`tooldeck explain --agent`).
 # Endpoints: OPENAI_BASE_URL (any OpenAI-compatible server, ending in /v1) and/or OPENAI_API_KEY,
 # or ANTHROPIC_API_KEY (ANTHROPIC_BASE_URL optional); TOOLDECK_MODEL names the model.
 set -euo pipefail
@@ -17,11 +17,12 @@ elif [ -n "${ANTHROPIC_API_KEY:-}${ANTHROPIC_BASE_URL:-}" ]; then
   exec .venv/bin/tooldeck run --config "$CONFIG" --provider anthropic \
     --model "${TOOLDECK_MODEL:-claude-sonnet-4-5}" "$PROMPT"
 fi
-.venv/bin/tooldeck explain --config "$CONFIG"
+# As the model of an agent run sees them (`--agent`: clarify, present_files, delegate_task too).
+.venv/bin/tooldeck explain --agent --config "$CONFIG"
 echo
 echo "The built-in web, browser, vision and skills tools (hidden ones say what they miss: a search"
 echo "key, a browser, a vision model):"
-.venv/bin/tooldeck explain --config "$CONFIG" web_extract web_search browser_navigate browser_vision \
+.venv/bin/tooldeck explain --agent --config "$CONFIG" web_extract web_search browser_navigate browser_vision \
   vision_analyze skills_list skill_view 2>/dev/null
 echo
 echo "No model endpoint is set, so this showed the loadout. For an agent turn, set OPENAI_BASE_URL"

@@ -37,6 +37,8 @@ def test_without_an_endpoint_it_explains_the_example_loadout(home: Path) -> None
     assert proc.returncode == 0, proc.stderr
     assert "Why each tool is (not) visible" in proc.stdout and "host_shell" in proc.stdout
     assert "No model endpoint is set" in proc.stdout
+    # The model of an agent run's view: the tools only an agent run offers are there.
+    assert "agent_run" not in proc.stdout and "present_files" in proc.stdout
     # The built-in library, each hidden tool with what it misses.
     library = proc.stdout.split("The built-in web, browser, vision and skills tools")[1]
     for name in ("web_extract", "web_search", "browser_navigate", "vision_analyze", "skills_list"):
