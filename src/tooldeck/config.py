@@ -205,8 +205,9 @@ class SandboxConfig(_Section):
     limits: SandboxLimitsConfig = field(default_factory=SandboxLimitsConfig)
     # Workspace paths (relative, globs allowed; a folder covers what is inside) that tools may not
     # change unasked: read-only inside the sandbox, and file-tool edits of them need approval
-    # (rule protected-path:PATH). Entries add to the defaults (.git/hooks, .git/config, submodules'
-    # hooks and config, .gitconfig, .config/git, .ssh, .vscode, .idea, .claude, .cursor, .codex,
+    # (rule protected-path:PATH). Entries add to the defaults (.git/hooks, .git/config,
+    # .git/commondir, .git/config.worktree, linked worktrees' and submodules' hooks and config,
+    # .gitconfig, .config/git, .ssh, .vscode, .idea, .claude, .cursor, .codex,
     # .gemini, .mcp.json, shell start-up files such as .bashrc, .profile, .zshrc); "!ENTRY" drops
     # one. The config file in use and the workspace modules it imports (use:, discover:) are
     # always protected.

@@ -33,8 +33,15 @@ from tooldeck.home import tooldeck_home
 DEFAULT_PROTECTED = (
     ".git/hooks",
     ".git/config",
+    # Where git finds the repository's config and hooks (a linked worktree's, or one a tool
+    # wrote: `../evil` makes the next `git status` read ../evil/config), and per-worktree config.
+    ".git/commondir",
+    ".git/config.worktree",
+    ".git/worktrees/*/commondir",
+    ".git/worktrees/*/config.worktree",
     ".git/modules/*/hooks",
     ".git/modules/*/config",
+    ".git/modules/*/commondir",
     ".gitconfig",
     ".config/git",
     ".ssh",
@@ -59,6 +66,9 @@ DEFAULT_PROTECTED = (
 FOLDER_NAMES = frozenset(
     {".git/hooks", ".config/git", ".ssh", ".vscode", ".idea", ".claude", ".cursor", ".codex", ".gemini"}
 )
+# What a placeholder holds where its mere existence would change a program: an empty
+# `commondir` makes git refuse the repository; "." names the repository itself.
+PLACEHOLDER_TEXTS = {".git/commondir": ".\n"}
 _GLOB = frozenset("*?[")
 _LISTED = "listed in sandbox.protected"
 
@@ -107,8 +117,9 @@ class Protection:
     why: str
     # Whether the sandbox may put an empty read-only placeholder where it does not exist yet.
     placeholder: bool = True
-    # Whether that placeholder is a folder (else an empty file).
+    # Whether that placeholder is a folder (else a file, empty unless `text` says).
     folder: bool = False
+    text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +140,7 @@ class ControlPlane:
     def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
         real_root = os.path.realpath(root if root is not None else config.workspace)
         protections = [
-            Protection(p, f"{_LISTED}: {p!r}", folder=p in FOLDER_NAMES)
+            Protection(p, f"{_LISTED}: {p!r}", folder=p in FOLDER_NAMES, text=PLACEHOLDER_TEXTS.get(p))
             for p in protected_entries(config.sandbox.protected)
         ]
         protections += _module_protections(config, real_root)
@@ -237,6 +248,14 @@ class ControlPlane:
             for p in dict.fromkeys(out)
         )
 
+    def placeholder_texts(self) -> dict[str, str]:
+        """The content of the placeholders that are not empty, by their path."""
+        return {
+            os.path.join(self.root, p.pattern): p.text
+            for p in self.protections
+            if p.text is not None and p.placeholder
+        }
+
     def unborn_hidden(self) -> tuple[str, ...]:
         """Hidden paths in the workspace that do not exist yet (a folder ends with '/'): the
         sandbox puts read-only placeholders there, or a command could make the home itself
@@ -308,7 +327,8 @@ def _module_protections(config: Config, root: str) -> list[Protection]:
 def _host_protections(root: str) -> list[Protection]:
     """What runs on the host from inside this workspace beyond the defaults: the Python running
     tooldeck (a virtual environment in the workspace: its scripts, site-packages, .pth files),
-    a `.git` file pointing at the repository, and the hooks folder `core.hooksPath` names."""
+    a `.git` file pointing at the repository, the hooks folder `core.hooksPath` names, and the
+    files the repository's config includes."""
     out: list[Protection] = []
     for prefix in dict.fromkeys((os.path.realpath(sys.prefix), os.path.realpath(sys.exec_prefix))):
         if prefix.startswith(root.rstrip("/") + "/"):
@@ -316,30 +336,40 @@ def _host_protections(root: str) -> list[Protection]:
     git = os.path.join(root, ".git")
     if os.path.isfile(git) and not os.path.islink(git):
         out.append(Protection(".git", "git's pointer to the repository"))
-    hooks = _hooks_path(os.path.join(git, "config"))
-    if hooks is not None:
-        real = os.path.realpath(os.path.join(root, os.path.expanduser(hooks)))
+    for value, why in _git_config_paths(os.path.join(git, "config")):
+        # Relative paths: core.hooksPath from the working tree, include paths from the config's folder.
+        hooks = why.startswith("the hooks")
+        real = os.path.realpath(os.path.join(root if hooks else git, os.path.expanduser(value)))
         if real.startswith(root.rstrip("/") + "/"):
-            out.append(Protection(real[len(root) :].strip("/"), "the hooks folder core.hooksPath names"))
+            out.append(Protection(real[len(root) :].strip("/"), why, folder=hooks))
     return out
 
 
-def _hooks_path(config: str) -> str | None:
-    """`core.hooksPath` from a git config file (a plain reading: the last value in [core])."""
+def _git_config_paths(config: str) -> list[tuple[str, str]]:
+    """The paths a git config file names that git runs or reads as config: `core.hooksPath`
+    and `include.path` / `includeIf.*.path` (a plain reading of the file), with why."""
     try:
         with open(config, encoding="utf-8", errors="replace") as fh:
             lines = fh.read(1 << 20).splitlines()
     except OSError:
-        return None
-    section, found = "", None
+        return []
+    section, found = "", []
     for line in lines:
-        text = line.split("#", 1)[0].split(";", 1)[0].strip()
-        if text.startswith("["):
-            section = text.strip("[]").strip().lower()
-        elif section == "core" and "=" in text:
-            key, value = (part.strip() for part in text.split("=", 1))
-            if key.lower() == "hookspath" and value:
-                found = value.strip('"')
+        stripped = line.strip()
+        if stripped.startswith("["):
+            section = stripped[1:].split("]", 1)[0].strip().split(" ", 1)[0].lower()
+            continue
+        text = stripped.split("#", 1)[0].split(";", 1)[0].strip()
+        if "=" not in text:
+            continue
+        key, value = (part.strip() for part in text.split("=", 1))
+        value, key = value.strip('"'), key.lower()
+        if not value:
+            continue
+        if section == "core" and key == "hookspath":
+            found.append((value, "the hooks folder core.hooksPath names"))
+        elif section in ("include", "includeif") and key == "path":
+            found.append((value, "a file the repository's git config includes"))
     return found
 
 
@@ -373,6 +403,7 @@ def _identities_down_to(real: str, root: str) -> list[Identity]:
 __all__ = [
     "DEFAULT_PROTECTED",
     "FOLDER_NAMES",
+    "PLACEHOLDER_TEXTS",
     "ControlPlane",
     "Protection",
     "hidden_paths",

@@ -250,3 +250,58 @@ def test_sandbox_protected_adds_to_the_defaults_drops_with_a_bang_and_refuses_ba
     for bad in ("/etc/passwd", "../up", "!"):
         with pytest.raises(ConfigError, match=r"sandbox\.protected\[0\]"):
             parse_config({"sandbox": {"protected": [bad]}})
+
+
+def git_status(root: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(root), "status", "--short"], capture_output=True, text=True)
+
+
+def test_git_cannot_be_pointed_at_a_repository_of_the_models_making(project: Path) -> None:
+    # `.git/commondir` names where git reads config and hooks: `../ev` would run ../ev's hooks
+    # at the user's next git command. It is protected in the file tools and in the sandbox, where
+    # its placeholder says "." (the repository itself) so git keeps working there.
+    (project / "ev" / "hooks").mkdir(parents=True)
+    (project / "ev" / "config").write_text("[core]\n\tpager = touch /tmp/pwned-by-commondir\n")
+    deck = deck_in(project)
+    for path in (".git/commondir", ".git/config.worktree"):
+        err = error_of(deck.call_sync("write_file", {"path": path, "content": "../ev\n"}))
+        assert err["type"] == "denied" and path in str(err["message"]), (path, err)
+    script = (
+        "echo ../ev > .git/commondir; echo '[core] x = 1' > .git/config.worktree;"
+        " git status --short >/dev/null && echo git-works; echo end"
+    )
+    out = deck.call_sync("terminal", {"command": script}).content
+    assert "end" in out and "git-works" in out and "Read-only file system" in out, out
+    assert not (project / ".git" / "commondir").exists()
+    assert not (project / ".git" / "config.worktree").exists()
+    assert git_status(project).returncode == 0
+    # A linked worktree's commondir exists: it is kept read-only as it is.
+    subprocess.run(["git", "-C", str(project), "commit", "-q", "--allow-empty", "-m", "a"], check=True)
+    subprocess.run(
+        ["git", "-C", str(project), "worktree", "add", "-q", str(project.parent / "wt")], check=True
+    )
+    commondir = next((project / ".git" / "worktrees").iterdir()) / "commondir"
+    before = commondir.read_text()
+    out = deck.call_sync("terminal", {"command": f"echo ../../../ev > {commondir}; echo end"}).content
+    assert "end" in out and "Read-only file system" in out and commondir.read_text() == before
+
+
+def test_files_the_repositorys_git_config_includes_are_protected(project: Path) -> None:
+    subprocess.run(["git", "-C", str(project), "config", "include.path", "../team.gitconfig"], check=True)
+    subprocess.run(
+        ["git", "-C", str(project), "config", "includeIf.onbranch:main.path", "../branch.gitconfig"],
+        check=True,
+    )
+    (project / "team.gitconfig").write_text("[user]\n\tname = team\n")
+    deck = deck_in(project)
+    for path in ("team.gitconfig", "branch.gitconfig"):
+        err = error_of(deck.call_sync("write_file", {"path": path, "content": "[core]\n\tpager = sh\n"}))
+        assert err["type"] == "denied" and "includes" in str(err["message"]), (path, err)
+    out = deck.call_sync(
+        "terminal", {"command": "echo x >> team.gitconfig; echo y > branch.gitconfig; echo end"}
+    ).content
+    refused = [line for line in out.splitlines() if "Read-only" in line or "Permission denied" in line]
+    assert "end" in out and len(refused) == 2, out
+    assert (project / "team.gitconfig").read_text() == "[user]\n\tname = team\n"
+    assert not (project / "branch.gitconfig").exists()
+    assert git_status(project).returncode == 0

@@ -75,6 +75,8 @@ class SandboxSettings:
     # Workspace paths mounted read-only (a trailing '/' marks a folder); one that does not exist
     # gets an empty read-only placeholder for the time of the command (`protected_mounts`).
     protected: tuple[str, ...] = ()
+    # The content of placeholders that must not be empty, by their path (`protected_mounts`).
+    placeholder_texts: Mapping[str, str] = field(default_factory=dict)
 
 
 class CommandRunner(Protocol):
@@ -186,7 +188,9 @@ class BwrapRunner(_Runner):
         pass_fds: Sequence[int] = (),
     ) -> RunResult:
         # Protected paths that do not exist yet get read-only placeholders for the command's time.
-        placeholders = protected_mounts.claim(str(self.workspace), self.settings.protected)
+        placeholders = protected_mounts.claim(
+            str(self.workspace), self.settings.protected, self.settings.placeholder_texts
+        )
         try:
             return self._run_sandboxed(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
         finally:
@@ -239,7 +243,7 @@ class BwrapRunner(_Runner):
             if os.path.exists(socket) and not os.path.islink(socket) and not _under(socket, masked):
                 out += ["--ro-bind", "/dev/null", socket]
         out += ["--bind", workspace, workspace]
-        out += protected_mounts.plan(workspace, s.protected)[0]
+        out += protected_mounts.plan(workspace, s.protected, s.placeholder_texts)[0]
         out += _masks(s.hidden)
         masked += [os.path.realpath(p) for p in s.hidden]
         for path in s.read_only:

@@ -58,6 +58,7 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
         output_limit=OUTPUT_LIMIT,
         hidden=tuple(Path(p) for p in plane.hidden),
         protected=(*plane.sandbox_paths(), *plane.unborn_hidden()),
+        placeholder_texts=plane.placeholder_texts(),
         limits=SandboxLimits(**dataclasses.asdict(config.sandbox.limits)),
         uid=config.sandbox.uid,
     )
