@@ -498,6 +498,16 @@ class AcpAgentConfig(_Section):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class MiddlewareEntry(_Section):
+    """A `middleware:` entry: an object with `async def on_call(self, call, call_next)`."""
+
+    __pydantic_config__ = _FORBID
+    # `package.module:attribute` naming a middleware instance, or a class or factory that makes
+    # one when called with no arguments.
+    use: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class PluginsConfig(_Section):
     __pydantic_config__ = _FORBID
     # Load tools from installed distributions' `tooldeck.tools` entry points.
@@ -555,6 +565,10 @@ class Config(_Section):
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     # How tool calls run.
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    # Middleware around every tool call, outermost first (after any given to `Deck(middleware=)`):
+    # each sees the call and its arguments, and may rewrite them, answer itself or change the
+    # result. Applies to every path: calls, the agent, serve, batch, execute_code's nested calls.
+    middleware: list[MiddlewareEntry] = field(default_factory=list)
     # Provider dialect options.
     dialects: DialectsConfig = field(default_factory=DialectsConfig)
     # The agent loop.

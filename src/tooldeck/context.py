@@ -38,6 +38,8 @@ class ToolContext:
     call_id: str = ""
     tool_name: str = ""
     workspace: Path | None = None
+    # The tooldeck home of the session (memory, caches); never inside the tools' reach.
+    home: Path | None = None
     session_id: str | None = None
     # Run state shared by the tools of one agent run (artifacts, todo list, ...).
     state: dict[str, Any] = field(default_factory=dict)

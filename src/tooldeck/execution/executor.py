@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import Config
+from tooldeck.config import Config, ExecutionConfig
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
@@ -141,16 +141,21 @@ class Executor:
         grants: Grants | None = None,
         services: Mapping[type, object] | None = None,
         middleware: Sequence[Middleware] = (),
+        workspace: Workspace | None = None,
+        home: Path | None = None,
+        limits: ExecutionConfig | None = None,
     ) -> None:
         config = loadout.config
         self.loadout = loadout
-        self.limits = config.execution
+        self.limits = limits or config.execution
         self.events = events
-        # The protected and hidden sets, computed once per loadout (the agent makes an executor per batch).
-        plane = loadout.cached_render(("tooldeck.ControlPlane",), lambda: ControlPlane.of(config))
-        self.workspace = Workspace(config.workspace, plane=plane)
+        if workspace is None:
+            # The protected and hidden sets, computed once per loadout.
+            plane = loadout.cached_render(("tooldeck.ControlPlane",), lambda: ControlPlane.of(config))
+            workspace = Workspace(config.workspace, plane=plane)
+        self.workspace = workspace
         self.session_id = session_id
-        home = tooldeck_home(config.home, base_dir=config.base_dir)
+        self.home = home = home or tooldeck_home(config.home, base_dir=config.base_dir)
         # A caller making many executors (the deck's direct calls) passes one store, so a cut
         # result stays readable by a later call.
         self.spill = spill or SpillStore(spill_dir or home / "spill", session=session_id)
@@ -579,6 +584,7 @@ class Executor:
             call_id=vc.id,
             tool_name=vc.name,
             workspace=self.workspace.root,
+            home=self.home,
             session_id=self.session_id,
             state=batch.state,
             cancelled=cancelled,
