@@ -39,7 +39,7 @@ from tooldeck.tool import SOURCE_PRIORITY, Tool
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink as AgentEventSink
     from tooldeck.agent.models.base import ModelClient
-    from tooldeck.agent.runtime import Agent
+    from tooldeck.agent.runtime import Agent, LoadoutSource
     from tooldeck.agent.sessions import SessionStore
     from tooldeck.execution.events import EventSink
     from tooldeck.execution.executor import Executor
@@ -232,6 +232,7 @@ class Deck:
         services: Mapping[type, object] | None = None,
         limits: ExecutionConfig | None = None,
         spill: SpillStore | None = None,
+        view: LoadoutSource | None = None,
     ) -> Session:
         """A session over this deck: the one way calls are made (see `tooldeck.session`).
 
@@ -240,23 +241,29 @@ class Deck:
         is a model's session: an unpromoted deferred tool is a `not_promoted` error. `agent=True`
         uses an agent run's loadout (with `clarify`, `present_files`, `delegate_task`).
         `limits` replaces config `execution:` for this session (e.g. a shorter timeout).
+        `view`: a view of this deck to take the config and loadouts from instead (a batch
+        item's, with its own workspace and home).
         """
         from tooldeck.session import Session
 
         def loadouts(calling: Collection[str] | None) -> Loadout:
+            if view is not None:
+                return view.loadout(platform, agent=agent)
             return self.loadout(platform, agent=agent, calling=calling)
+
+        config = view.config if view is not None else self.config
 
         if spill is None and direct and session_id is None:
             spill = self._direct_spill()
         return Session(
-            self.config,
+            config,
             loadouts,
             session_id=session_id,
             approver=approver,
             policy=policy,
             events=events,
             middleware=self.middleware,
-            services={**_deck_services(self.config), **(services or {})},
+            services={**_deck_services(config), **(services or {})},
             direct=direct,
             spill=spill,
             limits=limits,
