@@ -48,7 +48,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.registry",),
     ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets", "tooldeck.skills"),
     ("tooldeck.assembly",),
-    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.search", "tooldeck.disclosure"),
+    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.session", "tooldeck.search", "tooldeck.disclosure"),
     ("tooldeck.tools", "tooldeck.skills.tools", "tooldeck.skills.files"),
     # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
     ("tooldeck.agent", "tooldeck.testing"),
