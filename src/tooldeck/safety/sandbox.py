@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.pathnames import is_within
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
@@ -302,13 +303,13 @@ def _home_roots() -> list[str]:
         real = os.path.realpath(candidate)
         if real == "/" or not os.path.isdir(real):
             continue
-        if not any(real == f or real.startswith(f + "/") for f in found):
+        if not _under(real, found):
             found.append(real)
     return found
 
 
 def _under(path: str, folders: Sequence[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+    return any(is_within(path, f) for f in folders)
 
 
 def _masks(hidden: Sequence[Path]) -> list[str]:
