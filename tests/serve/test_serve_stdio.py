@@ -17,23 +17,20 @@ import pytest
 from mcp import Client
 
 from serve.helpers import make_config, stdio_params, tools_json_names
+from support.mcp_text import text_of
 
 MODES = ["legacy", "auto"]
 
 
 def envelope(result: types.CallToolResult) -> dict[str, Any]:
     assert result.is_error is True
-    [block] = result.content
-    assert isinstance(block, types.TextContent)
-    error: dict[str, Any] = json.loads(block.text)["error"]
+    error: dict[str, Any] = json.loads(text_of(result))["error"]
     return error
 
 
 def text(result: types.CallToolResult) -> str:
     assert result.is_error is False, result
-    [block] = result.content
-    assert isinstance(block, types.TextContent)
-    return block.text
+    return text_of(result)
 
 
 @pytest.mark.parametrize("mode", MODES)
