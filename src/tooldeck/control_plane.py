@@ -28,6 +28,7 @@ from pathlib import Path
 from tooldeck.config import Config
 from tooldeck.home import tooldeck_home
 from tooldeck.pathnames import is_within, relative_to
+from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
 
 # Control files of git, editors and other coding agents, and shell start-up files: changed by a
 # tool, they run code at the user's next git command, editor start or login shell.
@@ -53,15 +54,7 @@ DEFAULT_PROTECTED = (
     ".codex",
     ".gemini",
     ".mcp.json",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
+    *SHELL_STARTUP_FILES,
 )
 # The defaults that are folders (a placeholder for a missing one is a folder, not a file).
 FOLDER_NAMES = frozenset(

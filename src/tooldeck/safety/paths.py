@@ -13,6 +13,7 @@ from typing import Literal
 
 from tooldeck.pathnames import is_within
 from tooldeck.safety.model import HOME_MARK
+from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
 
 PathKind = Literal[
     "root",  # / itself
@@ -127,15 +128,7 @@ CACHE_DIRS = frozenset(
 )
 RC_FILES = frozenset(
     [
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zprofile",
-        ".zshenv",
-        ".zlogin",
+        *SHELL_STARTUP_FILES,
         ".xinitrc",
         ".xprofile",
         ".xsessionrc",
