@@ -21,6 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.version",
         "tooldeck.diagnostics",
         "tooldeck.text",
+        "tooldeck.pathnames",
         "tooldeck.lazy",
         "tooldeck.jsonl",
         "tooldeck.logs",

@@ -27,6 +27,8 @@ from pathlib import Path
 
 from tooldeck.config import Config
 from tooldeck.home import tooldeck_home
+from tooldeck.pathnames import is_within, relative_to
+from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
 
 # Control files of git, editors and other coding agents, and shell start-up files: changed by a
 # tool, they run code at the user's next git command, editor start or login shell.
@@ -52,15 +54,7 @@ DEFAULT_PROTECTED = (
     ".codex",
     ".gemini",
     ".mcp.json",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zshenv",
-    ".zprofile",
-    ".zlogin",
+    *SHELL_STARTUP_FILES,
 )
 # The defaults that are folders (a placeholder for a missing one is a folder, not a file).
 FOLDER_NAMES = frozenset(
@@ -159,7 +153,7 @@ class ControlPlane:
         hidden = tuple(
             h
             for h in dict.fromkeys(os.path.realpath(p) for p in hidden_paths(config))
-            if not (real_root == h or real_root.startswith(h.rstrip("/") + "/"))
+            if not is_within(real_root, h)
         )
         plane = cls(real_root, tuple(protections), hidden, tuple(files))
         existing = [*plane.sandbox_paths(existing_only=True), *(path for path, _ in files)]
@@ -188,7 +182,7 @@ class ControlPlane:
         """Whether the resolved path `real` (or the file with this identity) is hidden."""
         if ident is not None and ident in self.hidden_ids:
             return True
-        return any(real == h or real.startswith(h.rstrip("/") + "/") for h in self.hidden)
+        return any(is_within(real, h) for h in self.hidden)
 
     def hides_relative(self, rel: str) -> bool:
         """`hides` for a path relative to the root that has no symlinks in it (a tree walk's)."""
@@ -221,11 +215,7 @@ class ControlPlane:
         return Path(self.root)
 
     def relative(self, real: str) -> str | None:
-        if real == self.root:
-            return ""
-        if real.startswith(self.root.rstrip("/") + "/"):
-            return real[len(self.root.rstrip("/")) + 1 :]
-        return None
+        return relative_to(real, self.root)
 
     def sandbox_paths(self, *, existing_only: bool = False) -> tuple[str, ...]:
         """The protected paths inside the workspace, as the sandbox mounts them (a folder ends
@@ -301,9 +291,9 @@ def _module_protections(config: Config, root: str) -> list[Protection]:
     folders += [p or os.getcwd() for p in sys.path]
     out: list[Protection] = []
     for folder in dict.fromkeys(os.path.realpath(f) for f in folders):
-        if not (folder == root or folder.startswith(root.rstrip("/") + "/")):
+        prefix = relative_to(folder, root)
+        if prefix is None:
             continue
-        prefix = folder[len(root) :].strip("/")
         for top in sorted(tops):
             if not (
                 os.path.exists(os.path.join(folder, top))
@@ -332,8 +322,8 @@ def _host_protections(root: str) -> list[Protection]:
     files the repository's config includes."""
     out: list[Protection] = []
     for prefix in dict.fromkeys((os.path.realpath(sys.prefix), os.path.realpath(sys.exec_prefix))):
-        if prefix.startswith(root.rstrip("/") + "/"):
-            out.append(Protection(prefix[len(root) :].strip("/"), "the Python environment running tooldeck"))
+        if rel := relative_to(prefix, root):
+            out.append(Protection(rel, "the Python environment running tooldeck"))
     git = os.path.join(root, ".git")
     if os.path.isfile(git) and not os.path.islink(git):
         out.append(Protection(".git", "git's pointer to the repository"))
@@ -341,8 +331,8 @@ def _host_protections(root: str) -> list[Protection]:
         # Relative paths: core.hooksPath from the working tree, include paths from the config's folder.
         hooks = why.startswith("the hooks")
         real = os.path.realpath(os.path.join(root if hooks else git, os.path.expanduser(value)))
-        if real.startswith(root.rstrip("/") + "/"):
-            out.append(Protection(real[len(root) :].strip("/"), why, folder=hooks))
+        if rel := relative_to(real, root):
+            out.append(Protection(rel, why, folder=hooks))
     return out
 
 
@@ -393,7 +383,7 @@ def _identities_down_to(real: str, root: str) -> list[Identity]:
     """The identities of `real` and its existing ancestors below `root`."""
     out: list[Identity] = []
     path = real
-    while path.startswith(root.rstrip("/") + "/"):
+    while path != root and is_within(path, root):
         ident = _identity(path)
         if ident is not None:
             out.append(ident)

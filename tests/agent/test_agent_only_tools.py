@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from cli.clirun import BIN, tooldeck
 from support.agent_kit import make_agent
+from support.mcp_text import text_of
 from support.scripted_server import ScriptedServer, Turn
 from tooldeck import Deck
 from tooldeck.config_load import load_config
@@ -84,7 +85,7 @@ def test_serve_does_not_list_them_and_refuses_a_call(project: Path) -> None:
         async with Client(params, mode="legacy") as client:
             names = {t.name for t in (await client.list_tools()).tools}
             result = await client.call_tool("delegate_task", {"goal": "anything"})
-            return names, str(result.content[0].text), bool(result.is_error)  # type: ignore[union-attr]
+            return names, text_of(result), bool(result.is_error)
 
     names, text, is_error = asyncio.run(session())
     assert not names & AGENT_ONLY and names >= EVERYWHERE

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from cli.clirun import BIN, tooldeck
+from support.mcp_text import text_of
 from tooldeck import Deck
 from tooldeck.agent.messages import Message
 from tooldeck.agent.sessions import SessionStore
@@ -95,7 +96,7 @@ def test_serve_uses_the_configured_home(project: Path) -> None:
         async with Client(params, mode="legacy") as client:
             added = await client.call_tool("memory", {"action": "add", "content": "served note"})
             found = await client.call_tool("session_search", {"query": "zebra"})
-            return str(added.content[0].text), str(found.content[0].text)  # type: ignore[union-attr]
+            return text_of(added), text_of(found)
 
     added, found = asyncio.run(session())
     assert "Added to MEMORY.md" in added

@@ -17,9 +17,14 @@ TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 SERVER = [sys.executable, "-m", "tooldeck.testing.scripted_server"]
 
 
-def clean_env(home: Path) -> dict[str, str]:
+def tooldeck(project: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    """`tooldeck ARGS` run in `project`, its home the project's, with no real model's keys."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    return {**env, "TOOLDECK_HOME": str(home)}
+    env["TOOLDECK_HOME"] = str(project / "home")
+    argv = [TOOLDECK, *args]
+    return subprocess.run(
+        argv, cwd=project, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 @pytest.fixture
@@ -59,29 +64,14 @@ def test_run_and_batch_go_through_the_scripted_calls_and_answer(
     project: Path, server: tuple[subprocess.Popen[str], str]
 ) -> None:
     proc, url = server
-    env = clean_env(project / "home")
     model = ["--model", "scripted", "--base-url", url]
-    ran = subprocess.run(
-        [TOOLDECK, "run", "keep a note", *model],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    ran = tooldeck(project, "run", "keep a note", *model)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "answer: keep a note"
     assert (project / "note.txt").read_text() == "tides at six"
 
     (project / "in.jsonl").write_text('{"id": "a", "prompt": "first"}\n{"id": "b", "prompt": "second"}\n')
-    batch = subprocess.run(
-        [TOOLDECK, "batch", "in.jsonl", "--out", "out.jsonl", *model],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    batch = tooldeck(project, "batch", "in.jsonl", "--out", "out.jsonl", *model, timeout=300)
     assert batch.returncode == 0, batch.stderr
     results = {r["id"]: r for r in map(json.loads, (project / "out.jsonl").read_text().splitlines())}
     assert {k: r["text"] for k, r in results.items()} == {"a": "answer: first", "b": "answer: second"}
@@ -110,14 +100,7 @@ def test_without_until_eof_it_serves_until_interrupted(project: Path) -> None:
         try:
             assert proc.stdout is not None
             url = proc.stdout.readline().strip()
-            ran = subprocess.run(
-                [TOOLDECK, "run", "hello", "--model", "scripted", "--base-url", url],
-                cwd=project,
-                env=clean_env(project / "home"),
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            ran = tooldeck(project, "run", "hello", "--model", "scripted", "--base-url", url)
             assert ran.returncode == 0 and ran.stdout.strip() == "fixed", ran.stderr
             assert proc.poll() is None  # stdin at EOF from the start did not stop it
             proc.send_signal(signal.SIGINT)

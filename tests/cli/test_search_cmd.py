@@ -61,13 +61,19 @@ def test_a_queries_file_gives_one_json_line_per_query(catalog: Path, tmp_path: P
     ]
 
 
-def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
-    config = tmp_path / "tooldeck.yaml"
+def searching_config(folder: Path, defer: str) -> Path:
+    """A config in `folder` with tool search on and the toolsets `defer` (YAML) deferred."""
+    config = folder / "tooldeck.yaml"
     config.write_text(
-        f"home: {tmp_path / 'home'}\nsandbox: {{workspace: {tmp_path}}}\n"
-        "tool_search: {enabled: true, defer: [web, browser]}\n",
+        f"home: {folder / 'home'}\nsandbox: {{workspace: {folder}}}\n"
+        f"tool_search: {{enabled: true, defer: {defer}}}\n",
         encoding="utf-8",
     )
+    return config
+
+
+def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
+    config = searching_config(tmp_path, "[web, browser]")
     out = tooldeck(
         "search", "--config", str(config), "extract the text of a web page", "--json", cwd=tmp_path
     )
@@ -84,12 +90,7 @@ def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
 
 
 def test_tool_search_enabled_with_nothing_deferred_is_an_empty_result(tmp_path: Path) -> None:
-    config = tmp_path / "tooldeck.yaml"
-    config.write_text(
-        f"home: {tmp_path / 'home'}\nsandbox: {{workspace: {tmp_path}}}\n"
-        "tool_search: {enabled: true, defer: []}\n",
-        encoding="utf-8",
-    )
+    config = searching_config(tmp_path, "[]")
     out = tooldeck("search", "--config", str(config), "read a file", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
@@ -103,11 +104,7 @@ def test_tool_search_enabled_with_nothing_deferred_is_an_empty_result(tmp_path: 
 
 
 def test_tool_search_called_with_a_bad_limit_is_an_argument_error_naming_it(tmp_path: Path) -> None:
-    config = tmp_path / "tooldeck.yaml"
-    config.write_text(
-        f"home: {tmp_path / 'home'}\nsandbox: {{workspace: {tmp_path}}}\ntool_search: {{enabled: true, defer: [web]}}\n",
-        encoding="utf-8",
-    )
+    config = searching_config(tmp_path, "[web]")
     for limit in ("0", "-1", "26"):
         args = '{"query": "page", "limit": ' + limit + "}"
         out = tooldeck("call", "tool_search", "--args", args, "--json", "--config", str(config), cwd=tmp_path)

@@ -14,6 +14,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from support.mcp_text import text_of
 from tooldeck import Config, Deck, ToolCall, ToolError, tool
 from tooldeck.execution.policy import Decision
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
@@ -159,6 +160,4 @@ def test_tooldeck_serve_returns_an_is_error_result(tmp_path: Path) -> None:
 
     result = anyio.run(session)
     assert result.is_error is True
-    [block] = result.content
-    assert isinstance(block, types.TextContent)
-    assert json.loads(block.text)["error"]["message"] == EXPECTED
+    assert json.loads(text_of(result))["error"]["message"] == EXPECTED

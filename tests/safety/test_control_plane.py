@@ -112,6 +112,26 @@ def test_a_protected_edit_the_user_approves_goes_through_bound_to_the_path(proje
     assert error_of(other)["type"] == "denied" and (project / ".mcp.json").read_text() == "[]\n"
 
 
+def test_a_protected_write_under_approvals_mode_ask_asks_once(project: Path) -> None:
+    # The pre-call policy lets the built-in file edits run (their own approval is allow), so the
+    # one question is the file tool's own, mid-call, about the protected path.
+    (project / "tooldeck.yaml").write_text(CONFIG + "approvals: {mode: ask}\n")
+    asked: list[str | None] = []
+
+    def approve(request: ApprovalRequest) -> bool:
+        asked.append(request.rule)
+        return True
+
+    deck, approver = deck_in(project), CallbackApprover(approve)
+    assert deck.call_sync("write_file", {"path": ".mcp.json", "content": "{}\n"}, approver=approver).ok
+    assert asked == ["protected-path:.mcp.json"] and (project / ".mcp.json").read_text() == "{}\n"
+    patch = "*** Begin Patch\n*** Add File: .vscode/tasks.json\n+{}\n*** End Patch"
+    assert deck.call_sync("patch", {"mode": "patch", "patch": patch}, approver=approver).ok
+    assert asked[1:] == ["protected-path:.vscode/tasks.json"]
+    assert deck.call_sync("write_file", {"path": "notes.txt", "content": "x\n"}, approver=approver).ok
+    assert len(asked) == 2  # an ordinary write asks nobody
+
+
 def test_the_home_is_not_found_listed_or_suggested(project: Path) -> None:
     deck = deck_in(project)
     for path in (".tooldeck/grants.jsonl", ".tooldeck", "/workspace/.tooldeck/grants.jsonl"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.safety import rootless
+from tooldeck.safety import launcher, rootless
 from tooldeck.safety.capture import run_capped
 from tooldeck.safety.sandbox import BwrapRunner, SandboxSettings, SandboxUnavailable
 
@@ -100,6 +100,8 @@ def test_with_network_the_staged_workspace_does_not_show_the_hidden_home(tmp_pat
     assert result.output.strip() == "done", result.output
 
 
+# Root only: a user (even as root of `unshare --map-root-user`) can neither chown to another uid
+# nor map 65534, and an idmapped mount of a host filesystem needs root of the first namespace.
 @pytest.mark.skipif(os.geteuid() != 0, reason="a workspace owned by another user needs root to make")
 def test_as_root_a_workspace_owned_by_another_user_stays_writable(tmp_path: Path) -> None:
     # A CI checkout belongs to the runner's user while tooldeck runs as root.
@@ -116,6 +118,8 @@ def test_as_root_a_workspace_owned_by_another_user_stays_writable(tmp_path: Path
     assert (workspace / "made.txt").stat().st_uid == 1234 and (workspace / "made.txt").stat().st_gid == 1234
 
 
+# Root only: the launcher stages sources after the workspace's idmapped mount, which a user
+# cannot make; the check itself is tested for everyone below.
 @pytest.mark.skipif(os.geteuid() != 0, reason="the launcher stages sources only when run as root")
 def test_a_source_swapped_for_a_link_while_the_sandbox_starts_is_refused(tmp_path: Path) -> None:
     # The parent names sources without links; one that leads elsewhere when the launcher opens it
@@ -139,3 +143,14 @@ def test_a_source_swapped_for_a_link_while_the_sandbox_starts_is_refused(tmp_pat
     assert result.exit_code == 125 and problem is not None
     assert f"{swapped} changed while the sandbox started" in problem
     assert not marker.exists()
+
+
+def test_the_stager_refuses_a_source_that_now_leads_elsewhere_for_any_user(tmp_path: Path) -> None:
+    # The check of the test above, before any mount: a source given without links that resolves
+    # elsewhere when opened is refused, and nothing is made at the stage.
+    swapped = tmp_path / "protected"
+    swapped.symlink_to("/etc")
+    target = tmp_path / "stage-0"
+    with pytest.raises(launcher.LaunchError, match="changed while the sandbox started"):
+        launcher._stage_one(str(swapped), str(target))
+    assert not target.exists()

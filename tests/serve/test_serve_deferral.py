@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from serve.helpers import http_server, make_config
+from support.mcp_text import text_of
 from tooldeck import Deck, Tool
 from tooldeck.config_load import parse_config
 from tooldeck.serve import DeckServer
@@ -34,12 +35,6 @@ def say(name: str) -> Tool:
         handler=lambda args, n=name: f"hello from {n}",
         toolset="live",
     )
-
-
-def text_of(result: types.CallToolResult) -> str:
-    [block] = result.content
-    assert isinstance(block, types.TextContent)
-    return block.text
 
 
 def test_a_search_promotes_for_the_session_and_tells_it(tmp_path: Path) -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import httpx
 import httpx2
-import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from serve.helpers import BIN, http_server, make_config, tools_json_names
+from support.mcp_text import text_of
 
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -38,9 +38,7 @@ async def list_and_call(url: str, mode: str, token: str | None = None) -> tuple[
         names = [t.name for t in (await client.list_tools()).tools]
         ok = await client.call_tool("shout", {"text": "over http"})
         bad = await client.call_tool("explode", {})
-        [block] = ok.content
-        assert isinstance(block, types.TextContent)
-        return names, block.text, bad.is_error
+        return names, text_of(ok), bad.is_error
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

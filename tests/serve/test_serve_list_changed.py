@@ -1,7 +1,7 @@
 """What `tooldeck serve` declares about its tool list is what it does, on both transports and in
 both protocol eras: it declares `tools.listChanged: true`, and a check that flips sends
 `notifications/tools/list_changed` (handshake era: on the connection; 2026-07-28: on a listen
-stream). The official SDK client reads both."""
+stream), and the tool that appeared can be called. The official SDK client reads both."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from serve.helpers import http_server, make_config, stdio_params
+from support.mcp_text import text_of
 
 
 @asynccontextmanager
@@ -54,6 +55,7 @@ async def declared_and_done(connect: Any, flag: Path, mode: str) -> None:
                     event = await anext(aiter(events))
                 assert type(event).__name__ == "ToolsListChanged"
         assert "flagged" in [t.name for t in (await client.list_tools()).tools]
+        assert text_of(await client.call_tool("flagged", {})) == "flag is up"
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])

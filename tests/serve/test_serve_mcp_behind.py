@@ -6,11 +6,11 @@ import asyncio
 import sys
 from pathlib import Path
 
-import mcp_types as types
 import yaml
 from mcp import Client
 
 from serve.helpers import stdio_params
+from support.mcp_text import text_of
 
 TINY = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "tiny_server.py"
 
@@ -34,7 +34,6 @@ def test_a_served_mcp_tool_is_called_through_and_the_server_stops_with_it(tmp_pa
             for word in ("one", "two"):  # twice: the second call reuses the same MCP session
                 result = await client.call_tool("mcp__srv__echo", {"text": word})
                 assert result.is_error is False, result
-                [block] = result.content
-                assert isinstance(block, types.TextContent) and word in block.text
+                assert word in text_of(result)
 
     asyncio.run(asyncio.wait_for(session(), 60))

@@ -11,6 +11,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from support.mcp_text import text_of
 from tooldeck import Config, Deck, Tool
 from tooldeck.serve import DeckServer
 from tooldeck.sources.base import Source, SourceListing
@@ -81,10 +82,11 @@ def test_a_source_announcing_a_change_sends_list_changed(tmp_path: Path, mode: s
                             await anext(aiter(events))
                 names = [t.name for t in (await client.list_tools()).tools]
                 result = await client.call_tool("second", {})
-                [block] = result.content
                 # Output of an MCP source's tool is framed as untrusted, as it is for a model.
-                assert isinstance(block, types.TextContent) and "\nhello from second\n" in block.text
-                assert block.text.startswith('<untrusted_content tool="second">')
+                shown = text_of(result)
+                assert "\nhello from second\n" in shown and shown.startswith(
+                    '<untrusted_content tool="second">'
+                )
                 return names
         finally:
             watcher.cancel()

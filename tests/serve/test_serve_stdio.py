@@ -1,7 +1,7 @@
 """`tooldeck serve` over stdio, driven by the official `mcp` SDK client in both protocol eras.
 
-"legacy" is the 2025 handshake (server-sent elicitation, list_changed on the connection);
-"auto" negotiates 2026-07-28 (input-required round trips, list_changed on a listen stream).
+"legacy" is the 2025 handshake (server-sent elicitation); "auto" negotiates 2026-07-28
+(input-required round trips). list_changed on both transports: test_serve_list_changed.py.
 """
 
 from __future__ import annotations
@@ -11,29 +11,25 @@ import json
 from pathlib import Path
 from typing import Any
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
 
 from serve.helpers import make_config, stdio_params, tools_json_names
+from support.mcp_text import text_of
 
 MODES = ["legacy", "auto"]
 
 
 def envelope(result: types.CallToolResult) -> dict[str, Any]:
     assert result.is_error is True
-    [block] = result.content
-    assert isinstance(block, types.TextContent)
-    error: dict[str, Any] = json.loads(block.text)["error"]
+    error: dict[str, Any] = json.loads(text_of(result))["error"]
     return error
 
 
 def text(result: types.CallToolResult) -> str:
     assert result.is_error is False, result
-    [block] = result.content
-    assert isinstance(block, types.TextContent)
-    return block.text
+    return text_of(result)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -75,37 +71,6 @@ def test_lists_what_tools_json_shows_and_calls_through_the_executor(tmp_path: Pa
             assert unknown["type"] == "unknown_tool" and "shout" in unknown["message"]
             hidden = envelope(await client.call_tool("flagged", {}))
             assert hidden["type"] in ("unknown_tool", "unavailable") and "flag" in hidden["message"].lower()
-
-    asyncio.run(session())
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_a_check_that_flips_sends_list_changed(tmp_path: Path, mode: str) -> None:
-    config = make_config(tmp_path)
-    flag = tmp_path / "flag"
-
-    async def session() -> None:
-        changed = anyio.Event()
-
-        async def on_message(message: Any) -> None:
-            if isinstance(message, types.ToolListChangedNotification):
-                changed.set()
-
-        async with Client(stdio_params(config), mode=mode, message_handler=on_message) as client:
-            assert "flagged" not in [t.name for t in (await client.list_tools()).tools]
-            if mode == "legacy":
-                flag.write_text("up")
-                with anyio.fail_after(20):
-                    await changed.wait()
-            else:
-                async with client.listen(tools_list_changed=True) as events:
-                    flag.write_text("up")
-                    with anyio.fail_after(20):
-                        event = await anext(aiter(events))
-                    assert type(event).__name__ == "ToolsListChanged"
-            names = [t.name for t in (await client.list_tools()).tools]
-            assert "flagged" in names
-            assert text(await client.call_tool("flagged", {})) == "flag is up"
 
     asyncio.run(session())
 

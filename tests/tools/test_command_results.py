@@ -15,6 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from cli.clirun import BIN, tooldeck
 from support.agent_kit import make_agent
+from support.mcp_text import text_of
 from support.scripted_server import ScriptedServer, Turn
 from tooldeck import Deck
 from tooldeck.config_load import parse_config
@@ -137,7 +138,7 @@ def test_an_mcp_client_of_serve_reads_the_timeout_envelope_with_the_output_kept(
         async with Client(params, mode="legacy") as client:
             args = {"command": "echo begun; sleep 30", "timeout": 1}
             result = await client.call_tool("terminal", args)
-            return bool(result.is_error), str(result.content[0].text)  # type: ignore[union-attr]
+            return bool(result.is_error), text_of(result)
 
     is_error, text = asyncio.run(session())
     error = json.loads(text)["error"]

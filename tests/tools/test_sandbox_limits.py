@@ -20,7 +20,7 @@ import pytest
 from tooldeck import Deck
 from tooldeck.config_load import parse_config
 from tooldeck.errors import ConfigError
-from tooldeck.execution.types import ToolResult
+from tooldeck.execution.types import ErrorEnvelope, ToolResult
 
 SANDBOX_UID = 4242
 LIMITS = {"processes": 32, "memory_mb": 512, "file_size_mb": 1, "cpu_s": 1}
@@ -75,6 +75,15 @@ def assert_next_call_works(deck: Deck, tool: str) -> None:
     assert after.ok and after.content.startswith("still-fine"), after
 
 
+def stopped_by(deck: Deck, tool: str, program: str, limit: str, timeout: int = 60) -> ErrorEnvelope:
+    """Run `program`: the call fails with an error naming `limit`, and the next call works."""
+    result = call(deck, tool, program, timeout=timeout)
+    assert result.error is not None, result.content
+    assert limit in result.error.message, result.error.message
+    assert_next_call_works(deck, tool)
+    return result.error
+
+
 STATUS_SH = "id -u; id -G; grep -E '^(CapEff|CapPrm|CapBnd|NoNewPrivs):' /proc/self/status; cat /etc/shadow; echo w > made.txt"
 STATUS_PY = """
 import os
@@ -120,14 +129,11 @@ print('started them all')
 
 @pytest.mark.parametrize(("tool", "program"), [("terminal", FORK_LOOP_SH), ("execute_code", FORK_LOOP_PY)])
 def test_a_fork_loop_stops_at_the_process_limit(tmp_path: Path, tool: str, program: str) -> None:
-    deck = make_deck(tmp_path)
     marker = f"{uuid.uuid4().int % 10**6 + 100}.25"
-    result = call(deck, tool, program.format(marker=marker), timeout=10)
-    assert result.error is not None, result.content
-    assert "process limit (sandbox.limits.processes = 32" in result.error.message
-    assert "started them all" not in (result.error.output or "") + result.error.message
+    limit = "process limit (sandbox.limits.processes = 32"
+    error = stopped_by(make_deck(tmp_path), tool, program.format(marker=marker), limit, timeout=10)
+    assert "started them all" not in (error.output or "") + error.message
     assert_gone(f"sleep\x00{marker}")
-    assert_next_call_works(deck, tool)
 
 
 @pytest.mark.parametrize(
@@ -138,12 +144,10 @@ def test_a_fork_loop_stops_at_the_process_limit(tmp_path: Path, tool: str, progr
     ],
 )
 def test_a_memory_hog_stops_at_the_address_space_limit(tmp_path: Path, tool: str, program: str) -> None:
-    deck = make_deck(tmp_path)
-    result = call(deck, tool, program)
-    assert result.error is not None, result.content
-    assert "address space limit (sandbox.limits.memory_mb = 512)" in result.error.message
-    assert "MemoryError" in (result.error.output or "")  # the command's own output comes with it
-    assert_next_call_works(deck, tool)
+    error = stopped_by(
+        make_deck(tmp_path), tool, program, "address space limit (sandbox.limits.memory_mb = 512)"
+    )
+    assert "MemoryError" in (error.output or "")  # the command's own output comes with it
 
 
 @pytest.mark.parametrize(
@@ -154,23 +158,15 @@ def test_a_memory_hog_stops_at_the_address_space_limit(tmp_path: Path, tool: str
     ],
 )
 def test_a_huge_file_stops_at_the_file_size_limit(tmp_path: Path, tool: str, program: str) -> None:
-    deck = make_deck(tmp_path)
-    result = call(deck, tool, program)
-    assert result.error is not None, result.content
-    assert "file size limit (sandbox.limits.file_size_mb = 1)" in result.error.message
+    stopped_by(make_deck(tmp_path), tool, program, "file size limit (sandbox.limits.file_size_mb = 1)")
     assert (tmp_path / "ws" / "big.bin").stat().st_size <= 1024 * 1024
-    assert_next_call_works(deck, tool)
 
 
 @pytest.mark.parametrize(
     ("tool", "program"), [("terminal", "python3 -c 'while True: pass'"), ("execute_code", "while True: pass")]
 )
 def test_a_cpu_spin_stops_at_the_cpu_limit(tmp_path: Path, tool: str, program: str) -> None:
-    deck = make_deck(tmp_path)
-    result = call(deck, tool, program)
-    assert result.error is not None, result.content
-    assert "CPU time limit (sandbox.limits.cpu_s = 1)" in result.error.message
-    assert_next_call_works(deck, tool)
+    stopped_by(make_deck(tmp_path), tool, program, "CPU time limit (sandbox.limits.cpu_s = 1)")
 
 
 @pytest.mark.parametrize(
@@ -182,11 +178,7 @@ def test_a_cpu_spin_stops_at_the_cpu_limit(tmp_path: Path, tool: str, program: s
 )
 def test_filling_the_private_tmp_stops_at_its_size(tmp_path: Path, tool: str, program: str) -> None:
     # Files under the file size limit, together over the size of /tmp (in the host's memory).
-    deck = make_deck(tmp_path, tmp_mb=2)
-    result = call(deck, tool, program)
-    assert result.error is not None, result.content
-    assert "sandbox.limits.tmp_mb = 2 MiB" in result.error.message
-    assert_next_call_works(deck, tool)
+    stopped_by(make_deck(tmp_path, tmp_mb=2), tool, program, "sandbox.limits.tmp_mb = 2 MiB")
 
 
 def test_the_limits_are_the_configured_ones_inside(tmp_path: Path) -> None:

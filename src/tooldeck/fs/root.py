@@ -32,6 +32,7 @@ from typing import Literal
 
 from tooldeck.fs import kernel
 from tooldeck.fs.walker import Refused, Walker
+from tooldeck.pathnames import relative_to
 
 __all__ = ["ConfinedRoot", "Entry", "Refused", "default_file_mode"]
 
@@ -93,10 +94,8 @@ class ConfinedRoot:
     def relative(self, absolute: str) -> str | None:
         """`absolute` relative to the root ('' for the root), or None if it names somewhere else."""
         for alias in self._aliases:
-            if absolute == alias:
-                return ""
-            if absolute.startswith(alias.rstrip("/") + "/"):
-                return absolute[len(alias.rstrip("/")) + 1 :]
+            if (rel := relative_to(absolute, alias)) is not None:
+                return rel
         return None
 
     # -- opening ---------------------------------------------------------------------------

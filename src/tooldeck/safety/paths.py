@@ -11,7 +11,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from tooldeck.pathnames import is_within
 from tooldeck.safety.model import HOME_MARK
+from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
 
 PathKind = Literal[
     "root",  # / itself
@@ -126,15 +128,7 @@ CACHE_DIRS = frozenset(
 )
 RC_FILES = frozenset(
     [
-        ".bashrc",
-        ".bash_profile",
-        ".bash_login",
-        ".bash_logout",
-        ".profile",
-        ".zshrc",
-        ".zprofile",
-        ".zshenv",
-        ".zlogin",
+        *SHELL_STARTUP_FILES,
         ".xinitrc",
         ".xprofile",
         ".xsessionrc",
@@ -267,7 +261,7 @@ def _classify_home(parts: tuple[str, ...]) -> PathKind:
         return "home_contents"
     if first in HISTORY_FILES or sub == ".local/share/fish/fish_history":
         return "history"
-    if first in CREDENTIAL_DIRS or any(sub == c or sub.startswith(c + "/") for c in CREDENTIAL_SUBPATHS):
+    if first in CREDENTIAL_DIRS or any(is_within(sub, c) for c in CREDENTIAL_SUBPATHS):
         return "credentials"
     if first in CACHE_DIRS or sub.startswith(".local/share/Trash"):
         return "cache"
@@ -298,7 +292,7 @@ def is_secret(text: str, cwd: str | None = None) -> bool:
         if first in CREDENTIAL_DIRS and first != ".ssh":
             return True
         sub = "/".join(path.parts)
-        if any(sub == c or sub.startswith(c + "/") for c in CREDENTIAL_SUBPATHS):
+        if any(is_within(sub, c) for c in CREDENTIAL_SUBPATHS):
             return True
     joined = path.shown()
     if joined in ("/etc/shadow", "/etc/gshadow") or re.fullmatch(r"/etc/ssh/ssh_host_\w+_key", joined):
@@ -314,9 +308,9 @@ def is_rc_file(text: str) -> bool:
     if path.anchor != "~" or not path.parts:
         return False
     sub = "/".join(path.parts)
-    return path.parts[0] in RC_FILES or any(sub == c or sub.startswith(c + "/") for c in RC_SUBPATHS)
+    return path.parts[0] in RC_FILES or any(is_within(sub, c) for c in RC_SUBPATHS)
 
 
 def under(text: str, prefix: str) -> bool:
     shown = resolve(text).shown()
-    return shown == prefix or shown.startswith(prefix.rstrip("/") + "/")
+    return is_within(shown, prefix)

@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
+from tooldeck.pathnames import relative_to
+
 _LOCK = threading.Lock()
 _USERS: dict[str, int] = {}
 
@@ -48,9 +50,10 @@ def plan(
     for entry in protected:
         folder = entry.endswith("/")
         real = os.path.realpath(entry.rstrip("/"))
-        if not real.startswith(workspace.rstrip("/") + "/"):
+        rel = relative_to(real, workspace)
+        if not rel:
             continue  # outside the workspace: the read-only root already covers it
-        steps = real[len(workspace.rstrip("/")) + 1 :].split("/")
+        steps = rel.split("/")
         current = workspace
         for index, step in enumerate(steps):
             current = os.path.join(current, step)

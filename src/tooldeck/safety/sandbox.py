@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.pathnames import is_within
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
@@ -99,6 +100,14 @@ class CommandRunner(Protocol):
     ) -> RunResult: ...
 
 
+class _Start(Protocol):
+    """Runs a full command line with the call's time limit and cancel event (`run_argv`)."""
+
+    def __call__(
+        self, argv: list[str], pass_fds: tuple[int, ...], /, cwd: str | None = None
+    ) -> RunResult: ...
+
+
 def _environment(settings: SandboxSettings) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in PASSED_ENV}
     env.setdefault("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -128,7 +137,15 @@ class _Runner:
         cancel: threading.Event | None = None,
         pass_fds: Sequence[int] = (),
     ) -> RunResult:
-        return self._capped(self.wrap(argv), timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+        def start(full: list[str], fds: tuple[int, ...], cwd: str | None = None) -> RunResult:
+            return self._capped(full, timeout_s=timeout_s, cancel=cancel, pass_fds=fds, cwd=cwd)
+
+        return self._execute(argv, tuple(pass_fds), start)
+
+    def _execute(self, argv: Sequence[str], pass_fds: tuple[int, ...], start: _Start) -> RunResult:
+        """How `run_argv` runs `argv`: `start` runs a full command line under the call's time
+        limit and cancel event. A runner that confines commands overrides this."""
+        return start(self.wrap(argv), pass_fds)
 
     def _capped(
         self,
@@ -179,49 +196,32 @@ class BwrapRunner(_Runner):
         that starts it as an unprivileged uid when tooldeck runs as root)."""
         return self.wrap([self.settings.shell, "-c", command])
 
-    def run_argv(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float | None = None,
-        cancel: threading.Event | None = None,
-        pass_fds: Sequence[int] = (),
-    ) -> RunResult:
+    def _execute(self, argv: Sequence[str], pass_fds: tuple[int, ...], start: _Start) -> RunResult:
         # Protected paths that do not exist yet get read-only placeholders for the command's time.
         placeholders = protected_mounts.claim(
             str(self.workspace), self.settings.protected, self.settings.placeholder_texts
         )
         try:
-            return self._run_sandboxed(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+            with _seccomp_fd() as seccomp:
+                full = self.wrap(argv, seccomp_fd=seccomp)
+                fds = (*pass_fds, seccomp) if seccomp is not None else pass_fds
+                result = self._rootless(full, fds, start) if rootless.needed() else start(full, fds)
         finally:
             protected_mounts.release(placeholders)
-
-    def _run_sandboxed(
-        self,
-        argv: Sequence[str],
-        *,
-        timeout_s: float | None,
-        cancel: threading.Event | None,
-        pass_fds: Sequence[int],
-    ) -> RunResult:
-        with _seccomp_fd() as seccomp:
-            full = self.wrap(argv, seccomp_fd=seccomp)
-            fds = (*pass_fds, seccomp) if seccomp is not None else tuple(pass_fds)
-            if not rootless.needed():
-                result = self._capped(full, timeout_s=timeout_s, cancel=cancel, pass_fds=fds)
-                return self._diagnosed(result)
-
-            def start(launcher_argv: list[str], with_report: tuple[int, ...]) -> RunResult:
-                return self._capped(
-                    launcher_argv, timeout_s=timeout_s, cancel=cancel, pass_fds=with_report, cwd="/"
-                )
-
-            try:
-                uid, workspace = self.settings.uid, str(self.workspace)
-                result = rootless.run(full, uid=uid, workspace=workspace, pass_fds=fds, start=start)
-            except rootless.LaunchFailed as exc:
-                raise SandboxUnavailable(str(exc)) from None
         return self._diagnosed(result)
+
+    def _rootless(self, full: list[str], fds: tuple[int, ...], start: _Start) -> RunResult:
+        """Run the bwrap command line `full` as the unprivileged uid (tooldeck runs as root)."""
+        try:
+            return rootless.run(
+                full,
+                uid=self.settings.uid,
+                workspace=str(self.workspace),
+                pass_fds=fds,
+                start=lambda launcher, with_report: start(launcher, with_report, cwd="/"),
+            )
+        except rootless.LaunchFailed as exc:
+            raise SandboxUnavailable(str(exc)) from None
 
     def _diagnosed(self, result: RunResult) -> RunResult:
         return dataclasses.replace(
@@ -303,13 +303,13 @@ def _home_roots() -> list[str]:
         real = os.path.realpath(candidate)
         if real == "/" or not os.path.isdir(real):
             continue
-        if not any(real == f or real.startswith(f + "/") for f in found):
+        if not _under(real, found):
             found.append(real)
     return found
 
 
 def _under(path: str, folders: Sequence[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+    return any(is_within(path, f) for f in folders)
 
 
 def _masks(hidden: Sequence[Path]) -> list[str]:
