@@ -61,7 +61,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "recorder.py").write_text(RECORDER)
     (root / "tooldeck.yaml").write_text(
         f"home: {tmp_path / 'home'}\n"
-        "sandbox: {workspace: .}\n"
+        "sandbox: {workspace: ., kind: bwrap}\n"
         "tools: [{use: 'mytools:shout'}, {use: 'mytools:forbidden'}]\n"
         "middleware: [{use: 'recorder:Recorder'}]\n"
     )
