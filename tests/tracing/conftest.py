@@ -19,15 +19,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from support.fixtures import home, scripted_server  # noqa: F401
 
 _EXPORTER = InMemorySpanExporter()
+_attached = False
 
 
 @pytest.fixture
 def spans() -> Iterator[InMemorySpanExporter]:
     """The in-memory exporter behind the application's tracer provider, emptied for the test."""
-    if not isinstance(trace.get_tracer_provider(), TracerProvider):
+    global _attached
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
         provider = TracerProvider()
-        provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
         trace.set_tracer_provider(provider)
+    if not _attached:  # a provider set earlier in this process gets our exporter beside its own
+        provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+        _attached = True
     _EXPORTER.clear()
     yield _EXPORTER
     _EXPORTER.clear()

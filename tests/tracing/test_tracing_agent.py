@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
@@ -19,6 +20,7 @@ from tooldeck.agent.loop import AgentLoop, Conversation
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.runner import SessionRunner
 from tooldeck.agent.toolview import ToolView
+from tooldeck.errors import ModelError
 from tooldeck.execution.types import ToolCall, ToolResult
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 from tooldeck.tracing import TracingMiddleware
@@ -125,3 +127,28 @@ def test_a_run_is_an_invoke_agent_span_over_its_chat_and_tool_spans(
     assert str(add["gen_ai.tool.call.id"]).startswith("call")
     assert explode["error.type"] == "tool_error"
     assert tools["execute_tool explode"].status.status_code == StatusCode.ERROR
+
+
+def test_a_failed_model_request_marks_the_chat_and_the_run(
+    scripted_server: ScriptedServer, spans: InMemorySpanExporter, home: Path
+) -> None:
+    scripted_server.add(Turn(status=401, error="bad key"))
+    deck = deck_with(["math"], home=str(home), sandbox={"workspace": str(home)})
+    view = ToolView(lambda: deck.loadout(agent=True))
+    model = make_model(settings_for(scripted_server, "anthropic", max_retries=0))
+    loop = AgentLoop(model, runner=TracedRunner(view), tools=view)
+
+    async def main() -> None:
+        try:
+            await loop.run(Conversation("s-2"), "hello")
+        finally:
+            await model.aclose()
+
+    with pytest.raises(ModelError, match="authentication failed"):
+        asyncio.run(main())
+    finished = spans.get_finished_spans()
+    [agent], [chat] = by_name(finished, "invoke_agent"), by_name(finished, "chat")
+    assert (chat.attributes or {})["gen_ai.provider.name"] == "anthropic"
+    for span in (chat, agent):
+        assert (span.attributes or {})["error.type"] == "ModelError"
+        assert span.status.status_code == StatusCode.ERROR
