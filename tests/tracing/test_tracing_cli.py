@@ -57,3 +57,37 @@ def test_run_exports_its_spans_to_the_endpoint(
         assert chat.attributes["gen_ai.provider.name"] == "openai"
         assert chat.attributes["gen_ai.usage.input_tokens"] > 0
     assert [c.attributes["gen_ai.response.finish_reasons"] for c in chats] == [["tool_calls"], ["stop"]]
+
+
+def test_batch_workers_export_each_items_run(tmp_path: Path) -> None:
+    (tmp_path / "tooldeck.yaml").write_text(f"home: {tmp_path / 'home'}\nsandbox: {{workspace: .}}\n")
+    (tmp_path / "in.jsonl").write_text('{"id": "a", "prompt": "first"}\n{"id": "b", "prompt": "second"}\n')
+    # Every conversation gets the same answer, whichever worker asks.
+    with ScriptedServer(responder=lambda request: Turn("done")) as server, otlp_receiver() as receiver:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "ANTHROPIC_"))}
+        env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "TOOLDECK_HOME": str(tmp_path / "home")})
+        ran = subprocess.run(
+            [
+                TOOLDECK,
+                "batch",
+                "in.jsonl",
+                "--out",
+                "out.jsonl",
+                "--model",
+                "scripted-model",
+                "--base-url",
+                server.openai_url,
+            ],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert ran.returncode == 0, ran.stderr
+    runs = [s for s in receiver.spans if s.name == "invoke_agent tooldeck"]
+    assert len(runs) == 2 and len({s.trace_id for s in runs}) == 2
+    chats = [s for s in receiver.spans if s.name == "chat scripted-model"]
+    assert sorted((c.trace_id, c.parent_span_id) for c in chats) == sorted(
+        (r.trace_id, r.span_id) for r in runs
+    )
