@@ -7,8 +7,14 @@ in `_meta`, so a traced server's spans join the caller's trace.
 Nothing here imports `opentelemetry` until a span is wanted. Tracing is on (`enabled()`) when
 the application has already imported `opentelemetry.trace` (it uses OpenTelemetry, so its
 `TracerProvider` gets the spans), or when an `OTEL_*` variable is set and the package is
-installed; `OTEL_SDK_DISABLED=true` turns it off. The command line exports OTLP/HTTP only when
-`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (`export.py`).
+installed; `OTEL_SDK_DISABLED=true` turns it off. (The `mcp` SDK imports `opentelemetry.trace`
+itself, so with an MCP source or `serve` tracing is on; without a provider the spans record
+nothing.) The command line exports OTLP/HTTP only when `OTEL_EXPORTER_OTLP_ENDPOINT` or
+`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (`export.py`).
+
+The `mcp` SDK itself puts the current context into every request's `_meta` and continues a
+received one in its server: the `execute_tool` span current around an MCP call is what the
+server is given as parent.
 """
 
 from __future__ import annotations
