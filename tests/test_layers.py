@@ -45,6 +45,8 @@ LAYERS: list[tuple[str, ...]] = [
         # Shell analysis and the sandbox runner depend on nothing else in tooldeck: the config
         # checks rule names with it, the assembly probes the sandbox with it.
         "tooldeck.safety",
+        # Spans and trace propagation: used by the MCP client, the agent, serve and the CLI.
+        "tooldeck.tracing",
     ),
     ("tooldeck.registry",),
     ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets", "tooldeck.skills"),

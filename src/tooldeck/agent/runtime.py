@@ -207,6 +207,7 @@ class Agent:
             recorder=self.store,
             events=events,
             max_iterations=max_iterations,
+            name="tooldeck" if delegate else "tooldeck-subagent",
         )
 
     async def _spawn(self, loadouts: Callable[[], Loadout], prompt: str, parent_id: str | None) -> SubOutcome:

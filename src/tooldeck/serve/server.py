@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tooldeck import tracing
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import Approvals
 from tooldeck.deck import Deck
@@ -232,6 +233,12 @@ class DeckServer:
         return mcp_types.ListToolsResult(tools=wire.mcp_tools(view))
 
     async def _call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        with tracing.continued(params.meta):  # the caller's trace, from `_meta.traceparent`
+            return await self._run_call(ctx, params)
+
+    async def _run_call(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         state = self._state(ctx)
