@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     from tooldeck.config_load import load_config, parse_config
     from tooldeck.deck import Deck, Explanation
     from tooldeck.diagnostics import Diagnostic
-    from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, Approver
     from tooldeck.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
+    from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, Approver
     from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
     from tooldeck.session import Session
     from tooldeck.sources.base import Source, SourceListing, ToolSource

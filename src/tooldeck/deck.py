@@ -252,6 +252,10 @@ class Deck:
             return self.loadout(platform, agent=agent, calling=calling)
 
         config = view.config if view is not None else self.config
+        from tooldeck import tracing
+
+        # `execute_tool` spans around everything else, when the application traces.
+        middleware = (tracing.TracingMiddleware(), *self.middleware) if tracing.enabled() else self.middleware
 
         if spill is None and direct and session_id is None:
             spill = self._direct_spill()
@@ -262,7 +266,7 @@ class Deck:
             approver=approver,
             policy=policy,
             events=events,
-            middleware=self.middleware,
+            middleware=middleware,
             services={**_deck_services(config), **(services or {})},
             direct=direct,
             spill=spill,

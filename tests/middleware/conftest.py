@@ -33,7 +33,7 @@ def forbidden() -> str:
     return "ran"
 '''
 
-RECORDER = '''
+RECORDER = """
 import json
 import os
 
@@ -50,7 +50,7 @@ class Recorder:
         if call.name == "forbidden":
             return ToolResult(call_id=call.id, name=call.name, content="short-circuited")
         return await call_next(call)
-'''
+"""
 
 
 @pytest.fixture

@@ -36,7 +36,9 @@ def test_the_python_api_paths(project: Path) -> None:
     with Deck.load(project / "tooldeck.yaml") as deck:
         assert deck.call_sync("shout", {"text": "a"}).content == "A!"
         assert asyncio.run(deck.call("shout", {"text": "b"})).content == "B!"
-        batch = deck.call_batch_sync([ToolCall("x1", "shout", {"text": "c"}), ToolCall("x2", "forbidden", {})])
+        batch = deck.call_batch_sync(
+            [ToolCall("x1", "shout", {"text": "c"}), ToolCall("x2", "forbidden", {})]
+        )
         assert [r.content for r in batch] == ["C!", "short-circuited"]
         with deck.session(session_id="mine") as session:
             assert session.call_sync("shout", '{"text": "d"}', call_id="own").content == "D!"
@@ -60,7 +62,9 @@ def test_execute_code_and_each_of_its_nested_calls(project: Path) -> None:
     assert "N! short-circuited" in result.content, result.content
     names = [(r["name"], str(r["id"])) for r in seen(project)]
     assert names[0] == ("execute_code", "outer")
-    assert [n for n, i in names[1:]] == ["shout", "forbidden"] and all(i.startswith("outer.") for _, i in names[1:])
+    assert [n for n, i in names[1:]] == ["shout", "forbidden"] and all(
+        i.startswith("outer.") for _, i in names[1:]
+    )
     assert not (project / "RAN").exists()
 
 
@@ -68,8 +72,17 @@ def test_execute_code_and_each_of_its_nested_calls(project: Path) -> None:
 def scripted(project: Path) -> Iterator[str]:
     calls = [{"name": "shout", "arguments": {"text": "run"}}, {"name": "forbidden", "arguments": {}}]
     (project / "calls.json").write_text(json.dumps(calls))
-    server = [sys.executable, "-m", "tooldeck.testing.scripted_server", "--calls", "calls.json", "--until-eof"]
-    with subprocess.Popen(server, cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as proc:
+    server = [
+        sys.executable,
+        "-m",
+        "tooldeck.testing.scripted_server",
+        "--calls",
+        "calls.json",
+        "--until-eof",
+    ]
+    with subprocess.Popen(
+        server, cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as proc:
         assert proc.stdout is not None
         try:
             yield proc.stdout.readline().strip()
@@ -99,7 +112,6 @@ def test_the_agent_run_chat_and_batch(project: Path, scripted: str) -> None:
 def test_serve_over_stdio(project: Path) -> None:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
-
     from tests.support.mcp_text import text_of
 
     async def session() -> tuple[str, str]:

@@ -5,69 +5,17 @@ usage the server reported) and the turn's `execute_tool` spans."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode
 
 from support.agent_kit import deck_with, settings_for
-from tooldeck import Tool
-from tooldeck.agent.loop import AgentLoop, Conversation
 from tooldeck.agent.models.factory import make_model
-from tooldeck.agent.runner import SessionRunner
-from tooldeck.agent.toolview import ToolView
 from tooldeck.errors import ModelError
-from tooldeck.execution.types import ToolCall, ToolResult
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
-from tooldeck.tracing import TracingMiddleware
 from tracing.otelkit import by_name
-
-
-@dataclass
-class TracedCall:
-    """A call as the call path's middleware sees it."""
-
-    call: ToolCall
-    tool: Tool | None
-
-    @property
-    def name(self) -> str:
-        return self.call.name
-
-    @property
-    def id(self) -> str:
-        return self.call.id
-
-    @property
-    def arguments(self) -> dict[str, Any]:
-        return {}
-
-
-class TracedRunner:
-    """The session runner with `TracingMiddleware` around each call, as the call path has it."""
-
-    def __init__(self, view: ToolView) -> None:
-        self.view = view
-        self.inner = SessionRunner(view, session_id="traced")
-
-    async def execute(
-        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
-    ) -> list[ToolResult]:
-        state = state if state is not None else {}
-        loadout = self.view.for_state(state)
-
-        async def run_one(traced: TracedCall) -> ToolResult:
-            [result] = await self.inner.execute([traced.call], state=state)
-            return result
-
-        async def one(call: ToolCall) -> ToolResult:
-            return await TracingMiddleware().on_call(TracedCall(call, loadout.get(call.name)), run_one)
-
-        return list(await asyncio.gather(*map(one, calls)))
 
 
 def test_a_run_is_an_invoke_agent_span_over_its_chat_and_tool_spans(
@@ -76,15 +24,15 @@ def test_a_run_is_an_invoke_agent_span_over_its_chat_and_tool_spans(
     scripted_server.add(Turn(calls=[("add", {"a": 2, "b": 3}), ("explode", {"message": "boom"})]))
     scripted_server.add(Turn("five, and the other one failed"))
     deck = deck_with(["math"], home=str(home), sandbox={"workspace": str(home)})
-    view = ToolView(lambda: deck.loadout(agent=True))
-    model = make_model(settings_for(scripted_server, "openai"))
-    loop = AgentLoop(model, runner=TracedRunner(view), tools=view)
+    # The deck's own agent: its sessions put `execute_tool` spans on the call path themselves.
+    agent_run = deck.agent(make_model(settings_for(scripted_server, "openai")), store=False)
+    convo = agent_run.new_conversation()
 
     async def main() -> str:
         try:
-            return (await loop.run(Conversation("s-1"), "add 2 and 3")).text
+            return (await agent_run.run(convo, "add 2 and 3")).text
         finally:
-            await model.aclose()
+            await agent_run.aclose()
 
     assert asyncio.run(main()) == "five, and the other one failed"
     finished = spans.get_finished_spans()
@@ -97,7 +45,7 @@ def test_a_run_is_an_invoke_agent_span_over_its_chat_and_tool_spans(
     assert dict(agent.attributes or {}) == {
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": "tooldeck",
-        "gen_ai.conversation.id": "s-1",
+        "gen_ai.conversation.id": convo.session_id,
         "gen_ai.request.model": "scripted-model",
         "gen_ai.provider.name": "openai",
     }
@@ -134,15 +82,13 @@ def test_a_failed_model_request_marks_the_chat_and_the_run(
 ) -> None:
     scripted_server.add(Turn(status=401, error="bad key"))
     deck = deck_with(["math"], home=str(home), sandbox={"workspace": str(home)})
-    view = ToolView(lambda: deck.loadout(agent=True))
-    model = make_model(settings_for(scripted_server, "anthropic", max_retries=0))
-    loop = AgentLoop(model, runner=TracedRunner(view), tools=view)
+    agent_run = deck.agent(make_model(settings_for(scripted_server, "anthropic", max_retries=0)), store=False)
 
     async def main() -> None:
         try:
-            await loop.run(Conversation("s-2"), "hello")
+            await agent_run.run(agent_run.new_conversation(), "hello")
         finally:
-            await model.aclose()
+            await agent_run.aclose()
 
     with pytest.raises(ModelError, match="authentication failed"):
         asyncio.run(main())

@@ -57,6 +57,10 @@ def test_run_exports_its_spans_to_the_endpoint(
         assert chat.attributes["gen_ai.provider.name"] == "openai"
         assert chat.attributes["gen_ai.usage.input_tokens"] > 0
     assert [c.attributes["gen_ai.response.finish_reasons"] for c in chats] == [["tool_calls"], ["stop"]]
+    # The tool call, on the call path's own chain, under the run.
+    [read] = [s for s in receiver.spans if s.name.startswith("execute_tool ")]
+    assert read.name == "execute_tool read_file" and read.attributes["gen_ai.tool.name"] == "read_file"
+    assert (read.trace_id, read.parent_span_id) == (agent.trace_id, agent.span_id)
 
 
 def test_batch_workers_export_each_items_run(tmp_path: Path) -> None:
