@@ -15,14 +15,19 @@ from pathlib import Path
 import pytest
 
 TOOLS = '''
+import json
+import os
 from pathlib import Path
 
-from tooldeck import tool
+from tooldeck import ToolContext, tool
 
 
 @tool
-def shout(text: str) -> str:
+def shout(text: str, ctx: ToolContext) -> str:
     """Upper-case the text."""
+    with open(os.environ["MW_LOG"] + ".ctx", "a", encoding="utf-8") as log:
+        where = {"workspace": str(ctx.workspace), "home": str(ctx.home), "session": ctx.session_id}
+        log.write(json.dumps(where) + "\\n")
     return text.upper()
 
 
@@ -69,8 +74,13 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def seen(project: Path) -> list[dict[str, object]]:
-    log = Path(os.environ["MW_LOG"])
+def contexts(project: Path) -> list[dict[str, str]]:
+    """What `shout` saw of its ToolContext on each call: workspace, home, session."""
+    return seen(project, ".ctx")  # type: ignore[return-value]
+
+
+def seen(project: Path, suffix: str = "") -> list[dict[str, object]]:
+    log = Path(os.environ["MW_LOG"] + suffix)
     if not log.exists():
         return []
     return [json.loads(line) for line in log.read_text().splitlines()]

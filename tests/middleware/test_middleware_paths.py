@@ -16,7 +16,7 @@ import pytest
 
 from tooldeck import Deck, ToolCall
 
-from .conftest import seen
+from .conftest import contexts, seen
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 
@@ -32,6 +32,12 @@ def shouted(project: Path) -> list[object]:
     return [r["arguments"] for r in seen(project) if r["name"] == "shout"]
 
 
+def same_place(project: Path, count: int) -> None:
+    """Each of `count` shout calls saw the configured workspace and home in its context."""
+    home = str(project.parent / "home")
+    assert [(c["workspace"], c["home"]) for c in contexts(project)] == [(str(project), home)] * count
+
+
 def test_the_python_api_paths(project: Path) -> None:
     with Deck.load(project / "tooldeck.yaml") as deck:
         assert deck.call_sync("shout", {"text": "a"}).content == "A!"
@@ -45,6 +51,7 @@ def test_the_python_api_paths(project: Path) -> None:
     assert shouted(project) == [{"text": t + "!"} for t in "abcd"]
     assert [(r["id"], r["session"]) for r in seen(project)][-1] == ("own", "mine")
     assert not (project / "RAN").exists()
+    same_place(project, 4)
 
 
 def test_tooldeck_call(project: Path) -> None:
@@ -53,6 +60,7 @@ def test_tooldeck_call(project: Path) -> None:
     cut = run(project, "call", "forbidden", "--json")
     assert json.loads(cut.stdout)["content"] == "short-circuited"
     assert shouted(project) == [{"text": "hi!"}] and not (project / "RAN").exists()
+    same_place(project, 1)
 
 
 def test_execute_code_and_each_of_its_nested_calls(project: Path) -> None:
@@ -107,6 +115,12 @@ def test_the_agent_run_chat_and_batch(project: Path, scripted: str) -> None:
     assert [r["name"] for r in seen(project)] == ["shout", "forbidden"] * 3
     assert len({r["session"] for r in seen(project)}) == 3
     assert not (project / "RAN").exists() and not list(project.rglob("RAN"))
+    # run and chat: the configured workspace and home; the batch item: its own, as documented.
+    run_and_chat, [item_ctx] = contexts(project)[:2], contexts(project)[2:]
+    assert [(c["workspace"], c["home"]) for c in run_and_chat] == [
+        (str(project), str(project.parent / "home"))
+    ] * 2
+    assert item_ctx["workspace"] == item["workspace"] and item_ctx["home"] != str(project.parent / "home")
 
 
 def test_serve_over_stdio(project: Path) -> None:
@@ -128,3 +142,4 @@ def test_serve_over_stdio(project: Path) -> None:
     assert shouted(project) == [{"text": "mcp!"}]
     assert [str(r["session"]).startswith("serve") for r in seen(project)] == [True, True]
     assert not (project / "RAN").exists()
+    same_place(project, 1)
