@@ -9,25 +9,23 @@ JSON-schema object or an unknown option is a `ToolDefinitionError` saying what i
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck.availability_types import Availability
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.tool_names import NAME_PATTERN as NAME_PATTERN
+from tooldeck.tool_names import SOURCE_PRIORITY as SOURCE_PRIORITY
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
     from tooldeck.context import ToolContext
 
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 Check = Callable[[], "bool | Availability"]
 Description = "str | Callable[[DescriptionContext], str]"
 SourceKind = Literal["config", "user", "builtin", "mcp", "plugin", "acp"]
-# Lower wins when two kinds of source offer the same name.
-SOURCE_PRIORITY: Mapping[str, int] = {"config": 0, "user": 1, "builtin": 2, "mcp": 3, "plugin": 4, "acp": 5}
 ResourceMode = Literal["read", "write"]
 
 
