@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.errors import SandboxUnavailable as SandboxUnavailable
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
@@ -44,10 +45,6 @@ ENGINE_SOCKETS = (
     "/run/crio/crio.sock",
 )
 HOME_ROOTS = ("/home", "/root")
-
-
-class SandboxUnavailable(Exception):
-    """No sandbox can run here and host shells are not allowed; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
