@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from tooldeck.availability_types import Availability
 from tooldeck.errors import ToolDefinitionError
@@ -254,6 +254,59 @@ TOOL_OPTIONS: frozenset[str] = frozenset(
 )
 
 
+class ToolOptions(TypedDict, total=False):
+    """The options of `@tool(...)` (the fields of `Tool` above, `TOOL_OPTIONS` at run time): a
+    misspelt one is a type error, and at definition a `ToolDefinitionError` naming the closest."""
+
+    toolset: str
+    group: str | None
+    requires_env: Sequence[str]
+    requires_bins: Sequence[str]
+    requires_modules: Sequence[str]
+    check: Callable[[], bool | Availability] | None
+    interactive: bool
+    sequential: bool
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+    requires_approval: bool
+    timeout: float | None
+    max_result_chars: int | None
+    references: Sequence[str]
+    shell: bool
+    needs_vision: bool
+    needs_workspace: bool
+    needs_agent: bool
+    defer: bool | None
+    resource: Resource | None
+    essential: bool
+    loads_deferred: bool
+    calls_tools: bool
+    isolation: Literal["process"] | None
+    approval: Literal["ask", "allow", "deny"] | None
+    require_parameter_descriptions: bool
+    owner: str
+    source: SourceKind
+    meta: Mapping[str, Any]
+
+
+def check_options(where: str, options: Mapping[str, Any]) -> None:
+    """A `ToolDefinitionError` naming each unknown option and the closest known one."""
+    unknown = sorted(set(options) - TOOL_OPTIONS)
+    if not unknown:
+        return
+    import difflib
+
+    problems = []
+    for option in unknown:
+        close = difflib.get_close_matches(option, TOOL_OPTIONS, n=1, cutoff=0.6)
+        problems.append(f"{option!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ToolDefinitionError(
+        f"{where}: unknown option {', '.join(problems)}; known: {', '.join(sorted(TOOL_OPTIONS))}"
+    )
+
+
 _UNSET = object()
 
 
@@ -283,11 +336,7 @@ def make_tool(
     **internal: Any,
 ) -> Tool:
     """Build a Tool, turning unknown options into a clear error (used by every front end)."""
-    unknown = sorted(set(options) - TOOL_OPTIONS)
-    if unknown:
-        raise ToolDefinitionError(
-            f"tool {name!r}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(TOOL_OPTIONS))}"
-        )
+    check_options(f"tool {name!r}", options)
     return Tool(
         name=name,
         description=description,
