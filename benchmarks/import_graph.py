@@ -9,6 +9,9 @@ functions, under `if TYPE_CHECKING:` alike (the parser in tests/test_layers.py f
   * arrows back up: imports that point to a higher layer of `LAYERS` in tests/test_layers.py;
   * circles across files: the strongly connected components of more than one file, each with the
     edges that close it. A package's `__init__` importing its own submodules is listed too.
+
+The same figures follow for the graph of packages (`tooldeck.X`: a top-level module, or a
+subpackage with all it holds), where an import between two files of one package is no edge.
 """
 
 from __future__ import annotations
@@ -100,6 +103,29 @@ def floors(graph: dict[str, set[str]], comps: list[list[str]]) -> dict[str, int]
     return {m: floor_of_comp[comp_of[m]] for m in graph}
 
 
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The graph of `tooldeck.X` packages: an edge where a file of one imports a file of another."""
+
+    def package(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    out: dict[str, set[str]] = {}
+    for src, targets in graph.items():
+        out.setdefault(package(src), set()).update(package(t) for t in targets if package(t) != package(src))
+    return out
+
+
+def package_report(graph: dict[str, set[str]]) -> dict[str, object]:
+    packages = package_graph(graph)
+    comps = components(packages)
+    floor = floors(packages, comps)
+    return {
+        "packages": len(packages),
+        "floors": 1 + max(floor.values(), default=-1),
+        "circles": [comp for comp in comps if len(comp) > 1],
+    }
+
+
 def report(graph: dict[str, set[str]], layers: ModuleType) -> dict[str, object]:
     comps = components(graph)
     floor = floors(graph, comps)
@@ -123,6 +149,7 @@ def report(graph: dict[str, set[str]], layers: ModuleType) -> dict[str, object]:
         "allowed_upward": sorted(layers.ALLOWED_UPWARD),
         "circles": circles,
         "floor_of": floor,
+        "by_package": package_report(graph),
     }
 
 
@@ -141,6 +168,14 @@ def print_report(result: dict[str, object], *, show_floors: bool) -> None:
         print(f"  {len(circle['files'])} files: {', '.join(circle['files'])}")
         for src, dst in circle["edges"]:
             print(f"    {src} -> {dst}")
+    by_package = result["by_package"]
+    assert isinstance(by_package, dict)
+    print(
+        f"packages {by_package['packages']}, floors {by_package['floors']}, "
+        f"circles across packages: {len(by_package['circles'])}"
+    )
+    for circle in by_package["circles"]:
+        print(f"  {', '.join(circle)}")
     if show_floors:
         floor_of = result["floor_of"]
         assert isinstance(floor_of, dict)
