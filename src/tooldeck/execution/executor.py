@@ -20,7 +20,7 @@ import inspect
 import threading
 import time
 import traceback
-from collections.abc import Callable, Collection, Coroutine, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -200,9 +200,9 @@ class Executor:
         self.middleware = tuple(middleware)
         self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
         steps: list[Middleware] = [
-            _Step(self._validate),
-            _Step(self._gated),
-            _Step(self._framed),
+            _Step(self._validating),
+            _Step(self._gating),
+            _Step(self._framing),
             self.truncate,
         ]
         self._chain: CallNext = chain([*self.middleware, *steps], self._run)
@@ -377,7 +377,7 @@ class Executor:
         except CallRejected as rejected:
             return self._failed(call.id, rejected.error, started)
         return ToolCallRequest(
-            call.id, tool.name, arguments, tool, self.session_id, None, batch, started, note
+            call.id, tool.name, arguments, tool, self.session_id, None, batch, started, note, call
         )
 
     async def _through(self, request: ToolCallRequest) -> ToolResult:
@@ -425,35 +425,53 @@ class Executor:
 
     # -- the links of the chain ------------------------------------------------------------
 
-    async def _validate(self, request: ToolCallRequest, call_next: CallNext) -> ToolResult:
-        if request.validated is None:
-            call = ToolCall(request.id, request.name, request.arguments)
-            try:
-                request.validated = validate(call, request.tool, request.arguments, request.note)
-            except CallRejected as rejected:
-                return self._refused(request.id, rejected.error)
-            if self.events is not None:
-                self._emit(
-                    "validated", request.id, request.name, data={"arguments": request.validated.arguments}
+    # Each link is made once, around the next one (one coroutine frame per link and call).
+
+    def _validating(self, call_next: CallNext) -> CallNext:
+        emit = self._emit if self.events is not None else None
+
+        async def validated(request: ToolCallRequest) -> ToolResult:
+            if request.validated is None:
+                call = ToolCall(request.id, request.name, request.arguments)
+                try:
+                    request.validated = validate(call, request.tool, request.arguments, request.note)
+                except CallRejected as rejected:
+                    return self._refused(request.id, rejected.error)
+                if emit is not None:
+                    emit(
+                        "validated", request.id, request.name, data={"arguments": request.validated.arguments}
+                    )
+            return await call_next(request)
+
+        return validated
+
+    def _gating(self, call_next: CallNext) -> CallNext:
+        quick = self.gate.quick
+
+        async def gated(request: ToolCallRequest) -> ToolResult:
+            vc = request.validated
+            assert vc is not None  # the validation link ran
+            verdict = quick(vc)
+            if verdict is not True:
+                refusal = (
+                    verdict if isinstance(verdict, ErrorEnvelope) else await self._decide(vc, request.batch)
                 )
-        return await call_next(request)
+                if refusal is not None:
+                    return self._refused(request.id, refusal)
+            return await call_next(request)
 
-    async def _gated(self, request: ToolCallRequest, call_next: CallNext) -> ToolResult:
-        vc = request.validated
-        assert vc is not None  # the validation link ran
-        quick = self.gate.quick(vc)
-        if quick is not True:
-            refusal = quick if isinstance(quick, ErrorEnvelope) else await self._decide(vc, request.batch)
-            if refusal is not None:
-                return self._refused(request.id, refusal)
-        return await call_next(request)
+        return gated
 
-    async def _framed(self, request: ToolCallRequest, call_next: CallNext) -> ToolResult:
+    def _framing(self, call_next: CallNext) -> CallNext:
         """Output of tools that bring in outside text (web, MCP) framed as untrusted data."""
-        result = await call_next(request)
-        if result.error is None and is_untrusted(request.tool):
-            return result.replace(content=frame_untrusted(request.name, result.content))
-        return result
+
+        async def framed(request: ToolCallRequest) -> ToolResult:
+            result = await call_next(request)
+            if result.error is None and is_untrusted(request.tool):
+                return result.replace(content=frame_untrusted(request.name, result.content))
+            return result
+
+        return framed
 
     async def _run(self, request: ToolCallRequest) -> ToolResult:
         """The last link: run the handler under its deadline and shape its value into text."""
@@ -713,14 +731,16 @@ _TRACE = "tooldeck.traceback"
 
 
 class _Step:
-    """One of the executor's own links, as a middleware of the chain."""
+    """One of the executor's own links, as a middleware of the chain: `bind` makes it around
+    the next link once (see `middleware.chain`)."""
 
-    __slots__ = ("on_call",)
+    __slots__ = ("bind",)
 
-    def __init__(
-        self, on_call: Callable[[ToolCallRequest, CallNext], Coroutine[Any, Any, ToolResult]]
-    ) -> None:
-        self.on_call = on_call
+    def __init__(self, bind: Callable[[CallNext], CallNext]) -> None:
+        self.bind = bind
+
+    async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
+        return await self.bind(call_next)(call)
 
 
 def _timeout_envelope(tool: Tool, plan: _Plan) -> ErrorEnvelope:

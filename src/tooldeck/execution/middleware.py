@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from tooldeck.execution.types import ToolResult, ValidatedCall
+from tooldeck.execution.types import ToolCall, ToolResult, ValidatedCall
 from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
@@ -59,19 +59,24 @@ class ToolCallRequest:
     started: float = field(default=0.0, repr=False, compare=False)
     # Set when the model's name was normalised to the tool's exact one (the result says so).
     note: str | None = field(default=None, repr=False, compare=False)
+    # The call as the model made it (None once the arguments were replaced).
+    raw: ToolCall | None = field(default=None, repr=False, compare=False)
 
     def replace(self, *, arguments: dict[str, Any]) -> ToolCallRequest:
         """The same call with other arguments (validated and judged again further in)."""
         if not isinstance(arguments, dict):
             raise TypeError(f"arguments must be a dict, got {type(arguments).__name__}")
-        return dataclasses.replace(self, arguments=arguments, validated=None)
+        return dataclasses.replace(self, arguments=arguments, validated=None, raw=None)
 
 
 def chain(links: Sequence[Middleware], last: CallNext) -> CallNext:
-    """`links` around `last`, the first outermost; built once, then called per call."""
+    """`links` around `last`, the first outermost; built once, then called per call. A link
+    with a `bind(call_next)` method makes its own handler around the next one (one coroutine
+    frame a call instead of two); any other goes through its `on_call`."""
     handler = last
     for link in reversed(links):
-        handler = _bound(link, handler)
+        bind = getattr(link, "bind", None)
+        handler = bind(handler) if callable(bind) else _bound(link, handler)
     return handler
 
 
@@ -125,11 +130,19 @@ class TruncateResults:
         self.tail_share = tail_share
 
     async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
-        result = await call_next(call)
-        limit = call.tool.max_result_chars or self.default_limit
-        if result.error is not None or len(result.content) <= limit:
-            return result
-        return self.cut(result, limit)
+        return await self.bind(call_next)(call)
+
+    def bind(self, call_next: CallNext) -> CallNext:
+        default, cut = self.default_limit, self.cut
+
+        async def truncated(call: ToolCallRequest) -> ToolResult:
+            result = await call_next(call)
+            limit = call.tool.max_result_chars or default
+            if result.error is not None or len(result.content) <= limit:
+                return result
+            return cut(result, limit)
+
+        return truncated
 
     def cut(self, result: ToolResult, limit: int) -> ToolResult:
         text = result.content
