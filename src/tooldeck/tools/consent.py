@@ -17,14 +17,18 @@ from tooldeck.workspace import Workspace
 RULE = "protected-path"
 
 
-def require_consent(context: ToolContext | None, ws: Workspace, parts: Sequence[str], *, action: str) -> None:
-    """Return when `parts` is not protected or the change was approved; raise `denied` otherwise."""
-    why = ws.protected(parts)
+def require_consent(
+    context: ToolContext | None, ws: Workspace, parts: Sequence[str], *, action: str
+) -> tuple[str, ...]:
+    """Return when `parts` is not protected (no paths) or the change was approved (the resolved
+    path approved, for `Workspace.guard`); raise `denied` otherwise."""
+    real = ws.resolve(parts)
+    why = ws.plane.protects(real) if ws.plane is not None else None
     if why is None:
-        return
+        return ()
     name = ws.display(parts)
     if _approved(context, name, why, action):
-        return
+        return (real,)
     raise ToolError(
         f"denied: {name!r} is protected ({why}); {action} it needs the user's approval, which was not given. "
         "Leave it as it is, or ask the user to make this change",
