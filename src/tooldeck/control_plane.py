@@ -333,6 +333,7 @@ def _host_protections(root: str) -> list[Protection]:
     for prefix in dict.fromkeys((os.path.realpath(sys.prefix), os.path.realpath(sys.exec_prefix))):
         if prefix.startswith(root.rstrip("/") + "/"):
             out.append(Protection(prefix[len(root) :].strip("/"), "the Python environment running tooldeck"))
+    out += _user_site_protections(root)
     git = os.path.join(root, ".git")
     if os.path.isfile(git) and not os.path.islink(git):
         out.append(Protection(".git", "git's pointer to the repository"))
@@ -343,6 +344,23 @@ def _host_protections(root: str) -> list[Protection]:
         if real.startswith(root.rstrip("/") + "/"):
             out.append(Protection(real[len(root) :].strip("/"), why, folder=hooks))
     return out
+
+
+def _user_site_protections(root: str) -> list[Protection]:
+    """The user's site-packages (`~/.local/lib/pythonX.Y/site-packages`, or under
+    PYTHONUSERBASE) when it lies in the workspace (tooldeck run in `~`): every Python the user
+    starts on the host runs the `.pth` files and `usercustomize` found there."""
+    base = os.environ.get("PYTHONUSERBASE") or os.path.join(os.path.expanduser("~"), ".local")
+    real = os.path.realpath(base)
+    if not real.startswith(root.rstrip("/") + "/"):
+        return []
+    rel = real[len(root) :].strip("/")
+    why = "the user's site-packages (Python runs its .pth files and usercustomize at every start)"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return [
+        Protection(f"{rel}/lib/{version}/site-packages", why, folder=True),
+        Protection(f"{rel}/lib/python*/site-packages", why, placeholder=False),
+    ]
 
 
 def _git_config_paths(config: str) -> list[tuple[str, str]]:
