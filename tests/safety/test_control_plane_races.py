@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tooldeck import Deck
 from tooldeck.config_load import load_config
+from tooldeck.execution.policy import ApprovalAnswer, CallbackApprover
 
 CONFIG = (
     "sandbox: {kind: bwrap}\nhome: .tooldeck\nplatform_toolsets: {cli: [file, terminal, code_execution]}\n"
@@ -82,3 +83,24 @@ def test_nested_calls_racing_a_link_swap_never_write_a_hook(tmp_path: Path) -> N
     out = deck.call_sync("execute_code", {"code": code, "timeout": 300}).content
     assert "outcomes" in out and "'ok'" in out, out
     assert hooks(root) == []
+
+
+def test_an_always_grant_follows_what_a_link_reached_not_its_name(tmp_path: Path) -> None:
+    # The user's own link `alias -> .mcp.json`, granted 'always'; a command then points the
+    # link at .git/config. The grant is for .mcp.json: the write through `alias` is asked anew.
+    root = tmp_path / "p"
+    deck = make_project(root)
+    (root / ".mcp.json").write_text("{}\n")
+    (root / "alias").symlink_to(".mcp.json")
+    always = CallbackApprover(lambda request: ApprovalAnswer(True, "always"))
+    assert deck.call_sync("write_file", {"path": "alias", "content": "[]\n"}, approver=always).error is None
+    assert (root / ".mcp.json").read_text() == "[]\n"
+    config = (root / ".git" / "config").read_text()
+    out = deck.call_sync("terminal", {"command": "ln -sfn .git/config alias && echo moved"}).content
+    assert "moved" in out, out
+    fresh = Deck(load_config(root / "tooldeck.yaml"))
+    done = fresh.call_sync("write_file", {"path": "alias", "content": "[core]\n\tfsmonitor = sh\n"})
+    assert json.loads(done.content)["error"]["type"] == "denied"
+    assert (root / ".git" / "config").read_text() == config
+    # The grant still holds for the path it was given for.
+    assert fresh.call_sync("write_file", {"path": ".mcp.json", "content": "{}\n"}).error is None
