@@ -1,6 +1,6 @@
 """Resource limits of a sandboxed command, and how to tell that a command ran into one.
 
-The private in-memory folders (/tmp, the emptied homes) get a size (`sized_tmpfs`). The other
+The private in-memory folders (/tmp, /dev/shm, the emptied homes) get a size (`sized_tmpfs`). The other
 limits are rlimits set by bash's `ulimit` inside the sandbox, after bubblewrap has made its
 user namespace: since Linux 5.14 the kernel counts RLIMIT_NPROC per user namespace, so the
 process budget is the call's own (concurrent calls do not share it, and the host user's other

@@ -233,7 +233,22 @@ class BwrapRunner(_Runner):
         `seccomp.py` from that descriptor."""
         s = self.settings
         workspace = str(self.workspace)
-        out = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        # bwrap's /dev is an in-memory folder as big as half the host's memory, writable by the
+        # command: it is made read-only (its device nodes still work), and /dev/shm, where shared
+        # memory lives, becomes a private folder sized like /tmp.
+        out = [
+            self.bwrap,
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/dev/shm",
+            "--remount-ro",
+            "/dev",
+        ]
+        out += ["--proc", "/proc", "--tmpfs", "/tmp"]
         masked = ["/tmp", *_home_roots()]
         if not s.network and os.path.isdir("/run") and not os.path.islink("/run"):
             masked.append("/run")  # offline, local daemons' sockets are out of reach too
