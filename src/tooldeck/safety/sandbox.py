@@ -32,7 +32,13 @@ from typing import Protocol
 
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
-from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
+from tooldeck.safety.limits import (
+    SandboxLimits,
+    diagnose,
+    no_nested_user_namespaces,
+    sized_tmpfs,
+    with_limits,
+)
 from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -269,6 +275,7 @@ class BwrapRunner(_Runner):
             "--chdir",
             workspace,
             "--unshare-all",
+            *no_nested_user_namespaces(self.bwrap),
             *(["--share-net"] if s.network else []),
             "--die-with-parent",
             "--new-session",
