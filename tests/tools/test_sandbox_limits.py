@@ -325,3 +325,15 @@ def test_no_set_id_file_can_be_made_in_the_workspace(tmp_path: Path, tool: str, 
     # Other modes still change: the sticky bit, private files, ordinary executables.
     assert (ws / "d").stat().st_mode & 0o7777 == 0o1777
     assert (ws / "p").stat().st_mode & 0o777 == 0o600 and (ws / "t1").stat().st_mode & 0o777 == 0o755
+
+
+def test_system_v_shared_memory_is_refused_so_memory_stays_bounded(tmp_path: Path) -> None:
+    # shmget segments are charged to no process: they would hold memory past memory_mb.
+    program = (
+        "import ctypes, ctypes.util, os\n"
+        "libc = ctypes.CDLL(ctypes.util.find_library('c'), use_errno=True)\n"
+        "made = libc.shmget(0, ctypes.c_size_t(64 << 20), 0o1600)\n"
+        "print('shmget', made, os.strerror(ctypes.get_errno()))\n"
+    )
+    result = call(make_deck(tmp_path), "execute_code", program)
+    assert "shmget -1 Function not implemented" in result.content, result.content
