@@ -167,7 +167,7 @@ class SandboxLimitsConfig(_Section):
     cpu_s: Annotated[int, Ge(1)] = 600
     # Open file descriptors of each process.
     open_files: Annotated[int, Ge(16)] = 1024
-    # Size of each private in-memory folder (/tmp, the emptied home folders), in MiB: what is
+    # Size of each private in-memory folder (/tmp, /dev/shm, the emptied home folders), in MiB: what is
     # written there takes the host's memory.
     tmp_mb: Annotated[int, Ge(1)] = 1024
 

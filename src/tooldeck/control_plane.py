@@ -282,18 +282,23 @@ def _holds(rel: str, pattern: str) -> bool:
 
 
 def _module_protections(config: Config, root: str) -> list[Protection]:
-    """The files a config's `use:` (tools, middleware) and `discover:` entries import from folders on the import
-    path that lie in the workspace: the top-level package or module, shadowing siblings, caches."""
+    """The files a config's `use:` (tools, middleware) and `discover:` entries import from
+    folders on the import path that lie in the workspace: the top-level package or module,
+    shadowing siblings, caches, and the same for the workspace modules their sources import."""
     uses = [entry.use for entry in config.tools] + [entry.use for entry in config.middleware]
     tops = {use.split(":", 1)[0].split(".")[0] for use in uses}
     tops |= {name.split(".")[0] for name in config.discover}
     folders = [config.base_dir] if config.base_dir else []
     folders += [p or os.getcwd() for p in sys.path]
+    inside = [
+        folder
+        for folder in dict.fromkeys(os.path.realpath(f) for f in folders)
+        if relative_to(folder, root) is not None
+    ]
+    tops = _imported_closure(tops, inside)
     out: list[Protection] = []
-    for folder in dict.fromkeys(os.path.realpath(f) for f in folders):
-        prefix = relative_to(folder, root)
-        if prefix is None:
-            continue
+    for folder in inside:
+        prefix = relative_to(folder, root) or ""
         for top in sorted(tops):
             if not (
                 os.path.exists(os.path.join(folder, top))
@@ -315,6 +320,58 @@ def _module_protections(config: Config, root: str) -> list[Protection]:
     return out
 
 
+_MAX_SOURCES = 500
+_MAX_SOURCE_BYTES = 1 << 20
+
+
+def _imported_closure(tops: set[str], folders: Sequence[str]) -> set[str]:
+    """`tops` and the top-level names their sources in `folders` import, again and again: a
+    module the config's module imports from the workspace runs at the next start as well."""
+    seen: set[str] = set()
+    queue, budget = sorted(tops), _MAX_SOURCES
+    while queue and budget > 0:
+        top = queue.pop()
+        if top in seen:
+            continue
+        seen.add(top)
+        for folder in folders:
+            for source in _sources(folder, top, budget):
+                budget -= 1
+                queue += sorted(_imported_names(source) - seen)
+    return seen | set(queue)
+
+
+def _sources(folder: str, top: str, budget: int) -> list[str]:
+    """The Python files of module or package `top` in `folder` (at most `budget`)."""
+    found = [os.path.join(folder, f"{top}.py")] if os.path.isfile(os.path.join(folder, f"{top}.py")) else []
+    package = os.path.join(folder, top)
+    if os.path.isdir(package) and not os.path.islink(package):
+        for where, dirs, files in os.walk(package):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            found += [os.path.join(where, f) for f in sorted(files) if f.endswith(".py")]
+            if len(found) >= budget:
+                break
+    return found[:budget]
+
+
+def _imported_names(source: str) -> set[str]:
+    """The top-level names a Python file imports absolutely (none when it cannot be read)."""
+    import ast
+
+    try:
+        with open(source, "rb") as fh:
+            tree = ast.parse(fh.read(_MAX_SOURCE_BYTES))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
 def _host_protections(root: str) -> list[Protection]:
     """What runs on the host from inside this workspace beyond the defaults: the Python running
     tooldeck (a virtual environment in the workspace: its scripts, site-packages, .pth files),
@@ -324,6 +381,7 @@ def _host_protections(root: str) -> list[Protection]:
     for prefix in dict.fromkeys((os.path.realpath(sys.prefix), os.path.realpath(sys.exec_prefix))):
         if rel := relative_to(prefix, root):
             out.append(Protection(rel, "the Python environment running tooldeck"))
+    out += _user_site_protections(root)
     git = os.path.join(root, ".git")
     if os.path.isfile(git) and not os.path.islink(git):
         out.append(Protection(".git", "git's pointer to the repository"))
@@ -334,6 +392,22 @@ def _host_protections(root: str) -> list[Protection]:
         if rel := relative_to(real, root):
             out.append(Protection(rel, why, folder=hooks))
     return out
+
+
+def _user_site_protections(root: str) -> list[Protection]:
+    """The user's site-packages (`~/.local/lib/pythonX.Y/site-packages`, or under
+    PYTHONUSERBASE) when it lies in the workspace (tooldeck run in `~`): every Python the user
+    starts on the host runs the `.pth` files and `usercustomize` found there."""
+    base = os.environ.get("PYTHONUSERBASE") or os.path.join(os.path.expanduser("~"), ".local")
+    rel = relative_to(os.path.realpath(base), root)
+    if not rel:
+        return []
+    why = "the user's site-packages (Python runs its .pth files and usercustomize at every start)"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return [
+        Protection(f"{rel}/lib/{version}/site-packages", why, folder=True),
+        Protection(f"{rel}/lib/python*/site-packages", why, placeholder=False),
+    ]
 
 
 def _git_config_paths(config: str) -> list[tuple[str, str]]:

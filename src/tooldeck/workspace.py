@@ -19,7 +19,7 @@ import errno
 import os
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -116,6 +116,28 @@ class Workspace:
         if self.plane is None:
             return None
         return self.plane.protects(self.resolve(parts))
+
+    def guard(self, parts: Sequence[str], approved: Iterable[str] = ()) -> Callable[[str], None] | None:
+        """What the file layer calls with the host path it is about to change for `parts`: it
+        refuses a protected one unless it is one of the `approved` (resolved) paths. The check
+        before the call resolved the path once; a symlink or folder swapped since (by a command
+        running meanwhile) would otherwise lead the change into a protected path unasked."""
+        plane = self.plane
+        if plane is None:
+            return None
+        allowed = frozenset(approved)
+        name = self.display(parts)
+
+        def check(real: str) -> None:
+            why = plane.protects(real)
+            if why is not None and real not in allowed:
+                raise ToolError(
+                    f"denied: {name!r} now leads to a protected path ({why}; a symlink or folder on "
+                    "the way changed after the path was checked); nothing was changed there. Leave it as it is, or ask the user to make this change",
+                    type="denied",
+                )
+
+        return check
 
     def hides_relative(self, rel: str) -> bool:
         """Whether a path relative to the root, without symlinks in it, is hidden."""

@@ -11,14 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tooldeck import Deck
 from tooldeck.config_load import parse_config
-from tooldeck.sources.mcp import McpSource
+from tooldeck.sources.mcp import McpSource, stdio
+from tooldeck.sources.mcp.supervisor import Breaker
 
 from ..cli.clirun import tooldeck
-from .mcpkit import tiny
+from .mcpkit import process_alive, tiny, wait_for
 
 NEVER = 600  # a connect timeout no test may wait for
 
@@ -133,3 +135,23 @@ def test_a_strict_config_naming_a_connecting_servers_toolset_is_no_error(tmp_pat
     out = tooldeck("call", "read_file", "--args", '{"path": "notes.txt"}', "--config", str(config))
     assert out.returncode == 0, out.stderr
     assert "the built-in read this" in out.stdout
+
+
+def test_closing_the_deck_does_not_wait_for_a_server_that_never_answered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A server that never answered has no session to end: it gets no grace to leave by itself
+    # after its stdin closes, and the failed attempt's backoff is not waited out either. Both
+    # made 600 s here: were either waited for, the deck's close would give up on its own budget
+    # (a handful of seconds) with the server not yet closed.
+    monkeypatch.setattr(stdio, "EXIT_GRACE_S", float(NEVER))
+    monkeypatch.setattr(Breaker, "delay", lambda self, failures: float(NEVER))
+    pid_file = tmp_path / "hung.pid"
+    hung_server = tiny("--hang", "--linger", "--pid-file", str(pid_file), connect_timeout=NEVER)
+    deck = Deck(parse_config(config_data(tmp_path, {"hung": hung_server}), base_dir=str(tmp_path)))
+    hung = source(deck, "hung")
+    assert deck.call_sync("read_file", {"path": "notes.txt"}).ok
+    pid = int(wait_for(lambda: pid_file.exists() and pid_file.read_text(), what="the hung server started"))
+    deck.close()
+    assert hung.supervisor.state == "closed"
+    assert not process_alive(pid)

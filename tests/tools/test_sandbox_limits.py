@@ -181,6 +181,58 @@ def test_filling_the_private_tmp_stops_at_its_size(tmp_path: Path, tool: str, pr
     stopped_by(make_deck(tmp_path, tmp_mb=2), tool, program, "sandbox.limits.tmp_mb = 2 MiB")
 
 
+@pytest.mark.parametrize(
+    ("tool", "program"),
+    [
+        ("terminal", "for i in 1 2 3 4; do head -c 900000 /dev/zero > /dev/shm/fill$i || exit 1; done"),
+        ("execute_code", "for i in range(4):\n    open(f'/dev/shm/fill{i}', 'wb').write(bytes(900_000))"),
+    ],
+)
+def test_filling_dev_shm_stops_at_the_tmp_size(tmp_path: Path, tool: str, program: str) -> None:
+    # bwrap's /dev is an in-memory folder of half the host's memory: files under the file size
+    # limit, many of them, would fill the host's memory through /dev/shm.
+    deck = make_deck(tmp_path, tmp_mb=2)
+    result = call(deck, tool, program)
+    assert result.error is not None, result.content
+    assert "sandbox.limits.tmp_mb = 2 MiB" in result.error.message
+    assert_next_call_works(deck, tool)
+
+
+def test_dev_is_read_only_and_its_devices_and_shared_memory_work(tmp_path: Path) -> None:
+    program = (
+        "echo x > /dev/made; echo out > /dev/null && echo null-ok; "
+        "python3 -c 'from multiprocessing import shared_memory as s; m = s.SharedMemory(create=True, size=64); "
+        'm.buf[0] = 7; o = s.SharedMemory(m.name); print("shm", o.buf[0]); o.close(); m.close(); m.unlink()\''
+    )
+    result = call(make_deck(tmp_path), "terminal", program)
+    assert "/dev/made: Read-only file system" in result.content, result.content
+    assert "null-ok" in result.content and "shm 7" in result.content
+
+
+UNSIZED_TMPFS_SH = "unshare -rm sh -c 'mount -t tmpfs none /mnt && echo mounted'; unshare -r id -u; echo done"
+UNSIZED_TMPFS_PY = """
+import subprocess
+for argv in (['unshare', '-rm', 'sh', '-c', 'mount -t tmpfs none /mnt && echo mounted'], ['unshare', '-r', 'id', '-u']):
+    done = subprocess.run(argv, capture_output=True, text=True)
+    print(done.stdout + done.stderr)
+print('done')
+"""
+
+
+@pytest.mark.parametrize(
+    ("tool", "program"), [("terminal", UNSIZED_TMPFS_SH), ("execute_code", UNSIZED_TMPFS_PY)]
+)
+def test_no_user_namespace_of_its_own_to_mount_an_unsized_tmpfs_in(
+    tmp_path: Path, tool: str, program: str
+) -> None:
+    # As root of a user namespace of its own, a command could mount an in-memory folder of no
+    # set size and fill the host's memory past tmp_mb, one file under file_size_mb at a time.
+    result = call(make_deck(tmp_path), tool, program)
+    assert "done" in result.content, result.content
+    assert "mounted" not in result.content and "unshare failed" in result.content
+    assert "\n0\n" not in f"\n{result.content}"  # never root, even in a namespace of its own
+
+
 def test_the_limits_are_the_configured_ones_inside(tmp_path: Path) -> None:
     deck = make_deck(tmp_path, processes=40, memory_mb=700, file_size_mb=3, cpu_s=9, open_files=99)
     result = call(deck, "terminal", "ulimit -u; ulimit -v; ulimit -f; ulimit -t; ulimit -n; ulimit -H -t")
@@ -273,3 +325,15 @@ def test_no_set_id_file_can_be_made_in_the_workspace(tmp_path: Path, tool: str, 
     # Other modes still change: the sticky bit, private files, ordinary executables.
     assert (ws / "d").stat().st_mode & 0o7777 == 0o1777
     assert (ws / "p").stat().st_mode & 0o777 == 0o600 and (ws / "t1").stat().st_mode & 0o777 == 0o755
+
+
+def test_system_v_shared_memory_is_refused_so_memory_stays_bounded(tmp_path: Path) -> None:
+    # shmget segments are charged to no process: they would hold memory past memory_mb.
+    program = (
+        "import ctypes, ctypes.util, os\n"
+        "libc = ctypes.CDLL(ctypes.util.find_library('c'), use_errno=True)\n"
+        "made = libc.shmget(0, ctypes.c_size_t(64 << 20), 0o1600)\n"
+        "print('shmget', made, os.strerror(ctypes.get_errno()))\n"
+    )
+    result = call(make_deck(tmp_path), "execute_code", program)
+    assert "shmget -1 Function not implemented" in result.content, result.content

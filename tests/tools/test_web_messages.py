@@ -76,6 +76,34 @@ def test_credentials_are_hidden_even_in_urls_refused_for_another_reason() -> Non
     )
 
 
+def test_credentials_are_hidden_however_the_authority_is_spelt() -> None:
+    # Browsers read any run of slashes and backslashes after the scheme as the authority's start,
+    # so these send bob:s3cret; a backslash inside the authority may end it or not.
+    with WebSite() as site:
+        host = site.url.removeprefix("http://")
+        urls = [
+            f"http:/\\bob:s3cret@{host}/plain",
+            f"http:///bob:s3cret@{host}/plain",
+            f"http:\\\\bob:s3cret@{host}/plain",
+            f"http://{host}\\@bob:s3cret@{host}/plain",
+            f"\x01http://bob:s3cret@{host}/plain",
+        ]
+        _, message = extract(*urls, allow_private_networks=True)
+    assert "s3cret" not in message and "bob" not in message, message
+    assert len(message.splitlines()) == len(urls)
+    assert all("(invalid_url) the URL carries credentials" in line for line in message.splitlines())
+    assert site.requests == []
+
+
+def test_credentials_in_very_long_urls_are_hidden_too() -> None:
+    # The scan is linear: a backtracking pattern over a long URL from the model would stall the call.
+    from tooldeck.tools.web.userinfo import shown_url
+
+    long = "a" * 2_000_000
+    assert shown_url(long) == long and shown_url(long + ":x@h/") == "***@h/"
+    assert shown_url("http://" + "a:" * 1_000_000 + "@h/") == "http://***@h/"
+
+
 def test_a_redirect_to_a_url_with_credentials_is_refused_without_repeating_them() -> None:
     with WebSite() as near, WebSite() as far:
         near.other = far.url.replace("http://", "http://bob:s3cret@")

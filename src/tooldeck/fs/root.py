@@ -34,7 +34,7 @@ from tooldeck.fs import kernel
 from tooldeck.fs.walker import Refused, Walker
 from tooldeck.pathnames import relative_to
 
-__all__ = ["ConfinedRoot", "Entry", "Refused", "default_file_mode"]
+__all__ = ["ConfinedRoot", "Entry", "Guard", "Refused", "default_file_mode"]
 
 # Outcomes of the fast path that the component walk must redo: an escape or a link the kernel
 # refused (it may be an absolute link pointing back inside), or a rename racing the lookup.
@@ -42,6 +42,9 @@ _REDO = frozenset({errno.EXDEV, errno.ELOOP, errno.EAGAIN, errno.ENOSYS})
 EntryKind = Literal["file", "dir", "link", "other"]
 # Whether a resolved path (with the file's (st_dev, st_ino) when known) must stay out of sight.
 Veil = Callable[[str, "tuple[int, int] | None"], bool]
+# Called with the host path an operation is about to change, in the folder it holds open (so no
+# rename or symlink swap after the call can redirect the change); raises to refuse it.
+Guard = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,14 +231,22 @@ class ConfinedRoot:
     # -- writing ---------------------------------------------------------------------------
 
     def write_atomic(
-        self, parts: Sequence[str], data: bytes, *, mode: int | None = None, exclusive: bool = False
+        self,
+        parts: Sequence[str],
+        data: bytes,
+        *,
+        mode: int | None = None,
+        exclusive: bool = False,
+        guard: Guard | None = None,
     ) -> bool:
         """Replace (or create, with its folders) the file `parts` with `data` in one rename.
 
         Permissions: `mode`, else the replaced file's, else 0666 less the umask of the moment. `exclusive`
-        refuses to replace an existing file (FileExistsError). True when a file was replaced.
+        refuses to replace an existing file (FileExistsError). `guard` sees the path written. True
+        when a file was replaced.
         """
         with self.parent(parts, create=True) as (folder, name):
+            _guarded(guard, folder, name)
             try:
                 old: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except FileNotFoundError:
@@ -256,7 +267,7 @@ class ConfinedRoot:
                     os.unlink(temp, dir_fd=folder)
             return old is not None
 
-    def unlink(self, parts: Sequence[str]) -> None:
+    def unlink(self, parts: Sequence[str], *, guard: Guard | None = None) -> None:
         """Remove the file (or symlink: it is removed itself, not its target) `parts` names."""
         walker = Walker(self)
         try:
@@ -264,19 +275,23 @@ class ConfinedRoot:
             if name is None:
                 raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(parts))
             self._check_entry(walker.top, name, parts)
+            _guarded(guard, walker.top, name)
             os.unlink(name, dir_fd=walker.top)
         finally:
             walker.close()
 
-    def rename(self, src: Sequence[str], dst: Sequence[str]) -> None:
-        """Move file `src` to `dst` (folders made as needed); never replaces an existing `dst`."""
+    def rename(self, src: Sequence[str], dst: Sequence[str], *, guard: Guard | None = None) -> None:
+        """Move file `src` to `dst` (folders made as needed); never replaces an existing `dst`.
+        `guard` sees both paths."""
         source = Walker(self)
         try:
             name = source.walk(src, keep_last=True)
             if name is None:
                 raise IsADirectoryError(errno.EISDIR, "a folder, not a file", "/".join(src))
             self._check_entry(source.top, name, src)
+            _guarded(guard, source.top, name)
             with self.parent(dst, create=True) as (folder, new_name):
+                _guarded(guard, folder, new_name)
                 _link_new(source.top, name, new_name, dst_folder=folder, move=True)
         finally:
             source.close()
@@ -303,6 +318,11 @@ def scan(folder_fd: int) -> list[Entry]:
 def _fd_path(fd: int) -> str:
     """The path the kernel has for an open descriptor."""
     return os.readlink(f"/proc/self/fd/{fd}")
+
+
+def _guarded(guard: Guard | None, folder: int, name: str) -> None:
+    if guard is not None:
+        guard(os.path.join(_fd_path(folder), name))
 
 
 def _is_link(folder: int, name: str) -> bool:

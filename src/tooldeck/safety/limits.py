@@ -1,6 +1,6 @@
 """Resource limits of a sandboxed command, and how to tell that a command ran into one.
 
-The private in-memory folders (/tmp, the emptied homes) get a size (`sized_tmpfs`). The other
+The private in-memory folders (/tmp, /dev/shm, the emptied homes) get a size (`sized_tmpfs`). The other
 limits are rlimits set by bash's `ulimit` inside the sandbox, after bubblewrap has made its
 user namespace: since Linux 5.14 the kernel counts RLIMIT_NPROC per user namespace, so the
 process budget is the call's own (concurrent calls do not share it, and the host user's other
@@ -133,7 +133,7 @@ def _evidence(exit_code: int, signum: int, signame: str, said: str) -> str:
 
 def sized_tmpfs(bwrap: str, argv: list[str], size_mb: int) -> list[str]:
     """`argv` (bwrap's options) with every tmpfs given `size_mb`, when this bwrap can (0.6+)."""
-    if not _has_size_option(bwrap):
+    if not has_option(bwrap, "--size"):
         return argv
     out: list[str] = []
     for i, arg in enumerate(argv):
@@ -143,10 +143,19 @@ def sized_tmpfs(bwrap: str, argv: list[str], size_mb: int) -> list[str]:
     return out
 
 
+def no_nested_user_namespaces(bwrap: str) -> list[str]:
+    """bwrap's options that keep the command from making user namespaces of its own, when this
+    bwrap can (0.8+). In one, the command is root over a mount namespace of its own: it could
+    mount an in-memory folder of no set size and fill the host's memory past every limit here,
+    and it would reach the kernel code that only root may otherwise use."""
+    return ["--unshare-user", "--disable-userns"] if has_option(bwrap, "--disable-userns") else []
+
+
 @cache
-def _has_size_option(bwrap: str) -> bool:
+def has_option(bwrap: str, option: str) -> bool:
+    """Whether `bwrap --help` lists `option`."""
     try:
         done = subprocess.run([bwrap, "--help"], capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return b"--size" in done.stdout + done.stderr
+    return option.encode() in done.stdout + done.stderr

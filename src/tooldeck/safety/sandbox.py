@@ -33,7 +33,13 @@ from tooldeck.errors import SandboxUnavailable as SandboxUnavailable
 from tooldeck.pathnames import is_within
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
-from tooldeck.safety.limits import SandboxLimits, diagnose, sized_tmpfs, with_limits
+from tooldeck.safety.limits import (
+    SandboxLimits,
+    diagnose,
+    no_nested_user_namespaces,
+    sized_tmpfs,
+    with_limits,
+)
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
@@ -228,7 +234,22 @@ class BwrapRunner(_Runner):
         `seccomp.py` from that descriptor."""
         s = self.settings
         workspace = str(self.workspace)
-        out = [self.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        # bwrap's /dev is an in-memory folder as big as half the host's memory, writable by the
+        # command: it is made read-only (its device nodes still work), and /dev/shm, where shared
+        # memory lives, becomes a private folder sized like /tmp.
+        out = [
+            self.bwrap,
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--tmpfs",
+            "/dev/shm",
+            "--remount-ro",
+            "/dev",
+        ]
+        out += ["--proc", "/proc", "--tmpfs", "/tmp"]
         masked = ["/tmp", *_home_roots()]
         if not s.network and os.path.isdir("/run") and not os.path.islink("/run"):
             masked.append("/run")  # offline, local daemons' sockets are out of reach too
@@ -249,6 +270,7 @@ class BwrapRunner(_Runner):
             "--chdir",
             workspace,
             "--unshare-all",
+            *no_nested_user_namespaces(self.bwrap),
             *(["--share-net"] if s.network else []),
             "--die-with-parent",
             "--new-session",

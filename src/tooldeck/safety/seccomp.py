@@ -6,7 +6,9 @@ would leave a set-user-ID-root program on the host, for any local user to run. T
 every call that sets a mode (chmod, fchmod, fchmodat, fchmodat2, and open, openat, creat, mknod,
 mknodat when they create) fail with EPERM when the mode holds S_ISUID or S_ISGID; openat2 and
 io_uring, whose arguments a filter cannot read, fail with ENOSYS (programs fall back to openat
-and plain reads and writes). Other ABIs of the same CPU (i386 and x32 on x86_64) get ENOSYS for
+and plain reads and writes). System V shared memory (`shmget`) fails with ENOSYS too: its
+segments are charged to no process, so they would hold memory past `sandbox.limits.memory_mb`
+(POSIX shared memory, in `/dev/shm`, stays: its size is bounded by `tmp_mb`). Other ABIs of the same CPU (i386 and x32 on x86_64) get ENOSYS for
 everything, so they are no way around it.
 
 `program()` is the classic BPF that bwrap's `--seccomp FD` loads, for x86_64 and aarch64.
@@ -41,6 +43,7 @@ class _Abi:
     # syscall number -> (index of the flags argument or None, index of the mode argument)
     modes: dict[int, tuple[int | None, int]]
     unreadable: tuple[int, ...]  # openat2, io_uring_setup
+    refused: tuple[int, ...] = ()  # shmget
     x32: bool = False
 
 
@@ -59,12 +62,14 @@ _ABIS = {
             452: (None, 2),  # fchmodat2(dirfd, path, mode, flags)
         },
         unreadable=(437, 425),
+        refused=(29,),
         x32=True,
     ),
     "aarch64": _Abi(
         arch=0xC00000B7,
         modes={33: (None, 2), 52: (None, 1), 53: (None, 2), 56: (2, 3), 452: (None, 2)},
         unreadable=(437, 425),
+        refused=(194,),
     ),
 }
 
@@ -86,7 +91,7 @@ def program(machine: str | None = None) -> bytes | None:
     ]
     if abi.x32:
         code.append((_JGE, "nosys", None, X32_BIT))
-    for nr in abi.unreadable:
+    for nr in (*abi.unreadable, *abi.refused):
         code.append((_JEQ, "nosys", None, nr))
     for nr in abi.modes:
         code.append((_JEQ, f"check{nr}", None, nr))

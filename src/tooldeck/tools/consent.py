@@ -17,14 +17,23 @@ from tooldeck.workspace import Workspace
 RULE = "protected-path"
 
 
-def require_consent(context: ToolContext | None, ws: Workspace, parts: Sequence[str], *, action: str) -> None:
-    """Return when `parts` is not protected or the change was approved; raise `denied` otherwise."""
-    why = ws.protected(parts)
+def require_consent(
+    context: ToolContext | None, ws: Workspace, parts: Sequence[str], *, action: str
+) -> tuple[str, ...]:
+    """Return when `parts` is not protected (no paths) or the change was approved (the resolved
+    path approved, for `Workspace.guard`); raise `denied` otherwise."""
+    real = ws.resolve(parts)
+    why = ws.plane.protects(real) if ws.plane is not None else None
     if why is None:
-        return
+        return ()
     name = ws.display(parts)
-    if _approved(context, name, why, action):
-        return
+    # Asked and granted by what the change reaches: an 'always' for a link's name must not
+    # cover whatever the link is pointed at later.
+    reached = ws.plane.relative(real) if ws.plane is not None else None
+    target = reached if reached else real
+    shown = name if target == name else f"{name} (which leads to {target})"
+    if _approved(context, shown, target, why, action):
+        return (real,)
     raise ToolError(
         f"denied: {name!r} is protected ({why}); {action} it needs the user's approval, which was not given. "
         "Leave it as it is, or ask the user to make this change",
@@ -32,7 +41,7 @@ def require_consent(context: ToolContext | None, ws: Workspace, parts: Sequence[
     )
 
 
-def _approved(context: ToolContext | None, name: str, why: str, action: str) -> bool:
+def _approved(context: ToolContext | None, name: str, target: str, why: str, action: str) -> bool:
     approvals = context.get(Approvals) if context is not None else None
     caller = context.get(ToolCaller) if context is not None else None
     if context is None or approvals is None or caller is None:
@@ -46,8 +55,8 @@ def _approved(context: ToolContext | None, name: str, why: str, action: str) -> 
     question = approvals.ask(
         context,
         reason=f"{action} {name}, which is protected ({why})",
-        rule=f"{RULE}:{name}",
-        details={"path": name, "action": action},
+        rule=f"{RULE}:{target}",
+        details={"path": target, "action": action},
     )
     future = asyncio.run_coroutine_threadsafe(question, caller.loop)
     try:

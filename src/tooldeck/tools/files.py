@@ -94,7 +94,7 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
             retryable=True,
         )
     name = ws.display(parts)
-    require_consent(context, ws, parts, action="writing")
+    approved = require_consent(context, ws, parts, action="writing")
     with ws.locked([parts]), ws.errors(path, parts):
         style = existing_style(ws, parts)
         codec, endings = style if style is not None else (Codec(), "lf")
@@ -104,7 +104,7 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
         except UnicodeEncodeError:
             codec = Codec("utf-8", codec.bom)
             data = codec.encode(text)
-        existed = ws.fs.write_atomic(parts, data)
+        existed = ws.fs.write_atomic(parts, data, guard=ws.guard(parts, approved))
     lines = content.count("\n") + (1 if content and not content.endswith("\n") else 0)
     kept = [
         f"its {codec.name} encoding" if codec.encoding != "utf-8" else "",
@@ -183,7 +183,7 @@ def replace_in_file(
 
     parts = ws.parts(path)
     name = ws.display(parts)
-    require_consent(context, ws, parts, action="editing")
+    approved = require_consent(context, ws, parts, action="editing")
     with ws.locked([parts]):
         loaded = load_text(ws, path, parts, tool="patch")
         try:
@@ -192,7 +192,7 @@ def replace_in_file(
             raise ToolError(f"{name}: {exc}", retryable=True) from None
         data = encode_for(loaded.codec, edited.text, path=path)
         with ws.errors(path, parts):
-            ws.fs.write_atomic(parts, data, mode=loaded.mode)
+            ws.fs.write_atomic(parts, data, mode=loaded.mode, guard=ws.guard(parts, approved))
     return describe(name, edited, loaded.text)
 
 

@@ -43,7 +43,8 @@ _KINDS: dict[str, OpKind] = {"update": "update", "add": "add", "delete": "delete
 
 
 # Asked before a patch changes a path: returns when it may, raises ToolError otherwise.
-Consent = Callable[..., None]
+# Asks about changing a path; returns the resolved paths approved (none when not protected).
+Consent = Callable[..., tuple[str, ...]]
 _ACTIONS: dict[OpKind, str] = {"update": "editing", "add": "creating", "delete": "deleting", "move": "moving"}
 
 
@@ -217,24 +218,29 @@ class _Plan:
         self.actions.append(("rename", self.paths[op.path], dest))
         return self.ws.display(dest)
 
-    def run(self) -> None:
-        """Make the view real, in the patch's order; each write is atomic."""
+    def run(self, approved: tuple[str, ...] | None) -> None:
+        """Make the view real, in the patch's order; each write is atomic. With `approved` (the
+        protected paths consented to), a change that now leads elsewhere protected is refused."""
         for kind, parts, arg in self.actions:
             name = self.ws.display(parts)
+            guard = self.ws.guard(parts, approved) if approved is not None else None
             try:
                 with self.ws.errors(name, parts):
                     if kind == "write":
                         assert isinstance(arg, bytes)
-                        self.ws.fs.write_atomic(parts, arg, mode=self.files.get(parts, _File(True)).mode)
+                        self.ws.fs.write_atomic(
+                            parts, arg, mode=self.files.get(parts, _File(True)).mode, guard=guard
+                        )
                     elif kind == "rename":
                         assert isinstance(arg, tuple)
-                        self.ws.fs.rename(parts, arg)
+                        self.ws.fs.rename(parts, arg, guard=guard)
                     else:
-                        self.ws.fs.unlink(parts)
+                        self.ws.fs.unlink(parts, guard=guard)
             except ToolError as exc:
                 raise ToolError(
                     f"the patch was checked but failed while writing {name} (files before it were changed; "
-                    f"check them with read_file): {exc}"
+                    f"check them with read_file): {exc}",
+                    type="denied" if exc.type == "denied" else "tool_error",
                 ) from None
 
 
@@ -262,12 +268,13 @@ def apply_patch(ws: Workspace, text: str, *, consent: Consent | None = None) -> 
                 "Patch validation failed (no files were modified):\n" + "\n".join(f"  - {e}" for e in errors),
                 retryable=True,
             )
+        approved: list[str] = []
         for op in ops if consent is not None else ():
             assert consent is not None
-            consent(paths[op.path], action="moving" if op.dest else _ACTIONS[op.kind])
+            approved += consent(paths[op.path], action="moving" if op.dest else _ACTIONS[op.kind])
             if op.dest:
-                consent(paths[op.dest], action="moving a file onto")
-        plan.run()
+                approved += consent(paths[op.dest], action="moving a file onto")
+        plan.run(tuple(approved) if consent is not None else None)
     return "applied patch:\n" + "\n".join(f"  {line}" for line in done)
 
 

@@ -4,6 +4,7 @@ It speaks the MCP handshake, paginated `tools/list` and `tools/call`, and misbeh
 
     --exit-at-start CODE   write to stderr and exit before reading anything
     --hang                 read requests, never answer (stuck in initialize)
+    --linger               stay when stdin closes (until a signal ends it)
     --garbage              print a line that is not JSON-RPC before anything else
     --tools N --page K     offer N extra tools `t000`.. over pages of K
     --pid-file PATH        write the process id there at start
@@ -100,6 +101,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--exit-at-start", type=int)
     parser.add_argument("--hang", action="store_true")
+    parser.add_argument("--linger", action="store_true")
     parser.add_argument("--garbage", action="store_true")
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--page", type=int, default=100)
@@ -168,6 +170,8 @@ def main() -> None:
             )
             continue
         send({"jsonrpc": "2.0", "id": mid, "result": result})
+    while opts.linger:
+        time.sleep(3600)
 
 
 if __name__ == "__main__":

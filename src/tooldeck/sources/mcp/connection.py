@@ -112,6 +112,8 @@ class Connection:
                 await stack.enter_async_context(session)
                 self.phase = "initializing"
                 await session.initialize()
+                if self.child is not None:
+                    self.child.answered = True
                 self.phase = "listing tools"
                 self.tools = await list_all_tools(session)
                 self.session = session

@@ -98,6 +98,10 @@ class ChildInfo:
 
     pid: int | None = None
     returncode: int | None = None
+    # Whether the server answered `initialize`: one that never did has no session to end, so
+    # closing it does not wait for it to leave by itself (a hung server would hold up the
+    # caller's exit for the grace period, though nothing it offers was ever needed).
+    answered: bool = False
     # Closed by the connection when it ends.
     stderr: IO[bytes] = field(default_factory=lambda: tempfile.TemporaryFile(prefix="tooldeck-mcp-"))  # noqa: SIM115
 
@@ -208,13 +212,14 @@ async def _stop_shielded(
 async def _stop(
     process: asyncio.subprocess.Process, tasks: list[asyncio.Task[None]], info: ChildInfo
 ) -> None:
-    """Close stdin, give the server a moment, then terminate and kill its whole process group."""
+    """Close stdin, give the server a moment (if it ever answered), then terminate and kill its
+    whole process group."""
     for task in tasks[1:]:  # the writer (none when the streams were never set up)
         task.cancel()
     if process.stdin is not None:
         with contextlib.suppress(OSError, RuntimeError):
             process.stdin.close()
-    if not await _exited(process, EXIT_GRACE_S):
+    if not await _exited(process, EXIT_GRACE_S if info.answered else 0.0):
         if _reaped():
             # The reaper terminates everything under it, then kills what is left after its grace.
             with contextlib.suppress(ProcessLookupError):

@@ -138,6 +138,8 @@ class Supervisor:
 
     async def _pause(self, seconds: float) -> None:
         assert self._wake is not None
+        if self._closing:  # the wake-up that `aclose` sent may have come before this pause
+            return
         self._wake.clear()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._wake.wait(), seconds)

@@ -7,14 +7,7 @@ into any message, so a refused URL's password never reaches the model, a log or 
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["CREDENTIALS_REFUSED", "has_userinfo", "shown_url"]
-
-# What may come before an authority (`http://`, `//` or nothing), then the authority's text up to
-# its last "@" (the user info, password included). Looser than the URL grammar on purpose: text
-# that is not a URL at all is hidden too rather than repeated.
-_USERINFO = re.compile(r"^(\s*(?:[A-Za-z][A-Za-z0-9+.-]*:)?//|\s*)([^/?#]*@)")
 
 CREDENTIALS_REFUSED = (
     "the URL carries credentials (user info before '@'), which tooldeck never sends and does "
@@ -24,7 +17,34 @@ CREDENTIALS_REFUSED = (
 
 def shown_url(url: str) -> str:
     """`url` as messages show it: user info, if any, replaced by `***`."""
-    return _USERINFO.sub(r"\1***@", url, count=1)
+    span = _userinfo(url)
+    return url if span is None else f"{url[: span[0]]}***@{url[span[1] :]}"
+
+
+def _userinfo(url: str) -> tuple[int, int] | None:
+    """Where `url`'s user info lies (its start, and the end of its last "@"), or None.
+
+    Looser than the URL grammar on purpose: text that is not a URL at all is hidden too rather
+    than repeated. The authority starts after the scheme's colon and every slash or backslash
+    that follows (browsers read `http:/\\user:pw@host` and `http:///user:pw@host` as sending
+    `user:pw`), or, without a scheme, after leading blanks and slashes; it ends at the first "/",
+    "?" or "#". A backslash inside it may end it or not depending on the parser
+    (`http://a\\@user:pw@host`): up to its last "@" is hidden either way. A linear scan, not a
+    regular expression: the text comes from the model, and may be long.
+    """
+    colon = url.find(":")
+    start = 0
+    if (
+        colon > 0
+        and not any(c in "@/\\?#" for c in url[:colon])
+        and url[colon + 1 : colon + 2] in ("/", "\\")
+    ):
+        start = colon + 1
+    while start < len(url) and (url[start] in "/\\" or url[start].isspace()):
+        start += 1
+    ends = [i for i in (url.find(c, start) for c in "/?#") if i >= 0]
+    at = url.rfind("@", start, min(ends, default=len(url)))
+    return None if at < 0 else (start, at + 1)
 
 
 def has_userinfo(url: str) -> bool:

@@ -1,0 +1,44 @@
+"""Run in `~`, the workspace holds the user's site-packages, whose `.pth` files and
+`usercustomize` every Python the user starts runs: it is protected like the other start-up
+files. Real files, real bubblewrap, a real Python asked where its user site is."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tooldeck import Deck
+from tooldeck.config_load import load_config
+
+
+def test_the_user_site_packages_in_the_workspace_cannot_be_planted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "tooldeck.yaml").write_text(
+        "sandbox: {kind: bwrap}\nhome: .tooldeck\nplatform_toolsets: {cli: [file, terminal]}\n"
+    )
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.delenv("PYTHONUSERBASE", raising=False)
+    env = {**os.environ, "HOME": str(user)}
+    asked = [sys.executable, "-c", "import site; print(site.getusersitepackages())"]
+    site = Path(subprocess.run(asked, capture_output=True, text=True, env=env, check=True).stdout.strip())
+    assert site.is_relative_to(user)
+    rel = site.relative_to(user).as_posix()
+    deck = Deck(load_config(user / "tooldeck.yaml"))
+    for name in ("evil.pth", "usercustomize.py"):
+        done = deck.call_sync("write_file", {"path": f"{rel}/{name}", "content": "import os\n"})
+        error = json.loads(done.content)["error"]
+        assert error["type"] == "denied" and "site-packages" in error["message"], error
+    script = f"mkdir -p {site} && echo 'import os' > {site}/evil.pth; echo end"
+    out = deck.call_sync("terminal", {"command": script}).content
+    assert "end" in out and "Read-only file system" in out, out
+    assert not site.exists()
+    # The rest of ~/.local stays the model's to use.
+    assert deck.call_sync("write_file", {"path": ".local/share/app/notes.txt", "content": "ok"}).error is None
