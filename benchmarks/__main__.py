@@ -34,6 +34,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.deferral",
         "tokens saved by deferring tools behind tool_search (LiveMCP, the example); a search's cost",
     ),
+    "graph": (
+        "benchmarks.import_graph",
+        "src/tooldeck's file import graph: floors, arrows back up, circles across files",
+    ),
 }
 
 

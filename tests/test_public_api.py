@@ -8,13 +8,13 @@ import tooldeck
 def test_all_is_pinned() -> None:
     assert sorted(tooldeck.__all__) == sorted(
         [
-            "Agent", "ApprovalAnswer", "ApprovalRequest", "Approver", "Availability", "Config",
-            "ConfigError", "Deck", "DescriptionContext", "Diagnostic", "DialectError", "ErrorEnvelope",
-            "Explanation", "Fate", "Loadout", "ModelError", "ModelNotConfigured", "Resource",
-            "ScriptedModel", "SessionError", "Source", "SourceError", "SourceListing", "Tool", "ToolCall",
-            "ToolConflictError", "ToolContext", "ToolDefinitionError", "ToolError", "ToolOutput",
+            "Agent", "ApprovalAnswer", "ApprovalRequest", "Approver", "Availability", "CallNext",
+            "Config", "ConfigError", "Deck", "DescriptionContext", "Diagnostic", "DialectError", "ErrorEnvelope",
+            "Explanation", "Fate", "Loadout", "Middleware", "ModelError", "ModelNotConfigured", "Resource",
+            "ScriptedModel", "Session", "SessionError", "Source", "SourceError", "SourceListing", "Tool", "ToolCall",
+            "ToolCallRequest", "ToolConflictError", "ToolContext", "ToolDefinitionError", "ToolError", "ToolOutput",
             "ToolResult", "ToolSource", "ToolUnavailableError", "TooldeckError", "TooldeckSignal",
-            "ToolsetError", "UnknownPlatformError", "WorkspaceError", "__version__", "function_tool",
+            "ToolsetError", "TruncateResults", "UnknownPlatformError", "WorkspaceError", "__version__", "function_tool",
             "load_config", "parse_config", "tool",
         ]
     )  # fmt: skip

@@ -54,14 +54,21 @@ if TYPE_CHECKING:
     from tooldeck.config_load import load_config, parse_config
     from tooldeck.deck import Deck, Explanation
     from tooldeck.diagnostics import Diagnostic
+    from tooldeck.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
     from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, Approver
     from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
+    from tooldeck.session import Session
     from tooldeck.sources.base import Source, SourceListing, ToolSource
 
 _LAZY: dict[str, str] = {
     "Agent": "tooldeck.agent.runtime",
     "ApprovalAnswer": "tooldeck.execution.policy",
     "ApprovalRequest": "tooldeck.execution.policy",
+    "CallNext": "tooldeck.execution.middleware",
+    "Middleware": "tooldeck.execution.middleware",
+    "Session": "tooldeck.session",
+    "ToolCallRequest": "tooldeck.execution.middleware",
+    "TruncateResults": "tooldeck.execution.middleware",
     "Approver": "tooldeck.execution.policy",
     "Config": "tooldeck.config",
     "Deck": "tooldeck.deck",
@@ -89,6 +96,7 @@ __all__ = [
     "ApprovalRequest",
     "Approver",
     "Availability",
+    "CallNext",
     "Config",
     "ConfigError",
     "Deck",
@@ -99,16 +107,19 @@ __all__ = [
     "Explanation",
     "Fate",
     "Loadout",
+    "Middleware",
     "ModelError",
     "ModelNotConfigured",
     "Resource",
     "ScriptedModel",
+    "Session",
     "SessionError",
     "Source",
     "SourceError",
     "SourceListing",
     "Tool",
     "ToolCall",
+    "ToolCallRequest",
     "ToolConflictError",
     "ToolContext",
     "ToolDefinitionError",
@@ -120,6 +131,7 @@ __all__ = [
     "TooldeckError",
     "TooldeckSignal",
     "ToolsetError",
+    "TruncateResults",
     "UnknownPlatformError",
     "WorkspaceError",
     "__version__",

@@ -18,10 +18,24 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import config as config_module
-from tooldeck import config_load
+from tooldeck import config_sections
 from tooldeck.config import Config
 
-_FORMAT = b"tooldeck-config-cache-1"
+_FORMAT = b"tooldeck-config-cache-2"
+# The code a cached entry depends on: the model, its validation and this cache. Named by path
+# (not imported), as the loader above imports this module.
+_VALIDATING_CODE = [
+    Path(__file__).with_name(name)
+    for name in (
+        "config.py",
+        "config_sections.py",
+        "config_check.py",
+        "config_platforms.py",
+        "config_load.py",
+    )
+] + [Path(__file__)]
+# Where the pickled classes live.
+_SECTION_MODULES = {"tooldeck.config": config_module, "tooldeck.config_sections": config_sections}
 
 
 def cache_dir() -> Path | None:
@@ -76,8 +90,8 @@ def store(raw: bytes, base_dir: str, env: dict[str, str | None], config: Config)
 
 def _key(raw: bytes, base_dir: str) -> str:
     digest = hashlib.sha256(_FORMAT)
-    for module in (config_module.__file__, config_load.__file__, __file__):
-        st = os.stat(module) if module else None
+    for module in _VALIDATING_CODE:
+        st = os.stat(module) if module.exists() else None
         digest.update(f"{st.st_size}:{st.st_mtime_ns};".encode() if st else b"?")
     digest.update(base_dir.encode("utf-8", "surrogateescape") + b"\0")
     digest.update(raw)
@@ -88,8 +102,8 @@ class _SectionUnpickler(pickle.Unpickler):
     """Builds only the dataclasses of `tooldeck.config`, nothing else."""
 
     def find_class(self, module: str, name: str) -> Any:
-        if module == "tooldeck.config":
-            found = getattr(config_module, name, None)
+        if module in _SECTION_MODULES:
+            found = getattr(_SECTION_MODULES[module], name, None)
             if isinstance(found, type) and hasattr(found, "__dataclass_fields__"):
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not a config section")

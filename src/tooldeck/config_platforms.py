@@ -7,11 +7,23 @@ silent fallback to every toolset.
 
 from __future__ import annotations
 
-from tooldeck.config import DEFAULT_PLATFORM, Config
+from collections.abc import Mapping
+from typing import Protocol
+
+from tooldeck.config_sections import DEFAULT_PLATFORM
 from tooldeck.errors import ConfigError
 
 
-def unknown_platform(config: Config, name: str) -> str | None:
+class PlatformConfig(Protocol):
+    """What is read of a `Config` here (the validator below `Config` checks platforms too)."""
+
+    @property
+    def platform(self) -> str: ...
+    @property
+    def platform_toolsets(self) -> Mapping[str, list[str]]: ...
+
+
+def unknown_platform(config: PlatformConfig, name: str) -> str | None:
     """Why `name` is not a platform of `config` (None when it is one), naming the known ones.
 
     The platforms are those `platform_toolsets` defines; without any, the only platform is the
@@ -31,7 +43,7 @@ def unknown_platform(config: Config, name: str) -> str | None:
     return f"unknown platform {name!r}; known platforms (platform_toolsets): {', '.join(defined)}{hint}"
 
 
-def check_platforms(config: Config) -> None:
+def check_platforms(config: PlatformConfig) -> None:
     """The config's own platform names: none blank, and `platform` a known one. The default
     platform is checked where it is used instead, so a config that defines only other platforms
     loads, for commands that pick one with `--platform`."""

@@ -38,15 +38,16 @@ class ToolContext:
     call_id: str = ""
     tool_name: str = ""
     workspace: Path | None = None
+    # The tooldeck home of the session (memory, caches); never inside the tools' reach.
+    home: Path | None = None
     session_id: str | None = None
     # Run state shared by the tools of one agent run (artifacts, todo list, ...).
     state: dict[str, Any] = field(default_factory=dict)
     # Set when the batch is cancelled; long-running sync handlers should poll it.
     cancelled: threading.Event = field(default_factory=threading.Event)
-    # Objects offered by the layers running the call, keyed by their type.
+    # Objects offered by the layers running the call, keyed by their type (an application
+    # offers its own through `Deck.session(services=...)`).
     services: Mapping[type, object] = field(default_factory=dict)
-    # Anything the embedding application wants to pass to its own tools.
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def get(self, kind: type[T]) -> T | None:
         """The service of type `kind` offered to this call, or None."""

@@ -282,10 +282,11 @@ def _holds(rel: str, pattern: str) -> bool:
 
 
 def _module_protections(config: Config, root: str) -> list[Protection]:
-    """The files a config's `use:` and `discover:` entries import from folders on the import
-    path that lie in the workspace: the top-level package or module, shadowing siblings, caches,
-    and the same for the workspace modules their sources import."""
-    tops = {entry.use.split(":", 1)[0].split(".")[0] for entry in config.tools}
+    """The files a config's `use:` (tools, middleware) and `discover:` entries import from
+    folders on the import path that lie in the workspace: the top-level package or module,
+    shadowing siblings, caches, and the same for the workspace modules their sources import."""
+    uses = [entry.use for entry in config.tools] + [entry.use for entry in config.middleware]
+    tops = {use.split(":", 1)[0].split(".")[0] for use in uses}
     tops |= {name.split(".")[0] for name in config.discover}
     folders = [config.base_dir] if config.base_dir else []
     folders += [p or os.getcwd() for p in sys.path]

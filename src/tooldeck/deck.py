@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tooldeck.assembly.loadout import Fate, Loadout
 from tooldeck.assembly.pipeline import Assembler
-from tooldeck.config import Config
+from tooldeck.config import Config, ExecutionConfig
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ConfigError, ToolConflictError
+from tooldeck.execution.middleware import Middleware, check_middleware
 from tooldeck.registry import Registry
 from tooldeck.sources.base import ChangeKind, SlowSource, StaticSource, ToolSource
 from tooldeck.tool import SOURCE_PRIORITY, Tool
@@ -38,13 +39,14 @@ from tooldeck.tool import SOURCE_PRIORITY, Tool
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink as AgentEventSink
     from tooldeck.agent.models.base import ModelClient
-    from tooldeck.agent.runtime import Agent
+    from tooldeck.agent.runtime import Agent, LoadoutSource
     from tooldeck.agent.sessions import SessionStore
     from tooldeck.execution.events import EventSink
     from tooldeck.execution.executor import Executor
     from tooldeck.execution.policy import Approver, Policy
     from tooldeck.execution.results import SpillStore
     from tooldeck.execution.types import ToolCall, ToolResult
+    from tooldeck.session import Session
     from tooldeck.sources.mcp.loop import McpLoop
 
 T = TypeVar("T")
@@ -82,12 +84,19 @@ class Deck:
         tools: Iterable[Tool] = (),
         sources: Iterable[ToolSource] = (),
         builtins: bool = True,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         self.config = config if config is not None else Config()
         tools = list(tools)
         # What was given besides the config: kept for `with_config`.
         self._given = ([StaticSource(tools)] if tools else []) + list(sources)
         self._builtins = builtins
+        self._given_middleware = check_middleware(list(middleware))
+        # Around every call of every session: the given ones outermost, then config `middleware:`.
+        self.middleware: tuple[Middleware, ...] = (
+            *self._given_middleware,
+            *_config_middleware(self.config),
+        )
         self.sources: list[ToolSource] = [*_config_sources(self.config, builtins=builtins), *self._given]
         _check_unique_names(self.sources)
         self.registry = Registry()
@@ -117,15 +126,16 @@ class Deck:
         tools: Iterable[Tool] = (),
         sources: Iterable[ToolSource] = (),
         builtins: bool = True,
+        middleware: Sequence[Middleware] = (),
     ) -> Deck:
         """Read the config file (default `./tooldeck.yaml` when present) and load every source."""
         from tooldeck.config_load import load_config
 
-        return cls(load_config(path), tools=tools, sources=sources, builtins=builtins)
+        return cls(load_config(path), tools=tools, sources=sources, builtins=builtins, middleware=middleware)
 
     def with_config(self, config: Config) -> Deck:
         """A deck over the same tools and sources under another config (e.g. `config.with_section(...)`)."""
-        return Deck(config, sources=self._given, builtins=self._builtins)
+        return Deck(config, sources=self._given, builtins=self._builtins, middleware=self._given_middleware)
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -209,6 +219,61 @@ class Deck:
 
     # -- calls -----------------------------------------------------------------------------
 
+    def session(
+        self,
+        *,
+        platform: str | None = None,
+        approver: Approver | None = None,
+        policy: Policy | None = None,
+        events: EventSink | None = None,
+        session_id: str | None = None,
+        direct: bool = True,
+        agent: bool = False,
+        services: Mapping[type, object] | None = None,
+        limits: ExecutionConfig | None = None,
+        spill: SpillStore | None = None,
+        view: LoadoutSource | None = None,
+    ) -> Session:
+        """A session over this deck: the one way calls are made (see `tooldeck.session`).
+
+        `direct=True` (the default) is for calls whose caller names the tool itself (a person, a
+        program): a deferred tool is called as if `tool_search` had promoted it. `direct=False`
+        is a model's session: an unpromoted deferred tool is a `not_promoted` error. `agent=True`
+        uses an agent run's loadout (with `clarify`, `present_files`, `delegate_task`).
+        `limits` replaces config `execution:` for this session (e.g. a shorter timeout).
+        `view`: a view of this deck to take the config and loadouts from instead (a batch
+        item's, with its own workspace and home).
+        """
+        from tooldeck.session import Session
+
+        def loadouts(calling: Collection[str] | None) -> Loadout:
+            if view is not None:
+                return view.loadout(platform, agent=agent)
+            return self.loadout(platform, agent=agent, calling=calling)
+
+        config = view.config if view is not None else self.config
+        from tooldeck import tracing
+
+        # `execute_tool` spans around everything else, when the application traces.
+        middleware = (tracing.TracingMiddleware(), *self.middleware) if tracing.enabled() else self.middleware
+
+        if spill is None and direct and session_id is None:
+            spill = self._direct_spill()
+        return Session(
+            config,
+            loadouts,
+            session_id=session_id,
+            approver=approver,
+            policy=policy,
+            events=events,
+            middleware=middleware,
+            services={**_deck_services(config), **(services or {})},
+            direct=direct,
+            spill=spill,
+            limits=limits,
+            run_sync=self._run_calls,
+        )
+
     def executor(
         self,
         *,
@@ -220,27 +285,17 @@ class Deck:
         direct: bool = False,
         calling: Collection[str] | None = None,
     ) -> Executor:
-        """An executor over the current loadout (for advanced use; `call` is the usual way).
-
-        `direct=True` is for calls whose caller named the tool itself (a person, a program), not
-        a model: a deferred tool is called as if `tool_search` had promoted it. Without it the
-        executor is the model's: calling an unpromoted deferred tool is a `not_promoted` error.
-        `calling`: the names of the only tools it will run, so it does not wait for sources
-        that cannot offer them (see `loadout`).
-        """
-        from tooldeck.execution.executor import Executor, every_deferred
-
-        loadout = self.loadout(platform, calling=calling)
-        return Executor(
-            loadout,
+        """An executor over the current loadout, in a session of its own (for advanced use:
+        `session` and `call` are the usual ways)."""
+        session = self.session(
+            platform=platform,
             approver=approver,
             policy=policy,
             events=events,
             session_id=session_id,
-            spill=self._direct_spill() if direct and session_id is None else None,
-            services=_deck_services(self.config),
-            promoted=every_deferred(loadout) if direct else None,
+            direct=direct,
         )
+        return session.executor(calling=calling)
 
     def _direct_spill(self) -> SpillStore:
         """One store of cut results for all of this deck's direct calls, so `read_result` in a
@@ -263,7 +318,7 @@ class Deck:
         call_id: str = "call_1",
     ) -> ToolResult:
         """One call through the whole execution path: parsing, validation, gates, approvals,
-        timeouts and result shaping, as for a model's call.
+        timeouts and result shaping, as for a model's call (a one-shot session).
 
         Arguments may be a dict or the raw JSON text a model sent. Tools that need approval are
         refused unless an `approver` says yes (or `approvals.mode` is allow). The caller names
@@ -288,12 +343,8 @@ class Deck:
         call_id: str = "call_1",
     ) -> ToolResult:
         """`call` for synchronous code (with MCP servers, run on their loop, as `run` does)."""
-        from tooldeck.execution.types import ToolCall
-
-        calls = [ToolCall(call_id, name, arguments)]
-        executor = self.executor(platform=platform, approver=approver, direct=True, calling=[name])
-        [result] = self._execute_sync(executor, calls)
-        return result
+        with self.session(platform=platform, approver=approver) as session:
+            return session.call_sync(name, arguments, call_id=call_id)
 
     async def call_batch(
         self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
@@ -306,23 +357,24 @@ class Deck:
             import asyncio
 
             await asyncio.to_thread(self._settle, _names(calls))
-        executor = self.executor(platform=platform, approver=approver, direct=True, calling=_names(calls))
-        return await executor.execute(calls)
+        async with self.session(platform=platform, approver=approver) as session:
+            return await session.execute(calls)
 
     def call_batch_sync(
         self, calls: Sequence[ToolCall], *, platform: str | None = None, approver: Approver | None = None
     ) -> list[ToolResult]:
         """`call_batch` for synchronous code."""
-        executor = self.executor(platform=platform, approver=approver, direct=True, calling=_names(calls))
-        return self._execute_sync(executor, calls)
+        with self.session(platform=platform, approver=approver) as session:
+            return session.execute_sync(calls)
 
-    def _execute_sync(self, executor: Executor, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    def _run_calls(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run a session's calls from synchronous code: on the loop of the deck's MCP sessions
+        when it has some (its MCP calls need no hand-off between threads; from that loop itself,
+        a clear error where waiting would never end), else on a loop of their own."""
         loop = self._mcp_loop()
         if loop is None:
-            return executor.execute_sync(calls)
-        # On the loop of the deck's MCP sessions: its MCP calls need no hand-off between threads
-        # (and from that loop itself, a clear error where waiting would never end).
-        return loop.run(executor.execute(calls))
+            return _run_coroutine(coro)
+        return loop.run(coro)
 
     def run(self, coro: Coroutine[Any, Any, T], *, timeout: float | None = None) -> T:
         """Run `coro` on the deck's event loop and return its result (from synchronous code).
@@ -431,6 +483,55 @@ class Deck:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _config_middleware(config: Config) -> list[Middleware]:
+    """The middleware config `middleware:` names: instances, or classes and factories called
+    with no arguments; a ConfigError names the entry that is not one."""
+    if not config.middleware:
+        return []
+    from tooldeck.sources.config_entries import resolve_use
+
+    if config.base_dir and config.base_dir not in sys.path:
+        sys.path.append(config.base_dir)
+    out: list[object] = []
+    for index, entry in enumerate(config.middleware):
+        where = f"middleware[{index}].use"
+        if ":" not in entry.use:
+            raise ConfigError(f"{entry.use!r} must be 'package.module:attribute'", path=where)
+        value = resolve_use(entry.use, where=where)
+        if getattr(value, "on_call", None) is None or isinstance(value, type):
+            if not callable(value):
+                raise ConfigError(f"{entry.use} is not a middleware (no on_call method)", path=where)
+            try:
+                value = value()
+            except Exception as exc:  # boundary: a user factory may raise anything
+                raise ConfigError(f"{entry.use}() failed: {type(exc).__name__}: {exc}", path=where) from None
+        try:
+            [checked] = check_middleware([value], where)
+        except TypeError as exc:
+            raise ConfigError(str(exc), path=where) from None
+        out.append(checked)
+    return out  # type: ignore[return-value]  # each checked above
+
+
+def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` to its end from synchronous code (in a helper thread inside a running loop)."""
+    import asyncio
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    out: list[T] = []
+
+    def work() -> None:
+        out.append(asyncio.run(coro))
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+    worker.join()
+    return out[0]
 
 
 def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:

@@ -20,14 +20,17 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 from tooldeck.context import ToolContext
 from tooldeck.errors import ToolDefinitionError
 from tooldeck.schemas.arguments import Param, schema_and_model
 from tooldeck.schemas.docstrings import Docstring, parse_docstring, read_docstring
 from tooldeck.schemas.pytypes import Bounds, fast_schema
-from tooldeck.tool import LazyModel, Tool, make_tool
+from tooldeck.tool import LazyModel, Tool, ToolOptions, check_options, make_tool
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Bounds", "fast_schema", "function_tool", "parse_docstring", "tool"]
 
@@ -36,7 +39,12 @@ __all__ = ["Bounds", "fast_schema", "function_tool", "parse_docstring", "tool"]
 def tool(func: Callable[..., Any], /) -> Tool: ...
 @overload
 def tool(
-    func: None = None, /, *, name: str | None = None, description: str | None = None, **options: Any
+    func: None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    **options: Unpack[ToolOptions],
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -46,17 +54,20 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    **options: Any,
+    **options: Unpack[ToolOptions],
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a callable into a Tool. Use bare (`@tool`) or with options (`@tool(toolset="web")`).
 
-    Options are those of `Tool` (toolset, group, requires_env, requires_bins, requires_modules,
-    check, interactive, read_only, destructive, timeout, max_result_chars, references, shell,
-    needs_vision, require_parameter_descriptions, ...); an unknown option is an error naming it.
+    Options are those of `Tool`, typed by `ToolOptions` (toolset, group, requires_env,
+    requires_bins, requires_modules, check, interactive, read_only, destructive, timeout,
+    max_result_chars, references, shell, needs_vision, require_parameter_descriptions, ...): a
+    misspelt one is a type error, and a `ToolDefinitionError` naming the closest known option
+    as soon as `@tool(...)` is evaluated, before any function is decorated.
     """
+    check_options(f"@tool(name={name!r})" if name else "@tool", options)
 
     def build(fn: Callable[..., Any]) -> Tool:
-        return function_tool(fn, name=name, description=description, options=options)
+        return function_tool(fn, name=name, description=description, options=dict(options))
 
     return build(func) if func is not None else build
 
@@ -66,7 +77,7 @@ def function_tool(
     *,
     name: str | None = None,
     description: str | None = None,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Tool:
     """The non-decorator spelling of `@tool`."""
     if not callable(fn):

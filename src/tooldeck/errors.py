@@ -12,9 +12,19 @@
       ├── DialectError            -- an unknown dialect, or tools a dialect cannot carry
       ├── ToolError               -- raised by a handler: a clean failure the model is told about
       │     ├── ToolUnavailableError  -- what the tool needs is gone right now
-      │     └── WorkspaceError        -- a path outside the workspace (reported as `denied`)
+      │     ├── WorkspaceError        -- a path outside the workspace (reported as `denied`)
+      │     ├── AddressDenied         -- a URL's host is an address the web policy refuses
+      │     └── StartupFailed         -- an ACP agent did not start or open a session
       ├── ModelError              -- a model provider call failed
-      └── SessionError            -- an unknown session id, or an unusable session database
+      ├── SessionError            -- an unknown session id, or an unusable session database
+      ├── SandboxUnavailable      -- no sandbox can run here and host shells are not allowed
+      ├── ListenError             -- `tooldeck serve` cannot listen where it was asked to
+      ├── BatchInputError         -- a batch run cannot start as asked (input, output)
+      ├── BatchRunError           -- a batch run itself failed (workers, engine)
+      ├── CatalogError            -- a search catalog could not be read or is invalid
+      ├── SemanticUnavailable     -- the semantic ranker's model files are not installed
+      ├── SearchUsageError        -- `tooldeck search` was called wrongly (exit status 2)
+      └── ScriptExhausted         -- a ScriptedModel was asked for more replies than it has
 
     TooldeckSignal                -- control flow, not failure
       └── CallRejected            -- a call is answered with an error before it runs
@@ -197,6 +207,53 @@ class SessionError(TooldeckError):
     """A session id that does not exist (or matches several), or an unusable session database."""
 
 
+class AddressDenied(ToolError):
+    """A URL's host is, or resolves to, an address the policy refuses."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, type="denied")
+
+
+class StartupFailed(ToolError):
+    """The agent did not start, initialize or open a session."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, type="tool_error")
+
+
+class SandboxUnavailable(TooldeckError):
+    """No sandbox can run here and host shells are not allowed; the message says why."""
+
+
+class ListenError(TooldeckError):
+    """The HTTP server cannot listen where it was asked to (a port in use, an unknown host)."""
+
+
+class BatchInputError(TooldeckError, ValueError):
+    """The run cannot start as asked: a missing input, an output that is a folder, a link, another
+    kind of file or already full."""
+
+
+class BatchRunError(TooldeckError):
+    """The run itself failed (workers cannot start, the engine is missing or went away)."""
+
+
+class CatalogError(TooldeckError, ValueError):
+    """A catalog could not be read or is invalid (not a list, an entry without a name, a duplicate)."""
+
+
+class SemanticUnavailable(TooldeckError, RuntimeError):
+    """The semantic ranker's model files are not installed; the message says how to get them."""
+
+
+class SearchUsageError(TooldeckError, ValueError):
+    """The search command line was used wrongly (missing query, unreadable file, bad option)."""
+
+
+class ScriptExhausted(TooldeckError, AssertionError):
+    """The loop asked the scripted model for more replies than the script has."""
+
+
 class TooldeckSignal(Exception):
     """Root of control-flow signals."""
 
@@ -210,17 +267,27 @@ class CallRejected(TooldeckSignal):
 
 
 __all__ = [
+    "AddressDenied",
+    "BatchInputError",
+    "BatchRunError",
     "CallRejected",
+    "CatalogError",
     "ConfigError",
     "DialectError",
     "ErrorEnvelope",
     "ErrorType",
+    "ListenError",
     "ModelError",
     "ModelErrorKind",
     "ModelNotConfigured",
+    "SandboxUnavailable",
+    "ScriptExhausted",
+    "SearchUsageError",
+    "SemanticUnavailable",
     "SessionError",
     "ShellPolicyError",
     "SourceError",
+    "StartupFailed",
     "ToolConflictError",
     "ToolDefinitionError",
     "ToolError",

@@ -9,25 +9,23 @@ JSON-schema object or an unknown option is a `ToolDefinitionError` saying what i
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from tooldeck.availability_types import Availability
 from tooldeck.errors import ToolDefinitionError
+from tooldeck.tool_names import NAME_PATTERN as NAME_PATTERN
+from tooldeck.tool_names import SOURCE_PRIORITY as SOURCE_PRIORITY
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
     from tooldeck.context import ToolContext
 
-NAME_PATTERN = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 Check = Callable[[], "bool | Availability"]
 Description = "str | Callable[[DescriptionContext], str]"
 SourceKind = Literal["config", "user", "builtin", "mcp", "plugin", "acp"]
-# Lower wins when two kinds of source offer the same name.
-SOURCE_PRIORITY: Mapping[str, int] = {"config": 0, "user": 1, "builtin": 2, "mcp": 3, "plugin": 4, "acp": 5}
 ResourceMode = Literal["read", "write"]
 
 
@@ -256,6 +254,59 @@ TOOL_OPTIONS: frozenset[str] = frozenset(
 )
 
 
+class ToolOptions(TypedDict, total=False):
+    """The options of `@tool(...)` (the fields of `Tool` above, `TOOL_OPTIONS` at run time): a
+    misspelt one is a type error, and at definition a `ToolDefinitionError` naming the closest."""
+
+    toolset: str
+    group: str | None
+    requires_env: Sequence[str]
+    requires_bins: Sequence[str]
+    requires_modules: Sequence[str]
+    check: Callable[[], bool | Availability] | None
+    interactive: bool
+    sequential: bool
+    read_only: bool | None
+    destructive: bool | None
+    idempotent: bool | None
+    open_world: bool | None
+    requires_approval: bool
+    timeout: float | None
+    max_result_chars: int | None
+    references: Sequence[str]
+    shell: bool
+    needs_vision: bool
+    needs_workspace: bool
+    needs_agent: bool
+    defer: bool | None
+    resource: Resource | None
+    essential: bool
+    loads_deferred: bool
+    calls_tools: bool
+    isolation: Literal["process"] | None
+    approval: Literal["ask", "allow", "deny"] | None
+    require_parameter_descriptions: bool
+    owner: str
+    source: SourceKind
+    meta: Mapping[str, Any]
+
+
+def check_options(where: str, options: Mapping[str, Any]) -> None:
+    """A `ToolDefinitionError` naming each unknown option and the closest known one."""
+    unknown = sorted(set(options) - TOOL_OPTIONS)
+    if not unknown:
+        return
+    import difflib
+
+    problems = []
+    for option in unknown:
+        close = difflib.get_close_matches(option, TOOL_OPTIONS, n=1, cutoff=0.6)
+        problems.append(f"{option!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise ToolDefinitionError(
+        f"{where}: unknown option {', '.join(problems)}; known: {', '.join(sorted(TOOL_OPTIONS))}"
+    )
+
+
 _UNSET = object()
 
 
@@ -285,11 +336,7 @@ def make_tool(
     **internal: Any,
 ) -> Tool:
     """Build a Tool, turning unknown options into a clear error (used by every front end)."""
-    unknown = sorted(set(options) - TOOL_OPTIONS)
-    if unknown:
-        raise ToolDefinitionError(
-            f"tool {name!r}: unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(TOOL_OPTIONS))}"
-        )
+    check_options(f"tool {name!r}", options)
     return Tool(
         name=name,
         description=description,

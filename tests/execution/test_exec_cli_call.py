@@ -201,7 +201,10 @@ def test_a_cut_result_can_be_paged_by_a_later_call(tmp_path: Path) -> None:
     first = tooldeck("call", "big", "--config", str(cfg), cwd=tmp_path)
     assert first.returncode == 0
     assert first.stdout.startswith("row 0\nrow 1\n") and "result truncated" in first.stdout
-    result_id = re.search(r"read_result\(id='([^']+)', offset=50\)", first.stdout)
+    # The head and the tail of the text are shown (at most 50 characters, cut at line ends).
+    assert first.stdout.rstrip().endswith("\nrow 99") and "\nrow 5\n\n[result truncated" in first.stdout
+    assert "\n\n\n" not in first.stdout
+    result_id = re.search(r"read_result\(id='([^']+)', offset=36\)", first.stdout)
     assert result_id is not None, first.stdout
     args = json.dumps({"id": result_id.group(1), "offset": 50, "limit": 14})
     page = tooldeck("call", "read_result", "--args", args, "--config", str(cfg), cwd=tmp_path)

@@ -25,9 +25,11 @@ def test_oversized_results_are_cut_with_a_marker_and_kept_in_full(tmp_path: Path
     ex = Executor(loadout(big), spill_dir=tmp_path, session_id="sess", events=sink)
     result = one(ex, "big")
     assert result.ok
-    assert result.content.startswith(BIG[:1000])
-    assert "result truncated: showing characters 0-1000 of 33000" in result.content
-    assert "read_result(id='id-big', offset=1000)" in result.content
+    # The head and the tail (3/4 and 1/4 of the limit, cut at line ends), the marker between them.
+    assert result.content.startswith(BIG[:748] + "\n[result truncated")
+    assert result.content.endswith("\n\n" + BIG[-242:])
+    assert "result truncated: showing characters 0-748 and 32758-33000 of 33000" in result.content
+    assert "read_result(id='id-big', offset=748)" in result.content
     assert (tmp_path / "sess" / "id-big.txt").read_text() == BIG
     assert [e.data["result_id"] for e in sink.of("id-big") if e.kind == "spilled"] == ["id-big"]
 
@@ -61,7 +63,7 @@ def test_read_result_errors_are_clear(tmp_path: Path) -> None:
 def test_default_limit_comes_from_the_settings(tmp_path: Path) -> None:
     t = Tool(name="t", description="d", parameters={"type": "object"}, handler=lambda a: "x" * 500)
     ex = Executor(loadout(t, execution={"max_result_chars": 100}), spill_dir=tmp_path)
-    assert "showing characters 0-100 of 500" in one(ex, "t").content
+    assert "showing characters 0-75 and 475-500 of 500" in one(ex, "t").content
     assert one(Executor(loadout(t), spill_dir=tmp_path), "t").content == "x" * 500
 
 

@@ -151,6 +151,6 @@ def test_the_stager_refuses_a_source_that_now_leads_elsewhere_for_any_user(tmp_p
     swapped = tmp_path / "protected"
     swapped.symlink_to("/etc")
     target = tmp_path / "stage-0"
-    with pytest.raises(launcher.LaunchError, match="changed while the sandbox started"):
+    with pytest.raises(launcher._LaunchError, match="changed while the sandbox started"):
         launcher._stage_one(str(swapped), str(target))
     assert not target.exists()

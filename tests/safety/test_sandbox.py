@@ -15,14 +15,8 @@ from pathlib import Path
 import pytest
 
 from tooldeck.safety.capture import RunResult, run_capped
-from tooldeck.safety.sandbox import (
-    BwrapRunner,
-    HostRunner,
-    SandboxLimits,
-    SandboxSettings,
-    probe_bwrap,
-    runner_for,
-)
+from tooldeck.safety.probe import probe_bwrap, runner_for
+from tooldeck.safety.sandbox import BwrapRunner, HostRunner, SandboxLimits, SandboxSettings
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ loop does not guard against it (a broken UI should be loud, not silently ignored
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,13 +122,3 @@ class EventLog:
 
     def of(self, kind: type[Any]) -> list[Any]:
         return [e for e in self.events if isinstance(e, kind)]
-
-
-def fan_out(sinks: Sequence[EventSink]) -> EventSink:
-    """One sink that forwards every event to each of `sinks` in order."""
-
-    def sink(event: Event) -> None:
-        for s in sinks:
-            s(event)
-
-    return sink

@@ -32,6 +32,7 @@ from tooldeck.agent.toolview import ToolView
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
 from tooldeck.text import utf8_safe
+from tooldeck.tracing import agent_span, chat_span
 
 TurnStatus = Literal["done", "interrupted", "budget_exhausted"]
 
@@ -105,8 +106,10 @@ class AgentLoop:
         events: EventSink | None = None,
         max_iterations: int = 90,
         budget_note: str = BUDGET_NOTE,
+        name: str = "tooldeck",
     ) -> None:
         check_iterations(max_iterations)
+        self.name = name  # the agent's name in traces (`invoke_agent <name>`)
         self.model = model
         self.runner = runner
         self.tools = tools
@@ -121,8 +124,10 @@ class AgentLoop:
         A cancelled turn (Ctrl-C) is stored as `cancelled`: the history so far is kept, and
         `--resume` continues it.
         """
+        model, provider = self.model.model_name, provider_name(self.model)
         try:
-            return await self._turn(convo, prompt)
+            with agent_span(self.name, conversation_id=convo.session_id, model=model, provider=provider):
+                return await self._turn(convo, prompt)
         except asyncio.CancelledError:
             self._save(convo, "cancelled")
             raise
@@ -162,7 +167,10 @@ class AgentLoop:
         )
         self.events(ModelRequested(iteration, len(request.messages), request.tool_names))
         try:
-            reply = await self.model.complete(request, events=self.events)
+            with chat_span(self.model.model_name, provider_name(self.model)) as span:
+                reply = await self.model.complete(request, events=self.events)
+                span.usage(reply.usage.input_tokens, reply.usage.output_tokens)
+                span.response(reply.model, reply.stop_reason)
         except ModelError:
             self._save(convo, "error")  # the history so far is kept; `--resume` can retry the turn
             raise
@@ -216,6 +224,15 @@ class AgentLoop:
     def _save(self, convo: Conversation, status: str, interrupt: Mapping[str, Any] | None = None) -> None:
         if self.recorder is not None:
             self.recorder.save_state(convo.session_id, convo.state, status=status, interrupt=interrupt)
+
+
+def provider_name(model: ModelClient) -> str:
+    """`gen_ai.provider.name` of a model client: the provider its settings name (both OpenAI
+    APIs are "openai"); a client without settings (the scripted model) is "tooldeck.scripted"."""
+    provider = getattr(getattr(model, "settings", None), "provider", None)
+    if provider in ("openai", "responses"):
+        return "openai"
+    return str(provider) if isinstance(provider, str) else "tooldeck.scripted"
 
 
 def one_result_per_call(calls: Sequence[ToolCall], results: Sequence[ToolResult]) -> list[ToolResult]:

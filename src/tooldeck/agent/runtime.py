@@ -13,7 +13,7 @@ engine over the current loadout), the session store and the events; sub-agents
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
@@ -36,6 +36,7 @@ from tooldeck.tools.vision import VisionService
 
 if TYPE_CHECKING:
     from tooldeck.config import Config
+    from tooldeck.session import Session
 
 # The built-in memory tool (its memory snapshot joins the system prompt when it is exposed).
 MEMORY_TOOL = "tooldeck.agent.tools:memory"
@@ -48,12 +49,25 @@ DEFAULT_SYSTEM = (
 
 
 class LoadoutSource(Protocol):
-    """What the agent needs from a deck: its config and the current loadout of a platform."""
+    """What the agent needs from a deck: its config, the current loadout of a platform, and
+    sessions to run calls in (`Deck.session`)."""
 
     @property
     def config(self) -> Config: ...
 
     def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout: ...
+
+    def session(
+        self,
+        *,
+        platform: str | None = ...,
+        approver: Approver | None = ...,
+        policy: Policy | None = ...,
+        session_id: str | None = ...,
+        direct: bool = ...,
+        agent: bool = ...,
+        services: Mapping[type, object] | None = ...,
+    ) -> Session: ...
 
 
 class Agent:
@@ -176,14 +190,16 @@ class Agent:
             offered[VisionService] = vision
         offered[ToolRendering] = tool_rendering(model or self.model, self.config)
         view = ToolView(loadouts)
-        runner = SessionRunner(
-            view,
-            session_id=convo.session_id,
-            policy=self.policy,
+        session = self.deck.session(
+            platform=self.platform,
             approver=self.approver,
-            spill_dir=self.home / "spill",
+            policy=self.policy,
+            session_id=convo.session_id,
+            direct=False,
+            agent=True,
             services=offered,
         )
+        runner = SessionRunner(view, session)
         return AgentLoop(
             model or self.model,
             runner=runner,
@@ -191,6 +207,7 @@ class Agent:
             recorder=self.store,
             events=events,
             max_iterations=max_iterations,
+            name="tooldeck" if delegate else "tooldeck-subagent",
         )
 
     async def _spawn(self, loadouts: Callable[[], Loadout], prompt: str, parent_id: str | None) -> SubOutcome:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from tooldeck.config import Config
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.tool import Tool
+
+R = TypeVar("R")
 
 Status = Literal["exposed", "deferred", "hidden"]
 
@@ -51,7 +53,7 @@ class Loadout:
     skills_allowed: frozenset[str] | None = None
     # Deferred tools exposed in this view because `tool_search` promoted them (see `with_exposed`).
     promoted: tuple[Tool, ...] = ()
-    _renders: dict[Any, Any] = field(default_factory=dict, repr=False)
+    _renders: dict[Hashable, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _index: dict[str, Tool] = field(init=False, repr=False)
     _deferred: frozenset[str] = field(init=False, repr=False)
@@ -126,9 +128,10 @@ class Loadout:
         out += list(self.hidden)
         return out
 
-    def cached_render(self, key: Any, build: Any) -> Any:
-        """Memoise a rendering of this loadout (dialect output, token counts, ...)."""
-        hit = self._renders.get(key)
+    def cached_render(self, key: Hashable, build: Callable[[], R]) -> R:
+        """Memoise something worked out from this loadout (dialect output, token counts, the
+        executor's index): `build()` once per `key`, a tuple naming its module and parameters."""
+        hit: R | None = self._renders.get(key)
         if hit is not None:
             return hit
         with self._lock:

@@ -18,13 +18,9 @@ from typing import Protocol
 
 from tooldeck.batch.items import BatchItem
 from tooldeck.batch.results import ItemResult
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import BatchRunError as BatchRunError
 
 MAX_ATTEMPTS = 2  # a worker that dies mid-item gets the item retried once
-
-
-class BatchRunError(TooldeckError):
-    """The run itself failed (workers cannot start, the engine is missing or went away)."""
 
 
 Job = tuple[BatchItem, int]  # an item and its attempt number (1-based)

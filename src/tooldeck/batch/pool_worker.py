@@ -19,11 +19,13 @@ from typing import Any
 
 from tooldeck.batch.items import BatchItem
 from tooldeck.batch.worker import ItemRunner, WorkerSpec
+from tooldeck.tracing.export import configure_cli_exporter
 
 
 def main(argv: list[str]) -> int:
     # Ctrl-C reaches the whole process group; the driver decides what happens to the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    configure_cli_exporter()  # each item's run is a trace of its own, exported as the CLI's are
     conn = Connection(int(argv[0]))
     try:
         _init, spec, label, path = conn.recv()

@@ -23,13 +23,9 @@ from tooldeck.batch.items import BatchItem, InputProblem, read_items
 from tooldeck.batch.progress import BatchSummary, Progress
 from tooldeck.batch.results import ItemResult, NotResultsFile, ResultWriter, finished_ids
 from tooldeck.batch.worker import WorkerSpec
+from tooldeck.errors import BatchInputError as BatchInputError
 
 Engine = Literal["local", "ray"]
-
-
-class BatchInputError(ValueError):
-    """The run cannot start as asked: a missing input, an output that is a folder, a link, another
-    kind of file or already full."""
 
 
 @dataclass(frozen=True, slots=True)

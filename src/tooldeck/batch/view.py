@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.config import Config, SandboxConfig
 from tooldeck.deck import Deck
+from tooldeck.session import Session
 
 ITEM_TOOLS_GATE = "item_tools"
 
@@ -45,6 +47,10 @@ class ItemDeck:
             self._view = self._narrow(base.with_config(self._config))
             self._base = base
         return self._view
+
+    def session(self, **options: Any) -> Session:
+        """A session of the item's agent: this view's config and loadouts, the deck's middleware."""
+        return self.deck.session(view=self, **options)
 
     def check_tools(self, platform: str | None = None) -> None:
         """Raise `UnknownItemTools` when the item names a tool that is neither exposed nor deferred."""

@@ -11,6 +11,7 @@ session, so a `tool_search` promotion could not carry over); every other gate ap
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import time
@@ -67,16 +68,17 @@ def read_arguments(raw: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from tooldeck.execution.policy import Approver, AutoApprover, TerminalApprover
-    from tooldeck.execution.types import ToolCall
 
     if args.timeout is not None and not args.timeout > 0:
         fail("--timeout must be > 0 seconds")
     arguments = read_arguments(args.args)
     deck = load_deck(args.config)
+    limits = None
     if args.timeout is not None:
         # --timeout bounds this call even when the tool sets its own, longer timeout.
-        execution = {"default_timeout_s": args.timeout, "max_timeout_s": args.timeout}
-        deck = deck.with_config(deck.config.with_section("execution", **execution))
+        limits = dataclasses.replace(
+            deck.config.execution, default_timeout_s=args.timeout, max_timeout_s=args.timeout
+        )
     # An unknown platform or a strict-mode problem: exit 2 here. MCP servers that cannot offer
     # this tool are not waited for.
     loadout = assemble(deck, args.platform, calling=[args.name])
@@ -85,12 +87,11 @@ def run(args: argparse.Namespace) -> int:
     # One spill area for every `tooldeck call`, so a cut result can be paged by a later
     # `tooldeck call read_result --args '{"id": ...}'`. The person named the tool, so a deferred
     # one is called directly: no later call could use what a `tool_search` here promoted.
-    executor = deck.executor(
-        platform=args.platform, approver=approver, session_id="cli", direct=True, calling=[args.name]
-    )
+    session = deck.session(platform=args.platform, approver=approver, session_id="cli", limits=limits)
     call_id = f"call_{time.strftime('%Y%m%d%H%M%S')}_{os.getpid()}"
-    [result] = executor.execute_sync([ToolCall(call_id, args.name, arguments)])
-    executor.spill.prune(older_than_s=KEEP_CUT_RESULTS_S)
+    with session:
+        result = session.call_sync(args.name, arguments, call_id=call_id)
+    session.spill.prune(older_than_s=KEEP_CUT_RESULTS_S)
     if args.as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
         meta = dict(result.meta)

@@ -36,7 +36,7 @@ def reference() -> str:
 
 def _section(out: io.StringIO, title: str, cls: type, prefix: str) -> None:
     comments = _field_comments(cls)
-    hints = typing.get_type_hints(cls, vars(config_module), _annotation_names())
+    hints = typing.get_type_hints(cls, None, _annotation_names())
     nested: list[tuple[str, type, str]] = []
     out.write(f"\n## {title}\n\n| key | type | default | what it does |\n|---|---|---|---|\n")
     for f in dataclasses.fields(cls):
@@ -95,7 +95,12 @@ def _is_list(hint: Any) -> bool:
 
 
 def _type_name(hint: Any) -> str:
-    text = str(hint).replace("typing.", "").replace("tooldeck.config.", "")
+    text = (
+        str(hint)
+        .replace("typing.", "")
+        .replace("tooldeck.config_sections.", "")
+        .replace("tooldeck.config.", "")
+    )
     text = re.sub(r"Annotated\[([^,\]]+), ([^\]]+)\]", r"\1 (\2)", text)
     text = re.sub(r"<class '([^']+)'>", r"\1", text)
     text = re.sub(r"Optional\[(.+)\]$", r"\1 | None", text)

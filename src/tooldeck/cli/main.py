@@ -18,6 +18,7 @@ import threading
 from typing import NoReturn
 
 from tooldeck.errors import ConfigError, TooldeckError
+from tooldeck.tracing.export import configure_cli_exporter
 
 # name -> (module, one line of help). Keep in the order `--help` shows them.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -160,6 +161,7 @@ def dispatch(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> NoReturn:
     """Console entry point. Exits promptly even when a hung check or tool thread is still alive."""
+    configure_cli_exporter()  # OTLP/HTTP only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set
     try:
         code = dispatch(sys.argv[1:] if argv is None else argv)
     except CliError as exc:

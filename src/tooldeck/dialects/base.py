@@ -48,11 +48,6 @@ class Dialect(ABC):
         self.strict = strict and self.supports_strict
         self._transformer = self.schema_transformer(hooks=profile.sanitizers)
 
-    @property
-    def cache_key(self) -> tuple[str, bool, str]:
-        """Everything a rendering depends on besides the tools themselves."""
-        return (self.name, self.strict, self.profile.key)
-
     def render(self, name: str, description: str, parameters: Mapping[str, Any]) -> RenderedTool:
         """Render one tool; `parameters` may be raw (it is normalised first, as `Tool` does)."""
         if not self.name_pattern.match(name):

@@ -44,7 +44,7 @@ def tool_costs(
     encoding: EncodingName = "o200k_base",
 ) -> dict[str, ToolCost]:
     """Each exposed tool's token cost and share in `dialect`, with its strict-mode outcome."""
-    from tooldeck.dialects import render_report, token_costs
+    from tooldeck.dialects.render import render_report, token_costs
 
     costs = token_costs(loadout, dialect, strict=strict, profile=profile, encoding=encoding)
     total = sum(costs.values()) or 1
@@ -58,7 +58,7 @@ def token_table(
     loadout: Loadout, *, strict: bool = False, profile: ModelProfile | str | None = None
 ) -> dict[str, dict[str, int]]:
     """Total tokens of the exposed tools: {dialect: {encoding: tokens}} for all four dialects."""
-    from tooldeck.dialects import token_costs
+    from tooldeck.dialects.render import token_costs
 
     return {
         dialect: {

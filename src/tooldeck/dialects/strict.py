@@ -54,7 +54,7 @@ MAX_PROPERTIES = 5000
 MAX_ENUM_VALUES = 1000
 
 
-class NotStrict(Exception):
+class _NotStrict(Exception):
     """Internal: carries the reason a schema has no strict form (never leaves this module)."""
 
 
@@ -71,12 +71,12 @@ def make_strict(schema: JsonSchema) -> StrictResult:
     try:
         for key in ("anyOf", "oneOf", "enum"):
             if key in schema:
-                raise NotStrict(f"parameters: top-level {key} is not allowed in strict mode")
+                raise _NotStrict(f"parameters: top-level {key} is not allowed in strict mode")
         out = walker.object_or_any(schema, "parameters", 0, root=True)
         defs = schema.get("$defs")
         if isinstance(defs, dict):
             out["$defs"] = {n: walker.any(s, f"$defs.{n}", 1) for n, s in defs.items()}
-    except NotStrict as exc:
+    except _NotStrict as exc:
         return StrictResult(None, str(exc))
     if walker.properties > MAX_PROPERTIES:
         return StrictResult(
@@ -97,12 +97,12 @@ class _Strict:
 
     def any(self, node: Any, path: str, depth: int) -> JsonSchema:
         if not isinstance(node, dict):
-            raise NotStrict(f"{path}: a boolean schema has no strict form")
+            raise _NotStrict(f"{path}: a boolean schema has no strict form")
         if "$ref" in node:
             return {"$ref": node["$ref"]}
         for key in BLOCKING:
             if key in node:
-                raise NotStrict(f"{path}: '{key}' is not supported in strict mode")
+                raise _NotStrict(f"{path}: '{key}' is not supported in strict mode")
         kind = node.get("type")
         kinds = kind if isinstance(kind, list) else [kind]
         if "object" in kinds:
@@ -111,15 +111,15 @@ class _Strict:
 
     def object_or_any(self, node: JsonSchema, path: str, depth: int, *, root: bool = False) -> JsonSchema:
         if depth > MAX_DEPTH:
-            raise NotStrict(f"{path}: objects nested more than {MAX_DEPTH} levels deep")
+            raise _NotStrict(f"{path}: objects nested more than {MAX_DEPTH} levels deep")
         props = node.get("properties") or {}
         extra = node.get("additionalProperties")
         if extra not in (None, False):
-            raise NotStrict(f"{path}: additionalProperties (a map of free-form keys) has no strict form")
+            raise _NotStrict(f"{path}: additionalProperties (a map of free-form keys) has no strict form")
         if not props and not root and extra is not False:
-            raise NotStrict(f"{path}: a free-form object (no listed properties) has no strict form")
+            raise _NotStrict(f"{path}: a free-form object (no listed properties) has no strict form")
         if "anyOf" in node or "oneOf" in node:
-            raise NotStrict(f"{path}: an object with both properties and anyOf has no strict form")
+            raise _NotStrict(f"{path}: an object with both properties and anyOf has no strict form")
         required = set(node.get("required") or ())
         out = self._keep(node, path)
         new_props: JsonSchema = {}
@@ -141,12 +141,12 @@ class _Strict:
         if "anyOf" in out:
             out["anyOf"] = [self.any(b, f"{path}.anyOf[{i}]", depth) for i, b in enumerate(out["anyOf"])]
         elif "type" not in out and "enum" not in out and "const" not in out:
-            raise NotStrict(f"{path}: no type (any value) has no strict form")
+            raise _NotStrict(f"{path}: no type (any value) has no strict form")
         kind = out.get("type")
         if kind == "array" or (isinstance(kind, list) and "array" in kind):
             items = node.get("items")
             if not isinstance(items, dict):
-                raise NotStrict(f"{path}: an array needs one `items` schema in strict mode")
+                raise _NotStrict(f"{path}: an array needs one `items` schema in strict mode")
             out["items"] = self.any(items, f"{path}[]", depth + 1)
         if isinstance(out.get("enum"), list):
             self.enum_values += len(out["enum"])

@@ -118,9 +118,13 @@ _KEY_TOKEN = re.compile(r'"\s*:')
 
 def _count_keys(value: Any) -> int:
     if isinstance(value, dict):
-        return len(value) + sum(_count_keys(v) for v in value.values())
+        count = len(value)
+        for item in value.values():
+            if isinstance(item, (dict, list)):
+                count += _count_keys(item)
+        return count
     if isinstance(value, list):
-        return sum(_count_keys(v) for v in value)
+        return sum(_count_keys(v) for v in value if isinstance(v, (dict, list)))
     return 0
 
 

@@ -1,6 +1,11 @@
 """The Executor: from the model's tool calls to the results it reads.
 
-    calls --prepare--> ValidatedCall --gate--> run (async / daemon thread, deadline) --shape--> ToolResult
+    calls --resolve, parse--> ToolCallRequest --the middleware chain--> ToolResult
+
+The chain (`middleware`): the user's middleware, then tooldeck's links - validate, the gate
+(policy and approvals), the untrusted-content frame, `TruncateResults`, and the run itself
+(async / daemon thread / child process, under the deadline, the value shaped into text). The
+executor keeps what is not about one call: batching, scheduling, cancellation, events.
 
 `execute(calls)` returns exactly one result per call id, in the model's order, whatever
 happens: a malformed call, an unknown tool, a refusal, an exception, a timeout, cancellation.
@@ -22,19 +27,27 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import Config
+from tooldeck.config import Config, ExecutionConfig
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
-from tooldeck.execution.calls import prepare
+from tooldeck.execution.calls import parse_arguments, validate
 from tooldeck.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck.execution.gate import ApprovalSettings, CallGate
 from tooldeck.execution.isolation import run_in_child
 from tooldeck.execution.lookup import ToolIndex
+from tooldeck.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults, chain
 from tooldeck.execution.nested import ToolCaller
 from tooldeck.execution.policy import Approver, CallApprovals, ChainPolicy, Grants, Policy
 from tooldeck.execution.result_text import ResultNotText
-from tooldeck.execution.results import SpillStore, error_result, failure_result, shape
+from tooldeck.execution.results import (
+    SpillStore,
+    error_result,
+    failure_result,
+    frame_untrusted,
+    is_untrusted,
+    shape,
+)
 from tooldeck.execution.runner import CancelToken, HandlerRaised, LazyEvent, run_sync
 from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
@@ -66,7 +79,6 @@ class _Plan:
 
     is_async: bool
     timeout: float
-    limit: int
     direct: bool  # a decorated tool whose validated model can go straight to the handler
     needs_context: bool
     isolated: bool  # runs in a child process, killed at the deadline
@@ -128,16 +140,22 @@ class Executor:
         promoted: Promoted | None = None,
         grants: Grants | None = None,
         services: Mapping[type, object] | None = None,
+        middleware: Sequence[Middleware] = (),
+        workspace: Workspace | None = None,
+        home: Path | None = None,
+        limits: ExecutionConfig | None = None,
     ) -> None:
         config = loadout.config
         self.loadout = loadout
-        self.limits = config.execution
+        self.limits = limits or config.execution
         self.events = events
-        # The protected and hidden sets, computed once per loadout (the agent makes an executor per batch).
-        plane = loadout.cached_render(("tooldeck.ControlPlane",), lambda: ControlPlane.of(config))
-        self.workspace = Workspace(config.workspace, plane=plane)
+        if workspace is None:
+            # The protected and hidden sets, computed once per loadout.
+            plane = loadout.cached_render(("tooldeck.ControlPlane",), lambda: ControlPlane.of(config))
+            workspace = Workspace(config.workspace, plane=plane)
+        self.workspace = workspace
         self.session_id = session_id
-        home = tooldeck_home(config.home, base_dir=config.base_dir)
+        self.home = home = home or tooldeck_home(config.home, base_dir=config.base_dir)
         # A caller making many executors (the deck's direct calls) passes one store, so a cut
         # result stays readable by a later call.
         self.spill = spill or SpillStore(spill_dir or home / "spill", session=session_id)
@@ -179,6 +197,15 @@ class Executor:
         )
         self._plans: dict[str, _Plan] = {}
         self._batches: set[Batch] = set()
+        self.middleware = tuple(middleware)
+        self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
+        steps: list[Middleware] = [
+            _Step(self._validating),
+            _Step(self._gating),
+            _Step(self._framing),
+            self.truncate,
+        ]
+        self._chain: CallNext = chain([*self.middleware, *steps], self._run)
         # What a running tool asks when it needs approval mid-call (an ACP agent's requests);
         # a caller that cannot be asked mid-call offers its own (e.g. the base class: always no).
         self.services.setdefault(
@@ -278,12 +305,12 @@ class Executor:
 
     async def _inline(self, call: ToolCall, batch: Batch) -> ToolResult:
         started = time.perf_counter()
-        prepared = self._prepare(call, started)
+        prepared = self._prepare(call, started, batch)
         if isinstance(prepared, ToolResult):
             return prepared
         batch.owner = asyncio.current_task()
         try:
-            return await self._run(prepared, batch, started)
+            return await self._through(prepared)
         finally:
             batch.owner = None
 
@@ -293,7 +320,7 @@ class Executor:
         slots: list[asyncio.Future[ToolResult]] = []
         for call in calls:
             started = time.perf_counter()
-            prepared = self._prepare(call, started)
+            prepared = self._prepare(call, started, batch)
             if isinstance(prepared, ToolResult):
                 done: asyncio.Future[ToolResult] = batch.loop.create_future()
                 done.set_result(prepared)
@@ -313,7 +340,7 @@ class Executor:
 
     async def _scheduled(
         self,
-        prepared: ValidatedCall,
+        prepared: ToolCallRequest,
         deps: list[asyncio.Future[Any]],
         semaphore: asyncio.Semaphore,
         batch: Batch,
@@ -323,13 +350,13 @@ class Executor:
             if deps:
                 await asyncio.wait(deps)
             async with semaphore:
-                return await self._run(prepared, batch, started)
+                return await self._through(prepared)
         except asyncio.CancelledError:  # our own task: cancelled by the batch, never by others
             return self._finished(
                 self._cancelled(prepared.id, prepared.name, "the batch was cancelled"), started
             )
 
-    def _resource_keys(self, prepared: ValidatedCall) -> list[tuple[str, ResourceMode]]:
+    def _resource_keys(self, prepared: ToolCallRequest) -> list[tuple[str, ResourceMode]]:
         resource = prepared.tool.resource
         if resource is None:
             return []
@@ -340,17 +367,46 @@ class Executor:
 
     # -- one call --------------------------------------------------------------------------
 
-    def _prepare(self, call: ToolCall, started: float) -> ValidatedCall | ToolResult:
-        events = self.events
-        if events is not None:
+    def _prepare(self, call: ToolCall, started: float, batch: Batch) -> ToolCallRequest | ToolResult:
+        """Find the tool and parse the arguments: what a call needs to enter the chain."""
+        if self.events is not None:
             self._emit("started", call.id, call.name, data={"arguments": call.arguments})
         try:
-            prepared = prepare(call, self._index, self.gate.promoted)
+            tool, note = self._index.resolve(call.name, self.gate.promoted)
+            arguments = parse_arguments(call.arguments, tool.name)
         except CallRejected as rejected:
             return self._failed(call.id, rejected.error, started)
-        if events is not None:
-            self._emit("validated", call.id, prepared.name, data={"arguments": prepared.arguments})
-        return prepared
+        return ToolCallRequest(
+            call.id, tool.name, arguments, tool, self.session_id, None, batch, started, note, call
+        )
+
+    async def _through(self, request: ToolCallRequest) -> ToolResult:
+        """One call through the chain; whatever a middleware raises is that call's error result."""
+        try:
+            result = await self._chain(request)
+        except asyncio.CancelledError:
+            batch: Batch = request.batch
+            if not batch.cancel_requested:
+                raise
+            task = asyncio.current_task()
+            if task is not None and task is batch.owner:
+                task.uncancel()
+            result = self._cancelled(request.id, request.name, "the batch was cancelled")
+        except Exception as exc:  # boundary: a middleware's bug is that call's error, not the batch's
+            trace = "".join(traceback.format_exception(exc))
+            message = f"a middleware failed on the call of {request.name!r}: {describe_exception(exc)}"
+            return self._finished(
+                error_result(request.id, request.name, "tool_error", message), request.started, trace
+            )
+        if not isinstance(result, ToolResult) or result.call_id != request.id:
+            got = (
+                type(result).__name__ if not isinstance(result, ToolResult) else f"one for {result.call_id!r}"
+            )
+            message = f"a middleware answered the call of {request.name!r} with {got}, not its ToolResult"
+            result = error_result(request.id, request.name, "tool_error", message)
+        if self.events is not None and result.error is None and "result_id" in result.meta:
+            self._emit("spilled", request.id, request.name, data={"result_id": result.meta["result_id"]})
+        return self._finished(result, request.started)
 
     def _plan(self, tool: Tool) -> _Plan:
         plan = self._plans.get(tool.name)
@@ -358,7 +414,6 @@ class Executor:
             plan = _Plan(
                 is_async=tool.is_async,
                 timeout=self.limits.timeout_for(tool.timeout),
-                limit=tool.max_result_chars or self.limits.max_result_chars,
                 direct=tool.call_style == "kwargs"
                 and tool.arg_model is not None
                 and tool.handler is not None,
@@ -368,12 +423,62 @@ class Executor:
             self._plans[tool.name] = plan
         return plan
 
-    async def _run(self, vc: ValidatedCall, batch: Batch, started: float) -> ToolResult:
-        quick = self.gate.quick(vc)
-        if quick is not True:
-            refusal = quick if isinstance(quick, ErrorEnvelope) else await self._decide(vc, batch)
-            if refusal is not None:
-                return self._failed(vc.id, refusal, started)
+    # -- the links of the chain ------------------------------------------------------------
+
+    # Each link is made once, around the next one (one coroutine frame per link and call).
+
+    def _validating(self, call_next: CallNext) -> CallNext:
+        emit = self._emit if self.events is not None else None
+
+        async def validated(request: ToolCallRequest) -> ToolResult:
+            if request.validated is None:
+                call = ToolCall(request.id, request.name, request.arguments)
+                try:
+                    request.validated = validate(call, request.tool, request.arguments, request.note)
+                except CallRejected as rejected:
+                    return self._refused(request.id, rejected.error)
+                if emit is not None:
+                    emit(
+                        "validated", request.id, request.name, data={"arguments": request.validated.arguments}
+                    )
+            return await call_next(request)
+
+        return validated
+
+    def _gating(self, call_next: CallNext) -> CallNext:
+        quick = self.gate.quick
+
+        async def gated(request: ToolCallRequest) -> ToolResult:
+            vc = request.validated
+            assert vc is not None  # the validation link ran
+            verdict = quick(vc)
+            if verdict is not True:
+                refusal = (
+                    verdict if isinstance(verdict, ErrorEnvelope) else await self._decide(vc, request.batch)
+                )
+                if refusal is not None:
+                    return self._refused(request.id, refusal)
+            return await call_next(request)
+
+        return gated
+
+    def _framing(self, call_next: CallNext) -> CallNext:
+        """Output of tools that bring in outside text (web, MCP) framed as untrusted data."""
+
+        async def framed(request: ToolCallRequest) -> ToolResult:
+            result = await call_next(request)
+            if result.error is None and is_untrusted(request.tool):
+                return result.replace(content=frame_untrusted(request.name, result.content))
+            return result
+
+        return framed
+
+    async def _run(self, request: ToolCallRequest) -> ToolResult:
+        """The last link: run the handler under its deadline and shape its value into text."""
+        vc = request.validated
+        assert vc is not None  # the validation link ran
+        batch: Batch = request.batch
+        started = request.started
         tool = vc.tool
         plan = self._plan(tool)
         cancel_event = LazyEvent() if plan.needs_context else None
@@ -381,50 +486,43 @@ class Executor:
         try:
             value = await self._invoke(vc, plan, context, cancel_event, batch)
         except _TimedOut:
-            return self._failed(vc.id, _timeout_envelope(tool, plan), started)
+            return self._refused(vc.id, _timeout_envelope(tool, plan))
         except _Blocked as blocked:
             message = (
                 f"tool {tool.name!r} blocked the event loop for {blocked.seconds:.1f} s, past its "
                 f"{plan.timeout:g} s timeout (an async handler called blocking code; make it a plain "
                 "function, or give it isolation='process'); its work completed but its result was not used"
             )
-            return self._failed(vc.id, ErrorEnvelope("timeout", message, tool.name, False), started)
+            return self._refused(vc.id, ErrorEnvelope("timeout", message, tool.name, False))
         except ToolError as exc:
-            return self._finished(
-                failure_result(vc.id, tool.name, exc, time.perf_counter() - started), started
-            )
+            return failure_result(vc.id, tool.name, exc, time.perf_counter() - started)
         except asyncio.CancelledError:
             if not batch.cancel_requested:
                 raise
             task = asyncio.current_task()
             if task is not None and task is batch.owner:
                 task.uncancel()
-            return self._finished(self._cancelled(vc.id, tool.name, "the batch was cancelled"), started)
+            return self._cancelled(vc.id, tool.name, "the batch was cancelled")
         except (
             BaseException
         ) as exc:  # boundary: whatever a tool raises (even sys.exit) is a tool_error result
             # Cancellation of our own task was handled above; a KeyboardInterrupt or SystemExit
             # that gets here came from the tool's code, not from the user (a real Ctrl-C reaches
             # the event loop as a cancellation).
-            return self._crashed(vc, started, exc)
+            return self._crashed(vc, exc)
         try:
-            shaped = shape(value, tool, call_id=vc.id, limit=plan.limit, spill=self.spill)
+            shaped = shape(value)
         except Exception as exc:  # boundary: a returned value's own str() or JSON form may raise anything
             why = str(exc) if isinstance(exc, ResultNotText) else describe_exception(exc)
             message = (
                 f"tool {tool.name!r} ran, but returned a value that cannot be turned into text "
                 f"({type(value).__name__}): {why}"
             )
-            return self._failed(vc.id, ErrorEnvelope("tool_error", message, tool.name, False), started)
-        if shaped.spilled is not None:
-            self._emit("spilled", vc.id, tool.name, data={"result_id": shaped.spilled})
+            return self._refused(vc.id, ErrorEnvelope("tool_error", message, tool.name, False))
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
+        meta = shaped.meta or {}
         duration = time.perf_counter() - started
-        meta = dict(shaped.meta or {})
-        if shaped.spilled is not None:
-            meta["result_id"] = shaped.spilled
-        result = ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration, meta)
-        return self._finished(result, started) if self.events is not None else result
+        return ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration, meta)
 
     async def _decide(self, vc: ValidatedCall, batch: Batch) -> ErrorEnvelope | None:
         """The policy and approval step; a cancelled batch or a failing policy refuses the call."""
@@ -504,6 +602,7 @@ class Executor:
             call_id=vc.id,
             tool_name=vc.name,
             workspace=self.workspace.root,
+            home=self.home,
             session_id=self.session_id,
             state=batch.state,
             cancelled=cancelled,
@@ -521,13 +620,25 @@ class Executor:
     def _cancelled(self, call_id: str, tool: str, why: str) -> ToolResult:
         return error_result(call_id, tool, "cancelled", f"{why}; the call did not complete")
 
-    def _crashed(self, vc: ValidatedCall, started: float, exc: BaseException) -> ToolResult:
+    def _crashed(self, vc: ValidatedCall, exc: BaseException) -> ToolResult:
         original = exc.original if isinstance(exc, HandlerRaised) else exc
         trace = "".join(traceback.format_exception(original))
         message = f"tool {vc.name!r} failed: {describe_exception(original)}"
-        return self._finished(error_result(vc.id, vc.name, "tool_error", message), started, trace)
+        result = error_result(vc.id, vc.name, "tool_error", message)
+        # The traceback goes with the result to the events (or the log) once it leaves the chain.
+        return result.replace(meta={_TRACE: trace})
+
+    def _refused(self, call_id: str, err: ErrorEnvelope) -> ToolResult:
+        """A link's error result (events and timing are added when it leaves the chain)."""
+        return error_result(
+            call_id, err.tool, err.type, err.message, retryable=err.retryable, output=err.output
+        )
 
     def _finished(self, result: ToolResult, started: float, trace: str | None = None) -> ToolResult:
+        if result.error is not None and _TRACE in result.meta:
+            meta = dict(result.meta)
+            trace = trace or meta.pop(_TRACE)
+            result = replace(result, meta=meta)
         if result.error is not None and not result.duration_s:
             result = replace(result, duration_s=time.perf_counter() - started)
         if self.events is not None:
@@ -615,6 +726,21 @@ class _CallServices(Mapping[type, object]):
 
 
 _MAKING_CALLER = threading.Lock()
+# Where a crashed call's traceback travels from the run link to `_finished` (never shown).
+_TRACE = "tooldeck.traceback"
+
+
+class _Step:
+    """One of the executor's own links, as a middleware of the chain: `bind` makes it around
+    the next link once (see `middleware.chain`)."""
+
+    __slots__ = ("bind",)
+
+    def __init__(self, bind: Callable[[CallNext], CallNext]) -> None:
+        self.bind = bind
+
+    async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
+        return await self.bind(call_next)(call)
 
 
 def _timeout_envelope(tool: Tool, plan: _Plan) -> ErrorEnvelope:

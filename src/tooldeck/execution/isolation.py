@@ -29,7 +29,7 @@ from tooldeck.text import describe_exception, exception_text
 _POLL_S = 0.05
 
 
-class IsolatedCrash(Exception):
+class _IsolatedCrash(Exception):
     """The child died without sending a result (killed, crashed in C code, exit)."""
 
 
@@ -55,7 +55,7 @@ def run_in_child(fn: Callable[[], Any], cancel: threading.Event | None) -> Any:
     if kind == "error" and isinstance(payload, Exception):
         raise payload
     _, status = os.waitpid(pid, os.WNOHANG) if _alive(pid) else (pid, 0)
-    raise IsolatedCrash(f"the isolated handler's process ended without a result (status {status})")
+    raise _IsolatedCrash(f"the isolated handler's process ended without a result (status {status})")
 
 
 def _child(fn: Callable[[], Any], write_fd: int) -> None:

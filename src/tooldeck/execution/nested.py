@@ -13,14 +13,24 @@ import asyncio
 import concurrent.futures
 import itertools
 import threading
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
+from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.types import ToolCall, ToolResult
 from tooldeck.tool import Tool
 
-if TYPE_CHECKING:
-    from tooldeck.execution.executor import Executor
+
+class Executes(Protocol):
+    """What a ToolCaller uses of the executor that runs its handler (the executor builds the
+    caller, so it is described here rather than imported)."""
+
+    @property
+    def loadout(self) -> Loadout: ...
+
+    async def execute(
+        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
+    ) -> list[ToolResult]: ...
 
 
 class ToolCaller:
@@ -28,7 +38,7 @@ class ToolCaller:
 
     def __init__(
         self,
-        executor: Executor,
+        executor: Executes,
         loop: asyncio.AbstractEventLoop,
         *,
         state: dict[str, Any],

@@ -2,8 +2,8 @@
 
 - Plain strings pass through; other values become JSON by the rule in `result_text`;
   `ToolOutput` carries state updates and interrupts.
-- Over the tool's `max_result_chars` the text is cut, with a marker saying how much was shown,
-  and the full text is kept in the session's spill area, readable in pages with `read_result`.
+- Over the tool's `max_result_chars` the text is cut (`middleware.TruncateResults`), and the full
+  text is kept in the session's spill area (`SpillStore`), readable in pages with `read_result`.
 - Output of `open_world` tools (web, MCP) is framed as untrusted content, so the model reads
   it as data and not as instructions.
 """
@@ -54,7 +54,6 @@ class Shaped:
     content: str
     update: Mapping[str, Any] | None = None
     interrupt: Mapping[str, Any] | None = None
-    spilled: str | None = None  # the result id the full text was kept under
     meta: Mapping[str, Any] | None = None
 
 
@@ -207,25 +206,9 @@ class SpillStore:
         return [e.name[:-4] for e in entries if e.kind == "file" and e.name.endswith(".txt")]
 
 
-def shape(value: Any, tool: Tool, *, call_id: str, limit: int, spill: SpillStore | None) -> Shaped:
-    """Turn a handler's return value into the model-facing content (cut, kept, framed)."""
-    update = interrupt = meta = None
+def shape(value: Any) -> Shaped:
+    """Turn a handler's return value into the model-facing text (cutting and framing are links
+    of the call chain: `TruncateResults`, and the executor's untrusted-content frame)."""
     if isinstance(value, ToolOutput):
-        text, update, interrupt, meta = value.content, value.update, value.interrupt, value.meta
-    else:
-        text = to_text(value)
-    text = utf8_safe(text)
-    untrusted = is_untrusted(tool)
-    if len(text) <= limit:
-        return Shaped(frame_untrusted(tool.name, text) if untrusted else text, update, interrupt, meta=meta)
-    kept = spill.save(call_id, text) if spill is not None else None
-    head = text[:limit]
-    if kept is not None:
-        marker = (
-            f"\n\n[result truncated: showing characters 0-{limit} of {len(text)}. The full result is kept as "
-            f"id {kept!r}: call read_result(id={kept!r}, offset={limit}) to read the rest in pages.]"
-        )
-    else:
-        marker = f"\n\n[result truncated: showing characters 0-{limit} of {len(text)}; the rest was dropped.]"
-    body = frame_untrusted(tool.name, head) if untrusted else head
-    return Shaped(body + marker, update, interrupt, kept, meta)
+        return Shaped(utf8_safe(value.content), value.update, value.interrupt, meta=value.meta)
+    return Shaped(utf8_safe(to_text(value)))

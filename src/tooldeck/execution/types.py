@@ -5,6 +5,7 @@ These are the contract between the execution engine (X), the agent loop (L) and 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,10 @@ class ToolResult:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+    def replace(self, **changes: Any) -> ToolResult:
+        """A copy with `changes` (e.g. `result.replace(content=...)`), for middleware."""
+        return dataclasses.replace(self, **changes)
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,7 @@ import errno
 import os
 import stat
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal
-
-if TYPE_CHECKING:
-    from tooldeck.fs.root import ConfinedRoot
+from typing import Literal, Protocol
 
 MAX_LINKS = 40  # as the kernel's own limit on symlinks in one lookup
 RefusalKind = Literal["escape", "symlink", "loop"]
@@ -43,12 +40,22 @@ class Refused(Exception):
         super().__init__(f"{kind}: {where or '..'}")
 
 
+class WalkedRoot(Protocol):
+    """What a walk reads of its `ConfinedRoot` (which walks with this class, so is not imported)."""
+
+    @property
+    def fd(self) -> int: ...
+    @property
+    def follow_symlinks(self) -> bool: ...
+    def relative(self, absolute: str) -> str | None: ...
+
+
 class Walker:
     """A stack of folder descriptors from the root down. Close it when done."""
 
     __slots__ = ("fds", "hops", "last_link", "names", "root")
 
-    def __init__(self, root: ConfinedRoot) -> None:
+    def __init__(self, root: WalkedRoot) -> None:
         self.root = root
         self.fds: list[int] = []
         self.names: list[str] = []

@@ -56,7 +56,7 @@ MS_NOSUID = 0x2
 MS_NODEV = 0x4
 
 
-class LaunchError(Exception):
+class _LaunchError(Exception):
     pass
 
 
@@ -75,14 +75,14 @@ _libc = ctypes.CDLL(None, use_errno=True)
 def _check(result: int, what: str) -> int:
     if result < 0:
         errno = ctypes.get_errno()
-        raise LaunchError(f"{what}: {os.strerror(errno)}")
+        raise _LaunchError(f"{what}: {os.strerror(errno)}")
     return result
 
 
 def _syscall(name: str, *args: object) -> int:
     table = SYSCALLS.get(os.uname().machine)
     if table is None:
-        raise LaunchError(f"idmapped mounts are not wired for the {os.uname().machine} architecture")
+        raise _LaunchError(f"idmapped mounts are not wired for the {os.uname().machine} architecture")
     return _check(_libc.syscall(table[name], *args), name)
 
 
@@ -111,7 +111,7 @@ def userns_fd(owner: os.stat_result, uid: int) -> int:
             fh.write(f"{owner.st_gid} {uid} 1\n")
         return os.open(f"{proc}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
     except OSError as exc:
-        raise LaunchError(f"could not make the user namespace of the idmap: {exc}") from None
+        raise _LaunchError(f"could not make the user namespace of the idmap: {exc}") from None
     finally:
         os.close(done_w)
         os.close(ready_r)
@@ -132,8 +132,8 @@ def idmap_workspace(workspace: str, uid: int) -> None:
             _syscall("move_mount", tree, b"", AT_FDCWD, os.fsencode(workspace), MOVE_MOUNT_F_EMPTY_PATH)
         finally:
             os.close(tree)
-    except LaunchError as exc:
-        raise LaunchError(f"cannot give the workspace {workspace} an idmapped mount ({exc})") from None
+    except _LaunchError as exc:
+        raise _LaunchError(f"cannot give the workspace {workspace} an idmapped mount ({exc})") from None
     finally:
         os.close(ns)
 
@@ -145,7 +145,7 @@ def stage_sources(stage: str, specs: list[str]) -> None:
     os.makedirs(stage, 0o755, exist_ok=True)  # another launcher may make it at the same time
     st = os.lstat(stage)
     if st.st_uid != 0 or not os.path.isdir(stage) or os.path.islink(stage):
-        raise LaunchError(f"{stage} must be a folder owned by root")
+        raise _LaunchError(f"{stage} must be a folder owned by root")
     _check(
         _libc.mount(b"tmpfs", os.fsencode(stage), b"tmpfs", MS_NOSUID | MS_NODEV, b"mode=0755"),
         f"tmpfs on {stage}",
@@ -163,7 +163,7 @@ def _stage_one(path: str, target: str) -> None:
     try:
         proc = f"/proc/self/fd/{fd}"
         if os.readlink(proc) != path:
-            raise LaunchError(f"{path} changed while the sandbox started (it now leads elsewhere)")
+            raise _LaunchError(f"{path} changed while the sandbox started (it now leads elsewhere)")
         if os.path.isdir(proc):
             os.mkdir(target)
         else:
@@ -178,7 +178,7 @@ def _stage_one(path: str, target: str) -> None:
 
 def main(argv: list[str]) -> None:
     if "--" not in argv or len(argv) < 5:
-        raise LaunchError("usage: launcher.py REPORT_FD UID WORKSPACE STAGE [N=PATH ...] -- BWRAP ARGS...")
+        raise _LaunchError("usage: launcher.py REPORT_FD UID WORKSPACE STAGE [N=PATH ...] -- BWRAP ARGS...")
     split = argv.index("--")
     _, uid_text, workspace, stage, *specs = argv[:split]
     command = argv[split + 1 :]
@@ -195,7 +195,7 @@ def main(argv: list[str]) -> None:
     try:
         os.execv(command[0], command)
     except OSError as exc:
-        raise LaunchError(f"cannot run {command[0]} as uid {uid}: {exc.strerror}") from None
+        raise _LaunchError(f"cannot run {command[0]} as uid {uid}: {exc.strerror}") from None
 
 
 if __name__ == "__main__":
@@ -205,6 +205,6 @@ if __name__ == "__main__":
         os.set_inheritable(report, False)
     try:
         main(sys.argv[1:])
-    except (LaunchError, OSError, ValueError) as exc:
+    except (_LaunchError, OSError, ValueError) as exc:
         os.write(report, f"{exc}\n".encode())
         os._exit(FAILED)

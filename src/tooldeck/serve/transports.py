@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from tooldeck.errors import ConfigError
+from tooldeck.errors import ListenError as ListenError
 from tooldeck.serve.server import DeckServer
 
 Scope = MutableMapping[str, Any]
@@ -28,10 +29,6 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 MCP_PATH = "/mcp"
 # A bearer token shorter than this is refused: 16 random characters are out of reach of guessing.
 MIN_TOKEN_CHARS = 16
-
-
-class ListenError(Exception):
-    """The HTTP server cannot listen where it was asked to (a port in use, an unknown host)."""
 
 
 def is_loopback(host: str) -> bool:

@@ -6,10 +6,31 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from tooldeck.testing.scripted_server import ScriptedServer, Turn
+
+@dataclass
+class Turn:
+    """One scripted reply. `calls` are (name, arguments) pairs; a dict is sent as JSON text."""
+
+    text: str = ""
+    calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
+    status: int = 200
+    error: str = ""
+    error_code: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    # Streaming only: drop the connection after this many events (a network cut mid-stream).
+    cut_after: int | None = None
+
+
+class ScriptedServer(Protocol):
+    """What a reply reads of the server that sends it (`scripted_server.ScriptedServer`)."""
+
+    @property
+    def model(self) -> str: ...
+    def next_id(self, prefix: str) -> str: ...
 
 
 def _pieces(text: str, n: int = 3) -> list[str]:

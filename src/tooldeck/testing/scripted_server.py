@@ -42,22 +42,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tooldeck.testing import scripted_formats as formats
-
-
-@dataclass
-class Turn:
-    """One scripted reply. `calls` are (name, arguments) pairs; a dict is sent as JSON text."""
-
-    text: str = ""
-    calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
-    status: int = 200
-    error: str = ""
-    error_code: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-    # Streaming only: drop the connection after this many events (a network cut mid-stream).
-    cut_after: int | None = None
-
+from tooldeck.testing.scripted_formats import Turn as Turn
 
 Step = Turn | Callable[["Recorded"], Turn]
 

@@ -30,8 +30,8 @@ class LibrarySource(Source):
         self._closed = False
 
     def load(self) -> SourceListing:
-        from tooldeck.skills.tools import skills_tools
         from tooldeck.tools.browser.tools import browser_tools
+        from tooldeck.tools.skills import skills_tools
         from tooldeck.tools.vision import vision_tools
         from tooldeck.tools.web.tools import web_tools
 

@@ -106,8 +106,8 @@ def command_limit(context: ToolContext | None, requested: float) -> CommandLimit
 
 def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRunner:
     """The sandbox runner, or the host runner when host shells are allowed and bwrap cannot run."""
-    from tooldeck.safety.probe import probe_bwrap_cached
-    from tooldeck.safety.sandbox import SandboxUnavailable, runner_for
+    from tooldeck.safety.probe import probe_bwrap_cached, runner_for
+    from tooldeck.safety.sandbox import SandboxUnavailable
 
     config = service(context, Config)
     # The probe remembered in the home (as the host-shell gate left it) saves a sandbox start.

@@ -111,11 +111,6 @@ def line_endings(text: str) -> Literal["lf", "crlf", "mixed", "none"]:
     return "crlf" if crlf else "lf" if lf else "none"
 
 
-def conflict_lines(text: str) -> list[int]:
-    """1-based numbers of the lines that are merge-conflict markers (<<<<<<<, =======, >>>>>>>)."""
-    return [text.count("\n", 0, m.start()) + 1 for m in _CONFLICT.finditer(text)]
-
-
 def is_conflict_marker(line: str) -> bool:
     return _CONFLICT.match(line) is not None
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from tooldeck.context import ToolContext
 from tooldeck.errors import ToolError
 from tooldeck.output import ToolOutput
 
@@ -68,14 +67,3 @@ def todo_action(
         if status is not None:
             target["status"] = status
     return ToolOutput(render(todos), update={STATE_KEY: todos})
-
-
-def handle_todo(
-    context: ToolContext,
-    action: Literal["list", "add", "update", "complete"],
-    items: Sequence[str] = (),
-    id: int | None = None,
-    content: str | None = None,
-    status: TodoStatus | None = None,
-) -> ToolOutput:
-    return todo_action(context.state, action, items=items, id=id, content=content, status=status)

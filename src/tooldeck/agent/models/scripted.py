@@ -21,6 +21,7 @@ from typing import Any
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage
 from tooldeck.agent.models.base import ModelRequest
+from tooldeck.errors import ScriptExhausted as ScriptExhausted
 from tooldeck.execution.types import ToolCall
 
 Step = ModelReply | BaseException | Callable[[ModelRequest], ModelReply]
@@ -40,10 +41,6 @@ def reply(text: str = "", calls: Sequence[ToolCall] = (), *, stop_reason: str | 
     return ModelReply(
         message=Message(role="assistant", content=text, tool_calls=tuple(calls)), stop_reason=stop
     )
-
-
-class ScriptExhausted(AssertionError):
-    """The loop asked the scripted model for more replies than the script has."""
 
 
 class ScriptedModel:

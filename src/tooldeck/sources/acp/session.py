@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from tooldeck.errors import StartupFailed as StartupFailed
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
@@ -58,13 +59,6 @@ class AgentSpec:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     startup_timeout_s: float = 30.0
-
-
-class StartupFailed(ToolError):
-    """The agent did not start, initialize or open a session."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, type="tool_error")
 
 
 class _Client:

@@ -19,6 +19,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tooldeck.errors import AddressDenied as AddressDenied
 from tooldeck.errors import ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -28,13 +29,6 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 _METADATA = frozenset(
     ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200")
 )
-
-
-class AddressDenied(ToolError):
-    """A URL's host is, or resolves to, an address the policy refuses."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, type="denied")
 
 
 def address_kind(ip: IPAddress) -> str | None:

@@ -15,8 +15,8 @@ from tooldeck.decorator import tool
 from tooldeck.diagnostics import Diagnostic
 from tooldeck.errors import ToolError
 from tooldeck.skills.catalog import SKILL_FILE, Catalog, Skill, active_skills, body, load_catalog, skill_dirs
-from tooldeck.skills.files import MAX_FILES_LISTED, read_skill_file, skill_files
 from tooldeck.tool import Tool
+from tooldeck.tools.skill_files import MAX_FILES_LISTED, read_skill_file, skill_files
 
 if TYPE_CHECKING:
     from tooldeck.config import Config

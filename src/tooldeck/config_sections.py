@@ -1,0 +1,506 @@
+"""The sections of `tooldeck.yaml`: one frozen dataclass per section (the whole is `Config`).
+
+They live below `config.py`, so that the validator (`config_check.py`) can know them without
+knowing `Config`, whose construction runs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    # Bounds in the annotations below stay strings until pydantic reads them: the validator puts
+    # these names into this module first, so importing the config never imports them.
+    from annotated_types import Ge, Gt, Le
+
+
+class _Section:
+    """Equality, hashing and repr of the config sections, written once here instead of compiled
+    by @dataclass for each of the twenty section classes (which cost ~5 ms at every start of
+    the command line). Same meaning as the generated ones: fields compared in order, a field
+    with `repr=False` (secrets) left out of the repr."""
+
+    __slots__ = ()
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    def _compared(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Section)
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        shown = (f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
+        return f"{type(self).__qualname__}({', '.join(shown)})"
+
+
+# pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity.
+_FORBID: Any = {"extra": "forbid", "allow_inf_nan": False}
+# The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
+# and far below what the clocks and timers the values reach can represent.
+MAX_SECONDS = 31_536_000.0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ToolsetConfig(_Section):
+    """A user-defined toolset: tool names plus other toolsets it includes."""
+
+    __pydantic_config__ = _FORBID
+    # What the toolset is for (shown nowhere to the model; for people reading the config).
+    description: str = ""
+    # Tool names the toolset holds (besides tools that name it as their toolset).
+    tools: list[str] = field(default_factory=list)
+    # Other toolsets this one includes (recursively; cycles and unknown names are reported).
+    includes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ToolEntry(_Section):
+    """A DeerFlow-style `tools:` entry: `use: package.module:attribute` plus options."""
+
+    __pydantic_config__ = _FORBID
+    # The tool: `package.module:attribute` naming a Tool, a @tool function, a plain function or a list
+    # of tools.
+    use: str
+    # The name you call it by in the config; a warning when it differs from the tool's own name.
+    name: str | None = None
+    # A group label for `tool_groups` (`bash` marks a shell tool).
+    group: str | None = None
+    # Overrides the tool's toolset.
+    toolset: str | None = None
+    # Environment variables the tool needs; hidden (availability) while one is unset.
+    requires_env: list[str] | None = None
+    # Programs the tool needs on PATH; hidden while one is missing.
+    requires_bins: list[str] | None = None
+    # Python modules the tool needs; hidden while one is not installed.
+    requires_modules: list[str] | None = None
+    # Needs the user: runs alone in a batch.
+    interactive: bool | None = None
+    # Runs alone in a batch (a barrier for the calls around it).
+    sequential: bool | None = None
+    # Changes nothing: a timed-out call is offered a retry; shown to MCP clients.
+    read_only: bool | None = None
+    # May destroy data: shown to MCP clients as destructiveHint.
+    destructive: bool | None = None
+    # Repeating it is safe: a timed-out call is offered a retry.
+    idempotent: bool | None = None
+    # Talks to the outside world: its output is framed as untrusted.
+    open_world: bool | None = None
+    # Each call needs approval (see approvals.mode).
+    requires_approval: bool | None = None
+    # Seconds a call may run (default execution.default_timeout_s).
+    timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
+    # Result size above which the result is cut and kept aside for read_result.
+    max_result_chars: Annotated[int, Ge(1)] | None = None
+    # Runs shell commands: hidden unless a sandbox or allow_host_shell permits it.
+    shell: bool | None = None
+    # Needs a vision model: hidden unless model.supports_vision.
+    needs_vision: bool | None = None
+    # true: deferred behind tool_search whatever tool_search.defer says (when tool_search is enabled);
+    # false: never deferred.
+    defer: bool | None = None
+    # `process`: each call runs in a child process killed at its deadline with all it started.
+    isolation: Literal["process"] | None = None
+
+    def options(self) -> dict[str, Any]:
+        """The tool options this entry sets (unset ones are left to the tool)."""
+        skip = {"use", "name"}
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in skip and getattr(self, f.name) is not None
+        }
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ModelConfig(_Section):
+    """The model the agent talks to."""
+
+    __pydantic_config__ = _FORBID
+    # The wire format: OpenAI-compatible Chat Completions, OpenAI Responses or Anthropic Messages.
+    provider: Literal["openai", "responses", "anthropic"] = "openai"
+    # The model name sent to the provider (also picks schema sanitizers for narrow providers).
+    name: str | None = None
+    # The endpoint (OpenAI-compatible: ending in /v1; Anthropic: the host root); default the provider's.
+    base_url: str | None = None
+    # The environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
+    api_key_env: str | None = None
+    # The model reads images: tools that need vision are shown.
+    supports_vision: bool = False
+    # The reply's token limit sent with each request.
+    max_tokens: Annotated[int, Ge(1)] | None = None
+    # The sampling temperature sent with each request.
+    temperature: float | None = None
+    # Stream replies (text shows as it comes in `tooldeck chat`).
+    stream: bool = False
+    # Seconds one attempt at a model request may take. A failed attempt (429, 5xx, a timeout, a
+    # dropped connection) is tried again up to `max_retries` times, so an endpoint that hangs
+    # fails after about max_retries + 1 times timeout_s, plus the backoff: 3 minutes by default.
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 60.0
+    # Retries of a failed request (with backoff; Retry-After honoured).
+    max_retries: Annotated[int, Ge(0)] = 2
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SandboxLimitsConfig(_Section):
+    """Resource limits of each sandboxed command (terminal, execute_code), far below a host's
+    own; a command that reaches one ends with an error naming it. Never above the host's hard
+    limits (a higher value is lowered to them)."""
+
+    __pydantic_config__ = _FORBID
+    # Processes and threads the command may have at once, counted in its own sandbox (a fork
+    # loop stops here).
+    processes: Annotated[int, Ge(8)] = 256
+    # Address space of each process, in MiB (a memory hog gets allocation failures).
+    memory_mb: Annotated[int, Ge(64)] = 4096
+    # Largest file a process may write, in MiB.
+    file_size_mb: Annotated[int, Ge(1)] = 1024
+    # CPU seconds of each process (it gets SIGXCPU, then is killed 5 s later).
+    cpu_s: Annotated[int, Ge(1)] = 600
+    # Open file descriptors of each process.
+    open_files: Annotated[int, Ge(16)] = 1024
+    # Size of each private in-memory folder (/tmp, /dev/shm, the emptied home folders), in MiB: what is
+    # written there takes the host's memory.
+    tmp_mb: Annotated[int, Ge(1)] = 1024
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SandboxConfig(_Section):
+    """Where file and shell tools may act, and how shell commands are confined."""
+
+    __pydantic_config__ = _FORBID
+    # "bwrap": shell tools are offered when bubblewrap works here. "none": no sandbox is
+    # required, so shell tools need allow_host_shell. Either way a command runs inside
+    # bubblewrap whenever it works here, and on the host only with allow_host_shell.
+    kind: Literal["none", "bwrap"] = "none"
+    # Show shell tools without a sandbox (they run on the host).
+    allow_host_shell: bool = False
+    # The root the file tools are confined to, and the one folder shell commands may write;
+    # relative to the config file's folder. The root of the file system (`/`) is refused.
+    workspace: str = "."
+    # Sandboxed commands reach the network (loopback included) only when this is true.
+    network: bool = False
+    # When tooldeck runs as root: the unprivileged host uid (and gid) sandboxed commands run as;
+    # the files of the workspace folder's owner appear as theirs (an idmapped mount).
+    uid: Annotated[int, Ge(1), Le(4_294_967_294)] = 65534
+    # Resource limits of each sandboxed command.
+    limits: SandboxLimitsConfig = field(default_factory=SandboxLimitsConfig)
+    # Workspace paths (relative, globs allowed; a folder covers what is inside) that tools may not
+    # change unasked: read-only inside the sandbox, and file-tool edits of them need approval
+    # (rule protected-path:PATH). Entries add to the defaults (.git/hooks, .git/config,
+    # .git/commondir, .git/config.worktree, linked worktrees' and submodules' hooks and config,
+    # .gitconfig, .config/git, .ssh, .vscode, .idea, .claude, .cursor, .codex,
+    # .gemini, .mcp.json, shell start-up files such as .bashrc, .profile, .zshrc); "!ENTRY" drops
+    # one. The config file in use and the workspace modules it imports (use:, discover:) are
+    # always protected.
+    protected: list[str] = field(default_factory=list)
+
+
+ApprovalMode = Literal["ask", "deny", "allow"]
+
+# The default `platform`, and the only platform of a config that defines no platform_toolsets.
+DEFAULT_PLATFORM = "cli"
+
+# Per-tool approval modes that apply unless `approvals.tools` says otherwise. The built-in file
+# edits are destructive but confined to the workspace, so, as in most coding agents, they run
+# without asking; set them to "ask" to be asked about every edit.
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ApprovalsConfig(_Section):
+    """Consent for what needs it: shell commands a rule flags, destructive tools, and tools
+    marked requires_approval."""
+
+    __pydantic_config__ = _FORBID
+    # What needs approval gets: asked (ask), refused (deny) or run (allow). Blocked shell
+    # commands are refused whatever the mode.
+    mode: ApprovalMode = "ask"
+    # Seconds a prompt or an approval callback may take to answer; no answer in time is a no.
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 300.0
+    # The audit log of approval decisions (JSON lines); relative to the config file's folder;
+    # default <home>/approvals.jsonl.
+    audit_log: str | None = None
+    # Per-tool modes (a tool name or a glob such as "mcp__github__*") over the tool's own approval
+    # setting and over `mode`; the exact name wins, then the first matching glob.
+    tools: dict[str, ApprovalMode] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ShellConfig(_Section):
+    """Levels of the shell analyser's rules: ids or categories moved to `block` (never runnable)
+    or to `approve` (runnable with consent). `tooldeck shell-check` shows the verdicts."""
+
+    __pydantic_config__ = _FORBID
+    # Rule ids or categories whose commands are refused, even with approval.
+    block: list[str] = field(default_factory=list)
+    # Rule ids or categories whose commands run only with approval.
+    approve: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ToolSearchConfig(_Section):
+    """Progressive disclosure: deferred tools reach the model by name only, and `tool_search`
+    loads their schemas when the model asks for them."""
+
+    __pydantic_config__ = _FORBID
+    # Defer tools behind tool_search (the tool_search tool is exposed whenever a tool is deferred).
+    enabled: bool = False
+    # What to defer: "mcp" (every MCP tool), "source:KIND" (config, user, builtin, mcp, plugin, acp),
+    # toolset names, tool names or glob patterns of either.
+    defer: list[str] = field(default_factory=lambda: ["mcp"])
+    # Also defer tools while the exposed schemas cost more tokens than this (counted in the dialect of
+    # model.provider), plugin/MCP tools and the largest schemas first; unset: no budget.
+    max_exposed_tokens: Annotated[int, Ge(1)] | None = None
+    # How the system prompt lists the deferred tools: names with a one-line summary, names only, or
+    # not at all (the model then finds them with tool_search alone).
+    listing: Literal["summaries", "names", "none"] = "summaries"
+    # The longest one-line summary in the listing, in characters.
+    summary_chars: Annotated[int, Ge(20)] = 100
+    # How tool_search ranks free-text queries: bm25 (lexical), semantic (MiniLM embeddings, the
+    # semantic extra) or hybrid (both).
+    ranker: Literal["bm25", "semantic", "hybrid"] = "bm25"
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class SkillConfig(_Section):
+    __pydantic_config__ = _FORBID
+    # The skill's name.
+    name: str
+    # The tools the skill allows; while the skill is active, tools outside the union of active skills'
+    # lists are hidden (essential tools stay).
+    allowed_tools: list[str] | None = None
+    # Whether the skill's allowed_tools apply now.
+    active: bool = True
+    # What the skill is for.
+    description: str = ""
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class WebSearchConfig(_Section):
+    """Which search service `web_search` asks; without a provider the tool is hidden."""
+
+    __pydantic_config__ = _FORBID
+    # The search service; without one, web_search is hidden.
+    provider: Literal["searxng", "brave", "tavily", "exa"] | None = None
+    # SearXNG: the instance's address (required). Others: overrides the service's API address.
+    url: str | None = None
+    # The API key itself (write it as "${VAR}"), or the env var holding it (default per
+    # provider: BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY), read when the tool is checked.
+    api_key: str | None = field(default=None, repr=False)
+    # The environment variable holding the API key (default per provider, see api_key).
+    api_key_env: str | None = None
+    # Seconds one search may take.
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 15.0
+    # The most results one call may ask for.
+    max_results: Annotated[int, Ge(1)] = 10
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class BrowserConfig(_Section):
+    """The browser the `browser_*` tools drive (Playwright over Chromium)."""
+
+    __pydantic_config__ = _FORBID
+    # A Chromium executable; default: chromium on PATH, else Playwright's own browser.
+    executable: str | None = None
+    # Run the browser without a window (a window needs a display).
+    headless: bool = True
+    # Seconds one browser action (navigation, click, ...) may take.
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 30.0
+    # Extra Chromium command-line flags.
+    args: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class WebConfig(_Section):
+    """The web tools: fetching, search, the browser, and which addresses they may reach."""
+
+    __pydantic_config__ = _FORBID
+    # Private, loopback, link-local and cloud-metadata addresses are refused unless this is true.
+    allow_private_networks: bool = False
+    # Networks reachable even when private ("10.1.2.0/24", "127.0.0.1"), for a known intranet host.
+    allowed_networks: list[str] = field(default_factory=list)
+    # web_extract: URLs per call.
+    max_urls: Annotated[int, Ge(1)] = 5
+    # web_extract: seconds per URL.
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 20.0
+    # web_extract: bytes downloaded per URL (more is a too_large error).
+    max_bytes: Annotated[int, Ge(1)] = 5_000_000
+    # web_extract: characters returned per URL.
+    max_chars: Annotated[int, Ge(100)] = 40_000
+    # Redirects followed per URL (each hop checked again).
+    max_redirects: Annotated[int, Ge(0)] = 5
+    # The User-Agent header of web requests.
+    user_agent: str = "Mozilla/5.0 (compatible; tooldeck; +https://pypi.org/project/tooldeck/)"
+    # web_search's provider.
+    search: WebSearchConfig = field(default_factory=WebSearchConfig)
+    # The browser tools' browser.
+    browser: BrowserConfig = field(default_factory=BrowserConfig)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ChecksConfig(_Section):
+    __pydantic_config__ = _FORBID
+    # Seconds a requirement check's answer is reused before the check runs again.
+    ttl_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 30.0
+    # Time all checks of one assembly may take together; a check still running counts as unavailable.
+    budget_ms: Annotated[float, Gt(0), Le(MAX_SECONDS * 1000)] = 1000.0
+    # A check that raises or times out keeps its last good answer until this many seconds after
+    # that answer (flap grace), however long `ttl_s` is; then it is checked again.
+    flap_grace_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 60.0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class ExecutionConfig(_Section):
+    """How tool calls run."""
+
+    __pydantic_config__ = _FORBID
+    # Seconds a call may run when its tool sets no `timeout`.
+    default_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 120.0
+    # An upper bound on every call's timeout, even a tool's own.
+    max_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
+    # Calls of one batch running at the same time.
+    max_concurrency: Annotated[int, Ge(1)] = 8
+    # Result size (characters) above which a result is cut and kept aside; a tool may set its own.
+    max_result_chars: Annotated[int, Ge(1)] = 100_000
+    # Accept `Read-File` for `read_file` when exactly one tool matches (the result says so).
+    normalize_names: bool = True
+
+    def timeout_for(self, tool_timeout: float | None) -> float:
+        timeout = tool_timeout or self.default_timeout_s
+        return min(timeout, self.max_timeout_s) if self.max_timeout_s is not None else timeout
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class OpenAIDialectConfig(_Section):
+    __pydantic_config__ = _FORBID
+    # Send OpenAI function schemas in strict mode where the schema allows it (explain says why not
+    # otherwise).
+    strict: bool = False
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class DialectsConfig(_Section):
+    __pydantic_config__ = _FORBID
+    # OpenAI dialect options.
+    openai: OpenAIDialectConfig = field(default_factory=OpenAIDialectConfig)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class AgentConfig(_Section):
+    """The agent loop and its agent-level tools."""
+
+    __pydantic_config__ = _FORBID
+    # Model calls with tool use per turn before the agent must answer.
+    max_iterations: Annotated[int, Ge(1)] = 90
+    # The system prompt (default: a short general one).
+    system_prompt: str | None = None
+    # Sub-agents of delegate_task running at the same time.
+    delegation_max_concurrency: Annotated[int, Ge(1)] = 3
+    # Seconds one sub-agent may run.
+    delegation_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
+    # Sub-agents' own iteration budget (default: max_iterations).
+    delegation_max_iterations: Annotated[int, Ge(1)] | None = None
+    # The session database; relative to the config file; default <home>/state.db.
+    sessions_db: str | None = None
+    # Size caps of MEMORY.md and USER.md in the tooldeck home, in characters.
+    memory_max_chars: Annotated[int, Ge(100)] = 2200
+    # Size cap of USER.md (facts about the user), in characters.
+    user_max_chars: Annotated[int, Ge(100)] = 1375
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class McpServerConfig(_Section):
+    """One MCP server: a command run over stdio, or a URL (streamable HTTP or SSE)."""
+
+    __pydantic_config__ = _FORBID
+    # The server's command (stdio).
+    command: str | None = None
+    # Its arguments.
+    args: list[str] = field(default_factory=list)
+    # Variables set for the child, on top of those it inherits (see `inherit_env`).
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    # Variables the child inherits from tooldeck's environment (names or globs such as LC_*);
+    # default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_*, TZ, TMPDIR.
+    inherit_env: list[str] | None = None
+    # The child's working directory; relative to the config file's folder.
+    cwd: str | None = None
+    # The server's URL (streamable HTTP or SSE).
+    url: str | None = None
+    # Default: stdio with `command`, http (streamable HTTP) with `url`.
+    transport: Literal["stdio", "http", "sse"] | None = None
+    # Sent with every request to a remote server (e.g. a bearer token); never logged or shown.
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    # Seconds one tool call may take (default: execution.default_timeout_s).
+    timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
+    # Seconds to start the server and list its tools before it counts as failed.
+    connect_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 10.0
+    # Whether to connect to it.
+    enabled: bool = True
+    # Server tool names (or globs) to offer; None offers every tool.
+    include_tools: list[str] | None = None
+    # Server tool names (or globs) to leave out.
+    exclude_tools: list[str] = field(default_factory=list)
+    # Its tools may run at the same time even when they change things (read-only ones always may).
+    parallel_safe: bool = False
+    # Which calls need approval: those the server marks destructive, all of them, or none.
+    approval: Literal["destructive", "always", "never"] = "destructive"
+    # "thread": one server process per (user, thread), working in that thread's workspace (stdio only).
+    scope: Literal["shared", "thread"] = "shared"
+    # Thread-scoped sessions: how many server processes stay open at once; opening one more
+    # closes the least recently used idle one (a session busy with a call is never closed).
+    max_sessions: Annotated[int, Ge(1)] = 8
+    # Seconds an idle thread-scoped session is kept.
+    idle_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class AcpAgentConfig(_Section):
+    """An ACP agent offered as a tool: the command that starts it over stdio, and how calls run."""
+
+    __pydantic_config__ = _FORBID
+    # The program that starts the agent (it speaks ACP on its stdin/stdout).
+    command: str
+    # Its arguments.
+    args: list[str] = field(default_factory=list)
+    # Variables for the agent's process, on top of a small allow-list of the environment
+    # (HOME, PATH, USER, ...): nothing else of tooldeck's environment reaches the agent.
+    env: dict[str, str] = field(default_factory=dict, repr=False)
+    # What the model reads about the agent (default: a sentence naming it).
+    description: str = ""
+    # Seconds one prompt may run; then the session is cancelled and the agent's process group killed.
+    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
+    # Seconds the agent has to start, initialize and open a session.
+    startup_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 30.0
+    # The toolset of the agent's tool.
+    toolset: str = "acp"
+    # Ask before every call (the agent's own permission requests are asked regardless).
+    requires_approval: bool = False
+    # Whether to offer the agent at all.
+    enabled: bool = True
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class MiddlewareEntry(_Section):
+    """A `middleware:` entry: an object with `async def on_call(self, call, call_next)`."""
+
+    __pydantic_config__ = _FORBID
+    # `package.module:attribute` naming a middleware instance, or a class or factory that makes
+    # one when called with no arguments.
+    use: str
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class PluginsConfig(_Section):
+    __pydantic_config__ = _FORBID
+    # Load tools from installed distributions' `tooldeck.tools` entry points.
+    enabled: bool = True
+    # Entry point names not to load.
+    disabled: list[str] = field(default_factory=list)
