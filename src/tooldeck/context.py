@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from tooldeck.run_state import RunState
+
 T = TypeVar("T")
 
 
@@ -41,8 +43,8 @@ class ToolContext:
     # The tooldeck home of the session (memory, caches); never inside the tools' reach.
     home: Path | None = None
     session_id: str | None = None
-    # Run state shared by the tools of one agent run (artifacts, todo list, ...).
-    state: dict[str, Any] = field(default_factory=dict)
+    # Run state shared by the tools of one run (promotions, todo list, artifacts).
+    state: RunState = field(default_factory=RunState)
     # Set when the batch is cancelled; long-running sync handlers should poll it.
     cancelled: threading.Event = field(default_factory=threading.Event)
     # Objects offered by the layers running the call, keyed by their type (an application

@@ -17,11 +17,12 @@ from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import ToolContext
 from tooldeck.decorator import Bounds, tool
 from tooldeck.disclosure.catalog import deferred_catalog
-from tooldeck.disclosure.promotion import PROMOTED_KEY, promote
+from tooldeck.disclosure.promotion import promote
 from tooldeck.disclosure.rendering import ToolRendering
 from tooldeck.errors import ToolError
 from tooldeck.home import tooldeck_home
 from tooldeck.output import ToolOutput
+from tooldeck.run_state import RunState, RunStateUpdate
 
 MAX_LIMIT = 25
 
@@ -55,7 +56,7 @@ def tool_search(
             "(deck.call, the agent, tooldeck call)",
             type="unavailable",
         )
-    state = context.state if context is not None else {}
+    state = context.state if context is not None else RunState()
     rendering = (context.get(ToolRendering) if context is not None else None) or ToolRendering.for_config(
         loadout.config
     )
@@ -63,7 +64,7 @@ def tool_search(
 
 
 def load_tools(
-    loadout: Loadout, query: str, *, limit: int, state: dict[str, Any], rendering: ToolRendering
+    loadout: Loadout, query: str, *, limit: int, state: RunState, rendering: ToolRendering
 ) -> ToolOutput:
     """Search the deferred catalog of `loadout`, promote the matches in `state`, describe them."""
     from tooldeck.search.engine import search_index
@@ -103,7 +104,7 @@ def load_tools(
         )
     if notes:
         out["note"] = "; ".join(notes)
-    update = {PROMOTED_KEY: promote(state, loadout, names)} if names else None
+    update = RunStateUpdate(promoted=promote(state, loadout, names)) if names else None
     return ToolOutput(json.dumps(out, ensure_ascii=False), update=update)
 
 

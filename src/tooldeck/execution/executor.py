@@ -53,6 +53,7 @@ from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.home import tooldeck_home
+from tooldeck.run_state import RunState
 from tooldeck.text import describe_exception
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
@@ -233,11 +234,11 @@ class Executor:
         self,
         calls: Sequence[ToolCall],
         *,
-        state: dict[str, Any] | None = None,
+        state: RunState | None = None,
         cancel: CancelToken | None = None,
     ) -> list[ToolResult]:
         """Run a batch; one result per distinct call id, in the order the model emitted them."""
-        batch = Batch(state if state is not None else {}, asyncio.get_running_loop())
+        batch = Batch(state if state is not None else RunState(), asyncio.get_running_loop())
         unique = self._dedupe(calls) if len(calls) != 1 else calls
         if cancel is not None and cancel.cancelled:
             why = "the batch was cancelled before it started"
@@ -257,7 +258,7 @@ class Executor:
         self,
         calls: Sequence[ToolCall],
         *,
-        state: dict[str, Any] | None = None,
+        state: RunState | None = None,
         cancel: CancelToken | None = None,
     ) -> list[ToolResult]:
         """`execute` for synchronous callers (runs its own event loop, in a helper thread if needed)."""
