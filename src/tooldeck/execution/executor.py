@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import Config, ExecutionConfig
+from tooldeck.config import ApprovalsConfig, ExecutionConfig, SandboxConfig
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
@@ -165,8 +165,10 @@ class Executor:
             **(services or {}),
             Workspace: self.workspace,
             SpillStore: self.spill,
+            # The config reaches tools one section at a time, never whole (see tooldeck.context).
             type(self.limits): self.limits,
-            Config: config,
+            SandboxConfig: config.sandbox,
+            ApprovalsConfig: config.approvals,
             # The loadout the call runs against (tool_search searches its deferred tools).
             Loadout: loadout,
         }
