@@ -10,7 +10,8 @@ import pytest
 
 from tooldeck import Deck, ToolContext, parse_config
 from tooldeck.agent.services import AgentServices
-from tooldeck.config import ApprovalsConfig, Config, ExecutionConfig, SandboxConfig
+from tooldeck.config import ApprovalsConfig, Config, ExecutionConfig, SandboxConfig, ToolSearchConfig
+from tooldeck.disclosure import ToolRendering
 from tooldeck.errors import ToolError
 from tooldeck.safety.sandbox import SandboxSettings
 from tooldeck.tools.terminal import runner, sandbox_settings
@@ -29,10 +30,10 @@ def _asks_for_config(tree: ast.AST) -> list[int]:
     ]
 
 
-def test_no_tool_or_agent_module_asks_its_context_for_the_whole_config() -> None:
+def test_no_tool_agent_or_disclosure_module_asks_its_context_for_the_whole_config() -> None:
     found = {
         str(path.relative_to(SRC)): lines
-        for package in ("tools", "agent")
+        for package in ("tools", "agent", "disclosure")
         for path in sorted((SRC / package).rglob("*.py"))
         if (lines := _asks_for_config(ast.parse(path.read_text(encoding="utf-8"))))
     }
@@ -54,7 +55,8 @@ def test_the_executor_offers_the_sections_and_not_the_config(tmp_path: Path) -> 
         services = deck.executor().services
     assert Config not in services
     assert services[SandboxConfig] == config.sandbox and services[ApprovalsConfig] == config.approvals
-    assert services[ExecutionConfig] == config.execution
+    assert services[ExecutionConfig] == config.execution and services[ToolSearchConfig] == config.tool_search
+    assert services[ToolRendering] == ToolRendering.for_config(config)
     offered = services[AgentServices]
     assert isinstance(offered, AgentServices) and offered.home == tmp_path / "home"
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import ApprovalsConfig, ExecutionConfig, SandboxConfig
+from tooldeck.config import ApprovalsConfig, ExecutionConfig, SandboxConfig, ToolSearchConfig
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
@@ -169,6 +169,7 @@ class Executor:
             type(self.limits): self.limits,
             SandboxConfig: config.sandbox,
             ApprovalsConfig: config.approvals,
+            ToolSearchConfig: config.tool_search,
             # The loadout the call runs against (tool_search searches its deferred tools).
             Loadout: loadout,
         }
