@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck.jsonl",
         "tooldeck.logs",
         "tooldeck.home",
+        "tooldeck.run_state",
         "tooldeck.output",
         "tooldeck.availability_types",
         "tooldeck.templates",

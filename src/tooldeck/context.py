@@ -3,7 +3,10 @@
 A handler asks for it by annotating a parameter with `ToolContext`; that parameter is left out
 of the schema the model sees and filled in by the executor. Layers above the tools hand their
 services to tools through `services`, keyed by type: `context.get(Workspace)`,
-`context.get(SpillStore)`, `context.get(AgentServices)` - typed, never by string keys.
+`context.get(SpillStore)`, `context.get(AgentServices)` - typed, never by string keys. The
+config reaches a tool the same way, one typed section at a time (`SandboxConfig`,
+`ApprovalsConfig`, `ExecutionConfig`, `AgentConfig`), never the whole `Config`; `service(context,
+kind)` is the lookup that fails with a clear error when the tool was called outside an executor.
 A tool that needs approval for something it is about to do mid-call asks `context.get(Approvals)`.
 """
 
@@ -14,6 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+from tooldeck.errors import ToolError
+from tooldeck.run_state import RunState
 
 T = TypeVar("T")
 
@@ -41,8 +47,8 @@ class ToolContext:
     # The tooldeck home of the session (memory, caches); never inside the tools' reach.
     home: Path | None = None
     session_id: str | None = None
-    # Run state shared by the tools of one agent run (artifacts, todo list, ...).
-    state: dict[str, Any] = field(default_factory=dict)
+    # Run state shared by the tools of one run (promotions, todo list, artifacts).
+    state: RunState = field(default_factory=RunState)
     # Set when the batch is cancelled; long-running sync handlers should poll it.
     cancelled: threading.Event = field(default_factory=threading.Event)
     # Objects offered by the layers running the call, keyed by their type (an application
@@ -53,3 +59,15 @@ class ToolContext:
         """The service of type `kind` offered to this call, or None."""
         found = self.services.get(kind)
         return found if isinstance(found, kind) else None
+
+
+def service(context: ToolContext | None, kind: type[T]) -> T:
+    """A service every executor offers its calls; missing means the tool was called outside
+    one, which is a bug of the caller, not something to paper over with defaults."""
+    found = context.get(kind) if context is not None else None
+    if found is None:
+        raise ToolError(
+            f"this tool needs the {kind.__name__} of the call it serves; run it through "
+            "tooldeck's executor (deck.call, tooldeck call, an agent), not by calling its handler"
+        )
+    return found

@@ -599,8 +599,11 @@ def _count_tokens(tools: Sequence[Tool], descriptions: Mapping[str, str], config
 
 
 def _deck_services(config: Config) -> dict[type, object]:
-    """What calls made through a deck (not an agent) are offered: a vision service built from
-    config `model:` the first time a tool asks a model about an image."""
+    """What calls made through a deck (not an agent) are offered: the agent services of the
+    config's home (memory, session search), how tool_search renders its results, and a vision
+    service built from config `model:` the first time a tool asks a model about an image."""
+    from tooldeck.agent.services import AgentServices, for_config
+    from tooldeck.disclosure.rendering import ToolRendering
     from tooldeck.tools.vision import ImagePart, VisionService
 
     async def ask(image: ImagePart, question: str) -> str:
@@ -613,7 +616,12 @@ def _deck_services(config: Config) -> dict[type, object]:
             raise ToolError(f"no model to ask: {exc}", type="unavailable") from None
         return await service.ask(image, question)
 
-    return {VisionService: VisionService(ask, model=config.model.name or "")}
+    return {
+        AgentServices: for_config(config),
+        # How tool_search renders what it finds: as config `model:` and `dialects:` say.
+        ToolRendering: ToolRendering.for_config(config),
+        VisionService: VisionService(ask, model=config.model.name or ""),
+    }
 
 
 def _names(calls: Sequence[ToolCall]) -> list[str]:

@@ -25,6 +25,7 @@ from tooldeck.execution.policy import Approver, Grants, Policy
 from tooldeck.execution.results import SpillStore
 from tooldeck.execution.types import ToolCall, ToolResult
 from tooldeck.home import tooldeck_home
+from tooldeck.run_state import RunState
 from tooldeck.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ class Session:
         direct: bool = False,
         spill: SpillStore | None = None,
         limits: ExecutionConfig | None = None,
-        state: dict[str, Any] | None = None,
+        state: RunState | None = None,
         run_sync: SyncRunner | None = None,
     ) -> None:
         self.config = config
@@ -75,7 +76,7 @@ class Session:
         self.grants = Grants()
         self.spill = spill or SpillStore(self.home / "spill", session=session_id)
         # The run state the session's tools share (promotions, todo, artifacts).
-        self.state: dict[str, Any] = state if state is not None else {}
+        self.state: RunState = state if state is not None else RunState()
         self._loadouts = loadouts
         self._run_sync = run_sync
         self.closed = False
@@ -146,7 +147,7 @@ class Session:
         calls: Sequence[ToolCall],
         *,
         loadout: Loadout | None = None,
-        state: dict[str, Any] | None = None,
+        state: RunState | None = None,
         cancel: CancelToken | None = None,
         approver: Approver | None = None,
         services: Mapping[type, object] | None = None,

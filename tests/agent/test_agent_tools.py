@@ -16,6 +16,8 @@ from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, scoped_loadout
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.builtins.todo import todo_action
 from tooldeck.errors import ToolError
+from tooldeck.output import ToolOutput
+from tooldeck.run_state import RunState
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 
@@ -31,15 +33,18 @@ def run(agent: Any, prompt: str, convo: Any = None) -> Any:
 
 
 def test_todo_list_add_update_complete() -> None:
-    state: dict[str, Any] = {}
-    out = todo_action(state, "add", items=["write tests", "fix bug"])
-    state.update(out.update or {})
+    state = RunState()
+
+    def applied(out: ToolOutput) -> ToolOutput:
+        assert out.state_update is not None
+        state.apply(out.state_update)
+        return out
+
+    out = applied(todo_action(state, "add", items=["write tests", "fix bug"]))
     assert "[ ] 1. write tests" in out.content and "(0/2 done)" in out.content
-    out = todo_action(state, "update", id=2, status="in_progress")
-    state.update(out.update or {})
-    out = todo_action(state, "complete", id=1)
-    state.update(out.update or {})
-    assert [(i["id"], i["status"]) for i in state["todo"]] == [(1, "completed"), (2, "in_progress")]
+    applied(todo_action(state, "update", id=2, status="in_progress"))
+    applied(todo_action(state, "complete", id=1))
+    assert [(i.id, i.status) for i in state.todo] == [(1, "completed"), (2, "in_progress")]
     assert "(1/2 done)" in todo_action(state, "list").content
     with pytest.raises(ToolError, match="no task with id 7"):
         todo_action(state, "complete", id=7)
@@ -62,12 +67,12 @@ def test_todo_state_is_kept_per_session_in_the_store(scripted_server: ScriptedSe
     _, convo = run(agent, "plan")
     assert agent.store is not None
     stored = agent.store.load(convo.session_id)
-    assert [(i["content"], i["status"]) for i in stored.state["todo"]] == [
+    assert [(i.content, i.status) for i in stored.state.todo] == [
         ("a", "completed"),
         ("b", "pending"),
     ]
     _, other = run(agent, "another session")
-    assert "todo" not in other.state
+    assert other.state.todo == []
 
 
 # -- memory --------------------------------------------------------------------------------

@@ -141,8 +141,8 @@ def test_the_command_lines_log_is_kept_in_the_configured_home(project: Path) -> 
 
 
 def test_a_handler_called_without_an_executor_is_an_error_not_the_default_home(project: Path) -> None:
-    with pytest.raises(ToolError, match="memory needs the config of the call"):
+    with pytest.raises(ToolError, match="memory needs the agent services of the call"):
         memory.call({"action": "add", "content": "lost"})
-    with pytest.raises(ToolError, match="session_search needs the config of the call"):
+    with pytest.raises(ToolError, match="session_search needs the agent services of the call"):
         session_search.call({"query": "zebra"})
     untouched_default(project)

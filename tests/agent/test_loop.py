@@ -20,6 +20,7 @@ from tooldeck.agent.toolview import catalog_hash, promote, promoted_names
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.types import ToolCall, ToolOutput, ToolResult
+from tooldeck.run_state import Promotions, RunState, RunStateUpdate
 
 
 def make_loop(
@@ -68,9 +69,7 @@ def test_scripted_model_says_when_the_script_runs_out() -> None:
 class LossyRunner:
     """A broken runner that loses results: the loop must still answer every call id."""
 
-    async def execute(
-        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
-    ) -> list[ToolResult]:
+    async def execute(self, calls: Sequence[ToolCall], *, state: RunState | None = None) -> list[ToolResult]:
         return [ToolResult(calls[-1].id, calls[-1].name, "only the last")]
 
 
@@ -106,8 +105,8 @@ def test_present_files_updates_run_state_with_artifacts(tmp_path: Path) -> None:
     loop, log = make_loop(model, loadout_of(["file"], sandbox={"workspace": str(tmp_path)}), convo)
     asyncio.run(loop.run(convo, "make a report"))
     # Both calls of one batch count: the second saw the first's update.
-    assert convo.state["artifacts"] == ["report.md", "data.csv"]
-    assert [e.update["artifacts"] for e in log.of(StateUpdated)] == [["report.md"], ["report.md", "data.csv"]]
+    assert convo.state.artifacts == ["report.md", "data.csv"]
+    assert [e.update.artifacts for e in log.of(StateUpdated)] == [("report.md",), ("report.md", "data.csv")]
     outside = [m for m in convo.messages if m.role == "tool"][-1]
     assert outside.is_error and "outside the workspace" in outside.content
     error = json.loads(outside.content)["error"]
@@ -162,9 +161,10 @@ def _deferring(base: Loadout, toolset: str) -> Loadout:
 @tool(toolset="finder")
 def load_tools(names: list[str], context: ToolContext | None = None) -> ToolOutput:
     """Stand-in for tool_search: promote deferred tools."""
-    state = dict(context.state) if context is not None else {}
-    promote(state, PROMOTION["loadout"], names)
-    return ToolOutput(f"loaded {names}", update={"promoted": state["promoted"]})
+    state = context.state.copy() if context is not None else RunState()
+    return ToolOutput(
+        f"loaded {names}", update=RunStateUpdate(promoted=promote(state, PROMOTION["loadout"], names))
+    )
 
 
 def test_deferred_tools_are_sent_only_once_promoted() -> None:
@@ -193,15 +193,16 @@ def test_deferred_tools_are_sent_only_once_promoted() -> None:
     # Same catalog: promotions accumulate; a changed catalog resets them.
     promote(convo.state, loadout, ["sync_sleep"])
     assert promoted_names(convo.state, loadout) == {"slow_echo", "sync_sleep"}
-    convo.state["promoted"]["catalog"] = "0" * 16
+    assert convo.state.promoted is not None
+    convo.state.promoted = Promotions("0" * 16, convo.state.promoted.names)
     assert promoted_names(convo.state, loadout) == frozenset()
     assert catalog_hash(loadout) != "0" * 16
     # A record without a catalog hash (a bare list of names) is a mismatch, and the next
     # promotion replaces it.
-    state: dict[str, Any] = {"promoted": ["sync_sleep", "add", "nope"]}
-    assert promoted_names(state, loadout) == frozenset()
+    state = RunState.from_json({"promoted": ["sync_sleep", "add", "nope"]})
+    assert state.promoted is None and promoted_names(state, loadout) == frozenset()
     promote(state, loadout, ["slow_echo", "add"])
-    assert state["promoted"] == {"catalog": catalog_hash(loadout), "names": ["slow_echo"]}
+    assert state.to_json()["promoted"] == {"catalog": catalog_hash(loadout), "names": ["slow_echo"]}
 
 
 def test_budget_exhaustion_drops_tool_calls_from_the_summary_reply() -> None:
@@ -230,7 +231,7 @@ def test_an_agent_without_a_session_store_runs_in_memory(tmp_path: Path) -> None
         return await agent.run(convo, "plan"), convo
 
     result, convo = asyncio.run(main())
-    assert result.text == "planned" and convo.state["todo"][0]["content"] == "x"
+    assert result.text == "planned" and convo.state.todo[0].content == "x"
     assert not (tmp_path / "state.db").exists()
     with pytest.raises(ValueError, match="no session store"):
         agent.resume(convo.session_id)

@@ -11,6 +11,7 @@ from tooldeck.agent.runtime import unanswered_calls
 from tooldeck.agent.sessions import SessionStore, fts_query
 from tooldeck.errors import SessionError
 from tooldeck.execution.types import ToolCall
+from tooldeck.run_state import RunState, TodoItem
 
 
 def test_messages_are_durable_as_soon_as_appended(tmp_path: Path) -> None:
@@ -33,10 +34,10 @@ def test_messages_are_durable_as_soon_as_appended(tmp_path: Path) -> None:
 def test_state_is_saved_without_live_objects_and_with_the_pending_question(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         sid = store.create()
-        state = {"todo": [{"id": 1, "content": "x", "status": "pending"}], "_services": object()}
+        state = RunState(todo=[TodoItem(1, "x", "pending")])
         store.save_state(sid, state, status="interrupted", interrupt={"question": "why?"})
         loaded = store.load(sid)
-    assert loaded.state == {"todo": [{"id": 1, "content": "x", "status": "pending"}]}
+    assert loaded.state == RunState(todo=[TodoItem(1, "x", "pending")])
     assert loaded.status == "interrupted" and loaded.interrupt == {"question": "why?"}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tooldeck.config import Config
 from tooldeck.errors import ToolsetError
 from tooldeck.registry import Registry
 from tooldeck.tool import DescriptionContext, Tool
@@ -51,7 +52,7 @@ def test_registry_mutation_changes_the_loadout() -> None:
     reg = Registry([make("a")])
     from tooldeck.assembly.pipeline import Assembler
 
-    asm = Assembler(reg)
+    asm = Assembler(reg, Config())
     assert asm.assemble().exposed_names == ("a",)
     reg.register(make("b"))
     assert asm.assemble().exposed_names == ("a", "b")

@@ -17,7 +17,7 @@ from tooldeck.agent import ScriptedModel, call, reply
 from tooldeck.agent.models.base import Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.sessions import SessionStore
-from tooldeck.disclosure import PROMOTED_KEY, catalog_hash
+from tooldeck.disclosure import catalog_hash
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 from .kit import make_deck
@@ -53,7 +53,10 @@ def test_search_then_promoted_then_called_with_the_scripted_model(tmp_path: Path
     definition = json.loads(results[1].content)["tools"][0]
     assert definition["function"]["name"] == "createIssue"  # the scripted model gets config's dialect
     assert results[2].content == "issue 'bug' opened in a/b" and not results[2].is_error
-    assert convo.state[PROMOTED_KEY] == {"catalog": catalog_hash(deck.loadout()), "names": ["createIssue"]}
+    assert convo.state.to_json()["promoted"] == {
+        "catalog": catalog_hash(deck.loadout()),
+        "names": ["createIssue"],
+    }
     # Every request names the deferred tools, with summaries, after the configured system prompt.
     system = model.requests[0].system or ""
     assert system.startswith("You are a capable assistant")
@@ -97,7 +100,7 @@ def test_a_resumed_session_keeps_its_promotions(tmp_path: Path) -> None:
     second = ScriptedModel([reply(calls=[call("get_forecast", {"city": "Lyon"})]), reply("sunny")])
     agent = make_deck(tmp_path).agent(second, store=SessionStore(db))
     resumed = agent.resume(convo.session_id)
-    assert resumed.state[PROMOTED_KEY]["names"] == ["get_forecast"]
+    assert resumed.state.to_json()["promoted"]["names"] == ["get_forecast"]
     result, _ = run_turn(agent, "weather in Lyon?", resumed)
     assert result.text == "sunny"
     assert "get_forecast" in second.requests[0].tool_names

@@ -10,8 +10,9 @@ import pytest
 
 from tooldeck import Deck
 from tooldeck.config_load import parse_config
-from tooldeck.disclosure import PROMOTED_KEY, ToolRendering, catalog_hash
+from tooldeck.disclosure import ToolRendering, catalog_hash
 from tooldeck.execution.types import ToolCall
+from tooldeck.run_state import Promotions, RunState, RunStateUpdate
 
 from .kit import DEFERRED, config_data, found, make_deck
 
@@ -75,9 +76,9 @@ def test_results_carry_full_definitions_in_the_configured_dialect_and_a_promotio
     [definition] = found(result)["tools"]
     assert definition["type"] == "function" and definition["function"]["name"] == "createIssue"
     assert set(definition["function"]["parameters"]["properties"]) == {"repo", "title", "body"}
-    assert result.update == {
-        PROMOTED_KEY: {"catalog": catalog_hash(deck.loadout()), "names": ["createIssue"]}
-    }
+    assert result.update == RunStateUpdate(
+        promoted=Promotions(catalog_hash(deck.loadout()), frozenset({"createIssue"}))
+    )
     data = config_data(tmp_path)
     anthropic = Deck(
         parse_config({**data, "model": {"provider": "anthropic"}}, env={}),
@@ -100,7 +101,7 @@ def test_a_rendering_service_picks_the_dialect(tmp_path: Path) -> None:
 
 def test_a_search_adds_to_the_promotions_of_the_same_catalog(tmp_path: Path) -> None:
     deck = make_deck(tmp_path)
-    state: dict[str, object] = {}
+    state = RunState()
     calls = [
         ToolCall("c1", "tool_search", {"query": "select:createIssue"}),
         ToolCall("c2", "tool_search", {"query": "forecast"}),
@@ -108,11 +109,11 @@ def test_a_search_adds_to_the_promotions_of_the_same_catalog(tmp_path: Path) -> 
     results = deck.executor().execute_sync(calls, state=state)
     assert [found(r)["loaded"][0] for r in results] == ["createIssue", "get_forecast"]
     # Searches of one batch run in turn, each adding to what the run promoted.
-    assert state[PROMOTED_KEY] == {
+    assert state.to_json()["promoted"] == {
         "catalog": catalog_hash(deck.loadout()),
         "names": ["createIssue", "get_forecast"],
     }
-    assert results[1].update == {PROMOTED_KEY: state[PROMOTED_KEY]}
+    assert results[1].update == RunStateUpdate(promoted=state.promoted)
 
 
 def test_nothing_deferred_and_an_empty_query_get_plain_answers(tmp_path: Path) -> None:

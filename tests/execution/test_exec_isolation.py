@@ -84,7 +84,7 @@ def test_isolated_calls_return_values_outputs_and_errors() -> None:
     @tool(isolation="process")
     def updates() -> ToolOutput:
         """State update from a child."""
-        return ToolOutput("noted", update={"seen": os.getpid()})
+        return ToolOutput("noted", update={"artifacts": [str(os.getpid())]})
 
     @tool(isolation="process")
     def refuses() -> str:
@@ -99,7 +99,11 @@ def test_isolated_calls_return_values_outputs_and_errors() -> None:
     ex = Executor(loadout(add, updates, refuses, async_in_child))
     assert one(ex, "add", {"a": 2, "b": 3}).content == "5"
     result = one(ex, "updates")
-    assert result.content == "noted" and result.update is not None and result.update["seen"] != os.getpid()
+    assert (
+        result.content == "noted"
+        and result.update is not None
+        and result.update.artifacts != (str(os.getpid()),)
+    )
     denied = one(ex, "refuses")
     assert denied.error is not None and (denied.error.type, denied.error.message) == ("denied", "not today")
     assert one(ex, "async_in_child").content != f"pid {os.getpid()}"

@@ -13,6 +13,7 @@ from tooldeck import Tool, ToolContext, tool
 from tooldeck.execution.events import CollectingSink
 from tooldeck.execution.executor import Executor
 from tooldeck.execution.types import ToolError, ToolOutput, ToolUnavailableError
+from tooldeck.run_state import RunState, RunStateUpdate
 
 from .helpers import call, loadout, one, run
 
@@ -203,7 +204,7 @@ def test_tool_output_carries_updates_and_interrupts() -> None:
 
     ex = Executor(loadout(present, clarify))
     r1 = one(ex, "present", {"paths": ["a.txt"]})
-    assert (r1.content, r1.update) == ("presented 1", {"artifacts": ["a.txt"]})
+    assert (r1.content, r1.update) == ("presented 1", RunStateUpdate(artifacts=("a.txt",)))
     r2 = one(ex, "clarify", {"question": "which one?"})
     assert r2.interrupt == {"question": "which one?"}
 
@@ -212,14 +213,14 @@ def test_handlers_may_take_the_context_with_run_state() -> None:
     @tool
     def remember(note: str, ctx: ToolContext) -> str:
         """Writes to the run state."""
-        ctx.state.setdefault("notes", []).append(note)
+        ctx.state.artifacts.append(note)
         return f"{ctx.call_id} {ctx.tool_name} {ctx.session_id}"
 
-    state: dict[str, object] = {}
+    state = RunState()
     ex = Executor(loadout(remember), session_id="s1")
     [r] = run(ex, [call("remember", {"note": "x"}, "c9")], state=state)
     assert r.content == "c9 remember s1"
-    assert state == {"notes": ["x"]}
+    assert state.artifacts == ["x"]
 
 
 def test_non_string_results_are_json() -> None:

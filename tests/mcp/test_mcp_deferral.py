@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.agent import ScriptedModel, call, reply
-from tooldeck.disclosure import PROMOTED_KEY, catalog_hash, deferred_catalog
+from tooldeck.disclosure import catalog_hash, deferred_catalog
 
 from .mcpkit import deck_over, tiny, wait_for
 
@@ -56,7 +56,7 @@ def test_promotions_follow_the_servers_tool_list(tmp_path: Path) -> None:
         )
         # The record is scoped to the catalog as it is now, without the vanished tool.
         expected = sorted({*LOADED, "mcp__srv__fresh"} - {"mcp__srv__where"})
-        assert convo.state[PROMOTED_KEY] == {"catalog": catalog_hash(loadout), "names": expected}
+        assert convo.state.to_json()["promoted"] == {"catalog": catalog_hash(loadout), "names": expected}
 
     sent = [set(r.tool_names) for r in model.requests]
     assert sent[1] == {"tool_search", *LOADED}

@@ -66,7 +66,7 @@ class StepPrinter:
             style, mark = ("red", "✗") if r.error is not None else ("dim", "←")
             c.print(f"[{style}]{mark} {_shown(r.name)}: {_shown(_short(r.content))}[/]")
         elif isinstance(event, StateUpdated):
-            c.print(f"[magenta]  state: {_shown(', '.join(event.update))} updated[/]")
+            c.print(f"[magenta]  state: {_shown(', '.join(event.update.changed()))} updated[/]")
         elif isinstance(event, RetryScheduled):
             c.print(
                 f"[yellow]  retry {event.attempt} in {event.delay_s:.1f}s: {_shown(_short(event.error))}[/]"

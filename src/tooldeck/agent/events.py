@@ -13,6 +13,7 @@ from typing import Any
 
 from tooldeck.agent.messages import Usage
 from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck.run_state import RunStateUpdate
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class StateUpdated:
     """A state-update tool changed the run state (e.g. artifacts, todo list)."""
 
     call_id: str
-    update: Mapping[str, Any]
+    update: RunStateUpdate
 
 
 @dataclass(frozen=True, slots=True)

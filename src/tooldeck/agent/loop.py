@@ -31,6 +31,7 @@ from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
 from tooldeck.errors import ModelError
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
+from tooldeck.run_state import RunState
 from tooldeck.text import utf8_safe
 from tooldeck.tracing import agent_span, chat_span
 
@@ -46,7 +47,7 @@ class BatchRunner(Protocol):
     """Runs one batch of tool calls; one result per call, in the model's order (the Executor)."""
 
     async def execute(
-        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
+        self, calls: Sequence[ToolCall], *, state: RunState | None = None
     ) -> list[ToolResult]: ...
 
 
@@ -58,7 +59,7 @@ class Recorder(Protocol):
     def save_state(
         self,
         session_id: str,
-        state: Mapping[str, Any],
+        state: RunState,
         *,
         status: str,
         interrupt: Mapping[str, Any] | None = None,
@@ -72,7 +73,7 @@ class Conversation:
     session_id: str
     system: str | None = None
     messages: list[Message] = field(default_factory=list)
-    state: dict[str, Any] = field(default_factory=dict)
+    state: RunState = field(default_factory=RunState)
     pending: Mapping[str, Any] | None = None
 
 
@@ -188,8 +189,8 @@ class AgentLoop:
         for result in results:
             self.events(ToolResultReady(iteration, result))
             self._append(convo, tool_message(result))
-            if result.update:
-                convo.state.update(result.update)
+            if result.update is not None:
+                convo.state.apply(result.update)
                 self.events(StateUpdated(result.call_id, result.update))
             if result.interrupt is not None and interrupt is None:
                 interrupt = (result.call_id, result.interrupt)

@@ -8,10 +8,10 @@ deferred tools the run promoted exposed (`ToolView`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from tooldeck.agent.toolview import ToolView
 from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck.run_state import RunState
 from tooldeck.session import Session
 
 
@@ -26,8 +26,6 @@ class SessionRunner:
     def session_id(self) -> str | None:
         return self.session.session_id
 
-    async def execute(
-        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
-    ) -> list[ToolResult]:
+    async def execute(self, calls: Sequence[ToolCall], *, state: RunState | None = None) -> list[ToolResult]:
         state = state if state is not None else self.session.state
         return await self.session.execute(calls, loadout=self.view.for_state(state), state=state)

@@ -146,9 +146,7 @@ class Agent:
         if self.store is None:
             raise ValueError("this agent has no session store to resume from")
         stored = self.store.load(session_id)
-        convo = Conversation(
-            stored.id, stored.system, list(stored.messages), dict(stored.state), stored.interrupt
-        )
+        convo = Conversation(stored.id, stored.system, list(stored.messages), stored.state, stored.interrupt)
         for message in unanswered_calls(convo.messages):
             convo.messages.append(message)
             self.store.append_message(convo.session_id, message)

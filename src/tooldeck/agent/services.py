@@ -1,8 +1,9 @@
 """What agent-level tools reach through their `ToolContext`: home dir, sessions, memory, the
 delegator. The agent offers an `AgentServices` to every call (`context.get(AgentServices)`).
-A call made outside an agent (`deck.call`, `tooldeck call`, `serve`) gets them from the config
-the executor runs under - the configured home, never the default one - so memory and session
-search work there too, on the same files an agent of that config uses.
+A call made outside an agent (`deck.call`, `tooldeck call`, `serve`) is offered the ones the
+deck builds from its config when it makes the session (`for_config`) - the configured home,
+never the default one - so memory and session search work there too, on the same files an
+agent of that config uses. No tool reads the config at call time.
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ if TYPE_CHECKING:
     from tooldeck.agent.builtins.memory import MemoryFiles
     from tooldeck.agent.sessions import SessionStore
 
-__all__ = ["AgentServices", "call_services", "memory_files", "services_of", "sessions_db", "tooldeck_home"]
+__all__ = [
+    "AgentServices",
+    "call_services",
+    "for_config",
+    "memory_files",
+    "services_of",
+    "sessions_db",
+    "tooldeck_home",
+]
 
 
 @dataclass
@@ -53,19 +62,21 @@ def memory_files(config: Config) -> MemoryFiles:
     return MemoryFiles(tooldeck_home(config.home, base_dir=config.base_dir), limits=limits)
 
 
-def call_services(context: ToolContext | None, tool: str) -> AgentServices:
-    """The agent's services, or, for a call outside an agent run, those of the call's config.
-
-    Every executor offers its config; a context without one is a handler called by hand, which
-    gets an error rather than the files of whatever home the environment points at."""
-    offered = services_of(context)
-    if offered is not None:
-        return offered
-    config = context.get(Config) if context is not None else None
-    if config is None:
-        raise ToolError(
-            f"{tool} needs the config of the call it serves (its home); call it through a deck "
-            "(deck.call, tooldeck call, serve) or an agent, not by calling its handler"
-        )
+def for_config(config: Config) -> AgentServices:
+    """What a call outside an agent run is offered: the home, memory files and session database
+    of `config` (built when the session is made, not at call time)."""
     home = tooldeck_home(config.home, base_dir=config.base_dir)
     return AgentServices(home=home, memory=memory_files(config), sessions_db=sessions_db(config))
+
+
+def call_services(context: ToolContext | None, tool: str) -> AgentServices:
+    """The services the call was offered: the agent's, or for a call outside an agent run, the
+    deck's (`for_config`). A context without them is a handler called by hand, which gets an
+    error rather than the files of whatever home the environment points at."""
+    offered = services_of(context)
+    if offered is None:
+        raise ToolError(
+            f"{tool} needs the agent services of the call it serves (its home, memory and sessions); "
+            "call it through a deck (deck.call, tooldeck call, serve) or an agent, not by calling its handler"
+        )
+    return offered

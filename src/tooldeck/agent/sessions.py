@@ -21,6 +21,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from tooldeck.agent.messages import Message
 from tooldeck.errors import SessionError
+from tooldeck.run_state import RunState
 from tooldeck.text import utf8_safe
 
 SCHEMA = """
@@ -94,7 +95,7 @@ class StoredSession:
     created_at: float
     updated_at: float
     messages: list[Message]
-    state: dict[str, Any] = field(default_factory=dict)
+    state: RunState = field(default_factory=RunState)
     interrupt: dict[str, Any] | None = None
     parent_id: str | None = None
 
@@ -253,18 +254,16 @@ class SessionStore:
     def save_state(
         self,
         session_id: str,
-        state: Mapping[str, Any],
+        state: RunState,
         *,
         status: str,
         interrupt: Mapping[str, Any] | None = None,
     ) -> None:
-        # Keys starting with "_" hold live objects (services) and are not persisted.
-        persisted = {k: v for k, v in state.items() if not k.startswith("_")}
         with self._lock:
             self._db.execute(
                 "UPDATE sessions SET state = ?, status = ?, interrupt = ?, updated_at = ? WHERE id = ?",
                 (
-                    json.dumps(persisted, default=str),
+                    json.dumps(state.to_json()),
                     status,
                     json.dumps(dict(interrupt), default=str) if interrupt is not None else None,
                     time.time(),
@@ -313,7 +312,7 @@ class SessionStore:
             created_at=row[5],
             updated_at=row[6],
             messages=messages,
-            state=self._json(row[7] or "{}", f"the state of session {sid}"),
+            state=RunState.from_json(self._json(row[7] or "{}", f"the state of session {sid}")),
             interrupt=self._json(row[8], f"the pending question of session {sid}") if row[8] else None,
             parent_id=row[9],
         )

@@ -5,7 +5,7 @@ running agent (sessions, memory files, the delegator) through their `ToolContext
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from typing_extensions import TypedDict  # pydantic needs this TypedDict before 3.12
 
@@ -14,12 +14,13 @@ from typing_extensions import TypedDict  # pydantic needs this TypedDict before 
 from tooldeck.agent.builtins.clarify import clarify_output
 from tooldeck.agent.builtins.memory import memory_action
 from tooldeck.agent.builtins.present_files import present
-from tooldeck.agent.builtins.todo import TodoStatus, todo_action
+from tooldeck.agent.builtins.todo import todo_action
 from tooldeck.agent.services import call_services, services_of
 from tooldeck.context import ToolContext
 from tooldeck.decorator import tool
 from tooldeck.errors import ToolError
 from tooldeck.output import ToolOutput
+from tooldeck.run_state import RunState, TodoStatus
 from tooldeck.tool import DescriptionContext
 
 
@@ -41,7 +42,7 @@ def todo(
         content: for update: the new text of the task.
         status: for update: pending, in_progress, completed or cancelled.
     """
-    state = context.state if context is not None else {}
+    state = context.state if context is not None else RunState()
     return _applied(
         state, todo_action(state, action, items=items or (), id=id, content=content, status=status)
     )
@@ -177,16 +178,16 @@ def present_files(paths: list[str], context: ToolContext | None = None) -> ToolO
     from tooldeck.workspace import Workspace
 
     workspace = context.workspace if context is not None and context.workspace is not None else Path.cwd()
-    state = context.state if context is not None else {}
+    state = context.state if context is not None else RunState()
     ws = context.get(Workspace) if context is not None else None
     plane = ws.plane if ws is not None else None
     hidden = (lambda path: plane.hides(path)) if plane is not None else (lambda _: False)
     return _applied(state, present(state, workspace, paths, hidden=hidden))
 
 
-def _applied(state: dict[str, Any], output: ToolOutput) -> ToolOutput:
+def _applied(state: RunState, output: ToolOutput) -> ToolOutput:
     """Write the update through to the batch's state as well as returning it: a later call in the
     same batch (these tools are sequential) must see it before the loop merges the results."""
-    if output.update:
-        state.update(output.update)
+    if output.state_update is not None:
+        state.apply(output.state_update)
     return output

@@ -11,13 +11,13 @@ to the new catalog, minus the tools that vanished.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.disclosure import PROMOTED_KEY, catalog_hash, deferred_listing, promote, promoted_names
+from tooldeck.disclosure import catalog_hash, deferred_listing, promote, promoted_names
 from tooldeck.disclosure.promotion import PromotedView
+from tooldeck.run_state import RunState
 
-__all__ = ["PROMOTED_KEY", "ToolView", "catalog_hash", "promote", "promoted_names"]
+__all__ = ["ToolView", "catalog_hash", "promote", "promoted_names"]
 
 
 class ToolView:
@@ -28,7 +28,7 @@ class ToolView:
         self.loadouts = loadouts
         self._promoted = PromotedView()
 
-    def for_state(self, state: dict[str, Any]) -> Loadout:
+    def for_state(self, state: RunState) -> Loadout:
         return self._promoted.view(self.loadouts(), state)
 
     @staticmethod

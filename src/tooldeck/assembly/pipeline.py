@@ -59,7 +59,7 @@ class Assembler:
     def __init__(
         self,
         registry: Registry,
-        config: Config | None = None,
+        config: Config,
         *,
         checker: AvailabilityChecker | None = None,
         token_counter: TokenCounter | None = None,
@@ -67,7 +67,7 @@ class Assembler:
         """`token_counter` counts the tokens of tools as the model's provider receives them, for
         `tool_search.max_exposed_tokens` (default: an estimate from the schema's length)."""
         self.registry = registry
-        self.config = config or Config()
+        self.config = config
         self.deferral = DeferralGate(token_counter)
         checks = self.config.checks
         self.checker = checker or AvailabilityChecker(

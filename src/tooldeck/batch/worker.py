@@ -218,7 +218,7 @@ def write_transcript(
         "session_id": convo.session_id,
         "system": convo.system,
         "messages": [m.to_dict() for m in convo.messages],
-        "state": {k: v for k, v in convo.state.items() if not k.startswith("_")},
+        "state": convo.state.to_json(),
         "finish": turn.status if turn is not None else None,
         "status": status,
         "error": error,

@@ -127,7 +127,7 @@ def write_transcript(path: Path, convo: Conversation, result: TurnResult | None,
         "session_id": convo.session_id,
         "system": convo.system,
         "messages": [m.to_dict() for m in convo.messages],
-        "state": {k: v for k, v in convo.state.items() if not k.startswith("_")},
+        "state": convo.state.to_json(),
         "status": result.status if result is not None else ("error" if error else "open"),
     }
     if error is not None:
@@ -146,8 +146,8 @@ def result_json(result: TurnResult, convo: Conversation) -> dict[str, Any]:
         "session_id": result.session_id,
         "iterations": result.iterations,
         "usage": {"input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens},
-        "artifacts": convo.state.get("artifacts", []),
-        "todo": convo.state.get("todo", []),
+        "artifacts": list(convo.state.artifacts),
+        "todo": [i.to_json() for i in convo.state.todo],
     }
 
 

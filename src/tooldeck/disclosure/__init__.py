@@ -12,19 +12,11 @@ from __future__ import annotations
 
 from tooldeck.disclosure.catalog import catalog_hash, deferred_catalog, loader_name
 from tooldeck.disclosure.listing import deferred_listing, summary
-from tooldeck.disclosure.promotion import (
-    PROMOTED_KEY,
-    PromotedView,
-    Promotions,
-    carry_over,
-    promote,
-    promoted_names,
-    read_promotions,
-)
+from tooldeck.disclosure.promotion import PromotedView, carry_over, promote, promoted_names
 from tooldeck.disclosure.rendering import ToolRendering
+from tooldeck.run_state import Promotions
 
 __all__ = [
-    "PROMOTED_KEY",
     "PromotedView",
     "Promotions",
     "ToolRendering",
@@ -35,6 +27,5 @@ __all__ = [
     "loader_name",
     "promote",
     "promoted_names",
-    "read_promotions",
     "summary",
 ]

@@ -1,14 +1,14 @@
 """Promotion state: which deferred tools a run has loaded with `tool_search`.
 
-The record lives in the run state (so a stored session keeps it) under `promoted`:
-
-    {"catalog": "<hash of the deferred catalog>", "names": ["mcp__gh__create_issue", ...]}
+The record lives in the run state (so a stored session keeps it) as `RunState.promoted`: the
+hash of the deferred catalog and the promoted names (stored as
+`{"catalog": "<hash>", "names": ["mcp__gh__create_issue", ...]}`).
 
 It counts only while the deferred catalog still has that hash. Promoting under the same hash
 adds to the record; under another hash (the catalog changed, or the record came from another
 configuration) the record is replaced, so a stale promotion can never unlock a different tool
-that happens to share a name. A record without a hash, or malformed in any way, is treated as a
-mismatch and replaced.
+that happens to share a name. A stored record without a hash, or malformed in any way, loads as
+no record (`RunState.from_json`) and is replaced by the next promotion.
 
 A live run that watches its catalog change (an MCP server announced a new tool list) carries
 its promotions over instead (`carry_over`): the tools still deferred stay promoted, the ones
@@ -17,74 +17,46 @@ that vanished are dropped, and the record is re-scoped to the new hash.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable
 
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.disclosure.catalog import catalog_hash
-
-PROMOTED_KEY = "promoted"
-
-
-@dataclass(frozen=True, slots=True)
-class Promotions:
-    """A well-formed promotion record: the catalog hash it is scoped by, and the promoted names."""
-
-    catalog: str
-    names: frozenset[str]
-
-    def to_state(self) -> dict[str, Any]:
-        return {"catalog": self.catalog, "names": sorted(self.names)}
-
-
-def read_promotions(state: Mapping[str, Any]) -> Promotions | None:
-    """The record in `state`, or None when there is none or it is malformed (no hash, bad names)."""
-    entry = state.get(PROMOTED_KEY)
-    if not isinstance(entry, Mapping):
-        return None
-    catalog, names = entry.get("catalog"), entry.get("names")
-    if not isinstance(catalog, str) or not catalog or not isinstance(names, list | tuple):
-        return None
-    if not all(isinstance(n, str) for n in names):
-        return None
-    return Promotions(catalog, frozenset(names))
+from tooldeck.run_state import Promotions, RunState
 
 
 def _deferred(loadout: Loadout) -> frozenset[str]:
     return frozenset(t.name for t in loadout.all_deferred)
 
 
-def promoted_names(state: Mapping[str, Any], loadout: Loadout) -> frozenset[str]:
+def promoted_names(state: RunState, loadout: Loadout) -> frozenset[str]:
     """The tools promoted in `state` for this loadout's deferred catalog (empty on any mismatch)."""
-    record = read_promotions(state)
+    record = state.promoted
     if record is None or record.catalog != catalog_hash(loadout):
         return frozenset()
     return record.names & _deferred(loadout)
 
 
-def promote(state: MutableMapping[str, Any], loadout: Loadout, names: Iterable[str]) -> dict[str, Any]:
+def promote(state: RunState, loadout: Loadout, names: Iterable[str]) -> Promotions:
     """Record promotions in `state` and return the new record: the union with the current ones
     when the record has this catalog's hash, a new record otherwise. Names that are not deferred
     in this loadout are left out."""
     current = promoted_names(state, loadout)
     added = frozenset(names) & _deferred(loadout)
-    record = Promotions(catalog_hash(loadout), current | added).to_state()
-    state[PROMOTED_KEY] = record
+    record = Promotions(catalog_hash(loadout), current | added)
+    state.promoted = record
     return record
 
 
-def carry_over(state: MutableMapping[str, Any], previous: str, loadout: Loadout) -> bool:
+def carry_over(state: RunState, previous: str, loadout: Loadout) -> bool:
     """The deferred catalog changed from `previous` to this loadout's during a live run: re-scope
     a record of `previous` to the new hash, keeping the tools still deferred (vanished ones are
     dropped). A record of any other hash is left alone (it does not count, and the next
     promotion replaces it). True when the record was carried over."""
-    record = read_promotions(state)
+    record = state.promoted
     current = catalog_hash(loadout)
     if record is None or record.catalog != previous or previous == current:
         return False
-    kept = record.names & _deferred(loadout)
-    state[PROMOTED_KEY] = Promotions(current, kept).to_state()
+    state.promoted = Promotions(current, record.names & _deferred(loadout))
     return True
 
 
@@ -96,7 +68,7 @@ class PromotedView:
     def __init__(self) -> None:
         self.catalog: str | None = None
 
-    def view(self, base: Loadout, state: MutableMapping[str, Any]) -> Loadout:
+    def view(self, base: Loadout, state: RunState) -> Loadout:
         """`base` with the run's promoted tools exposed (the same object while nothing changed)."""
         if not base.deferred and self.catalog is None:
             return base

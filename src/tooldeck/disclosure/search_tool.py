@@ -1,7 +1,8 @@
 """The `tool_search` tool: find deferred tools, return their schemas, promote them.
 
 It searches the deferred catalog of the loadout its call runs against (the executor offers it
-as a service) with the ranker of `tool_search.ranker`, renders the matches' full definitions as
+as a service) with the ranker of `tool_search.ranker` (the `ToolSearchConfig` the executor
+offers; the index is cached in the call's home), renders the matches' full definitions as
 the model's provider expects them (`ToolRendering`) and records them as promoted in the run
 state, so the next model request carries their schemas and calls to them are accepted. The deck
 adds this tool whenever `tool_search.enabled` is true; the assembly exposes it exactly when some
@@ -11,17 +12,19 @@ tool is deferred.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated, Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.context import ToolContext
+from tooldeck.config import ToolSearchConfig
+from tooldeck.context import ToolContext, service
 from tooldeck.decorator import Bounds, tool
 from tooldeck.disclosure.catalog import deferred_catalog
-from tooldeck.disclosure.promotion import PROMOTED_KEY, promote
+from tooldeck.disclosure.promotion import promote
 from tooldeck.disclosure.rendering import ToolRendering
 from tooldeck.errors import ToolError
-from tooldeck.home import tooldeck_home
 from tooldeck.output import ToolOutput
+from tooldeck.run_state import RunState, RunStateUpdate
 
 MAX_LIMIT = 25
 
@@ -49,23 +52,39 @@ def tool_search(
         limit: how many tools to return at most (1-25) for word, regex and `+` queries.
     """
     loadout = context.get(Loadout) if context is not None else None
-    if loadout is None:
+    if context is None or loadout is None:
         raise ToolError(
             "tool_search loads the deferred tools of a running loadout: call it through an executor "
             "(deck.call, the agent, tooldeck call)",
             type="unavailable",
         )
-    state = context.state if context is not None else {}
-    rendering = (context.get(ToolRendering) if context is not None else None) or ToolRendering.for_config(
-        loadout.config
+    rendering = service(context, ToolRendering)
+    settings = service(context, ToolSearchConfig)
+    if context.home is None:
+        raise ToolError("tool_search needs the tooldeck home of the call it serves (its search cache)")
+    return load_tools(
+        loadout,
+        query,
+        limit=limit,
+        state=context.state,
+        rendering=rendering,
+        settings=settings,
+        home=context.home,
     )
-    return load_tools(loadout, query, limit=limit, state=state, rendering=rendering)
 
 
 def load_tools(
-    loadout: Loadout, query: str, *, limit: int, state: dict[str, Any], rendering: ToolRendering
+    loadout: Loadout,
+    query: str,
+    *,
+    limit: int,
+    state: RunState,
+    rendering: ToolRendering,
+    settings: ToolSearchConfig,
+    home: Path,
 ) -> ToolOutput:
-    """Search the deferred catalog of `loadout`, promote the matches in `state`, describe them."""
+    """Search the deferred catalog of `loadout` with `settings.ranker` (the index cached under
+    `home`), promote the matches in `state`, describe them."""
     from tooldeck.search.engine import search_index
     from tooldeck.search.errors import SemanticUnavailable
 
@@ -73,16 +92,14 @@ def load_tools(
     if not len(catalog):
         text = {"loaded": [], "message": "no tools are deferred: every tool you can use is in your tool list"}
         return ToolOutput(json.dumps(text))
-    config = loadout.config
-    home = tooldeck_home(config.home, base_dir=config.base_dir)
     index = search_index(catalog, cache_dir=home / "search")
     limit = max(1, min(int(limit), MAX_LIMIT))  # for callers of load_tools; the tool's schema refuses these
     notes: list[str] = []
     try:
-        result = index.search(query, limit=limit, ranker=config.tool_search.ranker)
+        result = index.search(query, limit=limit, ranker=settings.ranker)
     except SemanticUnavailable as exc:
         result = index.search(query, limit=limit, ranker="bm25")
-        notes.append(f"the {config.tool_search.ranker} ranker is not installed ({exc}); ranked with bm25")
+        notes.append(f"the {settings.ranker} ranker is not installed ({exc}); ranked with bm25")
     if result.note:
         notes.append(result.note)
     names = result.names
@@ -103,7 +120,7 @@ def load_tools(
         )
     if notes:
         out["note"] = "; ".join(notes)
-    update = {PROMOTED_KEY: promote(state, loadout, names)} if names else None
+    update = RunStateUpdate(promoted=promote(state, loadout, names)) if names else None
     return ToolOutput(json.dumps(out, ensure_ascii=False), update=update)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import Config, ExecutionConfig
+from tooldeck.config import ApprovalsConfig, ExecutionConfig, SandboxConfig, ToolSearchConfig
 from tooldeck.context import Approvals, ToolContext
 from tooldeck.control_plane import ControlPlane
 from tooldeck.errors import CallRejected
@@ -53,6 +53,7 @@ from tooldeck.execution.safety_policy import SafetyPolicy
 from tooldeck.execution.scheduler import Batch, BatchPlan, ResourceMode
 from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolError, ToolResult, ValidatedCall
 from tooldeck.home import tooldeck_home
+from tooldeck.run_state import RunState
 from tooldeck.text import describe_exception
 from tooldeck.tool import Tool
 from tooldeck.workspace import Workspace
@@ -164,8 +165,11 @@ class Executor:
             **(services or {}),
             Workspace: self.workspace,
             SpillStore: self.spill,
+            # The config reaches tools one section at a time, never whole (see tooldeck.context).
             type(self.limits): self.limits,
-            Config: config,
+            SandboxConfig: config.sandbox,
+            ApprovalsConfig: config.approvals,
+            ToolSearchConfig: config.tool_search,
             # The loadout the call runs against (tool_search searches its deferred tools).
             Loadout: loadout,
         }
@@ -233,11 +237,11 @@ class Executor:
         self,
         calls: Sequence[ToolCall],
         *,
-        state: dict[str, Any] | None = None,
+        state: RunState | None = None,
         cancel: CancelToken | None = None,
     ) -> list[ToolResult]:
         """Run a batch; one result per distinct call id, in the order the model emitted them."""
-        batch = Batch(state if state is not None else {}, asyncio.get_running_loop())
+        batch = Batch(state if state is not None else RunState(), asyncio.get_running_loop())
         unique = self._dedupe(calls) if len(calls) != 1 else calls
         if cancel is not None and cancel.cancelled:
             why = "the batch was cancelled before it started"
@@ -257,7 +261,7 @@ class Executor:
         self,
         calls: Sequence[ToolCall],
         *,
-        state: dict[str, Any] | None = None,
+        state: RunState | None = None,
         cancel: CancelToken | None = None,
     ) -> list[ToolResult]:
         """`execute` for synchronous callers (runs its own event loop, in a helper thread if needed)."""

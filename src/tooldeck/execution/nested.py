@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck.run_state import RunState
 from tooldeck.tool import Tool
 
 
@@ -29,7 +30,7 @@ class Executes(Protocol):
     def loadout(self) -> Loadout: ...
 
     async def execute(
-        self, calls: Sequence[ToolCall], *, state: dict[str, Any] | None = None
+        self, calls: Sequence[ToolCall], *, state: RunState | None = None
     ) -> list[ToolResult]: ...
 
 
@@ -41,7 +42,7 @@ class ToolCaller:
         executor: Executes,
         loop: asyncio.AbstractEventLoop,
         *,
-        state: dict[str, Any],
+        state: RunState,
         parent_id: str,
         cancel: threading.Event | None = None,
     ) -> None:

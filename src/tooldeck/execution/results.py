@@ -23,6 +23,7 @@ from tooldeck.errors import TooldeckError
 from tooldeck.execution.events import log
 from tooldeck.execution.result_text import to_text
 from tooldeck.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
+from tooldeck.run_state import RunStateUpdate
 from tooldeck.text import exception_text, utf8_safe
 from tooldeck.tool import Tool
 
@@ -52,7 +53,7 @@ def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -
 @dataclass(frozen=True, slots=True)
 class Shaped:
     content: str
-    update: Mapping[str, Any] | None = None
+    update: RunStateUpdate | None = None
     interrupt: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] | None = None
 
@@ -210,5 +211,5 @@ def shape(value: Any) -> Shaped:
     """Turn a handler's return value into the model-facing text (cutting and framing are links
     of the call chain: `TruncateResults`, and the executor's untrusted-content frame)."""
     if isinstance(value, ToolOutput):
-        return Shaped(utf8_safe(value.content), value.update, value.interrupt, meta=value.meta)
+        return Shaped(utf8_safe(value.content), value.state_update, value.interrupt, meta=value.meta)
     return Shaped(utf8_safe(to_text(value)))

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tooldeck.run_state import RunState
+
 ResourceMode = Literal["read", "write"]
 
 
@@ -66,7 +68,7 @@ class Batch:
 
     __slots__ = ("_lock", "cancel_requested", "loop", "owner", "state", "tasks")
 
-    def __init__(self, state: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, state: RunState, loop: asyncio.AbstractEventLoop) -> None:
         self.state = state
         self.loop = loop
         self.cancel_requested = False

@@ -12,6 +12,7 @@ from typing import Any
 
 from tooldeck.errors import ErrorEnvelope, ErrorType, ToolError, ToolUnavailableError
 from tooldeck.output import ToolOutput
+from tooldeck.run_state import RunStateUpdate
 from tooldeck.tool import Tool
 
 
@@ -32,8 +33,8 @@ class ToolResult:
     name: str
     content: str
     error: ErrorEnvelope | None = None
-    # State-update tools return changes to the run state, e.g. {"artifacts": [...]}.
-    update: Mapping[str, Any] | None = None
+    # State-update tools return changes to the run state (the artifacts, the todo list, ...).
+    update: RunStateUpdate | None = None
     # Control-flow tools: set when the run must stop and wait (e.g. clarify's question).
     interrupt: Mapping[str, Any] | None = None
     duration_s: float = 0.0

@@ -34,9 +34,10 @@ from tooldeck import tracing
 from tooldeck.assembly.loadout import Loadout
 from tooldeck.context import Approvals
 from tooldeck.deck import Deck
-from tooldeck.disclosure import PromotedView, ToolRendering, catalog_hash, promote, read_promotions
+from tooldeck.disclosure import PromotedView, ToolRendering, catalog_hash, promote
 from tooldeck.execution.policy import Approver, Grants
 from tooldeck.execution.types import ToolCall
+from tooldeck.run_state import Promotions, RunState
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
 from tooldeck.session import Session
@@ -65,7 +66,7 @@ class ClientState:
     key: str
     calls: Session
     session: ServerSession | None = None
-    state: dict[str, Any] = field(default_factory=dict)
+    state: RunState = field(default_factory=RunState)
     promoted: PromotedView = field(default_factory=PromotedView)
     # What this session's last tools/list showed (None before its first listing).
     seen: wire.Signature | None = None
@@ -259,20 +260,19 @@ class DeckServer:
         session = state.calls if state is not None else self._session("serve", direct=True)
         call = ToolCall(f"mcp-{ctx.request_id}", params.name, params.arguments)
         # A copy: calls of one session may run at once, and promotions are merged here, in turn.
-        run_state = dict(state.state) if state is not None else {}
+        run_state = state.state.copy() if state is not None else RunState()
         [result] = await session.execute(
             [call], loadout=view, state=run_state, approver=approver, services=services
         )
-        if state is not None and result.update is not None:
-            await self._promoted(state, loadout, result.update)
+        if state is not None and result.update is not None and result.update.promoted is not None:
+            await self._promoted(state, loadout, result.update.promoted)
         if isinstance(approver, RoundTripApprover) and approver.pending is not None and not result.ok:
             return approver.input_required()
         return wire.call_result(result)
 
-    async def _promoted(self, state: ClientState, loadout: Loadout, update: Any) -> None:
+    async def _promoted(self, state: ClientState, loadout: Loadout, record: Promotions) -> None:
         """Add a call's promotions to the session, and tell it its listing changed."""
-        record = read_promotions(update)
-        if record is None or record.catalog != catalog_hash(loadout):
+        if record.catalog != catalog_hash(loadout):
             return  # the catalog changed while the call ran: what it found may be gone
         view = state.view(loadout)  # carries the session's promotions over to the current catalog
         promote(state.state, view, record.names)

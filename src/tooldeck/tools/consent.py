@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from tooldeck.config import Config
-from tooldeck.context import Approvals, ToolContext
+from tooldeck.config import ApprovalsConfig
+from tooldeck.context import Approvals, ToolContext, service
 from tooldeck.errors import ToolError
 from tooldeck.execution.nested import ToolCaller
 from tooldeck.workspace import Workspace
@@ -51,7 +51,7 @@ def _approved(context: ToolContext | None, name: str, target: str, why: str, act
         return False  # on the event loop's own thread a wait for the answer would never end
     except RuntimeError:
         pass
-    config = context.get(Config) or Config()
+    timeout_s = service(context, ApprovalsConfig).timeout_s
     question = approvals.ask(
         context,
         reason=f"{action} {name}, which is protected ({why})",
@@ -60,7 +60,7 @@ def _approved(context: ToolContext | None, name: str, target: str, why: str, act
     )
     future = asyncio.run_coroutine_threadsafe(question, caller.loop)
     try:
-        return bool(future.result(timeout=config.approvals.timeout_s + 30))
+        return bool(future.result(timeout=timeout_s + 30))
     except Exception:  # boundary: an approval that fails or never answers is a no
         future.cancel()
         return False

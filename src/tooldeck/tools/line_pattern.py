@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from tooldeck.config import ExecutionConfig
-from tooldeck.context import ToolContext
+from tooldeck.context import ToolContext, service
 from tooldeck.errors import ToolError
 from tooldeck.processes import CANCEL_SOURCE, current_cancel_event
 
@@ -35,11 +35,21 @@ MARGIN_S = 0.5
 _POLL_S = 0.05
 
 
-def search_budget(context: ToolContext | None) -> float:
-    """Seconds a search may take: the call's timeout less a margin."""
-    limits = (context.get(ExecutionConfig) if context is not None else None) or ExecutionConfig()
-    timeout = limits.timeout_for(None)
+def search_budget(context: ToolContext | None) -> float | None:
+    """Seconds a search may take: the call's timeout (the executor's `ExecutionConfig`) less a
+    margin. None for a handler called as a plain function, without a context: the search's own
+    default applies."""
+    if context is None:
+        return None
+    return _budget(service(context, ExecutionConfig).timeout_for(None))
+
+
+def _budget(timeout: float) -> float:
     return timeout - MARGIN_S if timeout > 4 * MARGIN_S else timeout * 0.75
+
+
+# What a search called without a budget may take: the default call timeout, less the margin.
+DEFAULT_BUDGET_S = _budget(ExecutionConfig.default_timeout_s)
 
 
 class LinePattern:
@@ -54,7 +64,7 @@ class LinePattern:
         except (regex.error, ValueError, RecursionError, OverflowError) as exc:
             raise ToolError(f"invalid regular expression {pattern!r}: {exc}", retryable=True) from None
         self.pattern = pattern
-        self.budget_s = search_budget(None) if budget_s is None else budget_s
+        self.budget_s = DEFAULT_BUDGET_S if budget_s is None else budget_s
         self.deadline = time.monotonic() + self.budget_s
         self.stop = threading.Event()
         self.matching = False

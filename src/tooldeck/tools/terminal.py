@@ -21,14 +21,12 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated
 
-from tooldeck.config import Config, ExecutionConfig
-from tooldeck.context import ToolContext
-from tooldeck.control_plane import ControlPlane
+from tooldeck.config import ExecutionConfig, SandboxConfig
+from tooldeck.context import ToolContext, service
 from tooldeck.decorator import Bounds, tool
 from tooldeck.errors import ToolError
-from tooldeck.home import tooldeck_home
 from tooldeck.output import ToolOutput
 from tooldeck.tool import DescriptionContext
 from tooldeck.workspace import Workspace
@@ -48,35 +46,25 @@ def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSe
     """The sandbox a call of a shell tool runs in, from the config the executor runs under."""
     from tooldeck.safety.sandbox import SandboxLimits, SandboxSettings
 
-    config = service(context, Config)
+    sandbox = service(context, SandboxConfig)
     workspace = service(context, Workspace)
-    plane = workspace.plane or ControlPlane.of(config, workspace.root)
+    plane = workspace.plane
+    if plane is None:
+        raise ToolError(
+            f"the workspace {workspace.root} has no protected and hidden sets; run this tool through "
+            "tooldeck's executor (deck.call, tooldeck call, an agent), which gives them"
+        )
     return SandboxSettings(
         workspace.root,
-        network=config.sandbox.network,
+        network=sandbox.network,
         timeout_s=timeout_s,
         output_limit=OUTPUT_LIMIT,
         hidden=tuple(Path(p) for p in plane.hidden),
         protected=(*plane.sandbox_paths(), *plane.unborn_hidden()),
         placeholder_texts=plane.placeholder_texts(),
-        limits=SandboxLimits(**dataclasses.asdict(config.sandbox.limits)),
-        uid=config.sandbox.uid,
+        limits=SandboxLimits(**dataclasses.asdict(sandbox.limits)),
+        uid=sandbox.uid,
     )
-
-
-T = TypeVar("T")
-
-
-def service(context: ToolContext | None, kind: type[T]) -> T:
-    """A service every executor offers its calls; missing means the tool was called outside
-    one, which is a bug of the caller, not something to paper over with defaults."""
-    found = context.get(kind) if context is not None else None
-    if found is None:
-        raise ToolError(
-            f"this tool needs the {kind.__name__} of the call it serves; run it through "
-            "tooldeck's executor (deck.call, tooldeck call, an agent), not by calling its handler"
-        )
-    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +97,17 @@ def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRun
     from tooldeck.safety.probe import probe_bwrap_cached, runner_for
     from tooldeck.safety.sandbox import SandboxUnavailable
 
-    config = service(context, Config)
+    sandbox = service(context, SandboxConfig)
+    home = context.home if context is not None else None
+    if home is None:
+        raise ToolError(
+            "this tool needs the tooldeck home of the call it serves; run it through tooldeck's "
+            "executor (deck.call, tooldeck call, an agent), not by calling its handler"
+        )
     # The probe remembered in the home (as the host-shell gate left it) saves a sandbox start.
-    probe = probe_bwrap_cached(tooldeck_home(config.home, base_dir=config.base_dir) / "cache")
+    probe = probe_bwrap_cached(home / "cache")
     try:
-        return runner_for(settings, allow_host=config.sandbox.allow_host_shell, probe=probe)
+        return runner_for(settings, allow_host=sandbox.allow_host_shell, probe=probe)
     except SandboxUnavailable as exc:
         raise ToolError(str(exc), type="unavailable") from None
 
@@ -170,7 +164,11 @@ def _timed_out(limit: CommandLimit, what: str) -> str:
 
 def confinement(ctx: DescriptionContext) -> str:
     """What a shell tool's description says about where it runs, from the config."""
-    sandbox = ctx.config.sandbox if ctx.config is not None else Config().sandbox
+    if ctx.config is None:  # described without a config: nothing to say about its sandbox yet
+        return (
+            "It runs in the sandbox the configuration sets up (`sandbox:`), or on this machine if it allows."
+        )
+    sandbox = ctx.config.sandbox
     net = "the network is reachable" if sandbox.network else "there is no network"
     caps = sandbox.limits
     jail = (

@@ -4,18 +4,16 @@ shows the user as results); paths must exist inside the workspace.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from tooldeck.errors import ToolError
 from tooldeck.output import ToolOutput
-
-STATE_KEY = "artifacts"
+from tooldeck.run_state import RunState, RunStateUpdate
 
 
 def present(
-    state: Mapping[str, Any],
+    state: RunState,
     workspace: Path,
     paths: Sequence[str],
     *,
@@ -26,7 +24,7 @@ def present(
     if not paths:
         raise ToolError("present_files: give at least one path")
     root = workspace.resolve()
-    artifacts = [str(a) for a in state.get(STATE_KEY) or []]
+    artifacts = list(state.artifacts)
     added = []
     for raw in paths:
         path = (root / raw).resolve()
@@ -40,5 +38,6 @@ def present(
             added.append(rel)
     listing = ", ".join(added) if added else "nothing new"
     return ToolOutput(
-        f"Presented to the user: {listing}. Artifacts now: {len(artifacts)}.", update={STATE_KEY: artifacts}
+        f"Presented to the user: {listing}. Artifacts now: {len(artifacts)}.",
+        update=RunStateUpdate(artifacts=tuple(artifacts)),
     )
