@@ -177,19 +177,6 @@ class DeckServer:
             await state.session.send_tool_list_changed()
         return True
 
-    async def notify_changed(self, state: ClientState | None = None) -> None:
-        """Send `notifications/tools/list_changed` to one session, or to every client that can
-        receive it (handshake-era sessions and `subscriptions/listen` streams)."""
-        from mcp.server.subscriptions import ToolsListChanged
-
-        targets = [state] if state is not None else list(self._sessions.values())
-        for target in targets:
-            if target.session is not None:
-                await target.session.send_tool_list_changed()
-        if state is None:
-            await self.bus.publish(ToolsListChanged())
-        self.notifications_sent += 1
-
     # -- sessions -----------------------------------------------------------------------------
 
     def _state(self, ctx: ServerRequestContext[Any, Any]) -> ClientState | None:
