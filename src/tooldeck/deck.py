@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from tooldeck.agent.runtime import Agent, LoadoutSource
     from tooldeck.agent.sessions import SessionStore
     from tooldeck.execution.events import EventSink
-    from tooldeck.execution.executor import Executor
     from tooldeck.execution.policy import Approver, Policy
     from tooldeck.execution.results import SpillStore
     from tooldeck.execution.types import ToolCall, ToolResult
@@ -273,29 +272,6 @@ class Deck:
             limits=limits,
             run_sync=self._run_calls,
         )
-
-    def executor(
-        self,
-        *,
-        platform: str | None = None,
-        approver: Approver | None = None,
-        policy: Policy | None = None,
-        events: EventSink | None = None,
-        session_id: str | None = None,
-        direct: bool = False,
-        calling: Collection[str] | None = None,
-    ) -> Executor:
-        """An executor over the current loadout, in a session of its own (for advanced use:
-        `session` and `call` are the usual ways)."""
-        session = self.session(
-            platform=platform,
-            approver=approver,
-            policy=policy,
-            events=events,
-            session_id=session_id,
-            direct=direct,
-        )
-        return session.executor(calling=calling)
 
     def _direct_spill(self) -> SpillStore:
         """One store of cut results for all of this deck's direct calls, so `read_result` in a

@@ -92,7 +92,7 @@ def test_a_rendering_service_picks_the_dialect(tmp_path: Path) -> None:
     deck = make_deck(tmp_path)
     calls = [ToolCall("c1", "tool_search", {"query": "select:get_forecast"})]
     for rendering, key in ((ToolRendering("responses"), "parameters"), (ToolRendering("mcp"), "inputSchema")):
-        executor = deck.executor()
+        executor = deck.session(direct=False).executor()
         executor.services[ToolRendering] = rendering
         [result] = executor.execute_sync(calls)
         [definition] = found(result)["tools"]
@@ -106,7 +106,7 @@ def test_a_search_adds_to_the_promotions_of_the_same_catalog(tmp_path: Path) -> 
         ToolCall("c1", "tool_search", {"query": "select:createIssue"}),
         ToolCall("c2", "tool_search", {"query": "forecast"}),
     ]
-    results = deck.executor().execute_sync(calls, state=state)
+    results = deck.session(direct=False).executor().execute_sync(calls, state=state)
     assert [found(r)["loaded"][0] for r in results] == ["createIssue", "get_forecast"]
     # Searches of one batch run in turn, each adding to what the run promoted.
     assert state.to_json()["promoted"] == {

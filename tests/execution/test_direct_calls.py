@@ -106,7 +106,9 @@ def test_deck_call_is_direct_and_the_models_executor_still_needs_tool_search(tmp
         assert [r.content for r in batch] == ["1", "2"]
         refused = deck.call_sync("echo", {"times": 1})
         assert refused.error is not None and refused.error.type == "invalid_arguments"
-        # The executor a model's calls go through (the agent's, `deck.executor()`) is unchanged.
-        [model_call] = deck.executor().execute_sync([ToolCall("m", "echo", {"text": "z"})])
+        # The executor a model's calls go through (the agent's, a `deck.session(direct=False)`) is unchanged.
+        [model_call] = (
+            deck.session(direct=False).executor().execute_sync([ToolCall("m", "echo", {"text": "z"})])
+        )
         assert model_call.error is not None and model_call.error.type == "not_promoted"
         assert "tool_search" in model_call.error.message

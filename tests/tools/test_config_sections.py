@@ -52,7 +52,7 @@ def test_the_executor_offers_the_sections_and_not_the_config(tmp_path: Path) -> 
         }
     )
     with Deck(config) as deck:
-        services = deck.executor().services
+        services = deck.session(direct=False).executor().services
     assert Config not in services
     assert services[SandboxConfig] == config.sandbox and services[ApprovalsConfig] == config.approvals
     assert services[ExecutionConfig] == config.execution and services[ToolSearchConfig] == config.tool_search
