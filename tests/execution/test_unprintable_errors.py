@@ -92,7 +92,9 @@ def test_an_isolated_handler_and_a_failing_policy_are_described_safely(tmp_path:
         def decide(self, call: object) -> Decision:
             raise Unprintable()
 
-    [result] = d.executor(policy=BrokenPolicy()).execute_sync([ToolCall("p", "ok", "{}")])
+    [result] = (
+        d.session(policy=BrokenPolicy(), direct=False).executor().execute_sync([ToolCall("p", "ok", "{}")])
+    )
     assert result.error is not None and result.error.type == "denied"
     assert "Unprintable: <str() failed: RuntimeError: nope>" in result.error.message
 

@@ -53,7 +53,9 @@ def deck() -> Iterator[Deck]:
 
 
 def run(d: Deck, name: str, session: str | None = None, **args: Any) -> ToolResult:
-    [result] = d.executor(session_id=session).execute_sync([ToolCall("c1", name, args)])
+    [result] = (
+        d.session(session_id=session, direct=False).executor().execute_sync([ToolCall("c1", name, args)])
+    )
     return result
 
 

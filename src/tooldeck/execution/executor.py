@@ -203,12 +203,10 @@ class Executor:
         self._batches: set[Batch] = set()
         self.middleware = tuple(middleware)
         self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
-        steps: list[Middleware] = [
-            _Step(self._validating),
-            _Step(self._gating),
-            _Step(self._framing),
-            self.truncate,
-        ]
+        steps: list[Middleware] = [_Step(self._validating), _Step(self._gating)]
+        if any(is_untrusted(t) for t in self._index.tools.values()):
+            steps.append(_Step(self._framing))  # a loadout without web or MCP tools needs no frame
+        steps.append(self.truncate)
         self._chain: CallNext = chain([*self.middleware, *steps], self._run)
         # What a running tool asks when it needs approval mid-call (an ACP agent's requests);
         # a caller that cannot be asked mid-call offers its own (e.g. the base class: always no).
@@ -436,7 +434,9 @@ class Executor:
 
         async def validated(request: ToolCallRequest) -> ToolResult:
             if request.validated is None:
-                call = ToolCall(request.id, request.name, request.arguments)
+                call = request.raw  # None once a middleware replaced the arguments
+                if call is None:
+                    call = ToolCall(request.id, request.name, request.arguments)
                 try:
                     request.validated = validate(call, request.tool, request.arguments, request.note)
                 except CallRejected as rejected:
@@ -556,7 +556,7 @@ class Executor:
         batch: Batch,
     ) -> Any:
         """Call the handler under the tool's deadline; a deadline that passes raises _TimedOut."""
-        task = asyncio.current_task()
+        task = batch.owner or asyncio.current_task()
         assert task is not None
         expiry = _Expiry(task)
         loop = batch.loop
@@ -592,8 +592,7 @@ class Executor:
         tool = vc.tool
         if plan.direct and vc.model is not None:
             # Tool.call would validate the arguments into the model again; it was done when the call was validated.
-            model = vc.model
-            kwargs = {name: getattr(model, name) for name in type(model).model_fields}
+            kwargs = dict(vc.model.__dict__)  # a pydantic model keeps its field values there
             if tool.context_param is not None:
                 kwargs[tool.context_param] = context
             assert tool.handler is not None
