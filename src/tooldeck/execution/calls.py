@@ -60,7 +60,8 @@ def parse_arguments(raw: str | Mapping[str, Any] | None, tool: str = "") -> dict
         # there, with the field they are in).
         value = from_json(raw)
         strings_checked = True
-        if len(_KEY_TOKEN.findall(raw)) > _count_keys(value):
+        # Every key is followed by a colon: no more colons than keys read, no key repeated.
+        if raw.count(":") > (keys := _count_keys(value)) and len(_KEY_TOKEN.findall(raw)) > keys:
             _refuse_duplicate_keys(raw, tool)  # a key token too many: possibly a repeated key
     except (ValueError, TypeError):
         value = _parse_slowly(raw, tool)

@@ -239,7 +239,7 @@ class Executor:
         cancel: CancelToken | None = None,
     ) -> list[ToolResult]:
         """Run a batch; one result per distinct call id, in the order the model emitted them."""
-        batch = Batch(state if state is not None else RunState(), asyncio.get_running_loop())
+        batch = Batch(state, asyncio.get_running_loop())
         unique = self._dedupe(calls) if len(calls) != 1 else calls
         if cancel is not None and cancel.cancelled:
             why = "the batch was cancelled before it started"
@@ -560,8 +560,8 @@ class Executor:
         assert task is not None
         expiry = _Expiry(task)
         loop = batch.loop
-        timer = loop.call_at(loop.time() + plan.timeout, expiry.fire)
         began = loop.time()
+        timer = loop.call_at(began + plan.timeout, expiry.fire)
         try:
             if plan.isolated:
                 cancel_event = cancel_event or threading.Event()

@@ -66,15 +66,22 @@ class BatchPlan:
 class Batch:
     """One `execute` call: its run state, loop, and what to cancel."""
 
-    __slots__ = ("_lock", "cancel_requested", "loop", "owner", "state", "tasks")
+    __slots__ = ("_lock", "_state", "cancel_requested", "loop", "owner", "tasks")
 
-    def __init__(self, state: RunState, loop: asyncio.AbstractEventLoop) -> None:
-        self.state = state
+    def __init__(self, state: RunState | None, loop: asyncio.AbstractEventLoop) -> None:
+        self._state = state
         self.loop = loop
         self.cancel_requested = False
         self.owner: asyncio.Task[Any] | None = None  # the caller's task while a lone call runs inline
         self.tasks: list[asyncio.Task[Any]] = []
         self._lock: asyncio.Lock | None = None
+
+    @property
+    def state(self) -> RunState:
+        """The run state the batch's calls share (a new one, made when first asked, if none was given)."""
+        if self._state is None:
+            self._state = RunState()
+        return self._state
 
     def approval_lock(self) -> asyncio.Lock:
         if self._lock is None:
