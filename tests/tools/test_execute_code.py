@@ -161,3 +161,23 @@ def test_the_helper_module_without_a_channel_says_so(tmp_path: Path) -> None:
     source = module.read_text()
     assert "def read_file(" in source and "def odd-name" not in source and "def class(" not in source
     compile(source, str(module), "exec")
+
+
+def test_calls_past_the_limit_fail_at_once_and_the_program_ends(tmp_path: Path) -> None:
+    # After the call that passes the limit, the channel is closed both ways: a later call fails
+    # at once (a broken pipe, or the closed channel), never waits for a reply nobody sends.
+    deck = make_deck(tmp_path)
+    (tmp_path / "ws" / "n.txt").write_text("x\n")
+    code = (
+        "from tooldeck_tools import read_file, ToolCallError\n"
+        "seen = []\n"
+        "for i in range(215):\n"
+        "    try:\n        read_file(path='n.txt')\n        seen.append('ok')\n"
+        "    except ToolCallError as e:\n        seen.append(e.type + ':' + e.message)\n"
+        "    except OSError as e:\n        seen.append('closed')\n"
+        "print(seen.count('ok'), [s for s in seen if s != 'ok'][:2], len(seen))\n"
+    )
+    result = execute(deck, code, timeout=120)
+    assert result.error is None, result.content
+    assert "200 [" in result.content and "more than 200 tool calls in one run" in result.content
+    assert result.content.rstrip().split("\n")[0].endswith(" 215"), result.content

@@ -146,9 +146,13 @@ class RpcServer:
         except (OSError, ValueError):  # the child went away, or we closed: nothing left to serve
             return
         finally:
-            # Later requests fail at once in the child (a broken pipe) instead of waiting.
+            # Later requests fail at once in the child instead of waiting: a request written
+            # meets a broken pipe, and one written just before (after a fatal reply, while this
+            # thread was ending) finds the replies closed, not a reader that never answers.
             with contextlib.suppress(OSError):
                 self._requests.close()
+            with contextlib.suppress(OSError):
+                self._replies.close()
 
     def _answer(self, line: bytes) -> dict[str, Any]:
         if len(line) > MAX_REQUEST_BYTES or not line.endswith(b"\n"):
