@@ -482,7 +482,11 @@ def _config_middleware(config: Config) -> list[Middleware]:
             try:
                 value = value()
             except Exception as exc:  # boundary: a user factory may raise anything
-                raise ConfigError(f"{entry.use}() failed: {type(exc).__name__}: {exc}", path=where) from None
+                raise ConfigError(
+                    f"{entry.use} is not a middleware (it has no on_call), and calling it with no "
+                    f"arguments to make one failed: {type(exc).__name__}: {exc}",
+                    path=where,
+                ) from None
         try:
             [checked] = check_middleware([value], where)
         except TypeError as exc:
