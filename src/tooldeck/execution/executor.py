@@ -247,10 +247,17 @@ class Executor:
         self._batches.add(batch)
         unsubscribe = cancel.on_cancel(partial(self._cancel_soon, batch)) if cancel is not None else None
         try:
-            if len(unique) == 1:
-                return [await self._inline(unique[0], batch)]
-            return await self._run_batch(unique, batch)
+            if len(unique) != 1:
+                return await self._run_batch(unique, batch)
+            # A lone call runs inline, in the caller's task (no task of its own to schedule).
+            started = time.perf_counter()
+            prepared = self._prepare(unique[0], started, batch)
+            if isinstance(prepared, ToolResult):
+                return [prepared]
+            batch.owner = asyncio.current_task()
+            return [await self._through(prepared)]
         finally:
+            batch.owner = None
             self._batches.discard(batch)
             if unsubscribe is not None:
                 unsubscribe()
@@ -304,17 +311,6 @@ class Executor:
         # A closed loop means the batch is over: nothing left to cancel.
         with contextlib.suppress(RuntimeError):
             batch.loop.call_soon_threadsafe(batch.cancel)
-
-    async def _inline(self, call: ToolCall, batch: Batch) -> ToolResult:
-        started = time.perf_counter()
-        prepared = self._prepare(call, started, batch)
-        if isinstance(prepared, ToolResult):
-            return prepared
-        batch.owner = asyncio.current_task()
-        try:
-            return await self._through(prepared)
-        finally:
-            batch.owner = None
 
     async def _run_batch(self, calls: Sequence[ToolCall], batch: Batch) -> list[ToolResult]:
         plan = BatchPlan()
