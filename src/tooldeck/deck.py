@@ -102,6 +102,7 @@ class Deck:
         self.assembler = Assembler(self.registry, self.config, token_counter=_count_tokens)
         self._notes: dict[str, tuple[Diagnostic, ...]] = {}
         self._spill: SpillStore | None = None
+        self._services: dict[type, object] | None = None
         # Sources not listed yet: slow ones still connecting, listed when something needs them.
         self._pending: list[ToolSource] = []
         self._pending_lock = threading.Lock()
@@ -266,12 +267,23 @@ class Deck:
             policy=policy,
             events=events,
             middleware=middleware,
-            services={**_deck_services(config), **(services or {})},
+            services={**self._services_for(config), **(services or {})},
             direct=direct,
             spill=spill,
             limits=limits,
-            run_sync=self._run_calls,
+            # From synchronous code, calls run on the loop of the deck's MCP sessions when it has
+            # some (no hand-off between threads), else as `Executor.execute_sync` runs them.
+            run_sync=mcp.run if (mcp := self._mcp_loop()) is not None else None,
         )
+
+    def _services_for(self, config: Config) -> dict[type, object]:
+        """The services a session under `config` is offered; the deck's own config's are built
+        once (a one-shot session per `deck.call` must not build them again)."""
+        if config is not self.config:
+            return _deck_services(config)
+        if self._services is None:
+            self._services = _deck_services(config)
+        return self._services
 
     def _direct_spill(self) -> SpillStore:
         """One store of cut results for all of this deck's direct calls, so `read_result` in a
@@ -342,15 +354,6 @@ class Deck:
         """`call_batch` for synchronous code."""
         with self.session(platform=platform, approver=approver) as session:
             return session.execute_sync(calls)
-
-    def _run_calls(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run a session's calls from synchronous code: on the loop of the deck's MCP sessions
-        when it has some (its MCP calls need no hand-off between threads; from that loop itself,
-        a clear error where waiting would never end), else on a loop of their own."""
-        loop = self._mcp_loop()
-        if loop is None:
-            return _run_coroutine(coro)
-        return loop.run(coro)
 
     def run(self, coro: Coroutine[Any, Any, T], *, timeout: float | None = None) -> T:
         """Run `coro` on the deck's event loop and return its result (from synchronous code).
@@ -470,7 +473,7 @@ def _config_middleware(config: Config) -> list[Middleware]:
 
     if config.base_dir and config.base_dir not in sys.path:
         sys.path.append(config.base_dir)
-    out: list[object] = []
+    out: list[Middleware] = []
     for index, entry in enumerate(config.middleware):
         where = f"middleware[{index}].use"
         if ":" not in entry.use:
@@ -492,26 +495,7 @@ def _config_middleware(config: Config) -> list[Middleware]:
         except TypeError as exc:
             raise ConfigError(str(exc), path=where) from None
         out.append(checked)
-    return out  # type: ignore[return-value]  # each checked above
-
-
-def _run_coroutine(coro: Coroutine[Any, Any, T]) -> T:
-    """Run `coro` to its end from synchronous code (in a helper thread inside a running loop)."""
-    import asyncio
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    out: list[T] = []
-
-    def work() -> None:
-        out.append(asyncio.run(coro))
-
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    worker.join()
-    return out[0]
+    return out
 
 
 def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:

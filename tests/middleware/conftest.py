@@ -76,7 +76,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def contexts(project: Path) -> list[dict[str, str]]:
     """What `shout` saw of its ToolContext on each call: workspace, home, session."""
-    return seen(project, ".ctx")  # type: ignore[return-value]
+    return [{k: str(v) for k, v in record.items()} for record in seen(project, ".ctx")]
 
 
 def seen(project: Path, suffix: str = "") -> list[dict[str, object]]:

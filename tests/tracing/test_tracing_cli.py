@@ -18,6 +18,16 @@ from tracing.otelkit import otlp_receiver
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 
 
+def traced(project: Path, otel: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    """`tooldeck ARGS` in `project` (its home there), with only the OTEL variables given and no
+    real model's keys."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "ANTHROPIC_"))}
+    env.update({**otel, "TOOLDECK_HOME": str(project / "home")})
+    return subprocess.run(
+        [TOOLDECK, *args], cwd=project, env=env, capture_output=True, text=True, timeout=300
+    )
+
+
 @pytest.mark.parametrize("variable", ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"])
 def test_run_exports_its_spans_to_the_endpoint(
     tmp_path: Path, scripted_server: ScriptedServer, variable: str
@@ -29,17 +39,8 @@ def test_run_exports_its_spans_to_the_endpoint(
     with otlp_receiver() as receiver:
         # The general variable is a base URL (the exporter adds /v1/traces), the traces one is used as is.
         endpoint = receiver.url if variable == "OTEL_EXPORTER_OTLP_ENDPOINT" else f"{receiver.url}/traces-in"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "ANTHROPIC_"))}
-        env.update({variable: endpoint, "TOOLDECK_HOME": str(tmp_path / "home")})
-        model_url = ("--base-url", scripted_server.openai_url)
-        ran = subprocess.run(
-            [TOOLDECK, "run", "what does the note say?", *("--model", "scripted-model"), *model_url],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        model = ("--model", "scripted-model", "--base-url", scripted_server.openai_url)
+        ran = traced(tmp_path, {variable: endpoint}, "run", "what does the note say?", *model)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "the note says tides at six"
     assert set(receiver.paths) == {
@@ -68,26 +69,9 @@ def test_batch_workers_export_each_items_run(tmp_path: Path) -> None:
     (tmp_path / "in.jsonl").write_text('{"id": "a", "prompt": "first"}\n{"id": "b", "prompt": "second"}\n')
     # Every conversation gets the same answer, whichever worker asks.
     with ScriptedServer(responder=lambda request: Turn("done")) as server, otlp_receiver() as receiver:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "ANTHROPIC_"))}
-        env.update({"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "TOOLDECK_HOME": str(tmp_path / "home")})
-        ran = subprocess.run(
-            [
-                TOOLDECK,
-                "batch",
-                "in.jsonl",
-                "--out",
-                "out.jsonl",
-                "--model",
-                "scripted-model",
-                "--base-url",
-                server.openai_url,
-            ],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        model = ("--model", "scripted-model", "--base-url", server.openai_url)
+        endpoint = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url}
+        ran = traced(tmp_path, endpoint, "batch", "in.jsonl", "--out", "out.jsonl", *model)
     assert ran.returncode == 0, ran.stderr
     runs = [s for s in receiver.spans if s.name == "invoke_agent tooldeck"]
     assert len(runs) == 2 and len({s.trace_id for s in runs}) == 2

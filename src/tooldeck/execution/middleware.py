@@ -21,6 +21,7 @@ to hand a middleware).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -94,19 +95,16 @@ def check_middleware(items: Sequence[object], where: str = "middleware") -> list
     """The items as middleware, or a TypeError naming the one that is not (by its position)."""
     out: list[Middleware] = []
     for index, item in enumerate(items):
-        on_call = getattr(item, "on_call", None)
-        if on_call is None or not callable(on_call):
+        if not isinstance(item, Middleware) or not callable(item.on_call):
             raise TypeError(
                 f"{where}[{index}] ({type(item).__name__}) is not a middleware: it needs "
                 "`async def on_call(self, call, call_next)`"
             )
-        import inspect
-
-        if not inspect.iscoroutinefunction(on_call):
+        if not inspect.iscoroutinefunction(item.on_call):
             raise TypeError(
                 f"{where}[{index}] ({type(item).__name__}): on_call must be `async def` (it awaits call_next)"
             )
-        out.append(item)  # type: ignore[arg-type]  # checked above: it has an async on_call
+        out.append(item)
     return out
 
 
