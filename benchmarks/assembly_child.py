@@ -25,8 +25,8 @@ def child_main(argv: list[str]) -> dict[str, object]:
     t_pre = _time.monotonic_ns()
     # ---- cold: import, the way an application does -----------------------------------------
     import tooldeck  # noqa: F401
-    from tooldeck.deck import Deck  # noqa: F401
-    from tooldeck.dialects import render_loadout  # noqa: F401
+    from tooldeck._core.dialects import render_loadout  # noqa: F401
+    from tooldeck._deck import Deck  # noqa: F401
 
     t_imp = _time.monotonic_ns()
     # ---- harness (after tooldeck, so it cannot pre-load what tooldeck pays for) -------------

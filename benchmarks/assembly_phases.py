@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import assembly_workload as wl
-from tooldeck.deck import Deck
-from tooldeck.dialects import render_loadout
-from tooldeck.tool import Tool
+from tooldeck._core.dialects import render_loadout
+from tooldeck._core.tool import Tool
+from tooldeck._deck import Deck
 
 OpenAITools = list[dict[str, Any]]
 

@@ -73,10 +73,10 @@ def measure(
     engine: Engine, workers: int, opts: BatchBenchOptions, base_url: str, tmp: Path
 ) -> dict[str, Any]:
     """One batch run; its steady-state rate and what it costs per item."""
+    from tooldeck._core.config import Config
     from tooldeck.agent.models.base import ModelSettings
     from tooldeck.batch.run import BatchOptions, plan_batch, run_batch
     from tooldeck.batch.worker import WorkerSpec
-    from tooldeck.config import Config
 
     slots = workers * opts.concurrency
     count = slots * opts.waves

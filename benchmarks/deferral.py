@@ -31,14 +31,14 @@ from typing import Any
 
 from benchmarks.dialects import find_schemas
 from tooldeck import Deck, Tool
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.config_load import load_config, parse_config
-from tooldeck.dialects import token_costs
-from tooldeck.dialects.names import safe_name
-from tooldeck.dialects.tokens import count_text
-from tooldeck.disclosure import deferred_listing
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.config_load import load_config, parse_config
+from tooldeck._core.dialects import token_costs
+from tooldeck._core.dialects.names import safe_name
+from tooldeck._core.dialects.tokens import count_text
+from tooldeck._core.disclosure import deferred_listing
+from tooldeck._core.sources.base import StaticSource
 from tooldeck.errors import ConfigError
-from tooldeck.sources.base import StaticSource
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 EXAMPLE = CHECKOUT / "examples" / "tooldeck.yaml"

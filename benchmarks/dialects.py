@@ -27,11 +27,11 @@ from typing import Any
 
 from benchmarks.assembly import hermes_python
 from benchmarks.paths import run_peer_script
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.dialects import DIALECTS, get_dialect, render_loadout
-from tooldeck.dialects.names import safe_name
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.dialects import DIALECTS, get_dialect, render_loadout
+from tooldeck._core.dialects.names import safe_name
+from tooldeck._core.tool import Tool
 from tooldeck.errors import ConfigError, TooldeckError
-from tooldeck.tool import Tool
 
 SCHEMAS = Path("data") / "schemas" / "livemcp_tool_schemas.json"
 HERMES_SCRIPT = Path(__file__).with_name("dialects_hermes.py")
@@ -148,11 +148,11 @@ def run_dialects_bench(
     hermes_py: str | None = None,
 ) -> DialectsResult:
     entries: list[dict[str, Any]] = json.loads(schemas.read_text(encoding="utf-8"))
-    logging.getLogger("tooldeck.dialects").setLevel(logging.ERROR)  # normalisation notes: not news here
+    logging.getLogger("tooldeck._core.dialects").setLevel(logging.ERROR)  # normalisation notes: not news here
     result = DialectsResult(tools=len(entries), rounds=rounds)
     tools = _tools(entries)
     raw = [e["inputSchema"] for e in entries]
-    from tooldeck.schemas.normalize import normalize_parameters
+    from tooldeck._core.schemas.normalize import normalize_parameters
 
     seconds = _median_seconds(lambda: [normalize_parameters(s) for s in raw], rounds)
     result.normalise_us = seconds / len(raw) * 1e6

@@ -18,9 +18,9 @@ from __future__ import annotations
 TOOLDECK = r"""
 import asyncio, json, sys, time
 from tooldeck import tool
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall
 
 opts = json.loads(sys.argv[1])
 

@@ -11,7 +11,8 @@ functions, under `if TYPE_CHECKING:` alike (the parser in tests/test_layers.py f
     edges that close it. A package's `__init__` importing its own submodules is listed too.
 
 The same figures follow for the graph of packages (`tooldeck.X`: a top-level module, or a
-subpackage with all it holds), where an import between two files of one package is no edge.
+subpackage with all it holds; inside the private core `tooldeck._core.X`), where an import
+between two files of one package is no edge.
 """
 
 from __future__ import annotations
@@ -103,11 +104,10 @@ def floors(graph: dict[str, set[str]], comps: list[list[str]]) -> dict[str, int]
     return {m: floor_of_comp[comp_of[m]] for m in graph}
 
 
-def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
-    """The graph of `tooldeck.X` packages: an edge where a file of one imports a file of another."""
-
-    def package(module: str) -> str:
-        return ".".join(module.split(".")[:2])
+def package_graph(graph: dict[str, set[str]], layers: ModuleType) -> dict[str, set[str]]:
+    """The graph of packages (`tooldeck.X`, and `tooldeck._core.X` inside the private core): an
+    edge where a file of one imports a file of another."""
+    package = layers.package_of
 
     out: dict[str, set[str]] = {}
     for src, targets in graph.items():
@@ -115,8 +115,8 @@ def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
-def package_report(graph: dict[str, set[str]]) -> dict[str, object]:
-    packages = package_graph(graph)
+def package_report(graph: dict[str, set[str]], layers: ModuleType) -> dict[str, object]:
+    packages = package_graph(graph, layers)
     comps = components(packages)
     floor = floors(packages, comps)
     return {
@@ -149,7 +149,7 @@ def report(graph: dict[str, set[str]], layers: ModuleType) -> dict[str, object]:
         "allowed_upward": sorted(layers.ALLOWED_UPWARD),
         "circles": circles,
         "floor_of": floor,
-        "by_package": package_report(graph),
+        "by_package": package_report(graph, layers),
     }
 
 

@@ -85,7 +85,7 @@ def ready_time(workdir: Path, chosen: dict[str, dict[str, Any]]) -> float:
 def ready_and_cpu(workdir: Path, chosen: dict[str, dict[str, Any]]) -> tuple[float, float]:
     """`ready_time`, and the CPU seconds the servers' processes had used by then."""
     from tooldeck import Deck
-    from tooldeck.config_load import parse_config
+    from tooldeck._core.config_load import parse_config
 
     config = parse_config(
         {"mcp_servers": chosen, "home": str(workdir / "home"), "plugins": {"enabled": False}},
@@ -184,7 +184,7 @@ def on_deck_loop(workdir: Path, calls: int, warmup: int) -> tuple[list[float], l
 
 def _echo_deck(workdir: Path) -> Deck:
     from tooldeck import Deck
-    from tooldeck.config_load import parse_config
+    from tooldeck._core.config_load import parse_config
 
     entry = servers(workdir)["everything"]
     config = parse_config(
@@ -200,8 +200,8 @@ async def _alternate(deck: Deck, workdir: Path, calls: int, warmup: int) -> tupl
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    from tooldeck.execution.executor import Executor
-    from tooldeck.execution.types import ToolCall
+    from tooldeck._core.execution.executor import Executor
+    from tooldeck._core.execution.types import ToolCall
 
     entry = servers(workdir)["everything"]
     params = StdioServerParameters(command=entry["command"], args=entry["args"])

@@ -132,9 +132,9 @@ def _median_ms(fn: Any, rounds: int, reset: Any = None) -> float:
 
 
 def measure_tooldeck(scenario: Scenario, rounds: int) -> tuple[Row, str]:
+    from tooldeck._core.workspace import Workspace
     from tooldeck.tools.editing import replace
     from tooldeck.tools.files import replace_in_file
-    from tooldeck.workspace import Workspace
 
     edited = replace(scenario.content, scenario.old, scenario.new)  # warm-up, and the result
     row = Row(scenario.name, edited.strategy)

@@ -63,7 +63,7 @@ def bare_commands() -> dict[str, list[str]]:
 def in_memory_servers(folder: Path) -> dict[str, Any]:
     """The three servers as objects in this process, for the SDK's in-memory transport."""
     from benchmarks import serve_bare
-    from tooldeck.deck import Deck
+    from tooldeck._deck import Deck
     from tooldeck.serve import DeckServer
 
     tooldeck_command(folder)

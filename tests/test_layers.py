@@ -1,10 +1,14 @@
-"""Imports point one way, down the data's journey, and no module imports itself in a loop.
+"""Imports point one way, down the data's journey; the satellites use only the core's public API;
+no module imports itself in a loop.
 
 Each module of the package belongs to a layer; a module may import its own layer and the
 layers below, never one above (not at the top, not inside a function, not for type checking
-only). Layers, bottom up: the foundations (errors, config, the Tool and what defines it) →
-the registry → sources and availability → assembly → dialects and execution → the built-in
-tool library → the agent → the deck (the façade) → the command line.
+only). Layers, bottom up: the shared helpers and the errors → the libraries that know nothing of
+tools (shell analysis and the sandbox, search ranking, tracing) → the private core
+(`tooldeck._core`: config and the Tool → registry → sources → assembly → dialects, session and
+the call path) → its public face (`tooldeck.core`) → the satellites built on it (the built-in
+tool library, the agent) → the façade (`Deck`) and the front door (`tooldeck`) → the satellites
+built on the deck (serve, batch) → the command line.
 """
 
 from __future__ import annotations
@@ -14,54 +18,72 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tooldeck"
 
-# Bottom up. The first matching prefix decides a module's layer.
+# Bottom up. The longest matching prefix decides a module's layer.
 LAYERS: list[tuple[str, ...]] = [
+    ("tooldeck.errors", "tooldeck._utils", "tooldeck._core"),
+    # They depend on nothing of the core; the core uses them (the config checks rule names, the
+    # assembly probes the sandbox, `tool_search` ranks with search, the call path is traced).
+    ("tooldeck.safety", "tooldeck.search", "tooldeck.tracing"),
     (
-        "tooldeck.errors",
-        "tooldeck.version",
-        "tooldeck.diagnostics",
-        "tooldeck.text",
-        "tooldeck.pathnames",
-        "tooldeck.lazy",
-        "tooldeck.jsonl",
-        "tooldeck.logs",
-        "tooldeck.home",
-        "tooldeck.run_state",
-        "tooldeck.output",
-        "tooldeck.availability_types",
-        "tooldeck.templates",
-        "tooldeck.processes",
-        "tooldeck.tool_names",
-        "tooldeck.config_sections",
-        "tooldeck.config_check",
-        "tooldeck.config",
-        "tooldeck.config_load",
-        "tooldeck.config_cache",
-        "tooldeck.config_yaml",
-        "tooldeck.config_platforms",
-        "tooldeck.context",
-        "tooldeck.schemas",
-        "tooldeck.fs",
-        "tooldeck.control_plane",
-        "tooldeck.workspace",
-        "tooldeck.tool",
-        "tooldeck.decorator",
-        # Shell analysis and the sandbox runner depend on nothing else in tooldeck: the config
-        # checks rule names with it, the assembly probes the sandbox with it.
-        "tooldeck.safety",
-        # Spans and trace propagation: used by the MCP client, the agent, serve and the CLI.
-        "tooldeck.tracing",
+        "tooldeck._core.diagnostics",
+        "tooldeck._core.run_state",
+        "tooldeck._core.output",
+        "tooldeck._core.availability_types",
+        "tooldeck._core.templates",
+        "tooldeck._core.tool_names",
+        "tooldeck._core.config_sections",
+        "tooldeck._core.config_check",
+        "tooldeck._core.config",
+        "tooldeck._core.config_load",
+        "tooldeck._core.config_cache",
+        "tooldeck._core.config_yaml",
+        "tooldeck._core.config_platforms",
+        "tooldeck._core.context",
+        "tooldeck._core.schemas",
+        "tooldeck._core.fs",
+        "tooldeck._core.control_plane",
+        "tooldeck._core.workspace",
+        "tooldeck._core.tool",
+        "tooldeck._core.decorator",
     ),
-    ("tooldeck.registry",),
-    ("tooldeck.sources", "tooldeck.availability", "tooldeck.toolsets", "tooldeck.skills"),
-    ("tooldeck.assembly",),
-    ("tooldeck.dialects", "tooldeck.execution", "tooldeck.session", "tooldeck.search", "tooldeck.disclosure"),
+    ("tooldeck._core.registry",),
+    (
+        "tooldeck._core.sources",
+        "tooldeck._core.availability",
+        "tooldeck._core.toolsets",
+        "tooldeck._core.skills",
+    ),
+    ("tooldeck._core.assembly",),
+    (
+        "tooldeck._core.dialects",
+        "tooldeck._core.execution",
+        "tooldeck._core.session",
+        "tooldeck._core.disclosure",
+    ),
+    ("tooldeck.core",),
     ("tooldeck.tools",),
     # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
     ("tooldeck.agent", "tooldeck.testing"),
-    ("tooldeck.deck", "tooldeck.serve", "tooldeck.batch"),
+    ("tooldeck._deck",),
+    ("tooldeck.serve", "tooldeck.batch"),
     ("tooldeck.cli",),
 ]
+
+# The satellites: clients of the core's public face, as a user's own code would be.
+SATELLITES = (
+    "tooldeck.safety",
+    "tooldeck.search",
+    "tooldeck.tracing",
+    "tooldeck.tools",
+    "tooldeck.agent",
+    "tooldeck.testing",
+    "tooldeck.serve",
+    "tooldeck.batch",
+    "tooldeck.cli",
+)
+# What a satellite may import of tooldeck besides the satellites: the front door, the errors, the
+# core's public face, and the shared helpers that know nothing of tools.
+PUBLIC = ("tooldeck", "tooldeck.errors", "tooldeck.core", "tooldeck._utils")
 
 # Known edges that point up, each with the reason it is tolerated; keep this list empty.
 ALLOWED_UPWARD: dict[tuple[str, str], str] = {}
@@ -75,7 +97,7 @@ def layer_of(module: str) -> int:
                 best = (i, len(p))
     if best[0] < 0:
         if module == "tooldeck":
-            return layer_of("tooldeck.deck")  # the package's front door re-exports from every layer
+            return layer_of("tooldeck._deck")  # the front door re-exports the deck and the agent
         raise AssertionError(f"module {module} has no layer: add it to LAYERS")
     return best[0]
 
@@ -168,13 +190,19 @@ def test_no_files_import_each_other_in_a_circle() -> None:
     assert circles == []
 
 
+def package_of(module: str) -> str:
+    """`tooldeck.X` (a top-level module or package), or `tooldeck._core.X` inside the private core
+    and `tooldeck._utils.X` among the helpers: the core's folders are packages of their own."""
+    parts = module.split(".")
+    depth = 3 if len(parts) > 2 and parts[1] in ("_core", "_utils") else 2
+    return ".".join(parts[:depth])
+
+
 def test_no_packages_import_each_other_in_a_circle() -> None:
     """The same for packages (`tooldeck.X` with all it holds): one that straddles floors, such
     as a catalog below the assembly and tools above it in one folder, closes a circle here."""
 
-    def package(module: str) -> str:
-        return ".".join(module.split(".")[:2])
-
+    package = package_of
     graph: dict[str, set[str]] = {}
     for p in modules():
         me = package(module_name(p))
@@ -216,3 +244,47 @@ def test_top_level_imports_have_no_cycles() -> None:
         if not all(m == c[0] or m.startswith(c[0] + ".") or c[0].startswith(m + ".") for m in c)
     ]
     assert real == []
+
+
+def _under(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def test_satellites_use_only_the_public_api_of_the_core() -> None:
+    reached_in = []
+    for path in modules():
+        me = module_name(path)
+        if not _under(me, SATELLITES):
+            continue
+        for target, _ in imports_of(path):
+            public = target in PUBLIC[:3] or _under(target, PUBLIC[3:]) or _under(target, SATELLITES)
+            if not public:
+                reached_in.append(f"{me} -> {target}")
+    assert reached_in == []
+
+
+def test_the_core_is_private_and_imports_no_satellite_built_on_it() -> None:
+    """Every module of the core is `_`-prefixed (in `tooldeck._core`), and the core uses only the
+    libraries below it, never a satellite that is built on its public face."""
+    above = (
+        "tooldeck.tools",
+        "tooldeck.agent",
+        "tooldeck.testing",
+        "tooldeck.serve",
+        "tooldeck.batch",
+        "tooldeck.cli",
+    )
+    public_modules = sorted(
+        module_name(p)
+        for p in modules()
+        if not _under(module_name(p), SATELLITES) and "._" not in module_name(p)
+    )
+    assert public_modules == ["tooldeck", "tooldeck.core", "tooldeck.errors"]
+    wrong = [
+        f"{module_name(p)} -> {t}"
+        for p in modules()
+        if _under(module_name(p), ("tooldeck._core", "tooldeck.core"))
+        for t, _ in imports_of(p)
+        if _under(t, above)
+    ]
+    assert wrong == []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tooldeck.pathnames import is_within, relative_to
+from tooldeck._utils.pathnames import is_within, relative_to
 
 
 def test_a_path_is_within_its_folder_and_what_lies_below_it_but_not_a_sibling_sharing_a_prefix() -> None:

@@ -8,7 +8,7 @@ import tooldeck
 def test_all_is_pinned() -> None:
     assert sorted(tooldeck.__all__) == sorted(
         [
-            "Agent", "ApprovalAnswer", "ApprovalRequest", "Approver", "Availability", "CallNext",
+            "Agent", "ApprovalAnswer", "ApprovalRequest", "Approver", "Availability", "CallNext", "CallbackApprover",
             "Config", "ConfigError", "Deck", "DescriptionContext", "Diagnostic", "DialectError", "ErrorEnvelope",
             "Explanation", "Fate", "Loadout", "Middleware", "ModelError", "ModelNotConfigured", "Resource",
             "ScriptedModel", "Session", "SessionError", "Source", "SourceError", "SourceListing", "Tool", "ToolCall",
@@ -32,3 +32,30 @@ def test_every_exception_lives_in_one_module_under_one_of_two_roots() -> None:
         if inspect.isclass(value) and issubclass(value, BaseException):
             assert value.__module__ == "tooldeck.errors", name
             assert issubclass(value, errors.TooldeckError | errors.TooldeckSignal), name
+
+
+def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
+    """`tooldeck.core` is what satellites (ours and a team's own) build on; its names are kept."""
+    import tooldeck.core as core
+
+    assert sorted(core.__all__) == sorted(
+        [
+            "APPROVAL_PROMPT", "AlwaysGrants", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
+            "Approver", "AutoApprover", "Availability", "Bounds", "BrowserConfig", "ChangeKind", "Config",
+            "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "ErrorEnvelope", "ExecutionConfig",
+            "Fate", "Grants", "Loadout", "McpSource", "ModelConfig", "Policy", "PromotedView", "Promotions",
+            "Resource", "RunState", "RunStateUpdate", "SKILL_FILE", "SandboxConfig", "ServerSpec", "ServerStatus",
+            "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
+            "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",
+            "ToolResult", "ToolSource", "WebConfig", "WebSearchConfig", "Workspace", "active_skills", "catalog_hash",
+            "close_mcp_servers", "config_schema_adapter", "deferred_catalog", "deferred_listing", "describe_request",
+            "entry_owner", "load_config", "load_skills", "mcp_server_specs", "parse_answer", "parse_config", "promote",
+            "promoted_names", "render_loadout", "scan_folder", "service", "skill_body", "skill_dirs", "token_table",
+            "tool", "tool_costs",
+        ]
+    )  # fmt: skip
+    for name in core.__all__:
+        assert getattr(core, name) is not None
+    # The front door's names that the core also offers are the same objects.
+    shared = set(core.__all__) & set(tooldeck.__all__)
+    assert shared and all(getattr(core, n) is getattr(tooldeck, n) for n in shared)

@@ -43,7 +43,7 @@ def test_readme_starts_with_the_two_commands_and_ci_runs_the_second() -> None:
 
 
 def test_the_tool_options_paragraph_names_every_option() -> None:
-    from tooldeck.tool import TOOL_OPTIONS
+    from tooldeck._core.tool import TOOL_OPTIONS
 
     text = README.read_text(encoding="utf-8")
     start = text.index("Options (both forms):")

@@ -20,9 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck.availability_types import Availability
-from tooldeck.context import ToolContext
-from tooldeck.decorator import function_tool, tool
+from tooldeck._core.availability_types import Availability
+from tooldeck._core.context import ToolContext
+from tooldeck._core.decorator import function_tool, tool
+from tooldeck._core.output import ToolOutput
+from tooldeck._core.tool import DescriptionContext, Resource, Tool
+from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.version import __version__
 from tooldeck.errors import (
     ConfigError,
     DialectError,
@@ -40,51 +44,48 @@ from tooldeck.errors import (
     UnknownPlatformError,
     WorkspaceError,
 )
-from tooldeck.lazy import lazy_attributes
-from tooldeck.output import ToolOutput
-from tooldeck.tool import DescriptionContext, Resource, Tool
-from tooldeck.version import __version__
 
 # Imported on first use, so that a module that only defines tools stays cheap to import.
 if TYPE_CHECKING:
+    from tooldeck._core.assembly.loadout import Fate, Loadout
+    from tooldeck._core.config import Config
+    from tooldeck._core.config_load import load_config, parse_config
+    from tooldeck._core.diagnostics import Diagnostic
+    from tooldeck._core.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
+    from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, Approver, CallbackApprover
+    from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
+    from tooldeck._core.session import Session
+    from tooldeck._core.sources.base import Source, SourceListing, ToolSource
+    from tooldeck._deck import Deck, Explanation
     from tooldeck.agent.models.scripted import ScriptedModel
     from tooldeck.agent.runtime import Agent
-    from tooldeck.assembly.loadout import Fate, Loadout
-    from tooldeck.config import Config
-    from tooldeck.config_load import load_config, parse_config
-    from tooldeck.deck import Deck, Explanation
-    from tooldeck.diagnostics import Diagnostic
-    from tooldeck.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
-    from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, Approver
-    from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
-    from tooldeck.session import Session
-    from tooldeck.sources.base import Source, SourceListing, ToolSource
 
 _LAZY: dict[str, str] = {
     "Agent": "tooldeck.agent.runtime",
-    "ApprovalAnswer": "tooldeck.execution.policy",
-    "ApprovalRequest": "tooldeck.execution.policy",
-    "CallNext": "tooldeck.execution.middleware",
-    "Middleware": "tooldeck.execution.middleware",
-    "Session": "tooldeck.session",
-    "ToolCallRequest": "tooldeck.execution.middleware",
-    "TruncateResults": "tooldeck.execution.middleware",
-    "Approver": "tooldeck.execution.policy",
-    "Config": "tooldeck.config",
-    "Deck": "tooldeck.deck",
-    "Diagnostic": "tooldeck.diagnostics",
-    "ErrorEnvelope": "tooldeck.execution.types",
-    "Explanation": "tooldeck.deck",
-    "Fate": "tooldeck.assembly.loadout",
-    "Loadout": "tooldeck.assembly.loadout",
+    "ApprovalAnswer": "tooldeck._core.execution.policy",
+    "ApprovalRequest": "tooldeck._core.execution.policy",
+    "CallNext": "tooldeck._core.execution.middleware",
+    "Middleware": "tooldeck._core.execution.middleware",
+    "Session": "tooldeck._core.session",
+    "ToolCallRequest": "tooldeck._core.execution.middleware",
+    "TruncateResults": "tooldeck._core.execution.middleware",
+    "Approver": "tooldeck._core.execution.policy",
+    "CallbackApprover": "tooldeck._core.execution.policy",
+    "Config": "tooldeck._core.config",
+    "Deck": "tooldeck._deck",
+    "Diagnostic": "tooldeck._core.diagnostics",
+    "ErrorEnvelope": "tooldeck._core.execution.types",
+    "Explanation": "tooldeck._deck",
+    "Fate": "tooldeck._core.assembly.loadout",
+    "Loadout": "tooldeck._core.assembly.loadout",
     "ScriptedModel": "tooldeck.agent.models.scripted",
-    "Source": "tooldeck.sources.base",
-    "SourceListing": "tooldeck.sources.base",
-    "ToolCall": "tooldeck.execution.types",
-    "ToolResult": "tooldeck.execution.types",
-    "ToolSource": "tooldeck.sources.base",
-    "load_config": "tooldeck.config_load",
-    "parse_config": "tooldeck.config_load",
+    "Source": "tooldeck._core.sources.base",
+    "SourceListing": "tooldeck._core.sources.base",
+    "ToolCall": "tooldeck._core.execution.types",
+    "ToolResult": "tooldeck._core.execution.types",
+    "ToolSource": "tooldeck._core.sources.base",
+    "load_config": "tooldeck._core.config_load",
+    "parse_config": "tooldeck._core.config_load",
 }
 
 
@@ -97,6 +98,7 @@ __all__ = [
     "Approver",
     "Availability",
     "CallNext",
+    "CallbackApprover",
     "Config",
     "ConfigError",
     "Deck",

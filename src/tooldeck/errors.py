@@ -17,6 +17,8 @@
       │     └── StartupFailed         -- an ACP agent did not start or open a session
       ├── ModelError              -- a model provider call failed
       ├── SessionError            -- an unknown session id, or an unusable session database
+      ├── StoreError              -- a grants file or audit log that cannot be used safely
+      ├── Refused                 -- a path a confined root does not allow (escape, symlink, loop)
       ├── SandboxUnavailable      -- no sandbox can run here and host shells are not allowed
       ├── ListenError             -- `tooldeck serve` cannot listen where it was asked to
       ├── BatchInputError         -- a batch run cannot start as asked (input, output)
@@ -203,6 +205,27 @@ class ModelError(TooldeckError):
         return self.kind in RETRYABLE_MODEL_ERRORS
 
 
+RefusalKind = Literal["escape", "symlink", "loop"]
+
+
+class Refused(TooldeckError):
+    """A path a confined root does not allow (the file tools turn it into a WorkspaceError).
+
+    `kind`: `escape` (a symlink, or `..`, leads outside the root), `symlink` (a symlink where the
+    root allows none), `loop` (too many symlinks). `where` is the path, relative to the root, of
+    the symlink at fault ("" when a `..` of the path itself climbs out).
+    """
+
+    def __init__(self, kind: RefusalKind, where: str) -> None:
+        self.kind: RefusalKind = kind
+        self.where = where
+        super().__init__(f"{kind}: {where or '..'}")
+
+
+class StoreError(TooldeckError):
+    """A grants file or audit log that cannot be used safely; the message says why."""
+
+
 class SessionError(TooldeckError):
     """A session id that does not exist (or matches several), or an unusable session database."""
 
@@ -280,6 +303,8 @@ __all__ = [
     "ModelError",
     "ModelErrorKind",
     "ModelNotConfigured",
+    "RefusalKind",
+    "Refused",
     "SandboxUnavailable",
     "ScriptExhausted",
     "SearchUsageError",
@@ -288,6 +313,7 @@ __all__ = [
     "ShellPolicyError",
     "SourceError",
     "StartupFailed",
+    "StoreError",
     "ToolConflictError",
     "ToolDefinitionError",
     "ToolError",

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from tooldeck import ConfigError, Deck
-from tooldeck.config_load import parse_config
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover, Grants
-from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover, Grants
+from tooldeck._core.execution.types import ToolCall, ToolResult
 
 AGENT = Path(__file__).resolve().parent / "echo_agent.py"
 BIN = Path(sys.executable).parent / "tooldeck"

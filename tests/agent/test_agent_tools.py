@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from support.agent_kit import Gauge, loadout_of, make_agent
+from tooldeck._core.output import ToolOutput
+from tooldeck._core.run_state import RunState
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, scoped_loadout
 from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 from tooldeck.agent.builtins.todo import todo_action
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
-from tooldeck.run_state import RunState
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 
@@ -216,7 +216,7 @@ def test_sub_agents_never_get_delegation_and_unknown_toolsets_are_named() -> Non
 def test_sub_agents_inherit_the_parent_policy_and_approver(
     scripted_server: ScriptedServer, home: Path
 ) -> None:
-    from tooldeck.execution.policy import AutoApprover
+    from tooldeck._core.execution.policy import AutoApprover
 
     def sub_launches(parent_turns: list[Turn]) -> Any:
         def respond(req: Recorded) -> Turn:
@@ -265,7 +265,7 @@ def test_sub_agents_can_use_another_model(scripted_server: ScriptedServer, home:
 def test_a_session_scoped_approval_holds_for_later_turns_of_the_conversation(
     scripted_server: ScriptedServer, home: Path
 ) -> None:
-    from tooldeck.execution.policy import ApprovalAnswer, CallbackApprover
+    from tooldeck._core.execution.policy import ApprovalAnswer, CallbackApprover
 
     asked: list[str] = []
 

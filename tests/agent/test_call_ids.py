@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 
 from support.agent_kit import loadout_of
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall
 from tooldeck.agent import AgentLoop, Conversation, ScriptedModel, ToolView, call, reply
 from tooldeck.agent.messages import unique_ids
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall
 
 
 def run(model: ScriptedModel) -> Conversation:

@@ -9,11 +9,11 @@ from itertools import pairwise
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tooldeck._core.execution.types import ToolCall
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.anthropic import anthropic_messages
 from tooldeck.agent.models.openai_chat import chat_messages
 from tooldeck.agent.models.openai_responses import response_input
-from tooldeck.execution.types import ToolCall
 
 text = st.text(max_size=20)
 names = st.sampled_from(["add", "read_file", "todo"])

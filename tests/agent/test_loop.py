@@ -13,14 +13,14 @@ import pytest
 
 from support.agent_kit import deck_with, loadout_of
 from tooldeck import ToolContext, tool
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolOutput, ToolResult
+from tooldeck._core.run_state import Promotions, RunState, RunStateUpdate
 from tooldeck.agent import AgentLoop, Conversation, ScriptedModel, ToolView, call, reply
 from tooldeck.agent.events import EventLog, StateUpdated, TurnInterrupted
 from tooldeck.agent.models.scripted import ScriptExhausted
 from tooldeck.agent.toolview import catalog_hash, promote, promoted_names
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolOutput, ToolResult
-from tooldeck.run_state import Promotions, RunState, RunStateUpdate
 
 
 def make_loop(

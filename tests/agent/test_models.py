@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from support.agent_kit import loadout_of, settings_for
+from tooldeck._core.config import ModelConfig
+from tooldeck._core.execution.types import ToolCall
 from tooldeck.agent.events import EventLog, RetryScheduled, TextDelta
 from tooldeck.agent.messages import Message, assistant, user
 from tooldeck.agent.models.anthropic import AnthropicModel, anthropic_base_url, anthropic_messages
@@ -15,9 +17,7 @@ from tooldeck.agent.models.base import ModelRequest, ModelSettings
 from tooldeck.agent.models.factory import make_model, resolve_model_settings
 from tooldeck.agent.models.openai_chat import OpenAIChatModel
 from tooldeck.agent.models.scripted import ScriptedModel, call, reply
-from tooldeck.config import ModelConfig
 from tooldeck.errors import ConfigError, ModelError, ModelNotConfigured
-from tooldeck.execution.types import ToolCall
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck._core.execution.types import ToolCall
+from tooldeck._core.run_state import RunState, TodoItem
 from tooldeck.agent.messages import Message, assistant, user
 from tooldeck.agent.runtime import unanswered_calls
 from tooldeck.agent.sessions import SessionStore, fts_query
 from tooldeck.errors import SessionError
-from tooldeck.execution.types import ToolCall
-from tooldeck.run_state import RunState, TodoItem
 
 
 def test_messages_are_durable_as_soon_as_appended(tmp_path: Path) -> None:

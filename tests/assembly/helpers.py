@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tooldeck.assembly.pipeline import Assembler
-from tooldeck.config_load import parse_config
-from tooldeck.registry import Registry
-from tooldeck.tool import Tool
+from tooldeck._core.assembly.pipeline import Assembler
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.registry import Registry
+from tooldeck._core.tool import Tool
 
 
 def make(name: str, toolset: str = "core", **options: Any) -> Tool:

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from tooldeck.availability import AvailabilityChecker
-from tooldeck.availability_types import Availability
+from tooldeck._core.availability import AvailabilityChecker
+from tooldeck._core.availability_types import Availability
 
 
 class Clock:

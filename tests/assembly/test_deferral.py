@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import Deck, Tool
-from tooldeck.config_load import parse_config
-from tooldeck.dialects import token_costs
-from tooldeck.sources.base import StaticSource
-from tooldeck.tool import SourceKind
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.dialects import token_costs
+from tooldeck._core.sources.base import StaticSource
+from tooldeck._core.tool import SourceKind
 
 
 def make(name: str, toolset: str = "core", words: int = 5, **options: Any) -> Tool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tooldeck.assembly.gates import (
+from tooldeck._core.assembly.gates import (
     AvailabilityGate,
     DedupGate,
     DisabledToolsetsGate,
@@ -16,10 +16,10 @@ from tooldeck.assembly.gates import (
     ToolGroupsGate,
     ToolsetGate,
 )
-from tooldeck.availability_types import Availability
-from tooldeck.config_load import parse_config
-from tooldeck.tool import Tool
-from tooldeck.toolsets import Toolset, ToolsetIndex
+from tooldeck._core.availability_types import Availability
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.tool import Tool
+from tooldeck._core.toolsets import Toolset, ToolsetIndex
 
 from .helpers import make
 

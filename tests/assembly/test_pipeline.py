@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck.config import Config
+from tooldeck._core.config import Config
+from tooldeck._core.registry import Registry
+from tooldeck._core.tool import DescriptionContext, Tool
 from tooldeck.errors import ToolsetError
-from tooldeck.registry import Registry
-from tooldeck.tool import DescriptionContext, Tool
 
 from .helpers import assembler, make
 
@@ -50,7 +50,7 @@ def test_loadout_changes_when_availability_changes_in_one_process(monkeypatch: p
 
 def test_registry_mutation_changes_the_loadout() -> None:
     reg = Registry([make("a")])
-    from tooldeck.assembly.pipeline import Assembler
+    from tooldeck._core.assembly.pipeline import Assembler
 
     asm = Assembler(reg, Config())
     assert asm.assemble().exposed_names == ("a",)
@@ -104,7 +104,7 @@ def test_typos_are_warnings_by_default_and_errors_in_strict_mode() -> None:
 
 def test_the_api_refuses_an_unknown_platform_with_a_suggestion() -> None:
     from tooldeck import Deck, UnknownPlatformError
-    from tooldeck.config_load import parse_config
+    from tooldeck._core.config_load import parse_config
 
     config = parse_config({"platform_toolsets": {"cli": ["core"], "gateway": ["core"]}}, env={})
     deck = Deck(config, tools=[make("a"), make("b", "other")], builtins=False)

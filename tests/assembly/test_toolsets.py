@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tooldeck.toolsets import Toolset, ToolsetIndex
+from tooldeck._core.toolsets import Toolset, ToolsetIndex
 
 from .helpers import make
 

@@ -23,11 +23,11 @@ from support.batch_kit import (
     run_batch_cli,
     write_items,
 )
+from tooldeck._core.config_load import parse_config
 from tooldeck.agent.models.base import ModelSettings
 from tooldeck.batch.dispatch import BatchRunError
 from tooldeck.batch.run import BatchOptions, plan_batch, run_batch
 from tooldeck.batch.worker import WorkerSpec
-from tooldeck.config_load import parse_config
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn, tool_rounds
 
 

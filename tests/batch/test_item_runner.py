@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from support.agent_kit import TEST_TOOLS
+from tooldeck._core.config_load import parse_config
+from tooldeck._deck import Deck
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.batch.items import BatchItem
 from tooldeck.batch.worker import ItemRunner, WorkerSpec, item_dirname
-from tooldeck.config_load import parse_config
-from tooldeck.deck import Deck
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn, tool_rounds
 
 NOTE = [("write_file", {"path": "note.txt", "content": "hello"}), ("read_file", {"path": "note.txt"})]

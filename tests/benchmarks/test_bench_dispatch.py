@@ -9,8 +9,8 @@ import sys
 from benchmarks.dispatch import DispatchOptions, run_bench, summarise, table
 from tests.support.benchrun import CHECKOUT
 
-from tooldeck.config_load import parse_config
-from tooldeck.execution.events import CallbackSink, CollectingSink, ExecutionEvent, FanOutSink
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.events import CallbackSink, CollectingSink, ExecutionEvent, FanOutSink
 
 
 def test_the_tooldeck_child_measures_the_real_path() -> None:

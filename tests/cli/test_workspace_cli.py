@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Config, Deck
-from tooldeck.config import SandboxConfig
+from tooldeck._core.config import SandboxConfig
 
 from .clirun import tooldeck
 

@@ -9,7 +9,7 @@ from typing import Any
 from tests.execution.helpers import loadout, one
 
 from tooldeck import Tool
-from tooldeck.execution.executor import Executor
+from tooldeck._core.execution.executor import Executor
 
 
 def run(t: Tool, arguments: Any) -> str:

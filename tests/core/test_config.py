@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.config import Config, SandboxConfig
-from tooldeck.config_load import load_config, parse_config
+from tooldeck._core.config import Config, SandboxConfig
+from tooldeck._core.config_load import load_config, parse_config
 from tooldeck.errors import ConfigError
 
 
@@ -114,7 +114,7 @@ def test_a_cached_config_file_loads_without_yaml_or_pydantic(tmp_path: Path) -> 
     path.write_text("platform: cli\nmodel: {name: '${TD_TEST_MODEL}'}\n", encoding="utf-8")
     env = {**os.environ, "TOOLDECK_CACHE_DIR": str(tmp_path / "cache"), "TD_TEST_MODEL": "m1"}
     code = (
-        "import sys; from tooldeck.config_load import load_config; c = load_config(sys.argv[1]); "
+        "import sys; from tooldeck._core.config_load import load_config; c = load_config(sys.argv[1]); "
         "print(c.model.name, 'pydantic' in sys.modules, 'yaml' in sys.modules)"
     )
     run = [sys.executable, "-c", code, str(path)]
@@ -164,7 +164,7 @@ def test_durations_are_finite_and_at_most_a_year(tmp_path: Path, text: str, prob
 
 def test_the_longest_durations_allowed_still_assemble(tmp_path: Path) -> None:
     from tooldeck import Deck
-    from tooldeck.config import MAX_SECONDS
+    from tooldeck._core.config import MAX_SECONDS
 
     path = tmp_path / "tooldeck.yaml"
     path.write_text(

@@ -20,8 +20,8 @@ import pytest
 import yaml
 
 from tooldeck import Deck
+from tooldeck._core.config_load import load_config
 from tooldeck.cli.main import dispatch
-from tooldeck.config_load import load_config
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 TOOLS_MODULE = '''

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.config_load import load_config
-from tooldeck.config_yaml import MAX_DEPTH, load_yaml
+from tooldeck._core.config_load import load_config
+from tooldeck._core.config_yaml import MAX_DEPTH, load_yaml
 from tooldeck.errors import ConfigError
 
 

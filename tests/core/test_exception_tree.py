@@ -17,14 +17,13 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 # Defined outside errors.py and caught inside tooldeck, each with who turns it into what.
 INTERNAL: dict[str, str] = {
-    "tooldeck.schemas.refs.RefError": "schemas.definition / schemas.validate: a definition or check error",
+    "tooldeck._core.schemas.refs.RefError": "schemas.definition / schemas.validate: a definition or check error",
     "tooldeck.safety.walker.TooComplex": "safety.analyse: a verdict that asks for approval",
     "tooldeck.safety.parser.ParseFailure": "safety.walker: a command that cannot be analysed",
     "tooldeck.safety.rootless.LaunchFailed": "safety.sandbox: the sandbox reports why bwrap failed",
-    "tooldeck.fs.walker.Refused": "workspace and the file tools: a WorkspaceError",
     "tooldeck.cli.main.CliError": "cli.main: one line on stderr and an exit status",
-    "tooldeck.sources.mcp.connection.TransportFailure": "sources.mcp pool / supervisor: reconnects",
-    "tooldeck.sources.mcp.connection.McpRequestError": "sources.mcp pool / supervisor: a ToolError",
+    "tooldeck._core.sources.mcp.connection.TransportFailure": "sources.mcp pool / supervisor: reconnects",
+    "tooldeck._core.sources.mcp.connection.McpRequestError": "sources.mcp pool / supervisor: a ToolError",
     "tooldeck.tools.textfile.NotText": "the file tools: a ToolError",
     "tooldeck.tools.web.failures.FetchError": "the web tools: a ToolError",
     "tooldeck.tools.v4a.PatchError": "tools.v4a: a ToolError naming the hunk",
@@ -33,9 +32,8 @@ INTERNAL: dict[str, str] = {
     "tooldeck.batch.items.InputError": "batch.items.read_items: a refused line of the input",
     "tooldeck.batch.results.NotResultsFile": "batch.run: a BatchInputError",
     "tooldeck.batch.view.UnknownItemTools": "batch.worker: the item's failed result",
-    "tooldeck.execution.result_text.ResultNotText": "the executor: an error envelope",
-    "tooldeck.execution.approval_store.StoreError": "execution.gate and cli.explain_cmd: a message",
-    "tooldeck.execution.runner.HandlerRaised": "the executor: unwrapped to the handler's exception",
+    "tooldeck._core.execution.result_text.ResultNotText": "the executor: an error envelope",
+    "tooldeck._core.execution.runner.HandlerRaised": "the executor: unwrapped to the handler's exception",
 }
 
 
@@ -78,12 +76,12 @@ def test_the_internal_list_names_only_classes_that_exist() -> None:
 
 
 def test_moved_errors_keep_their_old_import_names() -> None:
+    from tooldeck._core.sources.acp.session import StartupFailed
     from tooldeck.agent.models.scripted import ScriptExhausted
     from tooldeck.batch.run import BatchInputError
     from tooldeck.safety.sandbox import SandboxUnavailable
     from tooldeck.search.errors import CatalogError
     from tooldeck.serve.transports import ListenError
-    from tooldeck.sources.acp.session import StartupFailed
     from tooldeck.tools.web.guard import AddressDenied
 
     moved = (ScriptExhausted, BatchInputError, SandboxUnavailable, CatalogError, ListenError)

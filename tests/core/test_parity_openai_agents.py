@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from tooldeck import ToolContext, ToolDefinitionError, tool
-from tooldeck.dialects import get_dialect
+from tooldeck._core.dialects import get_dialect
 
 from .parity_helpers import props, refused, run
 

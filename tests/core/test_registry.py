@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from tooldeck import Tool, ToolConflictError
-from tooldeck.registry import Registry
+from tooldeck._core.registry import Registry
 
 
 def make(name: str, *, source: str = "user", owner: str = "", toolset: str = "t") -> Tool:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Config, Deck, ToolOutput, tool
+from tooldeck._core.run_state import Promotions, RunState, RunStateUpdate, TodoItem
 from tooldeck.agent.sessions import SessionStore
-from tooldeck.run_state import Promotions, RunState, RunStateUpdate, TodoItem
 
 
 def test_the_json_form_round_trips() -> None:

@@ -10,7 +10,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from tooldeck import Availability, Tool, ToolContext, ToolDefinitionError, tool
-from tooldeck.decorator import Bounds
+from tooldeck._core.decorator import Bounds
 
 
 def test_decorator_builds_schema_from_hints_and_docstring() -> None:
@@ -171,8 +171,8 @@ def _plain(
 def test_fast_schema_equals_pydantics_and_the_model_is_built_lazily() -> None:
     import inspect
 
-    from tooldeck.decorator import parse_docstring
-    from tooldeck.schemas.arguments import Param, build_model, model_schema
+    from tooldeck._core.decorator import parse_docstring
+    from tooldeck._core.schemas.arguments import Param, build_model, model_schema
 
     t = tool(_plain)
     assert not t.arg_model.built  # not built at definition time
@@ -199,7 +199,7 @@ def _constrained(
 def test_fast_schema_handles_annotated_types_constraints_like_pydantic() -> None:
     import inspect
 
-    from tooldeck.schemas.arguments import Param, build_model, model_schema
+    from tooldeck._core.schemas.arguments import Param, build_model, model_schema
 
     t = tool(_constrained)
     assert not t.arg_model.built

@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 
 from tooldeck import ToolDefinitionError, tool
-from tooldeck.tool import TOOL_OPTIONS, ToolOptions
+from tooldeck._core.tool import TOOL_OPTIONS, ToolOptions
 
 
 def test_the_typed_options_are_exactly_the_options_a_tool_takes() -> None:
-    assert set(typing.get_type_hints(ToolOptions, localns=vars(sys.modules["tooldeck.tool"]))) == TOOL_OPTIONS
+    assert (
+        set(typing.get_type_hints(ToolOptions, localns=vars(sys.modules["tooldeck._core.tool"])))
+        == TOOL_OPTIONS
+    )
 
 
 def test_a_misspelt_option_fails_before_any_function_is_decorated() -> None:

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tooldeck.dialects import DIALECTS, get_dialect
+from tooldeck._core.dialects import DIALECTS, get_dialect
+from tooldeck._core.schemas.normalize import normalize_parameters
 from tooldeck.errors import ToolDefinitionError
-from tooldeck.schemas.normalize import normalize_parameters
 
 from .dialect_validators import VALIDATORS
 

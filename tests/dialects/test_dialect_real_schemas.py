@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from tooldeck import Tool
-from tooldeck.dialects import DIALECTS, get_dialect
-from tooldeck.dialects.names import SAFE_NAME, safe_name
+from tooldeck._core.dialects import DIALECTS, get_dialect
+from tooldeck._core.dialects.names import SAFE_NAME, safe_name
 
 from .dialect_validators import VALIDATORS
 

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from tooldeck import Tool
-from tooldeck.dialects import DIALECTS, DialectError, get_dialect, profile_for_model
-from tooldeck.dialects.names import SAFE_NAME, safe_name, safe_names
+from tooldeck._core.dialects import DIALECTS, DialectError, get_dialect, profile_for_model
+from tooldeck._core.dialects.names import SAFE_NAME, safe_name, safe_names
 from tooldeck.errors import ToolDefinitionError
 
 from .dialect_validators import VALIDATORS
@@ -343,8 +343,8 @@ def test_safe_names_are_valid_short_and_collision_free() -> None:
 
 
 def test_a_request_never_carries_two_tools_of_one_name() -> None:
-    from tooldeck.assembly.loadout import Loadout
-    from tooldeck.dialects import render_loadout
+    from tooldeck._core.assembly.loadout import Loadout
+    from tooldeck._core.dialects import render_loadout
 
     a = Tool(name="dup", description="A.", parameters={"type": "object"})
     b = Tool(name="dup", description="B.", parameters={"type": "object"})
@@ -363,7 +363,7 @@ def test_with_options_keeps_the_normalised_schema_and_its_notes() -> None:
 
 
 def test_gemini_request_tools_wrap_the_declarations() -> None:
-    from tooldeck.dialects.gemini import request_tools
+    from tooldeck._core.dialects.gemini import request_tools
 
     decl = get_dialect("gemini").render("ping", "Ping.", {"type": "object"}).payload
     assert request_tools([decl]) == [{"function_declarations": [{"name": "ping", "description": "Ping."}]}]

@@ -11,8 +11,8 @@ import openai
 import pytest
 
 from tooldeck import Tool
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.dialects import render_loadout
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.dialects import render_loadout
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 from .test_dialect_snapshots import CASES

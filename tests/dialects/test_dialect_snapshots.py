@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck.dialects import get_dialect
+from tooldeck._core.dialects import get_dialect
 
 from .dialect_validators import VALIDATORS
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from tooldeck import Tool
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.dialects import DIALECTS, render_loadout, render_report, token_costs
-from tooldeck.dialects.tokens import count_text, count_tool
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.dialects import DIALECTS, render_loadout, render_report, token_costs
+from tooldeck._core.dialects.tokens import count_text, count_tool
 
 
 def _loadout(*tools: Tool) -> Loadout:
@@ -58,7 +58,7 @@ def test_counting_needs_no_network() -> None:
         "import socket\n"
         "def no(*a, **k): raise OSError('network disabled for this test')\n"
         "socket.socket.connect = no; socket.create_connection = no; socket.getaddrinfo = no\n"
-        "from tooldeck.dialects.tokens import count_text\n"
+        "from tooldeck._core.dialects.tokens import count_text\n"
         "print(count_text('The quick brown fox', 'o200k_base'), count_text('The quick brown fox', 'cl100k_base'))\n"
     )
     proc = subprocess.run(

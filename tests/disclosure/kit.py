@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import Deck, tool
-from tooldeck.config_load import parse_config
-from tooldeck.execution.types import ToolResult
-from tooldeck.tool import Tool
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.types import ToolResult
+from tooldeck._core.tool import Tool
 
 
 @tool(toolset="github")

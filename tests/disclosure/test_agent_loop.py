@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from support.agent_kit import settings_for
+from tooldeck._core.disclosure import catalog_hash
 from tooldeck.agent import ScriptedModel, call, reply
 from tooldeck.agent.models.base import Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.sessions import SessionStore
-from tooldeck.disclosure import catalog_hash
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 from .kit import make_deck

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck.disclosure import (
+from tooldeck._core.disclosure import (
     PromotedView,
     carry_over,
     catalog_hash,
@@ -16,7 +16,7 @@ from tooldeck.disclosure import (
     promote,
     promoted_names,
 )
-from tooldeck.run_state import RunState
+from tooldeck._core.run_state import RunState
 
 from .kit import DEFERRED, TOOLS, make_deck
 

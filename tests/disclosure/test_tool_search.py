@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
-from tooldeck.disclosure import ToolRendering, catalog_hash
-from tooldeck.execution.types import ToolCall
-from tooldeck.run_state import Promotions, RunState, RunStateUpdate
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.disclosure import ToolRendering, catalog_hash
+from tooldeck._core.execution.types import ToolCall
+from tooldeck._core.run_state import Promotions, RunState, RunStateUpdate
 
 from .kit import DEFERRED, config_data, found, make_deck
 

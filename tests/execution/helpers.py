@@ -7,11 +7,11 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tooldeck.assembly.loadout import Fate, Loadout
-from tooldeck.config_load import parse_config
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolResult
-from tooldeck.tool import Tool
+from tooldeck._core.assembly.loadout import Fate, Loadout
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolResult
+from tooldeck._core.tool import Tool
 
 
 def loadout(

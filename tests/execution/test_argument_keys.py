@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tooldeck import tool
-from tooldeck.execution.executor import Executor
+from tooldeck._core.execution.executor import Executor
 
 from .helpers import loadout, one
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck._core.execution.calls import parse_arguments
 from tooldeck.errors import CallRejected
-from tooldeck.execution.calls import parse_arguments
 
 BIN = Path(sys.executable).parent / "tooldeck"
 

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 from tooldeck import Deck
-from tooldeck.execution.types import ToolCall
+from tooldeck._core.execution.types import ToolCall
 
 BIN = Path(sys.executable).parent / "tooldeck"
 

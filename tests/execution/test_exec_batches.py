@@ -10,10 +10,10 @@ import time
 from typing import Any
 
 from tooldeck import Resource, Tool, tool
-from tooldeck.execution.events import CollectingSink
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.runner import CancelToken
-from tooldeck.execution.types import ToolCall
+from tooldeck._core.execution.events import CollectingSink
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.runner import CancelToken
+from tooldeck._core.execution.types import ToolCall
 
 from .helpers import call, loadout, run
 

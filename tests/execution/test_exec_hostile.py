@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldeck import Tool, tool
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolResult
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolResult
 
 from .helpers import loadout, one
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tooldeck import ToolError, ToolOutput, tool
-from tooldeck.execution.executor import Executor
+from tooldeck._core.execution.executor import Executor
 
 from .helpers import loadout, one
 

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tooldeck import Tool, tool
+from tooldeck._core.execution.calls import parse_arguments
+from tooldeck._core.execution.events import CollectingSink
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.lookup import ToolIndex, normalise_name
 from tooldeck.errors import CallRejected
-from tooldeck.execution.calls import parse_arguments
-from tooldeck.execution.events import CollectingSink
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.lookup import ToolIndex, normalise_name
 
 from .helpers import call, loadout, one, run
 

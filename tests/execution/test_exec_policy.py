@@ -8,9 +8,9 @@ import io
 import pytest
 
 from tooldeck import Tool
-from tooldeck.execution.events import CollectingSink
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import (
+from tooldeck._core.execution.events import CollectingSink
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.policy import (
     ApprovalAnswer,
     ApprovalRequest,
     AutoApprover,
@@ -20,7 +20,7 @@ from tooldeck.execution.policy import (
     DenyApprover,
     TerminalApprover,
 )
-from tooldeck.execution.types import ValidatedCall
+from tooldeck._core.execution.types import ValidatedCall
 
 from .helpers import call, loadout, one, run
 

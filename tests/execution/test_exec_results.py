@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from tooldeck import Tool, tool
-from tooldeck.execution.events import CollectingSink
-from tooldeck.execution.executor import Executor
+from tooldeck._core.execution.events import CollectingSink
+from tooldeck._core.execution.executor import Executor
 
 from .helpers import loadout, one
 

@@ -10,10 +10,10 @@ import time
 import pytest
 
 from tooldeck import Tool, ToolContext, tool
-from tooldeck.execution.events import CollectingSink
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolError, ToolOutput, ToolUnavailableError
-from tooldeck.run_state import RunState, RunStateUpdate
+from tooldeck._core.execution.events import CollectingSink
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolError, ToolOutput, ToolUnavailableError
+from tooldeck._core.run_state import RunState, RunStateUpdate
 
 from .helpers import call, loadout, one, run
 
@@ -278,7 +278,7 @@ def test_a_tool_calling_sys_exit_does_not_end_the_run() -> None:
 
 
 def test_tracebacks_go_to_the_log(caplog: pytest.LogCaptureFixture) -> None:
-    from tooldeck.execution.events import LoggingSink
+    from tooldeck._core.execution.events import LoggingSink
 
     with caplog.at_level("WARNING", logger="tooldeck.execution"):
         one(Executor(loadout(boom)), "boom")  # no event sink: straight to the log
@@ -288,8 +288,8 @@ def test_tracebacks_go_to_the_log(caplog: pytest.LogCaptureFixture) -> None:
 
 
 def test_a_handler_calls_another_tool_through_its_caller() -> None:
-    from tooldeck.execution.nested import ToolCaller
-    from tooldeck.workspace import Workspace
+    from tooldeck._core.execution.nested import ToolCaller
+    from tooldeck._core.workspace import Workspace
 
     @tool
     def twice(a: int, context: ToolContext) -> str:
@@ -305,7 +305,7 @@ def test_a_handler_calls_another_tool_through_its_caller() -> None:
 
 
 def test_the_lazy_cancel_event_wakes_a_waiter_in_another_thread() -> None:
-    from tooldeck.execution.runner import LazyEvent
+    from tooldeck._core.execution.runner import LazyEvent
 
     event = LazyEvent()
     assert not event.is_set()

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 from tooldeck import tool
-from tooldeck.execution.executor import Executor
-from tooldeck.processes import run_process, run_process_sync
+from tooldeck._core.execution.executor import Executor
+from tooldeck._utils.processes import run_process, run_process_sync
 
 from .helpers import loadout, one
 

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from tooldeck import Tool, tool
+from tooldeck._core.execution.calls import validate
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ValidatedCall
+from tooldeck._core.schemas.validate import check_arguments, compile_schema
 from tooldeck.errors import CallRejected
-from tooldeck.execution.calls import validate
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ValidatedCall
-from tooldeck.schemas.validate import check_arguments, compile_schema
 
 from .helpers import loadout, one
 

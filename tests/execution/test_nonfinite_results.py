@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from tooldeck import Deck, tool
+from tooldeck._core.config_load import parse_config
+from tooldeck._utils.text import json_dumps, json_text
 from tooldeck.batch.results import ItemResult, ResultWriter
-from tooldeck.config_load import parse_config
-from tooldeck.text import json_dumps, json_text
 
 BIN = Path(sys.executable).parent / "tooldeck"
 
@@ -104,7 +104,7 @@ def test_a_cycle_is_still_refused_not_looped_over() -> None:
 def test_an_mcp_structured_result_with_nan_is_shown_as_valid_json() -> None:
     from mcp import types
 
-    from tooldeck.sources.mcp.convert import result_text
+    from tooldeck._core.sources.mcp.convert import result_text
 
     result = types.CallToolResult(
         content=[types.TextContent(type="text", text="measured")], structuredContent={"v": math.nan}

@@ -1,4 +1,4 @@
-"""One rule turns a handler's return value into text (see `tooldeck.execution.result_text`);
+"""One rule turns a handler's return value into text (see `tooldeck._core.execution.result_text`);
 a value with no text form is reported as such, never blamed on the tool's code."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tooldeck import Config, Deck, tool
-from tooldeck.execution.result_text import to_text
+from tooldeck._core.execution.result_text import to_text
 
 VALUES: dict[str, Any] = {}
 

@@ -8,8 +8,8 @@ import tempfile
 from pathlib import Path
 
 from tooldeck import tool
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.results import SpillStore
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.results import SpillStore
 
 from .helpers import loadout, one
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from tooldeck import Tool
-from tooldeck.execution.executor import Executor, every_deferred
-from tooldeck.execution.lookup import unknown_tool_message
+from tooldeck._core.execution.executor import Executor, every_deferred
+from tooldeck._core.execution.lookup import unknown_tool_message
 
 from .helpers import loadout, one
 

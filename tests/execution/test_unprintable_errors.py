@@ -16,9 +16,9 @@ from mcp import Client, StdioServerParameters
 
 from support.mcp_text import text_of
 from tooldeck import Config, Deck, ToolCall, ToolError, tool
-from tooldeck.execution.policy import Decision
+from tooldeck._core.execution.policy import Decision
+from tooldeck._utils.text import describe_exception
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
-from tooldeck.text import describe_exception
 
 BIN = str(Path(sys.executable).with_name("tooldeck"))
 EXPECTED = "tool 'boom' failed: Unprintable: <str() failed: RuntimeError: nope>"

@@ -8,7 +8,7 @@ from enum import StrEnum
 from pydantic import BaseModel, computed_field
 
 from tooldeck import Config, Deck, tool
-from tooldeck.execution.calls import _dumped
+from tooldeck._core.execution.calls import _dumped
 
 
 class Point(BaseModel):

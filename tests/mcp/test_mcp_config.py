@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.config import McpServerConfig
-from tooldeck.config_load import load_config, mcp_server_configs, parse_config
+from tooldeck._core.config import McpServerConfig
+from tooldeck._core.config_load import load_config, mcp_server_configs, parse_config
+from tooldeck._core.sources.mcp.naming import MAX_NAME, deck_names
+from tooldeck._core.sources.mcp.settings import child_env, server_specs
 from tooldeck.errors import ConfigError
-from tooldeck.sources.mcp.naming import MAX_NAME, deck_names
-from tooldeck.sources.mcp.settings import child_env, server_specs
 
 
 @pytest.mark.parametrize(

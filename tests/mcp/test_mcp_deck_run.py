@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tooldeck import Deck, tool
-from tooldeck.config_load import parse_config
-from tooldeck.sources.mcp import McpSource
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.sources.mcp import McpSource
 
 from .mcpkit import deck_over, tiny
 

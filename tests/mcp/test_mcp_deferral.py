@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tooldeck._core.disclosure import catalog_hash, deferred_catalog
 from tooldeck.agent import ScriptedModel, call, reply
-from tooldeck.disclosure import catalog_hash, deferred_catalog
 
 from .mcpkit import deck_over, tiny, wait_for
 

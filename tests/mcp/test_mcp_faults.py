@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from tooldeck.execution.types import ToolCall
+from tooldeck._core.execution.types import ToolCall
 
 from .mcpkit import deck_over, process_alive, tiny, wait_for
 

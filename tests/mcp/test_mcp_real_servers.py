@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.execution.policy import AutoApprover
-from tooldeck.execution.results import UNTRUSTED_OPEN
-from tooldeck.execution.types import ToolCall
+from tooldeck._core.execution.policy import AutoApprover
+from tooldeck._core.execution.results import UNTRUSTED_OPEN
+from tooldeck._core.execution.types import ToolCall
 
 from .mcpkit import deck_over, everything, node_http_server, venv_command
 

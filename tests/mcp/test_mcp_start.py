@@ -18,9 +18,9 @@ SCRIPT = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
 
-    import tooldeck.sources.mcp.sdk as sdk
+    import tooldeck._core.sources.mcp.sdk as sdk
     from tooldeck import Deck
-    from tooldeck.config_load import parse_config
+    from tooldeck._core.config_load import parse_config
 
     tmp, tiny = Path(sys.argv[1]), sys.argv[2]
     markers = [tmp / f"started-{i}" for i in range(3)]

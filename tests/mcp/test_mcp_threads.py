@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import Deck
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolResult
-from tooldeck.sources.mcp import McpSource, McpThread
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolResult
+from tooldeck._core.sources.mcp import McpSource, McpThread
 
 from .mcpkit import ROOT, children_of, deck_over, filesystem_js, process_alive, tiny, wait_for
 
@@ -108,10 +108,10 @@ SCRIPT = textwrap.dedent(
     """
     import json, os, signal, sys
     from tooldeck import Deck
-    from tooldeck.config_load import parse_config
-    from tooldeck.execution.executor import Executor
-    from tooldeck.execution.types import ToolCall
-    from tooldeck.sources.mcp import McpThread
+    from tooldeck._core.config_load import parse_config
+    from tooldeck._core.execution.executor import Executor
+    from tooldeck._core.execution.types import ToolCall
+    from tooldeck._core.sources.mcp import McpThread
 
     tmp, how = sys.argv[1], sys.argv[2]
     servers = json.loads(sys.argv[3])

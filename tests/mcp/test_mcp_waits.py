@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
-from tooldeck.sources.mcp import McpSource, stdio
-from tooldeck.sources.mcp.supervisor import Breaker
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.sources.mcp import McpSource, stdio
+from tooldeck._core.sources.mcp.supervisor import Breaker
 
 from ..cli.clirun import tooldeck
 from .mcpkit import process_alive, tiny, wait_for
@@ -73,7 +73,7 @@ def test_direct_calls_wait_only_for_the_servers_that_could_offer_the_tool(tmp_pa
 
 
 async def _batch(deck: Deck) -> list[Any]:
-    from tooldeck.execution.types import ToolCall
+    from tooldeck._core.execution.types import ToolCall
 
     return await deck.call_batch([ToolCall("c1", "read_file", {"path": "notes.txt"})])
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from tooldeck import Config, Deck, ToolCall, ToolCallRequest, ToolResult, TruncateResults, tool
-from tooldeck.config_load import parse_config
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.middleware import CallNext
 from tooldeck.errors import ConfigError
-from tooldeck.execution.middleware import CallNext
 
 
 @tool

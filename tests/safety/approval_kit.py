@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import Tool
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.config_load import parse_config
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest
-from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest
+from tooldeck._core.execution.types import ToolCall, ToolResult
 
 
 @dataclass

@@ -18,8 +18,8 @@ from typing import TextIO
 import pytest
 from tests.safety.approval_kit import Recorder, audit, loadout, plain_tool, run, shell_tool
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import Grants, TerminalApprover
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.policy import Grants, TerminalApprover
 
 
 class Terminal:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tests.safety.approval_kit import Answers, Recorder, audit, loadout, plain_tool, run, shell_tool
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.policy import (
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.policy import (
     ApprovalAnswer,
     ApprovalRequest,
     AutoApprover,
@@ -169,7 +169,7 @@ def test_an_audit_log_that_cannot_be_written_stops_the_call(tmp_path: Path) -> N
 
 
 def test_the_audit_log_goes_where_the_config_says_relative_to_the_config_file(tmp_path: Path) -> None:
-    from tooldeck.config_load import load_config
+    from tooldeck._core.config_load import load_config
 
     (tmp_path / "ws").mkdir()
     (tmp_path / "tooldeck.yaml").write_text(
@@ -268,7 +268,7 @@ def test_a_callback_that_does_not_answer_in_time_is_a_no(tmp_path: Path) -> None
 
 
 def test_identical_calls_in_one_batch_are_asked_about_once_when_the_first_is_granted(tmp_path: Path) -> None:
-    from tooldeck.execution.types import ToolCall
+    from tooldeck._core.execution.types import ToolCall
 
     rec = Recorder()
     answers = Answers([ApprovalAnswer(True, "session")])

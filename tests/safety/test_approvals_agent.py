@@ -10,9 +10,9 @@ from pathlib import Path
 from tests.safety.approval_kit import Answers, Recorder, shell_tool
 
 from tooldeck import Deck
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck.agent import ScriptedModel, call, reply
-from tooldeck.config_load import parse_config
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 
 
 def make_deck(root: Path, rec: Recorder, **approvals: object) -> Deck:

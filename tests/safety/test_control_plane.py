@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import load_config, parse_config
+from tooldeck._core.config_load import load_config, parse_config
+from tooldeck._core.execution.approval_store import AlwaysGrants
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
+from tooldeck._core.execution.types import ToolResult
 from tooldeck.errors import ConfigError
-from tooldeck.execution.approval_store import AlwaysGrants
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
-from tooldeck.execution.types import ToolResult
 
 CONFIG = (
     "sandbox: {kind: bwrap}\nhome: .tooldeck\nplatform_toolsets: {cli: [file, terminal, code_execution]}\n"

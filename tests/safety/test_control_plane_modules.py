@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import load_config
+from tooldeck._core.config_load import load_config
 
 CONFIG = (
     "home: .tooldeck\nsandbox: {kind: bwrap}\nplatform_toolsets: {cli: [file, terminal]}\n"

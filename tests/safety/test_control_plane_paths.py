@@ -18,9 +18,9 @@ from mcp import Client, StdioServerParameters
 from support.batch_kit import by_prompt, run_batch_cli, write_items
 from support.scripted_server import ScriptedServer
 from tooldeck import Deck
+from tooldeck._core.config_load import load_config
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck.agent import ScriptedModel, call, reply
-from tooldeck.config_load import load_config
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 
 BIN = str(Path(sys.executable).with_name("tooldeck"))
 CONFIG = "home: .tooldeck\nsandbox: {kind: bwrap}\nplatform_toolsets: {cli: [file, terminal]}\n"

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 from tooldeck import Deck
-from tooldeck.config_load import load_config
-from tooldeck.execution.policy import ApprovalAnswer, CallbackApprover
+from tooldeck._core.config_load import load_config
+from tooldeck._core.execution.policy import ApprovalAnswer, CallbackApprover
 
 CONFIG = (
     "sandbox: {kind: bwrap}\nhome: .tooldeck\nplatform_toolsets: {cli: [file, terminal, code_execution]}\n"

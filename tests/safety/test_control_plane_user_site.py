@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import load_config
+from tooldeck._core.config_load import load_config
 
 
 def test_the_user_site_packages_in_the_workspace_cannot_be_planted(

@@ -14,9 +14,9 @@ from tests.dialects.dialect_validators import VALIDATORS
 from tests.execution.helpers import loadout, one
 
 from tooldeck import Tool, ToolDefinitionError
-from tooldeck.dialects import get_dialect
-from tooldeck.execution.executor import Executor
-from tooldeck.schemas.validate import SchemaValidator
+from tooldeck._core.dialects import get_dialect
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.schemas.validate import SchemaValidator
 
 
 def define(parameters: Any) -> Tool:

@@ -9,7 +9,7 @@ import docstring_parser
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tooldeck.schemas.docstrings import read_docstring
+from tooldeck._core.schemas.docstrings import read_docstring
 
 NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,8}", fullmatch=True)
 WORDS = st.lists(st.from_regex(r"[A-Za-z][a-z]{0,7}", fullmatch=True), min_size=1, max_size=6).map(" ".join)

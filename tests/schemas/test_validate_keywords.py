@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck.schemas.validate import SchemaValidator
+from tooldeck._core.schemas.validate import SchemaValidator
 
 
 def errors(schema: dict[str, Any], value: Any) -> list[str]:

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from tooldeck.schemas.validate import SchemaValidator
+from tooldeck._core.schemas.validate import SchemaValidator
 
 # Hypothesis describes the nested strategies in its failure reports; that text is long, not wrong.
 pytestmark = pytest.mark.filterwarnings("ignore:Generating overly large repr")

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck._core.tool import Tool
 from tooldeck.search.catalog import Catalog, CatalogEntry
 from tooldeck.search.errors import CatalogError
-from tooldeck.tool import Tool
 
 from .conftest import TOOLS
 

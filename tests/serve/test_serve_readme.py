@@ -11,7 +11,7 @@ import yaml
 from mcp import Client, StdioServerParameters
 
 from serve.helpers import BIN, REPO, make_config, tools_json_names
-from tooldeck.config_load import parse_config
+from tooldeck._core.config_load import parse_config
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 

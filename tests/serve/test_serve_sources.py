@@ -13,8 +13,8 @@ from mcp import Client
 
 from support.mcp_text import text_of
 from tooldeck import Config, Deck, Tool
+from tooldeck._core.sources.base import Source, SourceListing
 from tooldeck.serve import DeckServer
-from tooldeck.sources.base import Source, SourceListing
 
 
 def make_tool(name: str) -> Tool:

@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 
 from tooldeck import Config, Deck
-from tooldeck.sources.builtin import MANIFEST, generate_manifest
+from tooldeck._core.sources.builtin import MANIFEST, generate_manifest
 
 
 def test_the_manifest_is_what_the_tools_say() -> None:
     recorded = json.loads(MANIFEST.read_text(encoding="utf-8"))
     assert recorded == json.loads(json.dumps(generate_manifest())), (
-        "regenerate it: python -m tooldeck.sources.builtin"
+        "regenerate it: python -m tooldeck._core.sources.builtin"
     )
 
 
@@ -25,7 +25,7 @@ import sys
 from tooldeck import Config, Deck
 deck = Deck(Config(sandbox={{"workspace": {str(tmp_path)!r}}}, home={str(tmp_path / "home")!r}))
 deck.tools(); deck.explain()
-before = sorted(m for m in sys.modules if m.startswith(("tooldeck.tools.files", "tooldeck.tools.terminal", "tooldeck.fs")))
+before = sorted(m for m in sys.modules if m.startswith(("tooldeck.tools.files", "tooldeck.tools.terminal", "tooldeck._core.fs")))
 result = deck.call_sync("read_file", {{"path": "notes.txt"}})
 after = "tooldeck.tools.files" in sys.modules
 print(before, after, result.content.splitlines()[0])

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.config_load import parse_config
-from tooldeck.deck import Deck
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.sources.discovery import discover_package
+from tooldeck._core.sources.entry_points import load_plugins
+from tooldeck._deck import Deck
 from tooldeck.errors import ConfigError
-from tooldeck.sources.discovery import discover_package
-from tooldeck.sources.entry_points import load_plugins
 
 
 def write(path: Path, text: str) -> None:
@@ -155,7 +155,7 @@ def test_entry_point_scan_agrees_with_importlib_metadata(
 ) -> None:
     from importlib import metadata
 
-    from tooldeck.sources.entry_points import entry_points
+    from tooldeck._core.sources.entry_points import entry_points
 
     for i, group in enumerate(["tooldeck.tools", "console_scripts"]):
         dist = tmp_path / f"td_scan{i}-1.0.dist-info"

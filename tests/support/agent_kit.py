@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import tool
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.tool import Tool
+from tooldeck._deck import Deck
 from tooldeck.agent.events import EventLog
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.runtime import Agent
 from tooldeck.agent.sessions import SessionStore
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.config_load import parse_config
-from tooldeck.deck import Deck
 from tooldeck.testing.scripted_server import ScriptedServer
-from tooldeck.tool import Tool
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.config_load import parse_config
-from tooldeck.tool import Tool
+from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.tool import Tool
 
 
 def ws_loadout(ws: Path, *tools: Tool) -> Loadout:

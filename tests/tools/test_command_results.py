@@ -18,7 +18,7 @@ from support.agent_kit import make_agent
 from support.mcp_text import text_of
 from support.scripted_server import ScriptedServer, Turn
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
+from tooldeck._core.config_load import parse_config
 from tooldeck.errors import ToolError
 from tooldeck.tools.terminal import terminal
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from tooldeck import Deck, ToolContext, parse_config
+from tooldeck._core.config import ApprovalsConfig, Config, ExecutionConfig, SandboxConfig, ToolSearchConfig
+from tooldeck._core.disclosure import ToolRendering
+from tooldeck._core.workspace import Workspace
 from tooldeck.agent.services import AgentServices
-from tooldeck.config import ApprovalsConfig, Config, ExecutionConfig, SandboxConfig, ToolSearchConfig
-from tooldeck.disclosure import ToolRendering
 from tooldeck.errors import ToolError
 from tooldeck.safety.sandbox import SandboxSettings
 from tooldeck.tools.terminal import runner, sandbox_settings
-from tooldeck.workspace import Workspace
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "tooldeck"
 

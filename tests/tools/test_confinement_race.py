@@ -19,12 +19,12 @@ from pathlib import Path
 
 from tests.tools.helpers import ws_loadout
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolResult
-from tooldeck.fs import kernel
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolResult
+from tooldeck._core.fs import kernel
+from tooldeck._core.workspace import Workspace
 from tooldeck.tools.file_search import search_files
 from tooldeck.tools.files import patch, read_file, write_file
-from tooldeck.workspace import Workspace
 
 SWAPPER = Path(__file__).with_name("race_swapper.py")
 SECRET = "OUTSIDE-SECRET"

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
-from tooldeck.execution.types import ToolResult
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
+from tooldeck._core.execution.types import ToolResult
 
 
 def make_deck(root: Path, toolsets: list[str] | None = None, **sections: Any) -> Deck:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import ws_loadout
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolResult
 from tooldeck.tools.files import patch, read_file, write_file
 
 

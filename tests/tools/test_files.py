@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import ws_loadout
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolResult
 from tooldeck.tools.file_search import search_files
 from tooldeck.tools.files import patch, read_file, write_file
 
@@ -191,7 +191,7 @@ def test_absolute_and_virtual_paths_inside_the_workspace_work(ws: Path) -> None:
     "path", ["a\x00b", "bad\ud800", "../x", "x" * 5000, "", "/etc/passwd", "a/../../b", "~/x"]
 )
 def test_workspace_key_never_raises(ws: Path, path: str) -> None:
-    from tooldeck.workspace import Workspace
+    from tooldeck._core.workspace import Workspace
 
     assert isinstance(Workspace(ws).key(path), str)
     assert Workspace(ws).key("/workspace/src//main.py") == Workspace(ws).key("src/main.py") == "src/main.py"

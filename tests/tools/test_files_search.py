@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import ws_loadout
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolError
-from tooldeck.fs import ConfinedRoot
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolError
+from tooldeck._core.fs import ConfinedRoot
+from tooldeck._core.workspace import Workspace
 from tooldeck.tools.file_search import search, search_files
 from tooldeck.tools.gitignore import parse, walk
-from tooldeck.workspace import Workspace
 
 BACKENDS = ["python", "rg"]
 

@@ -1,4 +1,4 @@
-"""The descriptor-based file layer (`tooldeck.fs`), with openat2 and with the component walk.
+"""The descriptor-based file layer (`tooldeck._core.fs`), with openat2 and with the component walk.
 
 Real folders, real symlinks; every test runs in both modes, so the fallback a kernel without
 openat2 (or a seccomp filter) would use is exercised on every machine.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.fs import ConfinedRoot, Refused, default_file_mode, kernel
+from tooldeck._core.fs import ConfinedRoot, Refused, default_file_mode, kernel
 
 MODES = [pytest.param(True, id="openat2"), pytest.param(False, id="walk")]
 
@@ -158,8 +158,8 @@ def test_kernel_calls() -> None:
 UMASK_SCRIPT = """
 import json, os, stat, sys
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
-from tooldeck.fs import default_file_mode
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.fs import default_file_mode
 
 ws, home = sys.argv[1], sys.argv[2]
 deck = Deck(parse_config({"sandbox": {"workspace": ws}, "home": home}))

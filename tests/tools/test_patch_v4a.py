@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from tests.tools.helpers import ws_loadout
 
-from tooldeck.execution.executor import Executor
-from tooldeck.execution.types import ToolCall, ToolResult
+from tooldeck._core.execution.executor import Executor
+from tooldeck._core.execution.types import ToolCall, ToolResult
 from tooldeck.tools.files import patch
 from tooldeck.tools.v4a import PatchError, parse
 

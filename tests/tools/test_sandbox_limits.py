@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.types import ErrorEnvelope, ToolResult
 from tooldeck.errors import ConfigError
-from tooldeck.execution.types import ErrorEnvelope, ToolResult
 
 SANDBOX_UID = 4242
 LIMITS = {"processes": 32, "memory_mb": 512, "file_size_mb": 1, "cpu_s": 1}

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from tooldeck import Deck, Tool
-from tooldeck.config_load import parse_config
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
-from tooldeck.execution.types import ToolResult
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
+from tooldeck._core.execution.types import ToolResult
 
 
 def make_deck(root: Path, **sections: Any) -> Deck:

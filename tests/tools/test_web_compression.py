@@ -7,7 +7,7 @@ import tracemalloc
 
 from support.web_pages import WebSite
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
+from tooldeck._core.config_load import parse_config
 
 OPEN = {"allow_private_networks": True}
 

@@ -10,9 +10,9 @@ import pytest
 
 from support.web_pages import WebSite
 from tooldeck import Deck
-from tooldeck.config_load import parse_config
-from tooldeck.execution.results import UNTRUSTED_OPEN
-from tooldeck.execution.types import ToolResult
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.results import UNTRUSTED_OPEN
+from tooldeck._core.execution.types import ToolResult
 
 
 def deck(**web: Any) -> Deck:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tooldeck.config_load import parse_config
+from tooldeck._core.config_load import parse_config
 from tooldeck.errors import ConfigError
 from tooldeck.tools.web.guard import AddressDenied, NetworkPolicy, address_kind
 

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tooldeck import Deck
-from tooldeck.config_load import load_config, parse_config
+from tooldeck._core.config_load import load_config, parse_config
 
 KEY = "test-key-123"
 RESULTS = [

@@ -12,8 +12,8 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tooldeck import tracing
-from tooldeck.config_load import parse_config
-from tooldeck.deck import Deck
+from tooldeck._core.config_load import parse_config
+from tooldeck._deck import Deck
 
 SERVER = Path(__file__).resolve().parent / "servers" / "meta_server.py"
 

@@ -11,8 +11,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode
 
 from tooldeck import Tool, tool
+from tooldeck._core.execution.types import ToolResult
 from tooldeck.errors import ErrorEnvelope
-from tooldeck.execution.types import ToolResult
 from tooldeck.tracing import TracingMiddleware, tool_type
 
 

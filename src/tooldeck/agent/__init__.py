@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_attributes
 
 # Imported on first use: the built-in tools import `tooldeck.agent.builtins`, and loading a deck
 # should not pay for the loop, the runtime and the executor.

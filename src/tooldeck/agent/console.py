@@ -7,6 +7,7 @@ import asyncio
 import sys
 from typing import Any
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.agent.events import (
     BudgetExhausted,
     Event,
@@ -19,8 +20,7 @@ from tooldeck.agent.events import (
     TurnInterrupted,
 )
 from tooldeck.agent.messages import arguments_text
-from tooldeck.execution.policy import PROMPT, ApprovalAnswer, ApprovalRequest, describe_request, parse_answer
-from tooldeck.text import for_terminal
+from tooldeck.core import APPROVAL_PROMPT, ApprovalAnswer, ApprovalRequest, describe_request, parse_answer
 
 
 def stderr_console() -> Any:
@@ -108,7 +108,7 @@ class ChatApprover:
 
         head, _, rest = describe_request(request).partition("\n")
         self.reader.console.print(f"[bold yellow]{escape(head)}[/]\n{escape(rest)}")
-        answer = await self.reader.read(escape(PROMPT))
+        answer = await self.reader.read(escape(APPROVAL_PROMPT))
         if answer is None:
             return ApprovalAnswer(False, "once", "no answer (end of input)")
         return parse_answer(answer)

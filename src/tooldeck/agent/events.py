@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldeck.agent.messages import Usage
-from tooldeck.execution.types import ToolCall, ToolResult
-from tooldeck.run_state import RunStateUpdate
+from tooldeck.core import RunStateUpdate, ToolCall, ToolResult
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from tooldeck._utils.text import utf8_safe
 from tooldeck.agent.events import (
     BudgetExhausted,
     EventSink,
@@ -29,10 +30,8 @@ from tooldeck.agent.events import (
 from tooldeck.agent.messages import Message, ModelReply, Usage, for_model, tool_message, unique_ids, user
 from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
+from tooldeck.core import ErrorEnvelope, RunState, ToolCall, ToolResult
 from tooldeck.errors import ModelError
-from tooldeck.execution.types import ErrorEnvelope, ToolCall, ToolResult
-from tooldeck.run_state import RunState
-from tooldeck.text import utf8_safe
 from tooldeck.tracing import agent_span, chat_span
 
 TurnStatus = Literal["done", "interrupted", "budget_exhausted"]

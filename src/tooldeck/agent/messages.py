@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from tooldeck.execution.types import ToolCall, ToolResult
-from tooldeck.text import utf8_safe
+from tooldeck._utils.text import utf8_safe
+from tooldeck.core import ToolCall, ToolResult
 
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tooldeck.agent.toolview import ToolView
-from tooldeck.execution.types import ToolCall, ToolResult
-from tooldeck.run_state import RunState
-from tooldeck.session import Session
+from tooldeck.core import RunState, Session, ToolCall, ToolResult
 
 
 class SessionRunner:

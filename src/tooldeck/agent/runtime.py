@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from tooldeck._utils.home import tooldeck_home
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
 from tooldeck.agent.events import EventSink, null_sink
 from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult, check_iterations
@@ -26,17 +27,12 @@ from tooldeck.agent.services import AgentServices, memory_files, sessions_db
 from tooldeck.agent.sessions import SessionStore, new_session_id
 from tooldeck.agent.toolview import ToolView
 from tooldeck.agent.vision import vision_service
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.disclosure.rendering import ToolRendering
-from tooldeck.execution.policy import Approver, Policy
-from tooldeck.execution.types import ErrorEnvelope
-from tooldeck.home import tooldeck_home
+from tooldeck.core import Approver, ErrorEnvelope, Loadout, Policy, ToolRendering
 from tooldeck.tools.scope import SessionScope
 from tooldeck.tools.vision import VisionService
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
-    from tooldeck.session import Session
+    from tooldeck.core import Config, Session
 
 # The built-in memory tool (its memory snapshot joins the system prompt when it is exposed).
 MEMORY_TOOL = "tooldeck.agent.tools:memory"

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldeck.config import Config
-from tooldeck.context import ToolContext
+from tooldeck._utils.home import tooldeck_home
+from tooldeck.core import Config, ToolContext
 from tooldeck.errors import ToolError
-from tooldeck.home import tooldeck_home
 
 if TYPE_CHECKING:
     from tooldeck.agent.builtins.delegate import Delegator

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from tooldeck._utils.text import utf8_safe
 from tooldeck.agent.messages import Message
+from tooldeck.core import RunState
 from tooldeck.errors import SessionError
-from tooldeck.run_state import RunState
-from tooldeck.text import utf8_safe
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -173,7 +173,7 @@ class SessionStore:
 
     def _rebuild_index(self) -> None:
         """The search index was lost (dropped or never built): build it again from the messages."""
-        from tooldeck.logs import get_logger
+        from tooldeck._utils.logs import get_logger
 
         self._db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')")
         get_logger("tooldeck.sessions").warning(

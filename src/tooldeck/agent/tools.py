@@ -16,12 +16,8 @@ from tooldeck.agent.builtins.memory import memory_action
 from tooldeck.agent.builtins.present_files import present
 from tooldeck.agent.builtins.todo import todo_action
 from tooldeck.agent.services import call_services, services_of
-from tooldeck.context import ToolContext
-from tooldeck.decorator import tool
+from tooldeck.core import DescriptionContext, RunState, TodoStatus, ToolContext, ToolOutput, tool
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
-from tooldeck.run_state import RunState, TodoStatus
-from tooldeck.tool import DescriptionContext
 
 
 @tool(toolset="todo", sequential=True, essential=True)
@@ -175,7 +171,7 @@ def present_files(paths: list[str], context: ToolContext | None = None) -> ToolO
     """
     from pathlib import Path
 
-    from tooldeck.workspace import Workspace
+    from tooldeck.core import Workspace
 
     workspace = context.workspace if context is not None and context.workspace is not None else Path.cwd()
     state = context.state if context is not None else RunState()

@@ -1,7 +1,7 @@
 """Which tool schemas the model sees on each iteration, and what it is told about the others.
 
 Deferred tools are sent by name only (a section of the system prompt) until `tool_search`
-promotes them. Promotions live in the run state (see `tooldeck.disclosure.promotion`): they
+promotes them. Promotions live in the run state (see `tooldeck._core.disclosure.promotion`): they
 count only while the deferred catalog keeps the hash they were recorded under, and only tools
 deferred in the current loadout count. A view watches the catalog of its run: when it changes
 under the live run (an MCP server announced a new tool list), the promotions are carried over
@@ -12,10 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.disclosure import catalog_hash, deferred_listing, promote, promoted_names
-from tooldeck.disclosure.promotion import PromotedView
-from tooldeck.run_state import RunState
+from tooldeck.core import (
+    Loadout,
+    PromotedView,
+    RunState,
+    catalog_hash,
+    deferred_listing,
+    promote,
+    promoted_names,
+)
 
 __all__ = ["ToolView", "catalog_hash", "promote", "promoted_names"]
 

@@ -15,7 +15,7 @@ from tooldeck.errors import ModelError, ToolError
 from tooldeck.tools.vision import ImagePart, VisionService
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck.core import Config
 
 DEFAULT_MAX_TOKENS = 1024
 

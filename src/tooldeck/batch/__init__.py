@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tooldeck.batch.dispatch import BatchRunError

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooldeck.jsonl import LineProblem, id_key, read_unique
+from tooldeck._utils.jsonl import LineProblem, id_key, read_unique
 
 ItemId = str | int
 KNOWN_KEYS = frozenset({"id", "prompt", "system", "metadata", "tools"})

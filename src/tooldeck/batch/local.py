@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
+from tooldeck._utils.jsonl import id_key
 from tooldeck.batch.dispatch import BatchRunError, Dispatch, Job, describe_exit, runs_alone
 from tooldeck.batch.worker import WorkerSpec
-from tooldeck.jsonl import id_key
 
 START_FAILURES_ALLOWED = 3  # workers dying before they are ready: the run cannot work
 POLL_S = 0.2

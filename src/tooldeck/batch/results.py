@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tooldeck._utils.jsonl import id_key
+from tooldeck._utils.text import json_dumps
 from tooldeck.batch.items import BatchItem, ItemId
-from tooldeck.jsonl import id_key
-from tooldeck.text import json_dumps
 
 Status = Literal["ok", "error", "timeout"]
 

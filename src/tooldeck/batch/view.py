@@ -13,10 +13,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.config import Config, SandboxConfig
-from tooldeck.deck import Deck
-from tooldeck.session import Session
+from tooldeck import Deck
+from tooldeck.core import Config, Loadout, SandboxConfig, Session
 
 ITEM_TOOLS_GATE = "item_tools"
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck._utils.jsonl import id_key
+from tooldeck._utils.text import json_text
 from tooldeck.agent.events import Event, ModelReplied, ToolResultReady
 from tooldeck.agent.messages import ModelReply, Usage
 from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
@@ -33,15 +35,13 @@ from tooldeck.agent.sessions import SessionStore
 from tooldeck.batch.items import BatchItem, ItemId
 from tooldeck.batch.results import ItemResult, Status, ToolCallRecord
 from tooldeck.batch.view import ItemDeck, UnknownItemTools
-from tooldeck.config import Config
+from tooldeck.core import Config
 from tooldeck.errors import ModelError
-from tooldeck.jsonl import id_key
-from tooldeck.text import json_text
 
 if TYPE_CHECKING:
+    from tooldeck import Deck
     from tooldeck.agent.events import EventSink
     from tooldeck.agent.loop import Conversation, TurnResult
-    from tooldeck.deck import Deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,7 @@ class ItemRunner:
     """Runs items one at a time or many at once, on one deck and one model client."""
 
     def __init__(self, spec: WorkerSpec, *, worker: str, deck: Deck | None = None) -> None:
-        from tooldeck.deck import Deck
+        from tooldeck import Deck
 
         self.spec = spec
         self.worker = f"{worker}/{os.getpid()}"

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import (
     add_config,
     add_json,
@@ -24,12 +25,11 @@ from tooldeck.cli.common import (
 )
 from tooldeck.cli.main import CliError
 from tooldeck.cli.output import emit
-from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
     from tooldeck.agent.models.base import ModelSettings
     from tooldeck.batch.run import BatchOptions, BatchPlan
-    from tooldeck.config import Config
+    from tooldeck.core import Config
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import (
     add_config,
     add_json,
@@ -28,7 +29,6 @@ from tooldeck.cli.common import (
     print_json,
     warn_diagnostics,
 )
-from tooldeck.text import for_terminal
 
 # Cut results of `tooldeck call` stay readable by a later `tooldeck call read_result` this long.
 KEEP_CUT_RESULTS_S = 24 * 3600
@@ -67,7 +67,7 @@ def read_arguments(raw: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.execution.policy import Approver, AutoApprover, TerminalApprover
+    from tooldeck.core import Approver, AutoApprover, TerminalApprover
 
     if args.timeout is not None and not args.timeout > 0:
         fail("--timeout must be > 0 seconds")

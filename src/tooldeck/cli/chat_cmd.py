@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.cli.run_cmd import (
     add_agent_options,
     build_agent,
@@ -17,7 +18,6 @@ from tooldeck.cli.run_cmd import (
     run_async,
     write_transcript,
 )
-from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
     from tooldeck.agent.console import LineReader

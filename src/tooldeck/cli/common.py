@@ -12,9 +12,8 @@ from tooldeck.cli.main import CliError
 from tooldeck.cli.output import emit, print_json, real_stdout
 
 if TYPE_CHECKING:
-    from tooldeck.assembly.loadout import Loadout
-    from tooldeck.deck import Deck
-    from tooldeck.diagnostics import Diagnostic
+    from tooldeck import Deck
+    from tooldeck.core import Diagnostic, Loadout
 
 DIALECTS = ("openai", "responses", "anthropic", "gemini")
 
@@ -62,7 +61,7 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def load_deck(config: Path | None) -> Deck:
     """Load the config and sources; a bad config exits 2 with the key path."""
-    from tooldeck.deck import Deck
+    from tooldeck import Deck
     from tooldeck.errors import ConfigError
 
     if config is None and not Path("tooldeck.yaml").exists():
@@ -71,8 +70,8 @@ def load_deck(config: Path | None) -> Deck:
             "tool with the current directory as the workspace",
             file=sys.stderr,
         )
+    from tooldeck._utils.home import tooldeck_home
     from tooldeck.cli.output import log_to_home
-    from tooldeck.home import tooldeck_home
 
     try:
         deck = Deck.load(config)

@@ -1,7 +1,7 @@
 """The config reference, generated from the config model itself (so it cannot drift from it).
 
 Every key is listed with its type, its default and the comment written above it in
-`tooldeck/config.py`; `docs/config.md` is this text, checked by a test.
+`tooldeck/_core/config.py`; `docs/config.md` is this text, checked by a test.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tokenize
 import typing
 from typing import Any
 
-from tooldeck import config as config_module
+from tooldeck.core import Config
 
 HEADER = """# Configuration reference
 
@@ -30,7 +30,7 @@ directory as the workspace.
 def reference() -> str:
     out = io.StringIO()
     out.write(HEADER)
-    _section(out, "top level", config_module.Config, "")
+    _section(out, "top level", Config, "")
     return out.getvalue()
 
 
@@ -98,8 +98,8 @@ def _type_name(hint: Any) -> str:
     text = (
         str(hint)
         .replace("typing.", "")
-        .replace("tooldeck.config_sections.", "")
-        .replace("tooldeck.config.", "")
+        .replace("tooldeck._core.config_sections.", "")
+        .replace("tooldeck._core.config.", "")
     )
     text = re.sub(r"Annotated\[([^,\]]+), ([^\]]+)\]", r"\1 (\2)", text)
     text = re.sub(r"<class '([^']+)'>", r"\1", text)

@@ -21,10 +21,8 @@ from tooldeck.cli.common import (
 )
 
 if TYPE_CHECKING:
-    from tooldeck.assembly.loadout import Fate
-    from tooldeck.deck import Deck
-    from tooldeck.diagnostics import Diagnostic
-    from tooldeck.dialects.report import ToolCost
+    from tooldeck import Deck
+    from tooldeck.core import Diagnostic, Fate, ToolCost
 
 STATUS_STYLE = {"exposed": "green", "deferred": "yellow", "hidden": "red"}
 
@@ -44,8 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldeck import Explanation
     from tooldeck.cli.views import cost_record, render_costs
-    from tooldeck.deck import Explanation
     from tooldeck.errors import ConfigError, ToolsetError
 
     deck = load_deck(args.config)
@@ -79,9 +77,9 @@ def run(args: argparse.Namespace) -> int:
 def _print_control_plane(deck: Deck) -> None:
     """What the tools may change only with consent (protected) and may not see (hidden), and
     grants that are ignored because tooldeck did not sign them."""
-    from tooldeck.control_plane import ControlPlane
-    from tooldeck.execution.approval_store import AlwaysGrants, StoreError
-    from tooldeck.home import tooldeck_home
+    from tooldeck._utils.home import tooldeck_home
+    from tooldeck.core import AlwaysGrants, ControlPlane
+    from tooldeck.errors import StoreError
 
     config = deck.config
     plane = ControlPlane.of(config)
@@ -105,7 +103,7 @@ def _print_control_plane(deck: Deck) -> None:
 def _named(deck: Deck, fates: list[Fate], names: list[str]) -> list[Fate]:
     """The fates of `names`; a name that is no candidate gets a hint on stderr: the tool's own
     name when it is a config entry's `name`, else close names."""
-    from tooldeck.sources.config_entries import entry_owner
+    from tooldeck.core import entry_owner
 
     known = {f.name for f in fates}
     aliases = {}

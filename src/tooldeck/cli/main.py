@@ -122,7 +122,7 @@ def dispatch(argv: list[str]) -> int:
         print(_usage())
         return 0 if argv else 2
     if argv[0] == "--version":
-        from tooldeck.version import __version__
+        from tooldeck._utils.version import __version__
 
         print(f"tooldeck {__version__}")
         return 0

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.cli.common import add_config, add_json, console, fail, print_json
 
 if TYPE_CHECKING:
-    from tooldeck.sources.mcp import McpSource, ServerSpec, ServerStatus
+    from tooldeck.core import McpSource, ServerSpec, ServerStatus
 
 # Seconds past the longest connect timeout that the listing waits before giving up on a server.
 MARGIN_S = 2.0
@@ -24,16 +24,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.config_load import load_config
+    from tooldeck.core import McpSource, close_mcp_servers, load_config, mcp_server_specs
     from tooldeck.errors import ConfigError
-    from tooldeck.sources.mcp import McpSource, close_all, server_specs
 
     try:
         config = load_config(args.config)
-        specs = server_specs(config)
+        specs = mcp_server_specs(config)
     except ConfigError as exc:
         fail(f"config error: {exc}")
-    from tooldeck.home import tooldeck_home
+    from tooldeck._utils.home import tooldeck_home
 
     files = tooldeck_home(config.home, base_dir=config.base_dir) / "mcp-files"
     sources = {s.name: McpSource(s, workspace=config.workspace, files=files) for s in specs if s.enabled}
@@ -41,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         _wait(specs, sources, progress=not args.as_json and sys.stderr.isatty())
         statuses = [_status(s, sources.get(s.name)) for s in specs]
     finally:
-        close_all(list(sources.values()))
+        close_mcp_servers(list(sources.values()))
     if args.as_json:
         print_json([s.to_json() for s in statuses])
     else:
@@ -50,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _status(spec: ServerSpec, source: McpSource | None) -> ServerStatus:
-    from tooldeck.sources.mcp import ServerStatus
+    from tooldeck.core import ServerStatus
 
     if source is None:
         return ServerStatus(spec.name, "disabled", (), None, spec.transport, spec.target)
@@ -99,7 +98,7 @@ def _print(statuses: list[ServerStatus]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    from tooldeck.text import for_terminal
+    from tooldeck._utils.text import for_terminal
 
     if not statuses:
         print("no MCP servers configured (add `mcp_servers:` to tooldeck.yaml)")

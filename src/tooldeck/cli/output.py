@@ -31,7 +31,7 @@ def emit(text: str = "") -> None:
 
 def print_json(value: Any) -> None:
     """Write `value` as JSON to stdout (lone surrogates as ASCII escapes: see `json_text`)."""
-    from tooldeck.text import json_text
+    from tooldeck._utils.text import json_text
 
     real_stdout().write(json_text(value) + "\n")
 
@@ -134,7 +134,7 @@ def _log_handler(verbose: bool) -> logging.Handler:
     if verbose:
         handler: logging.Handler = logging.StreamHandler(sys.stderr)
     else:
-        from tooldeck.home import tooldeck_home
+        from tooldeck._utils.home import tooldeck_home
 
         handler = _HomeLog(tooldeck_home())
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))

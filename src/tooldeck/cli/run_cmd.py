@@ -15,6 +15,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tooldeck._utils.text import for_terminal, json_text
 from tooldeck.cli.common import (
     add_config,
     add_json,
@@ -26,13 +27,12 @@ from tooldeck.cli.common import (
     print_json,
 )
 from tooldeck.cli.main import CliError
-from tooldeck.text import for_terminal, json_text
 
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink
     from tooldeck.agent.loop import Conversation, TurnResult
     from tooldeck.agent.runtime import Agent, LoadoutSource
-    from tooldeck.execution.policy import Approver
+    from tooldeck.core import Approver
 
 T = TypeVar("T")
 
@@ -157,7 +157,7 @@ def run_async(coro: Coroutine[Any, Any, T], *, deck: LoadoutSource, session_id: 
     With MCP servers it runs on the deck's loop, where their sessions live (no thread hand-off
     per MCP call); otherwise on a loop of its own.
     """
-    from tooldeck.deck import Deck
+    from tooldeck import Deck
 
     try:
         if isinstance(deck, Deck) and deck.config.mcp_servers:
@@ -178,7 +178,7 @@ def read_prompt(prompt: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.execution.policy import AutoApprover, TerminalApprover
+    from tooldeck.core import AutoApprover, TerminalApprover
 
     if args.prompt is None and args.resume is None:
         fail("missing PROMPT (the user's message; '-' reads it from stdin)")

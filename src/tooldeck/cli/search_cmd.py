@@ -20,6 +20,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import (
     add_config,
     add_json,
@@ -30,10 +31,9 @@ from tooldeck.cli.common import (
     load_deck,
     warn_diagnostics,
 )
-from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
-    from tooldeck.deck import Deck
+    from tooldeck import Deck
     from tooldeck.search import Catalog
 
 
@@ -62,7 +62,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.home import tooldeck_home
+    from tooldeck._utils.home import tooldeck_home
     from tooldeck.search import SearchUsageError, SemanticUnavailable
     from tooldeck.search.search_cli import search_cli  # the submodule shadows the package attribute
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _deferred(deck: Deck, platform: str | None) -> Catalog:
     """The deferred catalog of the configured loadout (what tool_search searches)."""
-    from tooldeck.disclosure import deferred_catalog
+    from tooldeck.core import deferred_catalog
 
     if not deck.config.tool_search.enabled:
         fail(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tooldeck.cli.common import add_config, add_platform, assemble, fail, load_deck
 
 if TYPE_CHECKING:
-    from tooldeck.deck import Deck
+    from tooldeck import Deck
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

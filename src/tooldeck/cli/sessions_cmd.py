@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import add_config, add_json, console, fail, print_json
-from tooldeck.text import for_terminal
 
 if TYPE_CHECKING:
     from tooldeck.agent.sessions import SessionStore
@@ -42,10 +42,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def open_store(config: Path | None) -> SessionStore:
+    from tooldeck._utils.home import tooldeck_home
     from tooldeck.agent.sessions import SessionStore
-    from tooldeck.config_load import load_config
+    from tooldeck.core import load_config
     from tooldeck.errors import ConfigError, SessionError
-    from tooldeck.home import tooldeck_home
 
     try:
         cfg = load_config(config)

@@ -27,10 +27,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.config_load import load_config
+    from tooldeck._utils.text import for_terminal
+    from tooldeck.core import load_config
     from tooldeck.errors import ConfigError
     from tooldeck.safety import ShellPolicy, commands_from, shell_check_lines
-    from tooldeck.text import for_terminal
 
     try:
         config = load_config(args.config)

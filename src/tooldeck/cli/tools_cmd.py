@@ -33,7 +33,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.dialects import render_loadout
+    from tooldeck.core import render_loadout
 
     deck = load_deck(args.config)
     loadout = assemble(deck, args.platform, agent=args.agent)

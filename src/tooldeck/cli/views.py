@@ -1,6 +1,6 @@
 """How `tooldeck tools --tokens` and `tooldeck explain` show rendering: token costs, strict refusals.
 
-The figures come from `tooldeck.dialects.report` (cached on the loadout); the layout is here.
+The figures come from `tooldeck._core.dialects.report` (cached on the loadout); the layout is here.
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.cli.output import real_stdout
-from tooldeck.dialects.report import ToolCost, token_table, tool_costs
+from tooldeck.core import ToolCost, token_table, tool_costs
 
 if TYPE_CHECKING:
-    from tooldeck.assembly.loadout import Loadout
+    from tooldeck.core import Loadout
 
 
 def render_costs(loadout: Loadout, dialect: str, strict: bool, profile: str | None) -> dict[str, ToolCost]:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from tooldeck.pathnames import is_within
+from tooldeck._utils.pathnames import is_within
 from tooldeck.safety.model import HOME_MARK
 from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
 

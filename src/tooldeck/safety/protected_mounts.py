@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
-from tooldeck.pathnames import relative_to
+from tooldeck._utils.pathnames import relative_to
 
 _LOCK = threading.Lock()
 _USERS: dict[str, int] = {}

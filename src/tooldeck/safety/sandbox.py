@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from tooldeck._utils.pathnames import is_within
 from tooldeck.errors import SandboxUnavailable as SandboxUnavailable
-from tooldeck.pathnames import is_within
 from tooldeck.safety import protected_mounts, rootless, seccomp
 from tooldeck.safety.capture import RunResult, run_capped
 from tooldeck.safety.limits import (

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from tooldeck._utils.text import json_text
 from tooldeck.safety.analyse import analyse_command
 from tooldeck.safety.policy import ShellPolicy
 from tooldeck.safety.verdict import Verdict
-from tooldeck.text import json_text
 
 
 def commands_from(arguments: list[str], stdin_lines: Iterable[str] | None) -> Iterator[str]:

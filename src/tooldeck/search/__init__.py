@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from tooldeck.search.catalog import Catalog, CatalogEntry

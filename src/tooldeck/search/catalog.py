@@ -15,13 +15,21 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from tooldeck.search.errors import CatalogError
 from tooldeck.search.shapes import tool_fields, tool_items
 
-if TYPE_CHECKING:
-    from tooldeck.tool import Tool
+
+class Tool(Protocol):
+    """What search reads of a tool (a tooldeck `Tool` is one): search knows nothing else of it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> object: ...
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
 
 
 MAX_HASH_DEPTH = 64

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tooldeck.jsonl import LineProblem, read_unique
+from tooldeck._utils.jsonl import LineProblem, read_unique
 from tooldeck.search.errors import SearchUsageError
 
 STDIN = "-"

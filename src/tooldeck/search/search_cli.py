@@ -24,11 +24,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from tooldeck._utils.text import for_terminal
 from tooldeck.search.catalog import Catalog
 from tooldeck.search.engine import MAX_LIMIT, RANKERS, RankerName, SearchResult, ToolSearch, search_index
 from tooldeck.search.errors import CatalogError, SearchUsageError
 from tooldeck.search.queries import read_queries, source_name
-from tooldeck.text import for_terminal
 
 
 def _printable(text: str) -> str:

@@ -22,7 +22,7 @@ import hmac
 import json
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.execution.policy import ApprovalAnswer, ApprovalRequest
+from tooldeck.core import ApprovalAnswer, ApprovalRequest
 from tooldeck.serve.wire import arguments_text
 
 if TYPE_CHECKING:

@@ -30,18 +30,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tooldeck import tracing
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.context import Approvals
-from tooldeck.deck import Deck
-from tooldeck.disclosure import PromotedView, ToolRendering, catalog_hash, promote
-from tooldeck.execution.policy import Approver, Grants
-from tooldeck.execution.types import ToolCall
-from tooldeck.run_state import Promotions, RunState
+from tooldeck import Deck, tracing
+from tooldeck.core import (
+    Approvals,
+    Approver,
+    ChangeKind,
+    Grants,
+    Loadout,
+    PromotedView,
+    Promotions,
+    RunState,
+    Session,
+    ToolCall,
+    ToolRendering,
+    ToolSource,
+    catalog_hash,
+    promote,
+)
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
-from tooldeck.session import Session
-from tooldeck.sources.base import ChangeKind, ToolSource
 
 if TYPE_CHECKING:
     import mcp_types
@@ -60,7 +67,7 @@ class ClientState:
 
     `calls` is the tooldeck session its calls run in (the approvals given with "remember", the
     services, the middleware); `state` is the run state of its calls, holding the deferred tools
-    `tool_search` promoted (see `tooldeck.disclosure`).
+    `tool_search` promoted (see `tooldeck._core.disclosure`).
     """
 
     key: str
@@ -93,7 +100,7 @@ class DeckServer:
     ) -> None:
         from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
-        from tooldeck.version import __version__
+        from tooldeck._utils.version import __version__
 
         self.deck = deck
         self.platform = platform

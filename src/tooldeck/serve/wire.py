@@ -10,10 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.disclosure import deferred_listing
-from tooldeck.execution.types import ToolResult
-from tooldeck.tool import Tool
+from tooldeck.core import Loadout, Tool, ToolResult, deferred_listing
 
 if TYPE_CHECKING:
     import mcp_types

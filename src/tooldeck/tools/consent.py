@@ -8,11 +8,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from tooldeck.config import ApprovalsConfig
-from tooldeck.context import Approvals, ToolContext, service
+from tooldeck.core import Approvals, ApprovalsConfig, ToolCaller, ToolContext, Workspace, service
 from tooldeck.errors import ToolError
-from tooldeck.execution.nested import ToolCaller
-from tooldeck.workspace import Workspace
 
 RULE = "protected-path"
 

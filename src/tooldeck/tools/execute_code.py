@@ -20,11 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
-from tooldeck.context import ToolContext
-from tooldeck.decorator import Bounds, tool
+from tooldeck.core import Bounds, DescriptionContext, Tool, ToolContext, ToolOutput, tool
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
-from tooldeck.tool import DescriptionContext, Tool
 from tooldeck.tools.terminal import (
     DEFAULT_TIMEOUT_S,
     MAX_TIMEOUT_S,
@@ -97,7 +94,7 @@ def execute_code(
     """
     if not code.strip():
         raise ToolError("code is empty; give a Python program to run", retryable=True)
-    from tooldeck.execution.nested import ToolCaller
+    from tooldeck.core import ToolCaller
     from tooldeck.tools.execute_code_rpc import RpcServer, helper_source
 
     caller = context.get(ToolCaller) if context is not None else None

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any, BinaryIO
 
-from tooldeck.execution.nested import ToolCaller
+from tooldeck.core import ToolCaller
 
 MAX_REQUEST_BYTES = 1024 * 1024
 MAX_CALLS = 200

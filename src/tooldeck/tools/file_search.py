@@ -20,14 +20,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from tooldeck.context import ToolContext
-from tooldeck.decorator import Bounds, tool
-from tooldeck.errors import ToolError
-from tooldeck.fs import Refused
+from tooldeck.core import Bounds, ToolContext, Workspace, tool
+from tooldeck.errors import Refused, ToolError
 from tooldeck.tools.fileio import binary_suffix, workspace_of
 from tooldeck.tools.line_pattern import LinePattern, run_bounded, search_budget
 from tooldeck.tools.textfile import SNIFF_BYTES, Codec, NotText, for_display, sniff
-from tooldeck.workspace import Workspace
 
 Backend = Literal["auto", "rg", "python"]
 OutputMode = Literal["content", "files_only", "count"]

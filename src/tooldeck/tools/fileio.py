@@ -11,10 +11,9 @@ import os
 import stat
 from dataclasses import dataclass
 
-from tooldeck.context import ToolContext
+from tooldeck.core import ToolContext, Workspace
 from tooldeck.errors import ToolError
 from tooldeck.tools.textfile import SNIFF_BYTES, Codec, NotText, decode, line_endings, sniff
-from tooldeck.workspace import Workspace
 
 MAX_EDIT_BYTES = 16 * 1024 * 1024
 BINARY_SUFFIXES = frozenset(

@@ -1,6 +1,6 @@
 """File tools: `read_file`, `write_file`, `patch`, in the built-in toolset `file`.
 
-All paths are confined to the workspace root (`sandbox.workspace`, see `tooldeck.workspace`)
+All paths are confined to the workspace root (`sandbox.workspace`, see `tooldeck._core.workspace`)
 and shown to the model relative to it; every open goes through the workspace's descriptor-based
 file layer, so no symlink race can lead them outside. Writes are atomic (a synced temporary
 file renamed over the target) and keep the file's permissions, encoding, byte-order mark and
@@ -15,14 +15,11 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from tooldeck.context import ToolContext
-from tooldeck.decorator import tool
+from tooldeck.core import Resource, ToolContext, Workspace, tool
 from tooldeck.errors import ToolError
-from tooldeck.tool import Resource
 from tooldeck.tools.consent import require_consent
 from tooldeck.tools.fileio import encode_for, existing_style, load_text, workspace_of
 from tooldeck.tools.textfile import Codec, bad_character
-from tooldeck.workspace import Workspace
 
 if TYPE_CHECKING:
     from tooldeck.tools.editing import Edited

@@ -15,7 +15,8 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from tooldeck.fs import ConfinedRoot, Refused, scan
+from tooldeck.core import ConfinedRoot, scan_folder
+from tooldeck.errors import Refused
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +184,7 @@ def _enter(root: ConfinedRoot, folder: tuple[str, ...], stack: IgnoreStack) -> I
 
 def _walk(root: ConfinedRoot, folder_fd: int, folder: str, stack: IgnoreStack) -> Iterator[FoundFile]:
     try:
-        entries = scan(folder_fd)
+        entries = scan_folder(folder_fd)
     except OSError:
         return
     for entry in entries:

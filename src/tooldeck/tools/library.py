@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tooldeck.core import Source, SourceListing
 from tooldeck.errors import ToolError
-from tooldeck.sources.base import Source, SourceListing
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck.core import Config
     from tooldeck.tools.browser.host import BrowserHost
 
 

@@ -21,10 +21,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from tooldeck.config import ExecutionConfig
-from tooldeck.context import ToolContext, service
+from tooldeck._utils.processes import CANCEL_SOURCE, current_cancel_event
+from tooldeck.core import ExecutionConfig, ToolContext, service
 from tooldeck.errors import ToolError
-from tooldeck.processes import CANCEL_SOURCE, current_cancel_event
 
 if TYPE_CHECKING:
     import regex

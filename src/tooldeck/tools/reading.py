@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from tooldeck.core import Workspace
 from tooldeck.errors import ToolError
 from tooldeck.tools.fileio import binary_suffix, open_regular
 from tooldeck.tools.textfile import (
@@ -21,7 +22,6 @@ from tooldeck.tools.textfile import (
     is_conflict_marker,
     sniff,
 )
-from tooldeck.workspace import Workspace
 
 MAX_LINE_CHARS = 2000
 MAX_PAGE_LINES = 5000

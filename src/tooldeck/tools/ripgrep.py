@@ -12,9 +12,8 @@ from __future__ import annotations
 import os
 import shutil
 
-from tooldeck.errors import ToolError
-from tooldeck.fs import Refused
-from tooldeck.workspace import Workspace
+from tooldeck.core import Workspace
+from tooldeck.errors import Refused, ToolError
 
 TIMEOUT_S = 60
 
@@ -66,7 +65,7 @@ def _run(
         argv += ["-g", glob] if glob and "/" not in glob else []
         argv += ["-e", pattern]
     argv += ["--", "."]
-    from tooldeck.processes import run_process_sync  # asyncio & co: only when searching
+    from tooldeck._utils.processes import run_process_sync  # asyncio & co: only when searching
 
     try:
         done = run_process_sync(argv, cwd=f"/proc/self/fd/{folder}", timeout=TIMEOUT_S)

@@ -35,7 +35,7 @@ class SessionScope:
             try:
                 await closer()
             except Exception as exc:  # boundary: a tool's clean-up may fail in any way
-                from tooldeck.logs import (
+                from tooldeck._utils.logs import (
                     get_logger,  # only on failure: logging costs milliseconds at start-up
                 )
 

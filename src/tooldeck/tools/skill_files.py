@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from tooldeck.core import SKILL_FILE, Skill
 from tooldeck.errors import ToolError, WorkspaceError
-from tooldeck.skills.catalog import SKILL_FILE, Skill
 
 MAX_FILES_LISTED = 100
 MAX_FILE_CHARS = 100_000
@@ -69,9 +69,9 @@ def _is_dir(path: Path) -> bool:
 
 
 def _text(skill: Skill, file: str) -> str:
+    from tooldeck.core import Workspace
     from tooldeck.tools.fileio import read_bytes
     from tooldeck.tools.textfile import NotText, decode
-    from tooldeck.workspace import Workspace
 
     try:
         data = read_bytes(Workspace(skill.folder), file, MAX_FILE_BYTES)

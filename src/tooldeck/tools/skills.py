@@ -10,21 +10,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tooldeck.availability_types import Availability
-from tooldeck.decorator import tool
-from tooldeck.diagnostics import Diagnostic
+from tooldeck.core import (
+    SKILL_FILE,
+    Availability,
+    Diagnostic,
+    Skill,
+    SkillCatalog,
+    Tool,
+    active_skills,
+    load_skills,
+    skill_body,
+    skill_dirs,
+    tool,
+)
 from tooldeck.errors import ToolError
-from tooldeck.skills.catalog import SKILL_FILE, Catalog, Skill, active_skills, body, load_catalog, skill_dirs
-from tooldeck.tool import Tool
 from tooldeck.tools.skill_files import MAX_FILES_LISTED, read_skill_file, skill_files
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck.core import Config
 
 
 def skills_tools(config: Config) -> tuple[list[Tool], list[Diagnostic]]:
     """The skills toolset for this config, and what is wrong with its skill folders."""
-    catalog = load_catalog(config)
+    catalog = load_skills(config)
     notes = list(catalog.diagnostics)
     if config.skills_dirs:
         for i, entry in enumerate(config.skills):
@@ -40,7 +48,7 @@ def skills_tools(config: Config) -> tuple[list[Tool], list[Diagnostic]]:
             return Availability.no(
                 "no skill folders configured: set skills_dirs (folders of <name>/SKILL.md)"
             )
-        found = load_catalog(config)
+        found = load_skills(config)
         if not found.skills:
             dirs = ", ".join(str(d) for d in skill_dirs(config))
             return Availability.no(f"no valid SKILL.md found in skills_dirs ({dirs})")
@@ -56,21 +64,21 @@ def _list_tool(config: Config, check: Callable[[], Availability]) -> Tool:
         check=check,
         read_only=True,
         essential=True,
-        owner="tooldeck.skills:skills_list",
+        owner="tooldeck._core.skills:skills_list",
         description=(
             "List the skills available: each one's name and when to use it. Load a skill's "
             "instructions with skill_view before doing a task it covers."
         ),
     )
     def skills_list() -> str:
-        catalog = load_catalog(config)
+        catalog = load_skills(config)
         active = {a.name for a in active_skills(config)}
         return render_list(catalog, active)
 
     return skills_list
 
 
-def render_list(catalog: Catalog, active: set[str]) -> str:
+def render_list(catalog: SkillCatalog, active: set[str]) -> str:
     if not catalog.skills:
         return "No skills are available."
     lines = [f"{len(catalog.skills)} skill(s):"]
@@ -86,7 +94,7 @@ def _view_tool(config: Config, check: Callable[[], Availability]) -> Tool:
         check=check,
         read_only=True,
         essential=True,
-        owner="tooldeck.skills:skill_view",
+        owner="tooldeck._core.skills:skill_view",
         description=(
             "Load a skill: its instructions (SKILL.md) and the list of its files; with file=, one of "
             "those files (e.g. references/guide.md)."
@@ -98,7 +106,7 @@ def _view_tool(config: Config, check: Callable[[], Availability]) -> Tool:
             name: The skill's name, as skills_list shows it.
             file: A file of the skill, relative to its folder; leave out for the instructions.
         """
-        catalog = load_catalog(config)
+        catalog = load_skills(config)
         skill = catalog.get(name)
         if skill is None:
             known = ", ".join(catalog.names) or "none"
@@ -117,7 +125,7 @@ def render_skill(skill: Skill) -> str:
     if skill.compatibility:
         parts.append(f"Compatibility: {skill.compatibility}")
     parts.append("")
-    parts.append(body(skill))
+    parts.append(skill_body(skill))
     files = skill_files(skill.folder)
     if files:
         shown = files[:MAX_FILES_LISTED]

@@ -23,13 +23,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
-from tooldeck.config import ExecutionConfig, SandboxConfig
-from tooldeck.context import ToolContext, service
-from tooldeck.decorator import Bounds, tool
+from tooldeck.core import (
+    Bounds,
+    DescriptionContext,
+    ExecutionConfig,
+    SandboxConfig,
+    ToolContext,
+    ToolOutput,
+    Workspace,
+    service,
+    tool,
+)
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
-from tooldeck.tool import DescriptionContext
-from tooldeck.workspace import Workspace
 
 if TYPE_CHECKING:
     from tooldeck.safety.capture import RunResult

@@ -28,11 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tooldeck.core import Workspace
 from tooldeck.errors import ToolError
 from tooldeck.tools.editing import Ambiguous, Edited, EditError, replace
 from tooldeck.tools.fileio import encode_for, load_text
 from tooldeck.tools.textfile import Codec
-from tooldeck.workspace import Workspace
 
 _HEADER = re.compile(r"^\*\*\*\s*(Update|Add|Delete|Move)\s+File:\s*(.+?)\s*$")
 _MOVE = re.compile(r"^(.+?)\s*->\s*(.+)$")

@@ -13,13 +13,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from tooldeck.context import ToolContext
-from tooldeck.decorator import tool
+from tooldeck.core import Tool, ToolContext, tool
 from tooldeck.errors import ErrorType, ToolError
-from tooldeck.tool import Tool
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck.core import Config
 
 MAX_IMAGE_BYTES = 20_000_000
 _MAGIC = (

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from tooldeck.version import __version__
+from tooldeck._utils.version import __version__
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Span, Tracer

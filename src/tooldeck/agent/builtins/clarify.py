@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tooldeck.core import ToolOutput
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
 
 ASKED = "The question was shown to the user. Their answer will arrive as the next user message."
 

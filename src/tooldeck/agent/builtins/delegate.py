@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tooldeck.assembly.loadout import Loadout
+from tooldeck.core import Loadout
 from tooldeck.errors import ModelError, ToolError
 
 CHILD_BLOCKED: frozenset[str] = frozenset({"delegate_task", "clarify", "memory"})

@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tooldeck.core import RunState, RunStateUpdate, ToolOutput
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
-from tooldeck.run_state import RunState, RunStateUpdate
 
 
 def present(

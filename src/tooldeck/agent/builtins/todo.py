@@ -10,9 +10,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Literal
 
+from tooldeck.core import RunState, RunStateUpdate, TodoItem, TodoStatus, ToolOutput
 from tooldeck.errors import ToolError
-from tooldeck.output import ToolOutput
-from tooldeck.run_state import RunState, RunStateUpdate, TodoItem, TodoStatus
 
 _MARK = {"pending": "[ ]", "in_progress": "[~]", "completed": "[x]", "cancelled": "[-]"}
 

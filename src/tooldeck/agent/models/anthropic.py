@@ -27,8 +27,8 @@ from tooldeck.agent.models.base import (
 )
 from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
+from tooldeck.core import ToolCall
 from tooldeck.errors import ModelError
-from tooldeck.execution.types import ToolCall
 
 DEFAULT_MAX_TOKENS = 4096
 

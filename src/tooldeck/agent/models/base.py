@@ -22,7 +22,7 @@ from tooldeck.agent.messages import Message, ModelReply
 from tooldeck.errors import ModelError, ModelErrorKind
 
 if TYPE_CHECKING:
-    from tooldeck.assembly.loadout import Loadout
+    from tooldeck.core import Loadout
 
 Provider = Literal["openai", "responses", "anthropic"]
 ErrorKind = ModelErrorKind

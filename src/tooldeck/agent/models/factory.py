@@ -10,7 +10,7 @@ from tooldeck.agent.models.base import ModelClient, ModelSettings, Provider
 from tooldeck.errors import ConfigError, ModelNotConfigured
 
 if TYPE_CHECKING:
-    from tooldeck.config import ModelConfig
+    from tooldeck.core import ModelConfig
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")
 

@@ -23,8 +23,8 @@ from tooldeck.agent.models.base import (
 from tooldeck.agent.models.openai_errors import openai_request
 from tooldeck.agent.models.sdk_request import Emit
 from tooldeck.agent.models.tools_render import render_tools
+from tooldeck.core import ToolCall
 from tooldeck.errors import ModelError
-from tooldeck.execution.types import ToolCall
 
 
 def chat_messages(system: str | None, messages: list[Message] | tuple[Message, ...]) -> list[dict[str, Any]]:

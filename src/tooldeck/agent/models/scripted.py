@@ -21,8 +21,8 @@ from typing import Any
 from tooldeck.agent.events import EventSink, TextDelta
 from tooldeck.agent.messages import Message, ModelReply, Usage
 from tooldeck.agent.models.base import ModelRequest
+from tooldeck.core import ToolCall
 from tooldeck.errors import ScriptExhausted as ScriptExhausted
-from tooldeck.execution.types import ToolCall
 
 Step = ModelReply | BaseException | Callable[[ModelRequest], ModelReply]
 

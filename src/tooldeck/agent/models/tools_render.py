@@ -1,12 +1,11 @@
-"""The `tools` array for a request, in the client's dialect (rendering lives in `tooldeck.dialects`)."""
+"""The `tools` array for a request, in the client's dialect (rendering lives in `tooldeck._core.dialects`)."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from tooldeck.agent.models.base import ModelSettings
-from tooldeck.assembly.loadout import Loadout
-from tooldeck.dialects import render_loadout
+from tooldeck.core import Loadout, render_loadout
 
 
 def render_tools(

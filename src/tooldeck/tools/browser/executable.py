@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tooldeck.availability_types import Availability
+from tooldeck.core import Availability
 
 if TYPE_CHECKING:
-    from tooldeck.config import BrowserConfig
+    from tooldeck.core import BrowserConfig
 
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 # Inside Playwright's browser cache: full Chromium builds first, then the headless shell.

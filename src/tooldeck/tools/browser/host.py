@@ -28,7 +28,7 @@ from tooldeck.tools.browser.proxy import GuardProxy
 from tooldeck.tools.web.guard import NetworkPolicy
 
 if TYPE_CHECKING:
-    from tooldeck.config import WebConfig
+    from tooldeck.core import WebConfig
 
 T = TypeVar("T")
 # Quiet, predictable Chromium: no background traffic, no first-run UI, no component updates.

@@ -12,16 +12,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
-from tooldeck.availability_types import Availability
-from tooldeck.context import ToolContext
-from tooldeck.decorator import Bounds, tool
+from tooldeck.core import Availability, Bounds, Resource, Tool, ToolContext, tool
 from tooldeck.errors import ToolError
-from tooldeck.tool import Resource, Tool
 from tooldeck.tools.browser.executable import availability
 from tooldeck.tools.scope import SessionScope
 
 if TYPE_CHECKING:
-    from tooldeck.config import Config
+    from tooldeck.core import Config
     from tooldeck.tools.browser.host import BrowserHost, BrowserSession
 
 T = TypeVar("T")

@@ -136,7 +136,7 @@ def _pdf(body: bytes) -> Document:
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
-    from tooldeck.logs import quiet_library
+    from tooldeck._utils.logs import quiet_library
 
     quiet_library("pypdf")  # its complaints about a damaged file are in our error, not on stderr
     try:

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.availability_types import Availability
+from tooldeck.core import Availability
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
-    from tooldeck.config import WebSearchConfig
+    from tooldeck.core import WebSearchConfig
 
 DEFAULT_URLS: Mapping[str, str] = {
     "brave": "https://api.search.brave.com/res/v1/web/search",

@@ -7,14 +7,12 @@ annotations here are evaluated when a tool is built (no `from __future__ import 
 
 from typing import TYPE_CHECKING, Annotated, Literal
 
-from tooldeck.availability_types import Availability
-from tooldeck.decorator import Bounds, tool
+from tooldeck.core import Availability, Bounds, Tool, tool
 from tooldeck.errors import ToolError
-from tooldeck.tool import Tool
 from tooldeck.tools.web import search as providers
 
 if TYPE_CHECKING:
-    from tooldeck.config import WebConfig
+    from tooldeck.core import WebConfig
 
 
 def web_tools(web: "WebConfig") -> list[Tool]:

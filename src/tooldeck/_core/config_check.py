@@ -1,0 +1,418 @@
+"""Validating the configuration: pydantic for types, bounds and unknown keys, then the checks
+of what types cannot say (a `use:` reference's form, a platform that is not defined).
+
+Below `config.py`: `Config(...)` runs `validate_instance` on itself, and the validator is handed
+the class it validates as, so it never imports `Config` (`config_load.py`, above both, reads
+files and mappings).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import sys
+from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from tooldeck._core import config_sections as sections
+from tooldeck._core.config_platforms import check_platforms
+from tooldeck._core.config_sections import (
+    AcpAgentConfig,
+    McpServerConfig,
+    SandboxConfig,
+    ShellConfig,
+    ToolEntry,
+    ToolSearchConfig,
+    WebConfig,
+)
+from tooldeck._core.tool_names import NAME_PATTERN as TOOL_NAME
+from tooldeck._core.tool_names import SOURCE_PRIORITY
+from tooldeck.errors import ConfigError
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+# Set while pydantic builds a Config from data it has just validated: its __post_init__ must not
+# validate again.
+_TRUSTED: ContextVar[bool] = ContextVar("tooldeck_config_trusted", default=False)
+_ADAPTERS: dict[type[Any], Any] = {}
+C = TypeVar("C", bound="ConfigLike")
+
+
+class ConfigLike(Protocol):
+    """What the checks read of a `Config` (the class itself is above this module)."""
+
+    @property
+    def tools(self) -> list[ToolEntry]: ...
+    @property
+    def sandbox(self) -> SandboxConfig: ...
+    @property
+    def acp_agents(self) -> dict[str, AcpAgentConfig]: ...
+    @property
+    def platform(self) -> str: ...
+    @property
+    def platform_toolsets(self) -> dict[str, list[str]]: ...
+    @property
+    def mcp_servers(self) -> dict[str, McpServerConfig] | str: ...
+    @property
+    def web(self) -> WebConfig: ...
+    @property
+    def shell(self) -> ShellConfig: ...
+    @property
+    def tool_search(self) -> ToolSearchConfig: ...
+    @property
+    def workspace(self) -> Path: ...
+    def resolve_path(self, value: str) -> Path: ...
+
+
+def validate_instance(config: Any) -> None:
+    """Validate a Config built in code, in place (its fields take their validated values).
+
+    `config` is any `Config`: the class is above this module, and validation is done as its own
+    type."""
+    if _TRUSTED.get() or _all_defaults(config):
+        return
+    data = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    data = {k: _plain(v) for k, v in data.items()}
+    checked = validated(type(config), data)
+    for f in dataclasses.fields(config):
+        object.__setattr__(config, f.name, getattr(checked, f.name))
+
+
+def _all_defaults(config: DataclassInstance) -> bool:
+    """True when every key has its default value (valid by construction: no need for pydantic)."""
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if f.name in ("base_dir", "config_file"):
+            if value is not None and not isinstance(value, str):
+                return False
+            continue
+        if f.default is not dataclasses.MISSING:
+            if value is not f.default and value != f.default:
+                return False
+        elif f.default_factory is not dataclasses.MISSING and value != f.default_factory():
+            return False
+    return True
+
+
+def interpolate(
+    value: Any, env: Mapping[str, str], path: str = "", *, seen: dict[str, str | None] | None = None
+) -> Any:
+    """Replace `${VAR}` (or `${VAR:-default}`) in every string; a missing VAR is a ConfigError.
+
+    `seen` collects the variables read and their values (None when unset), for the cache key.
+    """
+    if isinstance(value, str):
+
+        def sub(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            found = env.get(name)
+            if seen is not None:
+                seen[name] = found
+            if found is not None:
+                return found
+            if default is not None:
+                return default
+            raise ConfigError(
+                f"environment variable {name} is not set (used as ${{{name}}})", path=path or None
+            )
+
+        return _VAR.sub(sub, value) if "${" in value else value
+    if isinstance(value, Mapping):
+        return {k: interpolate(v, env, _join(path, str(k)), seen=seen) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, env, f"{path}[{i}]", seen=seen) for i, v in enumerate(value)]
+    return value
+
+
+def validated(cls: type[C], data: Mapping[str, Any]) -> C:
+    """`data` validated as `cls` (the `Config` class), then checked for what types cannot say."""
+    from pydantic import ValidationError
+
+    token = _TRUSTED.set(True)
+    try:
+        config: C = adapter(cls).validate_python(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from None
+    finally:
+        _TRUSTED.reset(token)
+    _check_meaning(config)
+    return config
+
+
+def _check_meaning(config: ConfigLike) -> None:
+    """What the types cannot say; each problem names its key path."""
+    for i, entry in enumerate(config.tools):
+        _check_tool_entry(entry, f"tools[{i}]")
+    _check_protected(config.sandbox.protected)
+    for name, agent in config.acp_agents.items():
+        if not TOOL_NAME.match(name):
+            raise ConfigError(
+                "an ACP agent's name becomes its tool name: letters, digits, '_' and '-', starting with a "
+                f"letter or '_', at most 64 characters; got {name!r}",
+                path=f"acp_agents.{name}",
+            )
+        if not agent.command.strip():
+            raise ConfigError(
+                "must name the program that starts the agent", path=f"acp_agents.{name}.command"
+            )
+    check_platforms(config)
+    mcp_server_configs(config)
+    _check_web(config)
+    _check_shell_lists(config)
+    _check_tool_search(config)
+    _check_workspace(config)
+
+
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def _check_protected(entries: list[str]) -> None:
+    for i, entry in enumerate(entries):
+        path = entry.removeprefix("!").strip().replace("\\", "/")
+        if not path or path.startswith("/") or ".." in path.split("/"):
+            raise ConfigError(
+                f"must be a path relative to the workspace without '..' (optionally '!' to drop a default), got {entry!r}",
+                path=f"sandbox.protected[{i}]",
+            )
+
+
+def _check_tool_entry(entry: ToolEntry, where: str) -> None:
+    if not USE_PATTERN.fullmatch(entry.use):
+        raise ConfigError(
+            f"must look like 'package.module:attribute', got {entry.use!r}", path=f"{where}.use"
+        )
+    if entry.name is not None and not TOOL_NAME.match(entry.name):
+        raise ConfigError(
+            f"a tool name is letters, digits, '_' and '-' (at most 64, not starting with a digit or '-'); "
+            f"got {entry.name!r}",
+            path=f"{where}.name",
+        )
+    rules = (
+        ("requires_env", ENV_NAME, "an environment variable name"),
+        ("requires_modules", MODULE_NAME, "a Python module name like 'package.module'"),
+        ("requires_bins", re.compile(r"[^\s\x00]+"), "a program name or path, without spaces"),
+    )
+    for key, pattern, what in rules:
+        for j, value in enumerate(getattr(entry, key) or ()):
+            if not pattern.fullmatch(value):
+                raise ConfigError(f"must be {what}, got {value!r}", path=f"{where}.{key}[{j}]")
+
+
+SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
+
+
+# Spellings of the transport that `mcpServers` files in the wild use for `type`.
+_JSON_TRANSPORTS = {"streamable-http": "http", "streamable_http": "http", "streamableHttp": "http"}
+
+
+def mcp_server_configs(config: ConfigLike) -> dict[str, McpServerConfig]:
+    """The configured MCP servers, checked; `mcp_servers` may name an `mcpServers` JSON file.
+
+    The file is read each time (it is not part of the cached config), with `${VAR}` replaced;
+    problems name the key as `mcp_servers(file.json).server.key`.
+    """
+    servers = config.mcp_servers
+    prefix = "mcp_servers"
+    if isinstance(servers, str):
+        path = config.resolve_path(servers)
+        prefix = f"mcp_servers({servers})"
+        servers = _read_mcp_file(path, prefix)
+    for name, server in servers.items():
+        _check_mcp_server(name, server, f"{prefix}.{name}")
+    return servers
+
+
+def _read_mcp_file(path: Path, prefix: str) -> dict[str, McpServerConfig]:
+    import json
+
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", path="mcp_servers") from None
+    except ValueError as exc:
+        raise ConfigError(f"{path} is not valid JSON: {exc}", path="mcp_servers") from None
+    entries = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise ConfigError(f"{path} has no 'mcpServers' object", path="mcp_servers")
+    _install_bounds(sections)
+    adapter: Any = TypeAdapter(McpServerConfig)
+    out: dict[str, McpServerConfig] = {}
+    for name, entry in entries.items():
+        where = f"{prefix}.{name}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"must be an object, got {type(entry).__name__}", path=where)
+        entry = dict(interpolate(entry, os.environ, where))
+        if "type" in entry and "transport" not in entry:
+            kind = entry.pop("type")
+            entry["transport"] = _JSON_TRANSPORTS.get(kind, kind)
+        if "disabled" in entry and "enabled" not in entry:
+            entry["enabled"] = not entry.pop("disabled")
+        try:
+            out[str(name)] = adapter.validate_python(entry)
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, prefix=where)) from None
+    return out
+
+
+def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
+    if not SERVER_NAME.fullmatch(name):
+        raise ConfigError(
+            "a server name is letters, digits, '_', '.' and '-' (at most 48, starting with a letter or digit)",
+            path=where,
+        )
+    if server.command is not None and not server.command.strip():
+        raise ConfigError("must name the program that starts the server", path=f"{where}.command")
+    if (server.command is None) == (server.url is None):
+        raise ConfigError("give either `command` (a local server) or `url` (a remote one)", path=where)
+    transport = server.transport or ("stdio" if server.command is not None else "http")
+    if transport == "stdio" and server.command is None:
+        raise ConfigError("the stdio transport runs a `command`; none is given", path=f"{where}.transport")
+    if transport != "stdio":
+        if server.url is None:
+            raise ConfigError(f"the {transport} transport needs a `url`", path=f"{where}.transport")
+        if not re.match(r"https?://", server.url):
+            raise ConfigError(f"must be an http:// or https:// URL, got {server.url!r}", path=f"{where}.url")
+    local = {"args": server.args, "env": server.env, "inherit_env": server.inherit_env, "cwd": server.cwd}
+    for key, value in local.items():
+        if transport != "stdio" and value:
+            raise ConfigError(f"only servers run with `command` take `{key}`", path=f"{where}.{key}")
+    if transport == "stdio" and server.headers:
+        raise ConfigError("headers are sent to remote servers (`url`) only", path=f"{where}.headers")
+    if server.scope == "thread" and transport != "stdio":
+        raise ConfigError("thread-scoped sessions are for servers run with `command`", path=f"{where}.scope")
+
+
+def _check_web(config: ConfigLike) -> None:
+    import ipaddress
+
+    web = config.web
+    for i, net in enumerate(web.allowed_networks):
+        try:
+            ipaddress.ip_network(net, strict=False)
+        except ValueError:
+            raise ConfigError(
+                f"not an IP address or network (e.g. 10.1.2.0/24), got {net!r}",
+                path=f"web.allowed_networks[{i}]",
+            ) from None
+    search = web.search
+    if search.url is not None and not re.match(r"https?://[^/\s]+", search.url):
+        raise ConfigError(f"must be an http(s) URL, got {search.url!r}", path="web.search.url")
+    if search.provider == "searxng" and not search.url:
+        raise ConfigError("the searxng provider needs the instance's url", path="web.search.url")
+
+
+def _check_workspace(config: ConfigLike) -> None:
+    """A workspace that is the whole file system confines nothing: the file tools would read
+    every file of the machine and shell commands write anywhere. Symbolic links count."""
+    if os.path.realpath(config.workspace) == os.path.realpath("/"):
+        raise ConfigError(
+            f"{config.sandbox.workspace!r} is the root of the file system (/): the file and shell "
+            "tools would reach the whole machine; name the project's folder instead",
+            path="sandbox.workspace",
+        )
+
+
+def _check_shell_lists(config: ConfigLike) -> None:
+    """Rule ids and categories in `shell.block` / `shell.approve` must exist: a typo would
+    otherwise leave a rule at a level the user did not mean."""
+    shell = config.shell
+    if not shell.block and not shell.approve:
+        return
+    from tooldeck.safety.policy import unknown_name  # the rule table, only when lists are set
+
+    for key, names in (("block", shell.block), ("approve", shell.approve)):
+        for i, name in enumerate(names):
+            problem = unknown_name(name)
+            if problem is not None:
+                raise ConfigError(problem, path=f"shell.{key}[{i}]")
+    both = sorted(set(shell.block) & set(shell.approve))
+    if both:
+        raise ConfigError(f"named in both shell.block and shell.approve: {', '.join(both)}", path="shell")
+
+
+def _check_tool_search(config: ConfigLike) -> None:
+    """`tool_search.defer` entries: a `source:` entry must name a kind of source, and no entry is
+    empty (a blank pattern would defer nothing, silently)."""
+    for i, entry in enumerate(config.tool_search.defer):
+        if not entry.strip():
+            raise ConfigError("an empty entry defers nothing", path=f"tool_search.defer[{i}]")
+        if entry.startswith("source:"):
+            kind = entry.removeprefix("source:")
+            if kind not in SOURCE_PRIORITY:
+                raise ConfigError(
+                    f"unknown kind of source {kind!r}; one of {', '.join(SOURCE_PRIORITY)}",
+                    path=f"tool_search.defer[{i}]",
+                )
+
+
+def _plain(value: Any) -> Any:
+    """Sections built in code as dataclass instances, as mappings pydantic validates field by field."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def adapter(cls: type[Any]) -> Any:
+    """The pydantic adapter of `cls` (built once; it also gives the JSON Schema)."""
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        from pydantic import TypeAdapter
+
+        _install_bounds(sections)
+        _install_bounds(sys.modules[cls.__module__])
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    return adapter
+
+
+def _install_bounds(module: ModuleType) -> None:
+    """The numeric bounds the annotations name, put where pydantic resolves them."""
+    import annotated_types
+
+    vars(module).update(Ge=annotated_types.Ge, Gt=annotated_types.Gt, Le=annotated_types.Le)
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _describe(exc: Any, *, prefix: str = "") -> str:
+    """pydantic's errors as `key.path: message` lines (union branches folded)."""
+    lines: list[str] = []
+    errors = list(exc.errors())
+    # For `dict | str` keys (mcp_servers), an error inside the dict branch makes the str branch noise.
+    tagged = {
+        tuple(e["loc"][:1]) for e in errors if len(e["loc"]) > 2 and str(e["loc"][1]).startswith("dict[")
+    }
+    errors = [
+        e
+        for e in errors
+        if not (len(e["loc"]) == 2 and e["loc"][1] == "str" and tuple(e["loc"][:1]) in tagged)
+    ]
+    for err in errors:
+        loc = ""
+        for part in err["loc"]:
+            loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
+        # pydantic puts union members / function-validator tags into the path; drop them.
+        loc = re.sub(r"\.(function-[a-z]+\[[^\]]*\]|str|dict\[str,McpServerConfig\])", "", loc)
+        unknown = err["type"] in ("extra_forbidden", "unexpected_keyword_argument")
+        msg = "unknown key" if unknown else err["msg"]
+        if prefix:
+            loc = f"{prefix}.{loc}" if loc else prefix
+        lines.append(f"{loc or '(top level)'}: {msg}")
+    return "; ".join(lines)

@@ -1,0 +1,96 @@
+"""Config `tools:` entries: `use: package.module:attribute` (DeerFlow's convention).
+
+The attribute may be a Tool, a `@tool` function (already a Tool), a plain function (wrapped
+with `@tool`), or a list of tools. Options in the entry override the tool's own. A config
+`name` that differs from the tool's own name is reported as a warning: the model sees and
+routes by the tool's name, not the config label.
+"""
+
+from __future__ import annotations
+
+from tooldeck._core.config import ToolEntry
+from tooldeck._core.decorator import function_tool
+from tooldeck._core.diagnostics import Diagnostic
+from tooldeck._core.sources import tools_from_value
+from tooldeck._core.sources.base import Source, SourceListing
+from tooldeck._core.sources.imports import import_module
+from tooldeck._core.tool import Tool
+from tooldeck.errors import ConfigError, SourceError, ToolDefinitionError
+
+
+def resolve_use(use: str, *, where: str) -> object:
+    """Import `package.module:attribute` and return the attribute."""
+    module_name, _, attr = use.partition(":")
+    try:
+        module = import_module(module_name)
+    except SourceError as exc:
+        raise ConfigError(str(exc), path=where) from None
+    value: object = module
+    for part in attr.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise ConfigError(f"module {module_name!r} has no attribute {attr!r}", path=where) from None
+    return value
+
+
+def entry_owner(index: int, entry: ToolEntry) -> str:
+    """The `owner` of the tools that config entry `tools[index]` loads."""
+    return f"config tools[{index}] ({entry.use})"
+
+
+def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnostic]]:
+    where = f"tools[{index}].use"
+    value = resolve_use(entry.use, where=where)
+    if isinstance(value, type):
+        raise ConfigError(
+            f"{entry.use} is a class, not a tool: point `use:` at a Tool, a @tool function or a plain function",
+            path=where,
+        )
+    if callable(value) and not isinstance(value, Tool):
+        try:
+            value = function_tool(value)
+        except ToolDefinitionError as exc:
+            raise ConfigError(str(exc), path=where) from None
+    try:
+        tools = tools_from_value(value, where=entry.use)
+    except SourceError as exc:
+        raise ConfigError(str(exc), path=where) from None
+    notes: list[Diagnostic] = []
+    if entry.name is not None and len(tools) == 1 and tools[0].name != entry.name:
+        notes.append(
+            Diagnostic(
+                "warning",
+                f"config name {entry.name!r} differs from the tool's own name {tools[0].name!r}; "
+                f"the model sees and calls it as {tools[0].name!r}",
+                f"tools[{index}].name",
+            )
+        )
+    owner = entry_owner(index, entry)
+    try:
+        options = entry.options()
+        out = [
+            (t.with_options(**options) if options else t).relabeled(source="config", owner=owner)
+            for t in tools
+        ]
+    except ToolDefinitionError as exc:
+        raise ConfigError(str(exc), path=f"tools[{index}]") from None
+    return out, notes
+
+
+class ConfigEntrySource(Source):
+    """The tools named by the config's `tools:` entries (highest priority)."""
+
+    def __init__(self, entries: list[ToolEntry], *, name: str = "config") -> None:
+        super().__init__(name, "config")
+        self.entries = list(entries)
+
+    def load(self) -> SourceListing:
+        """Every entry's tools; an entry that cannot be loaded is a `ConfigError` naming it."""
+        tools: list[Tool] = []
+        notes: list[Diagnostic] = []
+        for i, entry in enumerate(self.entries):
+            found, n = load_entry(entry, i)
+            tools += found
+            notes += n
+        return SourceListing(tuple(tools), tuple(notes))

@@ -1,0 +1,1 @@
+"""Shared helpers that know nothing of tools: text, JSON lines, logging, paths, processes."""
