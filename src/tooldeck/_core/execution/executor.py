@@ -20,10 +20,11 @@ import inspect
 import threading
 import time
 import traceback
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
+from types import CoroutineType
 from typing import Any
 
 from tooldeck._core.assembly.loadout import Loadout
@@ -95,6 +96,37 @@ class _Expiry:
     def fire(self) -> None:
         self.fired = True
         self.task.cancel()
+
+
+class _Resumed:
+    """The rest of a coroutine whose first step has run (it suspended on `step`), driven by the
+    awaiting task as `await coro` would: what the task sends or throws goes to the coroutine."""
+
+    __slots__ = ("coro", "step")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], step: Any) -> None:
+        self.coro = coro
+        self.step = step
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, step = self.coro, self.step
+        while True:
+            try:
+                sent = yield step
+            except BaseException as exc:  # the task's cancellation (or close) goes to the handler
+                try:
+                    step = coro.throw(exc)
+                except StopIteration as done:
+                    return done.value
+            else:
+                try:
+                    step = coro.send(sent)
+                except StopIteration as done:
+                    return done.value
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
 
 
 class _TimedOut(Exception):
@@ -203,7 +235,7 @@ class Executor:
         self._batches: set[Batch] = set()
         self.middleware = tuple(middleware)
         self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
-        steps: list[Middleware] = [_Step(self._validating), _Step(self._gating)]
+        steps: list[Middleware] = [_Step(self._checking)]
         if any(is_untrusted(t) for t in self._index.tools.values()):
             steps.append(_Step(self._framing))  # a loadout without web or MCP tools needs no frame
         steps.append(self.truncate)
@@ -425,32 +457,24 @@ class Executor:
 
     # Each link is made once, around the next one (one coroutine frame per link and call).
 
-    def _validating(self, call_next: CallNext) -> CallNext:
+    def _checking(self, call_next: CallNext) -> CallNext:
+        """Validation, then the policy and approvals: one link (one frame a call), since nothing
+        may run between them."""
         emit = self._emit if self.events is not None else None
+        quick = self.gate.quick
 
-        async def validated(request: ToolCallRequest) -> ToolResult:
-            if request.validated is None:
+        async def checked(request: ToolCallRequest) -> ToolResult:
+            vc = request.validated
+            if vc is None:
                 call = request.raw  # None once a middleware replaced the arguments
                 if call is None:
                     call = ToolCall(request.id, request.name, request.arguments)
                 try:
-                    request.validated = validate(call, request.tool, request.arguments, request.note)
+                    vc = request.validated = validate(call, request.tool, request.arguments, request.note)
                 except CallRejected as rejected:
                     return self._refused(request.id, rejected.error)
                 if emit is not None:
-                    emit(
-                        "validated", request.id, request.name, data={"arguments": request.validated.arguments}
-                    )
-            return await call_next(request)
-
-        return validated
-
-    def _gating(self, call_next: CallNext) -> CallNext:
-        quick = self.gate.quick
-
-        async def gated(request: ToolCallRequest) -> ToolResult:
-            vc = request.validated
-            assert vc is not None  # the validation link ran
+                    emit("validated", request.id, request.name, data={"arguments": vc.arguments})
             verdict = quick(vc)
             if verdict is not True:
                 refusal = (
@@ -460,7 +484,7 @@ class Executor:
                     return self._refused(request.id, refusal)
             return await call_next(request)
 
-        return gated
+        return checked
 
     def _framing(self, call_next: CallNext) -> CallNext:
         """Output of tools that bring in outside text (web, MCP) framed as untrusted data."""
@@ -557,17 +581,31 @@ class Executor:
         expiry = _Expiry(task)
         loop = batch.loop
         began = loop.time()
+        resumed: _Resumed | None = None
+        if plan.is_async and not plan.isolated:
+            # Its first step runs now; one that finishes without suspending (it awaited nothing
+            # that waits) cannot be timed out, so it needs no deadline timer: only the check below.
+            coro = self._call(vc, plan, context)
+            if type(coro) is not CoroutineType:
+                coro = _awaited(coro)  # an awaitable of another kind (or not one: a TypeError)
+            try:
+                step = coro.send(None)
+            except StopIteration as done:
+                if loop.time() - began > plan.timeout:
+                    raise _Blocked(loop.time() - began) from None
+                return done.value
+            resumed = _Resumed(coro, step)
         timer = loop.call_at(began + plan.timeout, expiry.fire)
         try:
-            if plan.isolated:
-                cancel_event = cancel_event or threading.Event()
-                in_child = partial(_settled, partial(self._call, vc, plan, context))
-                value = await run_sync(partial(run_in_child, in_child, cancel_event), cancel_event)
-            elif plan.is_async:
-                value = await self._call(vc, plan, context)
+            if resumed is not None:
+                value = await resumed
                 if not expiry.fired and loop.time() - began > plan.timeout:
                     # The handler blocked the event loop past its deadline: the timer could not fire.
                     raise _Blocked(loop.time() - began)
+            elif plan.isolated:
+                cancel_event = cancel_event or threading.Event()
+                in_child = partial(_settled, partial(self._call, vc, plan, context))
+                value = await run_sync(partial(run_in_child, in_child, cancel_event), cancel_event)
             else:
                 value = await run_sync(partial(self._call, vc, plan, context), cancel_event)
         except asyncio.CancelledError:
