@@ -33,6 +33,8 @@ INTERNAL: dict[str, str] = {
     "tooldeck.batch.results.NotResultsFile": "batch.run: a BatchInputError",
     "tooldeck.batch.view.UnknownItemTools": "batch.worker: the item's failed result",
     "tooldeck._core.execution.result_text.ResultNotText": "the executor: an error envelope",
+    "tooldeck._core.execution.deadline.TimedOut": "the executor: a timeout envelope",
+    "tooldeck._core.execution.deadline.Blocked": "the executor: a timeout envelope naming the blocking",
     "tooldeck._core.execution.runner.HandlerRaised": "the executor: unwrapped to the handler's exception",
 }
 

@@ -20,7 +20,7 @@ import inspect
 import threading
 import time
 import traceback
-from collections.abc import Callable, Collection, Coroutine, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -32,6 +32,11 @@ from tooldeck._core.config import ApprovalsConfig, ExecutionConfig, SandboxConfi
 from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.control_plane import ControlPlane
 from tooldeck._core.execution.calls import parse_arguments, validate
+from tooldeck._core.execution.deadline import Blocked as _Blocked
+from tooldeck._core.execution.deadline import Expiry as _Expiry
+from tooldeck._core.execution.deadline import Resumed as _Resumed
+from tooldeck._core.execution.deadline import TimedOut as _TimedOut
+from tooldeck._core.execution.deadline import awaited as _awaited
 from tooldeck._core.execution.events import EventKind, EventSink, ExecutionEvent, log
 from tooldeck._core.execution.gate import ApprovalSettings, CallGate
 from tooldeck._core.execution.isolation import run_in_child
@@ -84,61 +89,6 @@ class _Plan:
     direct: bool  # a decorated tool whose validated model can go straight to the handler
     needs_context: bool
     isolated: bool  # runs in a child process, killed at the deadline
-
-
-class _Expiry:
-    __slots__ = ("fired", "task")
-
-    def __init__(self, task: asyncio.Task[Any]) -> None:
-        self.task = task
-        self.fired = False
-
-    def fire(self) -> None:
-        self.fired = True
-        self.task.cancel()
-
-
-class _Resumed:
-    """The rest of a coroutine whose first step has run (it suspended on `step`), driven by the
-    awaiting task as `await coro` would: what the task sends or throws goes to the coroutine."""
-
-    __slots__ = ("coro", "step")
-
-    def __init__(self, coro: Coroutine[Any, Any, Any], step: Any) -> None:
-        self.coro = coro
-        self.step = step
-
-    def __await__(self) -> Generator[Any, Any, Any]:
-        coro, step = self.coro, self.step
-        while True:
-            try:
-                sent = yield step
-            except BaseException as exc:  # the task's cancellation (or close) goes to the handler
-                try:
-                    step = coro.throw(exc)
-                except StopIteration as done:
-                    return done.value
-            else:
-                try:
-                    step = coro.send(sent)
-                except StopIteration as done:
-                    return done.value
-
-
-async def _awaited(awaitable: Any) -> Any:
-    return await awaitable
-
-
-class _TimedOut(Exception):
-    pass
-
-
-class _Blocked(Exception):
-    """An async handler held the event loop past its deadline (it called blocking code)."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"{seconds:.1f} s")
-        self.seconds = seconds
 
 
 def _settled(call: Callable[[], Any]) -> Any:
