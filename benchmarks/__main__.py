@@ -34,6 +34,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.deferral",
         "tokens saved by deferring tools behind tool_search (LiveMCP, the example); a search's cost",
     ),
+    "checkpoints": (
+        "benchmarks.checkpoints",
+        "what checkpointing adds to a write_file call, in a small and a 20,000-file workspace",
+    ),
     "graph": (
         "benchmarks.import_graph",
         "src/tooldeck's file import graph: floors, arrows back up, circles across files",

@@ -54,6 +54,8 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.skills",
     ),
     ("tooldeck._core.assembly",),
+    # What calls changed in the workspace, and undoing it (the call path records through it).
+    ("tooldeck._core.checkpoints",),
     (
         "tooldeck._core.dialects",
         "tooldeck._core.execution",

@@ -41,17 +41,18 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
     assert sorted(core.__all__) == sorted(
         [
             "APPROVAL_PROMPT", "AlwaysGrants", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
-            "Approver", "AutoApprover", "Availability", "Bounds", "BrowserConfig", "ChangeKind", "Config",
+            "Approver", "AutoApprover", "Availability", "Bounds", "BrowserConfig", "ChangeKind", "Checkpoint",
+            "CheckpointStore", "CheckpointsConfig", "Config",
             "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "ErrorEnvelope", "ExecutionConfig",
             "Fate", "Grants", "Loadout", "McpSource", "ModelConfig", "Policy", "PromotedView", "Promotions",
             "Resource", "RunState", "RunStateUpdate", "SKILL_FILE", "SandboxConfig", "ServerSpec", "ServerStatus",
             "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
             "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",
-            "ToolResult", "ToolSource", "WebConfig", "WebSearchConfig", "Workspace", "active_skills", "catalog_hash",
+            "ToolResult", "ToolSource", "UndoReport", "WebConfig", "WebSearchConfig", "Workspace", "active_skills", "catalog_hash", "checkpoint_store",
             "close_mcp_servers", "config_schema_adapter", "deferred_catalog", "deferred_listing", "describe_request",
             "entry_owner", "load_config", "load_skills", "mcp_server_specs", "parse_answer", "parse_config", "promote",
             "promoted_names", "render_loadout", "scan_folder", "service", "skill_body", "skill_dirs", "token_table",
-            "tool", "tool_costs",
+            "tool", "tool_costs", "undo_checkpoints",
         ]
     )  # fmt: skip
     for name in core.__all__:

@@ -37,6 +37,8 @@ from tooldeck._core.tool import SOURCE_PRIORITY, Tool
 from tooldeck.errors import ConfigError, ToolConflictError
 
 if TYPE_CHECKING:
+    from tooldeck._core.checkpoints import Checkpoint
+    from tooldeck._core.checkpoints.undo import UndoReport
     from tooldeck._core.execution.events import EventSink
     from tooldeck._core.execution.policy import Approver, Policy
     from tooldeck._core.execution.results import SpillStore
@@ -216,6 +218,23 @@ class Deck:
     def invalidate(self) -> None:
         """Forget cached check answers: the next assembly checks availability again."""
         self.assembler.invalidate()
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def checkpoints(self, *, session_id: str | None = None) -> list[Checkpoint]:
+        """The workspace's checkpoints, newest first: one per call that changed it (of one
+        session when `session_id` is given)."""
+        from tooldeck._core.checkpoints import store_of
+
+        return store_of(self.config).checkpoints(session_id=session_id)
+
+    def undo(self, checkpoint: int | None = None, *, force: bool = False) -> UndoReport:
+        """Undo the last call that changed the workspace, or (`checkpoint`) put back the state
+        before that checkpoint, undoing it and every later one. Raises CheckpointConflict, and
+        changes nothing, when a file was changed since by someone else, unless `force`."""
+        from tooldeck._core.checkpoints import undo_in
+
+        return undo_in(self.config, checkpoint, force=force)
 
     # -- calls -----------------------------------------------------------------------------
 

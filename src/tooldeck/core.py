@@ -19,11 +19,16 @@ if TYPE_CHECKING:
     # The loadout and its rendering for a provider
     from tooldeck._core.assembly.loadout import Fate, Loadout
     from tooldeck._core.availability_types import Availability
+    from tooldeck._core.checkpoints import Checkpoint, CheckpointStore
+    from tooldeck._core.checkpoints import store_of as checkpoint_store
+    from tooldeck._core.checkpoints import undo_in as undo_checkpoints
+    from tooldeck._core.checkpoints.undo import UndoReport
 
     # Config: the whole file and the typed section each component is built with
     from tooldeck._core.config import (
         ApprovalsConfig,
         BrowserConfig,
+        CheckpointsConfig,
         Config,
         ExecutionConfig,
         ModelConfig,
@@ -161,6 +166,12 @@ _LAZY: dict[str, str] = {
     "describe_request": "tooldeck._core.execution.policy",
     "parse_answer": "tooldeck._core.execution.policy",
     "Workspace": "tooldeck._core.workspace",
+    "Checkpoint": "tooldeck._core.checkpoints",
+    "CheckpointStore": "tooldeck._core.checkpoints",
+    "CheckpointsConfig": "tooldeck._core.config",
+    "UndoReport": "tooldeck._core.checkpoints.undo",
+    "checkpoint_store": "tooldeck._core.checkpoints:store_of",
+    "undo_checkpoints": "tooldeck._core.checkpoints:undo_in",
     "ConfinedRoot": "tooldeck._core.fs",
     "scan_folder": "tooldeck._core.fs:scan",
     "Skill": "tooldeck._core.skills.catalog",
@@ -188,6 +199,9 @@ __all__ = [
     "Bounds",
     "BrowserConfig",
     "ChangeKind",
+    "Checkpoint",
+    "CheckpointStore",
+    "CheckpointsConfig",
     "Config",
     "ConfinedRoot",
     "ControlPlane",
@@ -226,11 +240,13 @@ __all__ = [
     "ToolRendering",
     "ToolResult",
     "ToolSource",
+    "UndoReport",
     "WebConfig",
     "WebSearchConfig",
     "Workspace",
     "active_skills",
     "catalog_hash",
+    "checkpoint_store",
     "close_mcp_servers",
     "config_schema_adapter",
     "deferred_catalog",
@@ -252,4 +268,5 @@ __all__ = [
     "token_table",
     "tool",
     "tool_costs",
+    "undo_checkpoints",
 ]

@@ -18,6 +18,8 @@
       ├── ModelError              -- a model provider call failed
       ├── SessionError            -- an unknown session id, or an unusable session database
       ├── StoreError              -- a grants file or audit log that cannot be used safely
+      ├── CheckpointError         -- a checkpoint store or id that cannot be used
+      │     └── CheckpointConflict    -- undo would overwrite later changes (names each file)
       ├── Refused                 -- a path a confined root does not allow (escape, symlink, loop)
       ├── SandboxUnavailable      -- no sandbox can run here and host shells are not allowed
       ├── ListenError             -- `tooldeck serve` cannot listen where it was asked to
@@ -226,6 +228,19 @@ class StoreError(TooldeckError):
     """A grants file or audit log that cannot be used safely; the message says why."""
 
 
+class CheckpointError(TooldeckError):
+    """A checkpoint store that cannot be used, or a checkpoint id that does not exist."""
+
+
+class CheckpointConflict(CheckpointError):
+    """Undo would overwrite changes made since the checkpoint (by the user or another program):
+    nothing was restored. `paths` names each such file; `--force` (`force=True`) restores anyway."""
+
+    def __init__(self, message: str, paths: list[str]) -> None:
+        super().__init__(message)
+        self.paths = paths
+
+
 class SessionError(TooldeckError):
     """A session id that does not exist (or matches several), or an unusable session database."""
 
@@ -295,6 +310,8 @@ __all__ = [
     "BatchRunError",
     "CallRejected",
     "CatalogError",
+    "CheckpointConflict",
+    "CheckpointError",
     "ConfigError",
     "DialectError",
     "ErrorEnvelope",

@@ -461,3 +461,31 @@ def test_a_dropped_search_index_is_rebuilt_not_silently_empty(
     proc = tooldeck(project, "sessions", "search", "kubernetes", "--json")
     assert proc.returncode == 0, proc.stderr
     assert any("kubernetes" in hit["snippet"] for hit in json.loads(proc.stdout))
+
+
+def test_sessions_show_lists_the_checkpoints_of_each_turn_and_undo_restores_them(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    (project / "tooldeck.yaml").write_text(CONFIG.replace("[math,", "[file, math,"))
+    (project / "notes.md").write_text("first draft\n")
+    scripted_server.add(
+        Turn(calls=[("write_file", {"path": "notes.md", "content": "rewritten by the model\n"})]),
+        Turn(text="rewrote it"),
+        Turn(calls=[("write_file", {"path": "extra/new.txt", "content": "new\n"})]),
+        Turn(text="added one"),
+    )
+    base = ["--model", "m", "--base-url", scripted_server.openai_url, "--json"]
+    first = tooldeck(project, "run", "rewrite the notes", *base)
+    assert first.returncode == 0, first.stderr
+    sid = json.loads(first.stdout)["session_id"]
+    second = tooldeck(project, "run", "add a file", "--resume", sid, *base)
+    assert second.returncode == 0, second.stderr
+    shown = json.loads(tooldeck(project, "sessions", "show", sid, "--json").stdout)
+    turns = [[(c["tool"], c["paths"]) for c in t["checkpoints"]] for t in shown["turns"]]
+    assert turns == [[("write_file", ["notes.md"])], [("write_file", ["extra", "extra/new.txt"])]]
+    text = tooldeck(project, "sessions", "show", sid).stdout
+    oldest = shown["turns"][0]["checkpoints"][0]["id"]
+    assert "checkpoint" in text and f"tooldeck undo {oldest}" in text
+    undone = tooldeck(project, "undo", str(oldest))
+    assert undone.returncode == 0, undone.stderr
+    assert (project / "notes.md").read_text() == "first draft\n" and not (project / "extra").exists()

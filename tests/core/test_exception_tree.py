@@ -21,6 +21,7 @@ INTERNAL: dict[str, str] = {
     "tooldeck.safety.walker.TooComplex": "safety.analyse: a verdict that asks for approval",
     "tooldeck.safety.parser.ParseFailure": "safety.walker: a command that cannot be analysed",
     "tooldeck.safety.rootless.LaunchFailed": "safety.sandbox: the sandbox reports why bwrap failed",
+    "tooldeck._core.checkpoints.state.TooLarge": "checkpoints.recording: a denied ToolError naming the limit",
     "tooldeck.cli.main.CliError": "cli.main: one line on stderr and an exit status",
     "tooldeck._core.sources.mcp.connection.TransportFailure": "sources.mcp pool / supervisor: reconnects",
     "tooldeck._core.sources.mcp.connection.McpRequestError": "sources.mcp pool / supervisor: a ToolError",

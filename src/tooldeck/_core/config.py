@@ -44,6 +44,12 @@ from tooldeck._core.config_sections import (
     BrowserConfig as BrowserConfig,
 )
 from tooldeck._core.config_sections import (
+    CheckpointKeepConfig as CheckpointKeepConfig,
+)
+from tooldeck._core.config_sections import (
+    CheckpointsConfig as CheckpointsConfig,
+)
+from tooldeck._core.config_sections import (
     ChecksConfig as ChecksConfig,
 )
 from tooldeck._core.config_sections import (
@@ -146,6 +152,8 @@ class Config(_Section):
     acp_agents: dict[str, AcpAgentConfig] = field(default_factory=dict)
     # Requirement checks.
     checks: ChecksConfig = field(default_factory=ChecksConfig)
+    # Checkpoints of what calls change in the workspace, for `tooldeck undo`.
+    checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
     # How tool calls run.
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     # Middleware around every tool call, outermost first (after any given to `Deck(middleware=)`):

@@ -358,6 +358,34 @@ class ChecksConfig(_Section):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class CheckpointKeepConfig(_Section):
+    """How many checkpoints a workspace keeps; the oldest go first when one bound is passed."""
+
+    __pydantic_config__ = _FORBID
+    # The most checkpoints kept per workspace.
+    count: Annotated[int, Ge(1)] = 500
+    # Checkpoints older than this many days are dropped.
+    max_age_days: Annotated[float, Gt(0), Le(36500)] = 30.0
+    # The most bytes of earlier file contents kept per workspace (1 GiB).
+    max_bytes: Annotated[int, Ge(1)] = 1 << 30
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class CheckpointsConfig(_Section):
+    """What a call changes in the workspace is recorded before it lands, so `tooldeck undo` can
+    restore it (kept under the tooldeck home, never in the workspace)."""
+
+    __pydantic_config__ = _FORBID
+    # false: no checkpoints are taken (and `tooldeck undo` has nothing to restore).
+    enabled: bool = True
+    # Pruning of old checkpoints.
+    keep: CheckpointKeepConfig = field(default_factory=CheckpointKeepConfig)
+    # A file larger than this (bytes) is too large to checkpoint: a call that would change it is
+    # refused with a message saying so, and changes nothing (64 MiB).
+    max_file_bytes: Annotated[int, Ge(1)] = 64 << 20
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ExecutionConfig(_Section):
     """How tool calls run."""
 

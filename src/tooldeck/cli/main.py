@@ -35,6 +35,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("tooldeck.cli.run_cmd", "one agent turn; prints the final answer"),
     "chat": ("tooldeck.cli.chat_cmd", "the agent, interactive"),
     "sessions": ("tooldeck.cli.sessions_cmd", "stored agent sessions: list, show, search"),
+    "checkpoints": ("tooldeck.cli.checkpoints_cmd", "what each call changed in the workspace, newest first"),
+    "undo": (
+        "tooldeck.cli.undo_cmd",
+        "put the workspace back as it was before the last call (or a checkpoint)",
+    ),
     "config": (
         "tooldeck.cli.config_cmd",
         "the effective configuration, its JSON Schema (--schema) or reference",

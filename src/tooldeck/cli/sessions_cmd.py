@@ -11,7 +11,8 @@ from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import add_config, add_json, console, fail, print_json
 
 if TYPE_CHECKING:
-    from tooldeck.agent.sessions import SessionStore
+    from tooldeck.agent.sessions import SessionStore, StoredSession
+    from tooldeck.core import Checkpoint, Config
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,16 +42,22 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _load(config: Path | None) -> Config:
+    from tooldeck.core import load_config
+    from tooldeck.errors import ConfigError
+
+    try:
+        return load_config(config)
+    except ConfigError as exc:
+        fail(f"config error: {exc}")
+
+
 def open_store(config: Path | None) -> SessionStore:
     from tooldeck._utils.home import tooldeck_home
     from tooldeck.agent.sessions import SessionStore
-    from tooldeck.core import load_config
-    from tooldeck.errors import ConfigError, SessionError
+    from tooldeck.errors import SessionError
 
-    try:
-        cfg = load_config(config)
-    except ConfigError as exc:
-        fail(f"config error: {exc}")
+    cfg = _load(config)
     db = cfg.resolve_path(cfg.agent.sessions_db) if cfg.agent.sessions_db else None
     path = db or tooldeck_home(cfg.home, base_dir=cfg.base_dir) / "state.db"
     try:
@@ -101,6 +108,7 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
             s = store.load(session_id)
         except SessionError as exc:
             fail(f"session error: {exc}")
+    turns = _turn_checkpoints(s, config)
     if as_json:
         print_json(
             {
@@ -115,20 +123,30 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
                 "messages": [m.to_dict() for m in s.messages],
                 "state": s.state,
                 "interrupt": s.interrupt,
+                "turns": [
+                    {"turn": n, "checkpoints": [c.to_json() for c in found]}
+                    for n, found in enumerate(turns, 1)
+                ],
             }
         )
         return
 
     con = console()
     con.print(f"[bold]session {s.id}[/] — {s.status}, model {s.model}, updated {_when(s.updated_at)} UTC")
+    by_call = {c.call_id: c for found in turns for c in found}
     for m in s.messages:
         if m.role == "tool":
             style = "red" if m.is_error else "dim"
             con.print(f"[{style}]tool {_shown(m.name or '')} ({m.tool_call_id}):[/] {_shown(m.content)}")
+            if (checkpoint := by_call.get(m.tool_call_id or "")) is not None:
+                con.print(f"  [yellow]checkpoint {_checkpoint_line(checkpoint)}[/]")
             continue
         con.print(f"[bold]{m.role}:[/] {_shown(m.content)}")
         for c in m.tool_calls:
             con.print(f"  [cyan]→ {_shown(c.name)}[/] {_shown(str(c.arguments))} ({c.id})")
+    if by_call:
+        oldest = min(by_call.values(), key=lambda c: c.id)
+        con.print(f"undo this session's changes to the workspace: tooldeck undo {oldest.id}")
     if s.interrupt:
         con.print(f"[yellow]waiting for an answer to:[/] {_shown(str(s.interrupt.get('question', '')))}")
     elif s.status == "cancelled":
@@ -170,3 +188,33 @@ def _shown(text: str) -> str:
 
     shown: str = escape(for_terminal(text))
     return shown
+
+
+def _turn_checkpoints(session: StoredSession, config: Path | None) -> list[list[Checkpoint]]:
+    """The checkpoints of each turn of `session` (a turn starts at a user message), oldest first."""
+    from tooldeck.core import checkpoint_store
+    from tooldeck.errors import CheckpointError
+
+    try:
+        stored = checkpoint_store(_load(config)).checkpoints(session_id=session.id)
+    except CheckpointError as exc:
+        fail(str(exc), 1)
+    by_call = {c.call_id: c for c in stored}
+    turns: list[list[Checkpoint]] = []
+    for m in session.messages:
+        if m.role == "user" or not turns:
+            turns.append([])
+        turns[-1] += [by_call[c.id] for c in m.tool_calls if c.id in by_call]
+    for turn in turns:
+        turn.sort(key=lambda c: c.id)
+    return turns
+
+
+def _checkpoint_line(checkpoint: Checkpoint) -> str:
+    counts = checkpoint.counts()
+    paths = [c.path for c in checkpoint.changes if c.verb != "unchanged"]
+    more = f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
+    return (
+        f"{checkpoint.id}: +{counts['created']} ~{counts['modified']} -{counts['deleted']} "
+        f"{_shown(', '.join(paths[:3]))}{more}"
+    )

@@ -189,6 +189,13 @@ class Executor:
         if any(is_untrusted(t) for t in self._index.tools.values()):
             steps.append(_Step(self._framing))  # a loadout without web or MCP tools needs no frame
         steps.append(self.truncate)
+        if config.checkpoints.enabled and not all(t.read_only for t in self._index.tools.values()):
+            from tooldeck._core.checkpoints import store_for
+            from tooldeck._core.execution.checkpointing import Checkpointing
+
+            store = store_for(home, self.workspace.root, config.checkpoints)
+            self.services.setdefault(type(store), store)
+            steps.append(Checkpointing(store, self.workspace))
         self._chain: CallNext = chain([*self.middleware, *steps], self._run)
         # What a running tool asks when it needs approval mid-call (an ACP agent's requests);
         # a caller that cannot be asked mid-call offers its own (e.g. the base class: always no).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import itertools
 import threading
 from collections.abc import Mapping, Sequence
@@ -52,6 +53,9 @@ class ToolCaller:
         self.parent_id = parent_id
         self.cancel = cancel
         self._ids = itertools.count(1)
+        # The parent call's context (made from its handler): its nested calls run in it, so they
+        # join its checkpoint and its trace span.
+        self._context = contextvars.copy_context()
 
     @property
     def exposed(self) -> tuple[Tool, ...]:
@@ -61,7 +65,8 @@ class ToolCaller:
     def call(self, name: str, arguments: Mapping[str, Any] | str | None) -> ToolResult:
         """Run one call and wait for its result; raises CancelledError if the parent is cancelled."""
         call = ToolCall(f"{self.parent_id}.{next(self._ids)}", name, arguments)
-        future = asyncio.run_coroutine_threadsafe(self.executor.execute([call], state=self.state), self.loop)
+        coro = self.executor.execute([call], state=self.state)
+        future = self._context.copy().run(asyncio.run_coroutine_threadsafe, coro, self.loop)
         while True:
             try:
                 [result] = future.result(timeout=0.05)

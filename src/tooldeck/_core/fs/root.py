@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tooldeck._core.fs import kernel
+from tooldeck._core.fs.observe import before_change
 from tooldeck._core.fs.walker import Refused, Walker
 from tooldeck._utils.pathnames import relative_to
 
@@ -296,6 +297,56 @@ class ConfinedRoot:
         finally:
             source.close()
 
+    # -- restoring (undo) ------------------------------------------------------------------
+
+    def write_symlink(self, parts: Sequence[str], target: str) -> None:
+        """Replace (or create) the entry `parts` with a symlink to `target`, in one rename."""
+        with self.parent_entry(parts) as (folder, name):
+            before_change(folder, name)
+            temp = f".{name[:80]}.{os.urandom(6).hex()}.tmp"
+            os.symlink(target, temp, dir_fd=folder)
+            try:
+                os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            finally:
+                with suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+
+    def remove_entry(self, parts: Sequence[str]) -> None:
+        """Remove the file, symlink or empty folder `parts` names itself (a symlink is not followed)."""
+        with self.parent_entry(parts) as (folder, name):
+            before_change(folder, name)
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+            if stat.S_ISDIR(st.st_mode):
+                os.rmdir(name, dir_fd=folder)
+            else:
+                os.unlink(name, dir_fd=folder)
+
+    def make_folder(self, parts: Sequence[str], mode: int) -> None:
+        """Make the folder `parts` (its parents too) with exactly `mode`, or set an existing one's."""
+        with self.parent_entry(parts) as (folder, name):
+            before_change(folder, name)
+            with suppress(FileExistsError):
+                os.mkdir(name, 0o700, dir_fd=folder)
+            fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            try:
+                os.fchmod(fd, mode)
+            finally:
+                os.close(fd)
+
+    @contextmanager
+    def parent_entry(self, parts: Sequence[str], *, create: bool = True) -> Iterator[tuple[int, str]]:
+        """The folder holding the last component of `parts` (made as needed with `create`) and
+        that name, the last component itself not followed (a symlink there is the entry)."""
+        if not parts or parts[-1] in ("", ".", ".."):
+            raise IsADirectoryError(errno.EISDIR, "the workspace root itself", "/".join(parts) or ".")
+        walker = Walker(self)
+        try:
+            walker.walk(parts[:-1], keep_last=False, create=create)
+            self._check_entry(walker.top, parts[-1], parts)
+            yield walker.top, parts[-1]
+        finally:
+            walker.close()
+
 
 def scan(folder_fd: int) -> list[Entry]:
     """The entries of an open folder, sorted by name (symlinks reported as links, not followed)."""
@@ -321,8 +372,11 @@ def _fd_path(fd: int) -> str:
 
 
 def _guarded(guard: Guard | None, folder: int, name: str) -> None:
+    """Just before `name` in `folder` changes: the caller's guard, then the observer of the
+    moment (`observe.py`), which records what is there."""
     if guard is not None:
         guard(os.path.join(_fd_path(folder), name))
+    before_change(folder, name)
 
 
 def _is_link(folder: int, name: str) -> bool:

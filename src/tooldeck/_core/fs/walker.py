@@ -21,6 +21,7 @@ import stat
 from collections.abc import Sequence
 from typing import Protocol
 
+from tooldeck._core.fs.observe import before_change
 from tooldeck.errors import RefusalKind as RefusalKind
 from tooldeck.errors import Refused as Refused
 
@@ -87,6 +88,7 @@ class Walker:
                     errno.EAGAIN, "the folder kept changing while it was being made", self.here(name)
                 )
             with contextlib.suppress(FileExistsError):
+                before_change(self.top, name)
                 os.mkdir(name, mode, dir_fd=self.top)
             pending.append(name)  # enter what is there now (it may have been swapped meanwhile)
         return None

@@ -1,0 +1,96 @@
+"""Taking a call's checkpoint: what each path it changes held just before the change.
+
+A `Recording` is the observer of the file layer (`fs/observe.py`) for one call's handler and
+everything it starts (threads, tasks, the nested calls of `execute_code`); the chain link that
+sets it up is `execution/checkpointing.py`. Before a file is written, moved or deleted, or a folder made, the entry is read through the same
+folder descriptor the change will use, its bytes kept in the store, and a row written. A call
+that changes nothing costs no I/O. When the call ends, what it left at each path is recorded
+too, so a later undo can tell whether someone changed the file since.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from contextvars import ContextVar
+
+from tooldeck._core.checkpoints.state import ABSENT, PathState, TooLarge, read_state
+from tooldeck._core.checkpoints.store import CheckpointStore
+from tooldeck._core.fs import ConfinedRoot, Refused
+from tooldeck._core.workspace import Workspace
+from tooldeck.errors import CheckpointError, ToolError
+
+log = logging.getLogger("tooldeck.checkpoints")
+# The recording of the call running now (nested calls join their parent's).
+CURRENT: ContextVar[Recording | None] = ContextVar("tooldeck.checkpoints.current", default=None)
+
+
+class Recording:
+    """The checkpoint of one call, taken as its changes happen."""
+
+    def __init__(
+        self, store: CheckpointStore, workspace: Workspace, *, tool: str, call_id: str, session_id: str | None
+    ) -> None:
+        self.store = store
+        self.workspace = workspace
+        self.tool, self.call_id, self.session_id = tool, call_id, session_id
+        self.id: int | None = None
+        self.noted: dict[str, PathState] = {}
+        self._lock = threading.Lock()
+
+    def observe(self, folder: int, name: str) -> None:
+        """The file layer's observer: keep what `name` in `folder` holds before it changes."""
+        where = os.readlink(f"/proc/self/fd/{folder}")
+        rel = self.workspace.fs.relative(os.path.join(where, name))
+        if not rel or rel in self.noted:
+            return  # outside the workspace (the spill store, another root) or already kept
+        plane = self.workspace.plane
+        if plane is not None and plane.hidden and self.workspace.hides_relative(rel):
+            return  # the tooldeck home inside the workspace: never recorded
+        with self._lock:
+            if rel in self.noted:
+                return
+            limit = self.store.settings.max_file_bytes
+            try:
+                before = read_state(folder, name, self.store.keep_bytes, max_bytes=limit)
+            except TooLarge as exc:
+                raise ToolError(
+                    f"denied: {rel!r} holds {exc.size} bytes, more than a checkpoint keeps "
+                    f"(checkpoints.max_file_bytes: {limit}), so this change could not be undone; "
+                    "nothing was changed there. Ask the user to make this change",
+                    type="denied",
+                ) from None
+            if self.id is None:
+                self.id = self.store.begin(self.tool, self.call_id, self.session_id)
+            self.store.add_before(self.id, rel, before)
+            self.noted[rel] = before
+
+    def finish(self) -> int | None:
+        """Record what the call left at each path it changed; the checkpoint's id (None: no change)."""
+        with self._lock:
+            if self.id is None:
+                return None
+            after: dict[str, PathState] = {}
+            for rel in self.noted:
+                try:
+                    after[rel] = state_at(self.workspace.fs, rel.split("/"))
+                except (Refused, OSError):
+                    # Leads outside now (a folder swapped for a symlink meanwhile) or unreadable:
+                    # what the call left is not known, so undoing it will need --force.
+                    continue
+            try:
+                self.store.finish(self.id, after)
+            except CheckpointError as exc:  # the call's result stands; its checkpoint is incomplete
+                log.warning("checkpoint %s of %s could not be finished: %s", self.id, self.call_id, exc)
+            return self.id
+
+
+def state_at(fs: ConfinedRoot, parts: Sequence[str]) -> PathState:
+    """What `parts` holds now (the last component not followed; missing folders: absent)."""
+    try:
+        with fs.parent_entry(parts, create=False) as (folder, name):
+            return read_state(folder, name)
+    except (FileNotFoundError, NotADirectoryError):
+        return ABSENT
