@@ -207,14 +207,16 @@ class ModelError(TooldeckError):
         return self.kind in RETRYABLE_MODEL_ERRORS
 
 
-RefusalKind = Literal["escape", "symlink", "loop"]
+RefusalKind = Literal["escape", "symlink", "loop", "unstable"]
 
 
 class Refused(TooldeckError):
     """A path a confined root does not allow (the file tools turn it into a WorkspaceError).
 
     `kind`: `escape` (a symlink, or `..`, leads outside the root), `symlink` (a symlink where the
-    root allows none), `loop` (too many symlinks). `where` is the path, relative to the root, of
+    root allows none), `loop` (too many symlinks), `unstable` (an entry on the way kept turning
+    from a symlink into something else and back while it was opened: another process is swapping
+    it). `where` is the path, relative to the root, of
     the symlink at fault ("" when a `..` of the path itself climbs out).
     """
 

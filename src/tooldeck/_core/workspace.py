@@ -251,6 +251,11 @@ class Workspace:
             )
         if exc.kind == "loop":
             return WorkspaceError(f"path {path!r} goes through too many symlinks{where} (a loop?)")
+        if exc.kind == "unstable":
+            return WorkspaceError(
+                f"path {path!r} kept changing while it was opened{where}: another program is swapping a "
+                "folder or symlink on the way; nothing was read or written there"
+            )
         return WorkspaceError(f"path {path!r} goes through a symlink{where}, which is not allowed here")
 
     # -- locking ---------------------------------------------------------------------------

@@ -183,7 +183,9 @@ class Walker:
             pending: list[str] = []
             self.follow(name, target, pending)
             name = self.walk(list(reversed(pending)), keep_last=True)
-        raise Refused("loop", self.last_link)
+        # Every turn found a symlink at `name` on opening and none when looking (or the reverse):
+        # another process is swapping it, faster than it can be opened.
+        raise Refused("unstable", self.here(name) if name is not None else self.last_link)
 
     def _still_not_a_link(self, name: str, exc: OSError) -> bool:
         """After ELOOP/ENOTDIR on `name` that is not a symlink now: is that the real answer?
