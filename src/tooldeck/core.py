@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from tooldeck._core.checkpoints import Checkpoint, CheckpointStore
     from tooldeck._core.checkpoints import store_of as checkpoint_store
     from tooldeck._core.checkpoints import undo_in as undo_checkpoints
+    from tooldeck._core.checkpoints.recording import Recording
+    from tooldeck._core.checkpoints.recording import current as current_checkpoint
     from tooldeck._core.checkpoints.undo import UndoReport
 
     # Config: the whole file and the typed section each component is built with
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
         BrowserConfig,
         CheckpointsConfig,
         Config,
+        EffectsConfig,
         ExecutionConfig,
         ModelConfig,
         SandboxConfig,
@@ -169,6 +172,9 @@ _LAZY: dict[str, str] = {
     "Checkpoint": "tooldeck._core.checkpoints",
     "CheckpointStore": "tooldeck._core.checkpoints",
     "CheckpointsConfig": "tooldeck._core.config",
+    "EffectsConfig": "tooldeck._core.config",
+    "Recording": "tooldeck._core.checkpoints.recording",
+    "current_checkpoint": "tooldeck._core.checkpoints.recording:current",
     "UndoReport": "tooldeck._core.checkpoints.undo",
     "checkpoint_store": "tooldeck._core.checkpoints:store_of",
     "undo_checkpoints": "tooldeck._core.checkpoints:undo_in",
@@ -207,6 +213,7 @@ __all__ = [
     "ControlPlane",
     "DescriptionContext",
     "Diagnostic",
+    "EffectsConfig",
     "ErrorEnvelope",
     "ExecutionConfig",
     "Fate",
@@ -217,6 +224,7 @@ __all__ = [
     "Policy",
     "PromotedView",
     "Promotions",
+    "Recording",
     "Resource",
     "RunState",
     "RunStateUpdate",
@@ -249,6 +257,7 @@ __all__ = [
     "checkpoint_store",
     "close_mcp_servers",
     "config_schema_adapter",
+    "current_checkpoint",
     "deferred_catalog",
     "deferred_listing",
     "describe_request",

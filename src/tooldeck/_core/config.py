@@ -56,6 +56,9 @@ from tooldeck._core.config_sections import (
     DialectsConfig as DialectsConfig,
 )
 from tooldeck._core.config_sections import (
+    EffectsConfig as EffectsConfig,
+)
+from tooldeck._core.config_sections import (
     ExecutionConfig as ExecutionConfig,
 )
 from tooldeck._core.config_sections import (
@@ -154,6 +157,8 @@ class Config(_Section):
     checks: ChecksConfig = field(default_factory=ChecksConfig)
     # Checkpoints of what calls change in the workspace, for `tooldeck undo`.
     checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
+    # Shell and code calls run against a copy-on-write view; effects beyond these bounds are held.
+    effects: EffectsConfig = field(default_factory=EffectsConfig)
     # How tool calls run.
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     # Middleware around every tool call, outermost first (after any given to `Deck(middleware=)`):

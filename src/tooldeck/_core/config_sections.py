@@ -386,6 +386,21 @@ class CheckpointsConfig(_Section):
 
 
 @dataclass(frozen=True, eq=False, repr=False)
+class EffectsConfig(_Section):
+    """What a shell or code call does is judged before it lands: it runs against a copy-on-write
+    view of the workspace, and effects beyond these bounds are held for approval (denied when
+    nobody can be asked), so nothing of them reaches the workspace unasked."""
+
+    __pydantic_config__ = _FORBID
+    # false: commands write the workspace directly (their changes are not checkpointed either).
+    enabled: bool = True
+    # A call may delete, empty or replace this many files that existed before it without asking.
+    max_deletions: Annotated[int, Ge(0)] = 20
+    # A call may create, change or delete this many paths in all without asking.
+    max_changed: Annotated[int, Ge(0)] = 1000
+
+
+@dataclass(frozen=True, eq=False, repr=False)
 class ExecutionConfig(_Section):
     """How tool calls run."""
 

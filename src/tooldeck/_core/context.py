@@ -16,10 +16,13 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck._core.run_state import RunState
 from tooldeck.errors import ToolError
+
+if TYPE_CHECKING:
+    import asyncio
 
 T = TypeVar("T")
 
@@ -35,6 +38,21 @@ class Approvals:
     async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
         """True when approved. `rule` names exactly what is approved (grants are bound to it)."""
         return False
+
+    def ask_sync(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+        """`ask` from a synchronous handler's thread: asked on the executor's event loop, this
+        thread waiting for the answer. No loop to ask on (called outside an executor): no."""
+        import asyncio
+
+        loop = context.loop
+        if loop is None:
+            return False
+        if asyncio._get_running_loop() is loop:
+            raise RuntimeError("ask_sync is for a handler's worker thread; on the event loop, await ask()")
+        answer = asyncio.run_coroutine_threadsafe(
+            self.ask(context, reason=reason, rule=rule, details=details), loop
+        )
+        return bool(answer.result())
 
 
 @dataclass(slots=True)
@@ -54,6 +72,8 @@ class ToolContext:
     # Objects offered by the layers running the call, keyed by their type (an application
     # offers its own through `Deck.session(services=...)`).
     services: Mapping[type, object] = field(default_factory=dict)
+    # The executor's event loop (a synchronous handler's thread asks approvals on it).
+    loop: asyncio.AbstractEventLoop | None = None
 
     def get(self, kind: type[T]) -> T | None:
         """The service of type `kind` offered to this call, or None."""

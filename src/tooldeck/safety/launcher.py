@@ -176,18 +176,69 @@ def _stage_one(path: str, target: str) -> None:
         os.close(fd)
 
 
+def overlay_workspace(workspace: str, upper: str, work: str, *, in_userns: bool) -> None:
+    """Cover `workspace` with a copy-on-write view of itself: reads see the workspace (or, as
+    root, its idmapped mount), every change lands in `upper` and nothing in the workspace. In
+    a user namespace the overlay keeps its marks in `user.` extended attributes."""
+    options = [
+        f"lowerdir={_escaped(workspace)}",
+        f"upperdir={_escaped(upper)}",
+        f"workdir={_escaped(work)}",
+        "metacopy=off",
+        "index=off",
+    ]
+    # No redirects: a renamed folder is copied, so the upper layer holds it whole. In a user
+    # namespace the kernel makes none already (userxattr allows only redirect_dir=nofollow).
+    options.append("userxattr" if in_userns else "redirect_dir=off")
+    _check(
+        _libc.mount(
+            b"overlay", os.fsencode(workspace), b"overlay", MS_NOSUID | MS_NODEV, ",".join(options).encode()
+        ),
+        f"a copy-on-write view (overlayfs) of the workspace {workspace}",
+    )
+
+
+def _escaped(path: str) -> str:
+    """A path as an overlayfs option value: its commas, colons and backslashes escaped."""
+    return path.replace("\\", "\\\\").replace(",", "\\,").replace(":", "\\:")
+
+
+def own_namespaces() -> None:
+    """A user namespace in which this (unprivileged) user keeps its own uid and gid, and a mount
+    namespace owned by it: enough to mount the overlay, which bwrap then binds."""
+    uid, gid = os.getuid(), os.getgid()
+    _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare(CLONE_NEWUSER | CLONE_NEWNS)")
+    with open("/proc/self/uid_map", "w") as fh:
+        fh.write(f"{uid} {uid} 1\n")
+    with open("/proc/self/setgroups", "w") as fh:
+        fh.write("deny\n")
+    with open("/proc/self/gid_map", "w") as fh:
+        fh.write(f"{gid} {gid} 1\n")
+    _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")
+
+
 def main(argv: list[str]) -> None:
     if "--" not in argv or len(argv) < 5:
-        raise _LaunchError("usage: launcher.py REPORT_FD UID WORKSPACE STAGE [N=PATH ...] -- BWRAP ARGS...")
+        raise _LaunchError(
+            "usage: launcher.py REPORT_FD UID|- WORKSPACE STAGE [N=PATH ...] [+upper=PATH +work=PATH] -- BWRAP ARGS..."
+        )
     split = argv.index("--")
     _, uid_text, workspace, stage, *specs = argv[:split]
     command = argv[split + 1 :]
-    uid = int(uid_text)
-    idmap_workspace(workspace, uid)
-    stage_sources(stage, specs)
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
+    layers = {k[1:]: v for k, _, v in (s.partition("=") for s in specs if s.startswith("+"))}
+    specs = [s for s in specs if not s.startswith("+")]
+    if uid_text == "-":  # not root: only the overlay, in namespaces of this user's own
+        own_namespaces()
+        overlay_workspace(workspace, layers["upper"], layers["work"], in_userns=True)
+    else:
+        uid = int(uid_text)
+        idmap_workspace(workspace, uid)
+        if layers:
+            overlay_workspace(workspace, layers["upper"], layers["work"], in_userns=False)
+        stage_sources(stage, specs)
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
     # Python ignores these two at start-up; the command must get them as usual (a process that
     # outgrows the file size limit is stopped by SIGXFSZ).
     for signum in (SIGPIPE, SIGXFSZ):

@@ -75,10 +75,26 @@ class Launch:
     report_fd: int
 
 
-def launch(bwrap_argv: Sequence[str], *, uid: int, workspace: str, report_fd: int) -> Launch:
-    """`bwrap_argv` (bwrap's own options, then `--` and the command) run through the launcher."""
-    argv, specs = _stage(list(bwrap_argv), uid)
-    prefix = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), str(report_fd), str(uid), workspace, STAGE]
+def launch(
+    bwrap_argv: Sequence[str],
+    *,
+    uid: int | None,
+    workspace: str,
+    report_fd: int,
+    layers: tuple[str, str] | None = None,
+) -> Launch:
+    """`bwrap_argv` (bwrap's own options, then `--` and the command) run through the launcher:
+    as the unprivileged `uid` (tooldeck runs as root), or, with `uid` None, as this user in a
+    user namespace of its own (only to mount the overlay). `layers`: the overlay's upper and
+    work folders, for a copy-on-write view of the workspace."""
+    if uid is None:
+        argv, specs = list(bwrap_argv), list[str]()
+    else:
+        argv, specs = _stage(list(bwrap_argv), uid)
+    if layers is not None:
+        specs += [f"+upper={layers[0]}", f"+work={layers[1]}"]
+    who = "-" if uid is None else str(uid)
+    prefix = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), str(report_fd), who, workspace, STAGE]
     return Launch([*prefix, *specs, "--", *argv], report_fd)
 
 
@@ -128,17 +144,18 @@ class LaunchFailed(Exception):
 def run(
     bwrap_argv: Sequence[str],
     *,
-    uid: int,
+    uid: int | None,
     workspace: str,
     pass_fds: Sequence[int],
     start: Callable[[list[str], tuple[int, ...]], RunResult],
+    layers: tuple[str, str] | None = None,
 ) -> RunResult:
-    """Run `bwrap_argv` through the launcher with `start(argv, pass_fds)`; raises `LaunchFailed`
-    with the reason when the launcher reported one."""
+    """Run `bwrap_argv` through the launcher with `start(argv, pass_fds)` (see `launch`); raises
+    `LaunchFailed` with the reason when the launcher reported one."""
     read_end, write_end = os.pipe()
     try:
         try:
-            started = launch(bwrap_argv, uid=uid, workspace=workspace, report_fd=write_end)
+            started = launch(bwrap_argv, uid=uid, workspace=workspace, report_fd=write_end, layers=layers)
             result = start(started.argv, (*pass_fds, write_end))
         finally:
             os.close(write_end)
@@ -154,6 +171,8 @@ def run(
             "tmpfs; Linux 5.12 or later; not overlayfs, the root filesystem of most containers: "
             "use a volume), or run tooldeck as an ordinary user"
         )
+    if uid is None:
+        raise LaunchFailed(f"could not start the sandbox: {problem}")
     raise LaunchFailed(
         f"tooldeck runs as root and runs no command as root, but could not start the sandbox as "
         f"uid {uid}: {problem}{hint}"

@@ -79,6 +79,10 @@ class SandboxSettings:
     protected: tuple[str, ...] = ()
     # The content of placeholders that must not be empty, by their path (`protected_mounts`).
     placeholder_texts: Mapping[str, str] = field(default_factory=dict)
+    # The upper and work folders of a copy-on-write view of the workspace (`effects_view.py`):
+    # with them, the command's changes land there and not in the workspace. None: it writes the
+    # workspace itself.
+    layers: tuple[Path, Path] | None = None
 
 
 class CommandRunner(Protocol):
@@ -206,20 +210,24 @@ class BwrapRunner(_Runner):
             with _seccomp_fd() as seccomp:
                 full = self.wrap(argv, seccomp_fd=seccomp)
                 fds = (*pass_fds, seccomp) if seccomp is not None else pass_fds
-                result = self._rootless(full, fds, start) if rootless.needed() else start(full, fds)
+                launched = rootless.needed() or self.settings.layers is not None
+                result = self._rootless(full, fds, start) if launched else start(full, fds)
         finally:
             protected_mounts.release(placeholders)
         return self._diagnosed(result)
 
     def _rootless(self, full: list[str], fds: tuple[int, ...], start: _Start) -> RunResult:
-        """Run the bwrap command line `full` as the unprivileged uid (tooldeck runs as root)."""
+        """Run the bwrap command line `full` through the launcher: as the unprivileged uid when
+        tooldeck runs as root, and over the copy-on-write view when the settings ask for one."""
+        layers = self.settings.layers
         try:
             return rootless.run(
                 full,
-                uid=self.settings.uid,
+                uid=self.settings.uid if rootless.needed() else None,
                 workspace=str(self.workspace),
                 pass_fds=fds,
                 start=lambda launcher, with_report: start(launcher, with_report, cwd="/"),
+                layers=(str(layers[0]), str(layers[1])) if layers is not None else None,
             )
         except rootless.LaunchFailed as exc:
             raise SandboxUnavailable(str(exc)) from None

@@ -22,13 +22,13 @@ from typing import Annotated
 
 from tooldeck.core import Bounds, DescriptionContext, Tool, ToolContext, ToolOutput, tool
 from tooldeck.errors import ToolError
+from tooldeck.tools.effects import run_in
 from tooldeck.tools.terminal import (
     DEFAULT_TIMEOUT_S,
     MAX_TIMEOUT_S,
     command_limit,
     confinement,
     report,
-    run_in,
     runner,
     sandbox_settings,
 )

@@ -17,8 +17,6 @@ hides this tool from the model.
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -117,24 +115,7 @@ def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRun
         raise ToolError(str(exc), type="unavailable") from None
 
 
-def run_in(
-    chosen: CommandRunner,
-    argv: Sequence[str],
-    *,
-    timeout_s: float,
-    cancel: threading.Event | None,
-    pass_fds: Sequence[int] = (),
-) -> RunResult:
-    """Run `argv` with the chosen runner; a sandbox that cannot start is the tool's error."""
-    from tooldeck.safety.sandbox import SandboxUnavailable
-
-    try:
-        return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
-    except SandboxUnavailable as exc:
-        raise ToolError(str(exc), type="unavailable") from None
-
-
-def report(result: RunResult, limit: CommandLimit, what: str = "command") -> ToolOutput:
+def report(result: RunResult, limit: CommandLimit, what: str = "command", *, landed: str = "") -> ToolOutput:
     """The output, then a status line the model can rely on; its exit code in `meta`.
 
     A command killed at its time limit is no result: it raises a `timeout` error that names the
@@ -144,6 +125,8 @@ def report(result: RunResult, limit: CommandLimit, what: str = "command") -> Too
     body = result.output if result.output.strip() else "(no output)\n"
     if not body.endswith("\n"):
         body += "\n"
+    if landed:  # what of the command's effects reached the workspace (see tools/effects.py)
+        body += landed + "\n"
     if result.limit is not None:
         ended = "it was killed at its time limit" if result.timed_out else f"exit code {result.exit_code}"
         raise ToolError(f"{result.limit}; {ended}", output=body)
@@ -212,8 +195,17 @@ def terminal(
     settings = sandbox_settings(context, limit.run_s)
     chosen = runner(context, settings)
     cancel = context.cancelled if context is not None else None
-    result = run_in(chosen, [settings.shell, "-c", command], timeout_s=limit.run_s, cancel=cancel)
-    return report(result, limit)
+    from tooldeck.tools.effects import run_judged
+
+    judged = run_judged(
+        context,
+        chosen,
+        [settings.shell, "-c", command],
+        timeout_s=limit.run_s,
+        cancel=cancel,
+        subject=command,
+    )
+    return report(judged.result, limit, landed=judged.landed)
 
 
 terminal = terminal.with_options(description=_description)

@@ -13,12 +13,11 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
 from contextvars import ContextVar
 
-from tooldeck._core.checkpoints.state import ABSENT, PathState, TooLarge, read_state
+from tooldeck._core.checkpoints.state import PathState, TooLarge, read_state, state_at
 from tooldeck._core.checkpoints.store import CheckpointStore
-from tooldeck._core.fs import ConfinedRoot, Refused
+from tooldeck._core.fs import Refused
 from tooldeck._core.workspace import Workspace
 from tooldeck.errors import CheckpointError, ToolError
 
@@ -38,6 +37,8 @@ class Recording:
         self.tool, self.call_id, self.session_id = tool, call_id, session_id
         self.id: int | None = None
         self.noted: dict[str, PathState] = {}
+        # Paths approved to change although too large to keep: noted without their bytes.
+        self.unkept: set[str] = set()
         self._lock = threading.Lock()
 
     def observe(self, folder: int, name: str) -> None:
@@ -56,12 +57,15 @@ class Recording:
             try:
                 before = read_state(folder, name, self.store.keep_bytes, max_bytes=limit)
             except TooLarge as exc:
-                raise ToolError(
-                    f"denied: {rel!r} holds {exc.size} bytes, more than a checkpoint keeps "
-                    f"(checkpoints.max_file_bytes: {limit}), so this change could not be undone; "
-                    "nothing was changed there. Ask the user to make this change",
-                    type="denied",
-                ) from None
+                if rel in self.unkept:
+                    before = PathState("file", size=exc.size)  # its bytes are not kept: undo says so
+                else:
+                    raise ToolError(
+                        f"denied: {rel!r} holds {exc.size} bytes, more than a checkpoint keeps "
+                        f"(checkpoints.max_file_bytes: {limit}), so this change could not be undone; "
+                        "nothing was changed there. Ask the user to make this change",
+                        type="denied",
+                    ) from None
             if self.id is None:
                 self.id = self.store.begin(self.tool, self.call_id, self.session_id)
             self.store.add_before(self.id, rel, before)
@@ -86,11 +90,20 @@ class Recording:
                 log.warning("checkpoint %s of %s could not be finished: %s", self.id, self.call_id, exc)
             return self.id
 
+    def rollback(self) -> None:
+        """Put back every path this recording noted (a change that failed half way): the
+        workspace as it was before the call; the checkpoint is dropped."""
+        from tooldeck._core.checkpoints.undo import restore
 
-def state_at(fs: ConfinedRoot, parts: Sequence[str]) -> PathState:
-    """What `parts` holds now (the last component not followed; missing folders: absent)."""
-    try:
-        with fs.parent_entry(parts, create=False) as (folder, name):
-            return read_state(folder, name)
-    except (FileNotFoundError, NotADirectoryError):
-        return ABSENT
+        with self._lock:
+            if self.id is None:
+                return
+            restore(self.store, self.workspace, dict(self.noted))
+            self.store.remove([self.id])
+            self.id = None
+            self.noted.clear()
+
+
+def current() -> Recording | None:
+    """The recording of the call running here, if it is checkpointed."""
+    return CURRENT.get()

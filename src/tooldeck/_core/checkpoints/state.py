@@ -6,9 +6,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from tooldeck._core.fs import ConfinedRoot
 
 Kind = Literal["absent", "file", "symlink", "folder", "other"]
 
@@ -110,3 +113,12 @@ def _read_all(fd: int) -> bytes:
     while chunk := os.read(fd, 1 << 20):
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def state_at(fs: ConfinedRoot, parts: Sequence[str]) -> PathState:
+    """What `parts` holds now (the last component not followed; missing folders: absent)."""
+    try:
+        with fs.parent_entry(parts, create=False) as (folder, name):
+            return read_state(folder, name)
+    except (FileNotFoundError, NotADirectoryError):
+        return ABSENT

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tooldeck._core.checkpoints.recording import state_at
-from tooldeck._core.checkpoints.state import PathState
+from tooldeck._core.checkpoints.state import PathState, state_at
 from tooldeck._core.checkpoints.store import Checkpoint, CheckpointStore
 from tooldeck._core.fs import Refused
 from tooldeck._core.workspace import Workspace
@@ -29,7 +28,8 @@ class UndoReport:
     undone: list[int]
     restored: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    # Folders the calls made that now hold files they did not make: left in place.
+    # Folders the calls made that now hold files they did not make, and files too large to have
+    # been kept (with force): left as they are.
     kept: list[str] = field(default_factory=list)
     # Paths restored over later changes (only with force).
     overwritten: list[str] = field(default_factory=list)
@@ -79,7 +79,17 @@ def undo(
             "Nothing was restored; use --force (force=True) to restore anyway",
             [p for p, _, _ in conflicts],
         )
+    unkept = sorted(p for p, state in target.items() if state.kind == "file" and not state.digest)
+    if unkept and not force:
+        raise CheckpointError(
+            f"undo cannot restore {', '.join(unkept)}: too large to keep when it changed "
+            "(checkpoints.max_file_bytes; the change was approved so); nothing was restored. "
+            "Use --force (force=True) to restore everything else"
+        )
     report = UndoReport(undone=[c.id for c in undone], overwritten=[p for p, _, _ in conflicts])
+    report.kept += unkept
+    for path in unkept:
+        del target[path]
     try:
         _restore(store, workspace, target, report)
     except (Refused, OSError) as exc:
@@ -100,6 +110,13 @@ def _plan(undone: list[Checkpoint]) -> tuple[dict[str, PathState | None], dict[s
             expected.setdefault(change.path, change.after)
             target[change.path] = change.before  # the oldest wins
     return expected, target
+
+
+def restore(store: CheckpointStore, workspace: Workspace, target: dict[str, PathState]) -> UndoReport:
+    """Put each path of `target` back as it says, without checking what is there now."""
+    report = UndoReport(undone=[])
+    _restore(store, workspace, {p: s for p, s in target.items() if s.kind != "file" or s.digest}, report)
+    return report
 
 
 def _restore(

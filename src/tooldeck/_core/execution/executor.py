@@ -28,7 +28,14 @@ from types import CoroutineType
 from typing import Any
 
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config import ApprovalsConfig, ExecutionConfig, SandboxConfig, ToolSearchConfig
+from tooldeck._core.config import (
+    ApprovalsConfig,
+    CheckpointsConfig,
+    EffectsConfig,
+    ExecutionConfig,
+    SandboxConfig,
+    ToolSearchConfig,
+)
 from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.control_plane import ControlPlane
 from tooldeck._core.execution.calls import parse_arguments, validate
@@ -150,6 +157,8 @@ class Executor:
             # The config reaches tools one section at a time, never whole (see tooldeck._core.context).
             type(self.limits): self.limits,
             SandboxConfig: config.sandbox,
+            EffectsConfig: config.effects,
+            CheckpointsConfig: config.checkpoints,
             ApprovalsConfig: config.approvals,
             ToolSearchConfig: config.tool_search,
             # The loadout the call runs against (tool_search searches its deferred tools).
@@ -601,6 +610,7 @@ class Executor:
             state=batch.state,
             cancelled=cancelled,
             services=_CallServices(self, batch, vc.id, cancelled),
+            loop=batch.loop,
         )
 
     # -- results and events ----------------------------------------------------------------

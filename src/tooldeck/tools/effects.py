@@ -1,0 +1,240 @@
+"""A shell or code call's effects, judged before they land (issue #23 §2).
+
+The command runs in the sandbox against a copy-on-write view of the workspace (`safety/cow.py`:
+an overlay whose upper layer catches every change). When it ends, `safety/effects_view.py` reads
+what it did - files deleted, emptied, replaced, changed, created - before anything reaches the
+workspace. Effects beyond what was consented are **held**:
+
+  * deleting, emptying or replacing more files that existed before than `effects.max_deletions`;
+  * changing more paths than `effects.max_changed`;
+  * touching a protected path (the config, hooks, the tooldeck home: the control plane's set);
+  * changing a file too large to checkpoint (`checkpoints.max_file_bytes`).
+
+Held effects are put to the call's approver with the concrete list ("would delete 31 files
+under src/ ..."); without one, or when it says no, the call is a `denied` error naming them and
+nothing lands. Effects that may land are applied through the workspace's confined file access -
+so the call's checkpoint records each path before it changes - and all at once: if one change
+fails, those made before it are put back.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import stat
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tooldeck.core import Approvals as CallApprovals
+from tooldeck.core import (
+    CheckpointsConfig,
+    EffectsConfig,
+    ToolContext,
+    Workspace,
+    current_checkpoint,
+    service,
+)
+from tooldeck.errors import ToolError
+
+if TYPE_CHECKING:
+    from tooldeck.safety.capture import RunResult
+    from tooldeck.safety.effects_view import Effects
+    from tooldeck.safety.sandbox import CommandRunner
+
+_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Judged:
+    """A command's result, and what of its effects reached the workspace."""
+
+    result: RunResult
+    # One line for the model ("" when the command changed nothing or wrote the workspace itself).
+    landed: str
+
+
+def run_judged(
+    context: ToolContext | None,
+    chosen: CommandRunner,
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    subject: str,
+    pass_fds: Sequence[int] = (),
+) -> Judged:
+    """Run `argv` with `chosen` over a copy-on-write view when it is the sandbox (see the module
+    docstring); `subject` is what approval questions name (the command line)."""
+    from tooldeck.safety.cow import layers
+    from tooldeck.safety.effects_view import read_effects
+    from tooldeck.safety.sandbox import BwrapRunner
+
+    settings = service(context, EffectsConfig)
+    if not settings.enabled or not isinstance(chosen, BwrapRunner) or context is None or context.home is None:
+        return Judged(run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds), "")
+    from tooldeck.safety import protected_mounts
+
+    workspace = service(context, Workspace)
+    root = str(workspace.root)
+    uid = chosen.settings.uid if os.geteuid() == 0 else None
+    # The read-only placeholders of protected paths: bwrap makes their mount points in the view.
+    _, placeholders = protected_mounts.plan(
+        root, chosen.settings.protected, chosen.settings.placeholder_texts
+    )
+    mount_points = {os.path.relpath(p.path, root) for p in placeholders}
+    with layers(_scratch(context.home, workspace.root), workspace.root, uid) as (upper, work):
+        viewed = BwrapRunner(dataclasses.replace(chosen.settings, layers=(upper, work)), bwrap=chosen.bwrap)
+        result = run_in(viewed, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+        effects = read_effects(str(upper), root).without_mount_points(mount_points)
+        if not effects:
+            return Judged(result, "")
+        held = held_because(effects, settings, context, workspace)
+        if held and not _approved(context, effects, held, subject):
+            raise ToolError(
+                f"denied: the command ran in a copy-on-write view of the workspace, and its effects "
+                f"were held: it {effects.summary()} ({'; '.join(held)}). Nothing of it reached the "
+                "workspace. Ask the user, or do less at once",
+                type="denied",
+                output=result.output,
+            )
+        land(workspace, upper, effects, unkept=_too_large(effects, context))
+    recording = current_checkpoint()
+    undo = (
+        f"; undo: tooldeck undo {recording.id}" if recording is not None and recording.id is not None else ""
+    )
+    return Judged(result, f"[workspace changed: {effects.summary(done=True)}{undo}]")
+
+
+def run_in(
+    chosen: CommandRunner,
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    pass_fds: Sequence[int] = (),
+) -> RunResult:
+    """Run `argv` with the chosen runner; a sandbox that cannot start is the tool's error."""
+    from tooldeck.safety.sandbox import SandboxUnavailable
+
+    try:
+        return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+    except SandboxUnavailable as exc:
+        raise ToolError(str(exc), type="unavailable") from None
+
+
+def _scratch(home: Path, workspace: Path) -> Path:
+    """Where the layers go: under the home, unless the home lies inside the workspace (a layer
+    may not lie inside the tree it covers): then a private folder in the temporary folder,
+    which the sandbox never sees either (its /tmp is its own)."""
+    real = Path(os.path.realpath(home))
+    if real != workspace and workspace not in real.parents:
+        return real / "cow"
+    folder = Path(tempfile.gettempdir()) / f"tooldeck-cow-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    st = os.lstat(folder)
+    if st.st_uid != os.getuid() or not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o077:
+        raise ToolError(f"{folder} is not a private folder of this user; remove it", type="unavailable")
+    return folder
+
+
+def held_because(
+    effects: Effects, settings: EffectsConfig, context: ToolContext, workspace: Workspace
+) -> list[str]:
+    """Why these effects need approval (empty: they may land)."""
+    reasons = []
+    destroyed = effects.destroyed()
+    if len(destroyed) > settings.max_deletions:
+        reasons.append(
+            f"{len(destroyed)} files that existed before would be deleted, emptied or replaced; "
+            f"effects.max_deletions is {settings.max_deletions}"
+        )
+    if len(effects) > settings.max_changed:
+        reasons.append(f"{len(effects)} paths would change; effects.max_changed is {settings.max_changed}")
+    protected = [e.path for e in effects.entries if _protected_entry(workspace, e.path)]
+    if protected:
+        reasons.append(f"it touches protected paths: {', '.join(protected[:5])}")
+    large = sorted(_too_large(effects, context))
+    if large:
+        reasons.append(
+            f"{', '.join(large[:5])} would change but is too large to checkpoint (checkpoints.max_file_bytes), "
+            "so it could not be undone"
+        )
+    return reasons
+
+
+def _protected_entry(workspace: Workspace, path: str) -> bool:
+    """Whether the entry at `path` itself (a symlink there not followed) is protected."""
+    plane = workspace.plane
+    if plane is None:
+        return False
+    *folder, name = path.split("/")
+    return plane.protects(os.path.join(workspace.resolve(folder), name)) is not None
+
+
+def _too_large(effects: Effects, context: ToolContext) -> set[str]:
+    limit = service(context, CheckpointsConfig).max_file_bytes
+    return {
+        e.path for e in effects.entries if e.was == "file" and e.verb != "created" and e.size_before > limit
+    }
+
+
+def _approved(context: ToolContext, effects: Effects, held: list[str], subject: str) -> bool:
+    approvals = context.get(CallApprovals)
+    if approvals is None:
+        return False
+    summary = effects.summary()
+    rule = "effects:" + hashlib.sha256(f"{subject}\0{summary}".encode()).hexdigest()[:16]
+    reason = f"the command would {summary.removeprefix('would ')} ({'; '.join(held)})"
+    return approvals.ask_sync(
+        context, reason=reason, rule=rule, details={"command": subject, "effects": summary}
+    )
+
+
+def land(workspace: Workspace, upper: os.PathLike[str] | str, effects: Effects, *, unkept: set[str]) -> None:
+    """Apply `effects` from the layer `upper` to the workspace, all or none (see the module docstring)."""
+    recording = current_checkpoint()
+    if recording is not None:
+        recording.unkept |= unkept
+    fs = workspace.fs
+    top = os.open(upper, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        for effect in effects.entries:
+            parts = tuple(effect.path.split("/"))
+            if effect.now == "absent":
+                fs.remove_entry(parts)
+                continue
+            st = os.stat(effect.path, dir_fd=top, follow_symlinks=False)
+            if effect.was not in ("absent", effect.now) or effect.was == "symlink":
+                fs.remove_entry(parts)  # a folder (emptied by the effects before) or a link
+            if effect.now == "folder":
+                fs.make_folder(parts, stat.S_IMODE(st.st_mode))
+            elif effect.now == "file":
+                fs.write_atomic(parts, _read(top, effect.path), mode=stat.S_IMODE(st.st_mode))
+            elif effect.now == "symlink":
+                fs.write_symlink(parts, os.readlink(effect.path, dir_fd=top))
+    except BaseException as exc:
+        if recording is not None:
+            recording.rollback()
+        if isinstance(exc, OSError):
+            raise ToolError(
+                f"the command's effects could not be applied ({exc.strerror or exc}: {exc.filename or ''}); "
+                "what had been applied was put back, so the workspace is as it was before the call"
+            ) from None
+        raise
+    finally:
+        os.close(top)
+
+
+def _read(top: int, path: str) -> bytes:
+    fd = os.open(path, _READ, dir_fd=top)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)

@@ -1,0 +1,196 @@
+"""Shell commands run against a copy-on-write view of the workspace (real bubblewrap, real
+overlayfs): their effects are judged before they land, held ones leave the workspace byte for
+byte as it was, and what lands is checkpointed and undoable."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from support.trees import differences, snapshot
+from tooldeck import Deck
+from tooldeck._core.config_load import parse_config
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
+from tooldeck._core.execution.types import ToolResult
+
+
+def project(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "src" / "pkg").mkdir(parents=True)
+    for i in range(30):
+        (ws / "src" / "pkg" / f"m{i}.py").write_text(f"value = {i}\n")
+    (ws / "notes.md").write_text("alpha\n")
+    (ws / "run.sh").write_text("#!/bin/sh\n")
+    (ws / "run.sh").chmod(0o755)
+    (ws / "link").symlink_to("notes.md")
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"}
+    subprocess.run(["git", "init", "-q"], cwd=ws, env=env, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=ws, env=env, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start"],
+        cwd=ws,
+        env=env,
+        check=True,
+    )
+    return ws
+
+
+def make_deck(tmp_path: Path, **sections: Any) -> Deck:
+    data: dict[str, Any] = {
+        "sandbox": {"kind": "bwrap", "workspace": "ws"},
+        "home": "home",
+        "platform_toolsets": {"cli": ["terminal", "file"]},
+    }
+    data.update(sections)
+    return Deck(parse_config(data, base_dir=str(tmp_path)))
+
+
+def term(deck: Deck, command: str, approver: Any = None) -> ToolResult:
+    return deck.call_sync("terminal", {"command": command}, approver=approver)
+
+
+def test_a_held_call_leaves_the_workspace_byte_identical(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    before = snapshot(ws)
+    deck = make_deck(tmp_path)
+    for attack in (
+        "rm -rf $(ls -A)",
+        # Static analysis cannot settle this one; its effects can.
+        "python3 -c \"import os; getattr(os, 'sys' + 'tem')('rm -rf ./* ./.git')\"",
+    ):
+        result = term(deck, attack)
+        assert result.error is not None and result.error.type == "denied", result.content
+        assert "effects were held" in result.content and "would delete" in result.content
+        assert "effects.max_deletions" in result.content and "src/" in result.content
+        assert differences(before, snapshot(ws)) == []
+    assert deck.checkpoints() == []
+
+
+def test_approved_effects_land_at_once_and_undo_puts_them_back(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    before = snapshot(ws)
+    asked: list[ApprovalRequest] = []
+
+    def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(True, "once")
+
+    deck = make_deck(tmp_path)
+    result = term(deck, "rm -rf src && echo gone", approver=CallbackApprover(approve))
+    assert result.ok, result.content
+    assert [r.rule.startswith("effects:") for r in asked] == [True]
+    assert "would delete 30 files under src/" in asked[0].reason
+    assert not (ws / "src").exists()
+    assert "[workspace changed: deleted 30 files under src/; undo: tooldeck undo" in result.content
+    [checkpoint] = deck.checkpoints()
+    assert checkpoint.tool == "terminal" and checkpoint.counts()["deleted"] == 32  # 30 files, 2 folders
+    deck.undo()
+    assert differences(before, snapshot(ws)) == []
+
+
+def test_small_changes_land_without_asking_and_are_checkpointed(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    before = snapshot(ws)
+    deck = make_deck(tmp_path)
+    command = (
+        "echo beta >> notes.md; chmod 700 run.sh; ln -sfn run.sh link; mkdir -p new/dir; "
+        "printf 'x' > new/dir/f; rm src/pkg/m0.py; : > src/pkg/m1.py"
+    )
+    result = term(deck, command)
+    assert result.ok, result.content
+    assert (ws / "notes.md").read_text() == "alpha\nbeta\n"
+    assert (ws / "run.sh").stat().st_mode & 0o777 == 0o700
+    assert os.readlink(ws / "link") == "run.sh"
+    assert (ws / "new" / "dir" / "f").read_text() == "x"
+    assert not (ws / "src" / "pkg" / "m0.py").exists() and (ws / "src" / "pkg" / "m1.py").read_text() == ""
+    assert (
+        "deleted 1 file: src/pkg/m0.py" in result.content
+        and "emptied 1 file: src/pkg/m1.py" in result.content
+    )
+    deck.undo()
+    assert differences(before, snapshot(ws)) == []
+
+
+def test_the_bounds_are_config_keys(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    before = snapshot(ws)
+    strict = make_deck(tmp_path, effects={"max_deletions": 0, "max_changed": 1})
+    one = term(strict, "rm notes.md")
+    assert one.error is not None and "effects.max_deletions is 0" in one.content
+    two = term(strict, "touch a b")
+    assert two.error is not None and "effects.max_changed is 1" in two.content
+    assert differences(before, snapshot(ws)) == []
+    # Off: commands write the workspace directly, as before this existed (and nothing is kept).
+    direct = make_deck(tmp_path, effects={"enabled": False})
+    assert term(direct, "rm -rf src").ok
+    assert not (ws / "src").exists() and direct.checkpoints() == []
+
+
+def test_a_file_too_large_to_checkpoint_is_held_and_undo_says_it_cannot_restore_it(tmp_path: Path) -> None:
+    ws = project(tmp_path)
+    (ws / "big.bin").write_bytes(b"b" * 5000)
+    deck = make_deck(tmp_path, checkpoints={"max_file_bytes": 1000})
+    held = term(deck, "printf small > big.bin")
+    assert held.error is not None and "too large to checkpoint" in held.content
+    assert (ws / "big.bin").read_bytes() == b"b" * 5000
+    yes = CallbackApprover(lambda request: ApprovalAnswer(True, "once"))
+    assert term(deck, "printf small > big.bin", approver=yes).ok
+    assert (ws / "big.bin").read_bytes() == b"small"
+    from tooldeck.errors import CheckpointError
+
+    try:
+        deck.undo()
+    except CheckpointError as exc:
+        assert "big.bin" in str(exc) and "too large" in str(exc)
+    else:
+        raise AssertionError("undo restored a file whose bytes were never kept")
+
+
+def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_path: Path) -> None:
+    """As an ordinary user (here: root drops to nobody, with the system Python 3.11 and this
+    checkout's packages) the overlay is mounted in a user namespace owned by that user."""
+    import shutil
+    import sys
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="tooldeck-effects-user-"))
+    try:
+        ws = root / "ws"
+        (ws / "src").mkdir(parents=True)
+        for i in range(25):
+            (ws / "src" / f"f{i}").write_text(f"{i}\n")
+        (root / "tooldeck.yaml").write_text("sandbox: {kind: bwrap, workspace: ws}\nhome: home\n")
+        before = snapshot(ws)
+        src = Path(__file__).resolve().parents[2] / "src"
+        site = [p for p in sys.path if p.endswith("site-packages")]
+        env = {
+            "PATH": os.environ["PATH"],
+            "HOME": str(root),
+            "PYTHONPATH": os.pathsep.join([str(src), *site]),
+        }
+        argv = [sys.executable if os.geteuid() != 0 else "/usr/bin/python3", "-c"]
+        argv += ["from tooldeck.cli.main import main; main()"]
+        prefix: list[str] = []
+        if os.geteuid() == 0:
+            shutil.chown(root, 65534, 65534)
+            for path in root.rglob("*"):
+                os.chown(path, 65534, 65534, follow_symlinks=False)
+            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [*prefix, *argv, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120
+            )
+
+        held = run("call", "terminal", "--args", '{"command": "rm -rf src"}')
+        assert held.returncode == 1 and "effects were held" in held.stdout, held.stdout + held.stderr
+        assert differences(before, snapshot(ws)) == []
+        done = run("call", "terminal", "--args", '{"command": "rm src/f1; mkdir -p q; mv src q/"}', "--yes")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert sorted(os.listdir(ws)) == ["q"] and len(os.listdir(ws / "q" / "src")) == 24
+        assert run("undo").returncode == 0
+        assert differences(before, snapshot(ws)) == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
