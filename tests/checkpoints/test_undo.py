@@ -220,3 +220,24 @@ def test_concurrent_calls_of_one_batch_get_a_checkpoint_each(tmp_path: Path) -> 
     ]
     deck.undo(min(c.id for c in listed))
     assert differences(original, snapshot(ws)) == []
+
+
+def test_keep_bounds_the_bytes_and_the_age_of_the_store(tmp_path: Path) -> None:
+    import time
+
+    project(tmp_path)
+    by_bytes = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 3000}})
+    for i in range(4):
+        ok(by_bytes, "write_file", {"path": "notes.md", "content": str(i) * 1000})
+    # Each checkpoint keeps the 1,000 bytes notes.md held before; 3,000 bytes hold three at most
+    # (the first one kept the original six bytes, and was the first to go).
+    kept = by_bytes.checkpoints()
+    assert len(kept) < 4 and kept[0].changes[0].before.size == 1000
+    from tooldeck.core import checkpoint_store
+
+    assert checkpoint_store(by_bytes.config).stored_bytes() <= 3000
+    by_age = make_deck(tmp_path, checkpoints={"keep": {"max_age_days": 0.00001}})  # under a second
+    ok(by_age, "write_file", {"path": "notes.md", "content": "old\n"})
+    time.sleep(1.2)
+    ok(by_age, "write_file", {"path": "notes.md", "content": "new\n"})
+    assert [c.changes[0].before.size for c in by_age.checkpoints()] == [4]  # only the new one is left
