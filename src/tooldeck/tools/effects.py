@@ -88,7 +88,18 @@ def run_judged(
     mount_points = {os.path.relpath(p.path, root) for p in placeholders}
     with layers(_scratch(context.home, workspace.root), workspace.root, uid) as (upper, work):
         viewed = BwrapRunner(dataclasses.replace(chosen.settings, layers=(upper, work)), bwrap=chosen.bwrap)
-        result = run_in(viewed, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+        try:
+            result = run_in(viewed, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
+        except ToolError as exc:
+            if "copy-on-write view" not in str(exc):
+                raise
+            raise ToolError(
+                f"{exc} — the command did not run. Its effects are judged in such a view before they "
+                "land; where none can be mounted (the workspace's filesystem cannot be an overlay's "
+                "lower layer, or the kernel refuses it), `effects.enabled: false` lets commands write "
+                "the workspace directly, unjudged and without checkpoints",
+                type="unavailable",
+            ) from None
         effects = read_effects(str(upper), root).without_mount_points(mount_points)
         if not effects:
             return Judged(result, "")

@@ -170,9 +170,15 @@ def confinement(ctx: DescriptionContext) -> str:
 
 
 def _description(ctx: DescriptionContext) -> str:
+    held = (
+        " Its changes to the workspace are checked before they land: a command that would delete many "
+        "files or touch protected ones is stopped for the user's approval, and the rest can be undone."
+        if ctx.config is not None and ctx.config.effects.enabled
+        else ""
+    )
     return (
         "Run a shell command (bash) in the workspace root and return its output and exit code. "
-        f"{confinement(ctx)} Dangerous commands are refused or need the user's approval. "
+        f"{confinement(ctx)}{held} Dangerous commands are refused or need the user's approval. "
         "Background processes do not outlive the command."
     )
 
