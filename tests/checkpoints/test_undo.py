@@ -179,15 +179,32 @@ def test_the_store_is_private_under_the_home_and_pruned(tmp_path: Path) -> None:
     assert not result.ok
 
 
-def test_a_file_too_large_to_keep_is_refused_before_it_changes(tmp_path: Path) -> None:
+def test_a_file_too_large_to_keep_needs_approval_before_it_changes(tmp_path: Path) -> None:
+    from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
+
     ws = project(tmp_path)
     (ws / "big.txt").write_text("x" * 5000)
     deck = make_deck(tmp_path, checkpoints={"max_file_bytes": 1000})
-    result = deck.call_sync("write_file", {"path": "big.txt", "content": "small\n"})
+    result = deck.call_sync("write_file", {"path": "big.txt", "content": "small\n"})  # nobody to ask
     assert not result.ok and result.error is not None and result.error.type == "denied"
     assert "checkpoints.max_file_bytes" in result.content
     assert (ws / "big.txt").read_text() == "x" * 5000
-    ok(deck, "write_file", {"path": "notes.md", "content": "fine\n"})  # small files still change
+    asked: list[ApprovalRequest] = []
+
+    def answer(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(len(asked) > 1, "once")  # no, then yes
+
+    no = deck.call_sync("write_file", {"path": "big.txt", "content": "small\n"}, approver=CallbackApprover(answer))
+    assert no.error is not None and (ws / "big.txt").read_text() == "x" * 5000
+    yes = deck.call_sync("write_file", {"path": "big.txt", "content": "small\n"}, approver=CallbackApprover(answer))
+    assert yes.ok, yes.content
+    assert (ws / "big.txt").read_text() == "small\n"
+    assert [r.rule for r in asked] == ["checkpoint-too-large:big.txt"] * 2
+    assert "too large to checkpoint" in asked[0].reason
+    ok(deck, "write_file", {"path": "notes.md", "content": "fine\n"})  # small files change unasked
+    with pytest.raises(CheckpointError, match="big.txt"):
+        deck.undo(deck.checkpoints()[-1].id)  # its bytes were never kept
 
 
 def test_checkpoints_can_be_turned_off(tmp_path: Path) -> None:

@@ -380,8 +380,8 @@ class CheckpointsConfig(_Section):
     enabled: bool = True
     # Pruning of old checkpoints.
     keep: CheckpointKeepConfig = field(default_factory=CheckpointKeepConfig)
-    # A file larger than this (bytes) is too large to checkpoint: a call that would change it is
-    # refused with a message saying so, and changes nothing (64 MiB).
+    # A file larger than this (bytes) is too large to checkpoint: changing it needs approval, as a
+    # deletion does (denied, with nothing changed, when nobody can be asked) (64 MiB).
     max_file_bytes: Annotated[int, Ge(1)] = 64 << 20
 
 

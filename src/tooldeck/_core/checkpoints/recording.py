@@ -13,7 +13,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
+from typing import Any
 
 from tooldeck._core.checkpoints.state import PathState, TooLarge, read_state, state_at
 from tooldeck._core.checkpoints.store import CheckpointStore
@@ -22,6 +24,8 @@ from tooldeck._core.workspace import Workspace
 from tooldeck.errors import CheckpointError, ToolError
 
 log = logging.getLogger("tooldeck.checkpoints")
+# (reason, rule, details) -> approved?
+Ask = Callable[[str, str, Mapping[str, Any]], bool]
 # The recording of the call running now (nested calls join their parent's).
 CURRENT: ContextVar[Recording | None] = ContextVar("tooldeck.checkpoints.current", default=None)
 
@@ -39,6 +43,8 @@ class Recording:
         self.noted: dict[str, PathState] = {}
         # Paths approved to change although too large to keep: noted without their bytes.
         self.unkept: set[str] = set()
+        # Asks for consent to change a file too large to keep (None: nobody can be asked).
+        self.ask: Ask | None = None
         self._lock = threading.Lock()
 
     def observe(self, folder: int, name: str) -> None:
@@ -57,6 +63,8 @@ class Recording:
             try:
                 before = read_state(folder, name, self.store.keep_bytes, max_bytes=limit)
             except TooLarge as exc:
+                if rel not in self.unkept and self._consents(rel, exc.size, limit):
+                    self.unkept.add(rel)
                 if rel in self.unkept:
                     before = PathState("file", size=exc.size)  # its bytes are not kept: undo says so
                 else:
@@ -70,6 +78,15 @@ class Recording:
                 self.id = self.store.begin(self.tool, self.call_id, self.session_id)
             self.store.add_before(self.id, rel, before)
             self.noted[rel] = before
+
+    def _consents(self, rel: str, size: int, limit: int) -> bool:
+        if self.ask is None:
+            return False
+        reason = (
+            f"{self.tool} would change {rel!r} ({size} bytes), which is too large to checkpoint "
+            f"(checkpoints.max_file_bytes: {limit}): the change could not be undone"
+        )
+        return self.ask(reason, f"checkpoint-too-large:{rel}", {"path": rel, "bytes": size})
 
     def finish(self) -> int | None:
         """Record what the call left at each path it changed; the checkpoint's id (None: no change)."""

@@ -7,8 +7,13 @@ joins its parent's recording. When the call ends, what it left is recorded.
 
 from __future__ import annotations
 
-from tooldeck._core.checkpoints.recording import CURRENT, Recording
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+from tooldeck._core.checkpoints.recording import CURRENT, Ask, Recording
 from tooldeck._core.checkpoints.store import CheckpointStore
+from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.execution.middleware import CallNext, ToolCallRequest
 from tooldeck._core.execution.types import ToolResult
 from tooldeck._core.fs.observe import BEFORE_CHANGE
@@ -18,9 +23,13 @@ from tooldeck._core.workspace import Workspace
 class Checkpointing:
     """The chain link (see the module docstring)."""
 
-    def __init__(self, store: CheckpointStore, workspace: Workspace) -> None:
+    def __init__(
+        self, store: CheckpointStore, workspace: Workspace, approvals: Approvals | None = None
+    ) -> None:
         self.store = store
         self.workspace = workspace
+        # Who is asked when a change is too large to checkpoint (like a deletion, it needs consent).
+        self.approvals = approvals
 
     async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
         return await self.bind(call_next)(call)
@@ -34,6 +43,8 @@ class Checkpointing:
             recording = Recording(
                 store, workspace, tool=call.name, call_id=call.id, session_id=call.session_id
             )
+            if self.approvals is not None:
+                recording.ask = _asker(self.approvals, call, asyncio.get_running_loop())
             current, observer = CURRENT.set(recording), BEFORE_CHANGE.set(recording.observe)
             try:
                 return await call_next(call)
@@ -43,3 +54,16 @@ class Checkpointing:
                 recording.finish()
 
         return checkpointed
+
+
+def _asker(approvals: Approvals, call: ToolCallRequest, loop: asyncio.AbstractEventLoop) -> Ask:
+    """How the recording of `call` asks for consent from the handler's thread."""
+    context = ToolContext(call_id=call.id, tool_name=call.name, session_id=call.session_id, loop=loop)
+
+    def ask(reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+        try:
+            return approvals.ask_sync(context, reason=reason, rule=rule, details=details)
+        except RuntimeError:  # written from the event loop's own thread: nobody can be asked there
+            return False
+
+    return ask

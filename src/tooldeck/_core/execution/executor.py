@@ -193,19 +193,6 @@ class Executor:
         self._plans: dict[str, _Plan] = {}
         self._batches: set[Batch] = set()
         self.middleware = tuple(middleware)
-        self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
-        steps: list[Middleware] = [_Step(self._checking)]
-        if any(is_untrusted(t) for t in self._index.tools.values()):
-            steps.append(_Step(self._framing))  # a loadout without web or MCP tools needs no frame
-        steps.append(self.truncate)
-        if config.checkpoints.enabled and not all(t.read_only for t in self._index.tools.values()):
-            from tooldeck._core.checkpoints import store_for
-            from tooldeck._core.execution.checkpointing import Checkpointing
-
-            store = store_for(home, self.workspace.root, config.checkpoints)
-            self.services.setdefault(type(store), store)
-            steps.append(Checkpointing(store, self.workspace))
-        self._chain: CallNext = chain([*self.middleware, *steps], self._run)
         # What a running tool asks when it needs approval mid-call (an ACP agent's requests);
         # a caller that cannot be asked mid-call offers its own (e.g. the base class: always no).
         self.services.setdefault(
@@ -218,6 +205,20 @@ class Executor:
                 settle=partial(self.gate.settle, approval_lock=_lock_maker()),
             ),
         )
+        self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
+        steps: list[Middleware] = [_Step(self._checking)]
+        if any(is_untrusted(t) for t in self._index.tools.values()):
+            steps.append(_Step(self._framing))  # a loadout without web or MCP tools needs no frame
+        steps.append(self.truncate)
+        if config.checkpoints.enabled and not all(t.read_only for t in self._index.tools.values()):
+            from tooldeck._core.checkpoints import store_for
+            from tooldeck._core.execution.checkpointing import Checkpointing
+
+            store = store_for(home, self.workspace.root, config.checkpoints)
+            self.services.setdefault(type(store), store)
+            asks = self.services[Approvals]
+            steps.append(Checkpointing(store, self.workspace, asks if isinstance(asks, Approvals) else None))
+        self._chain: CallNext = chain([*self.middleware, *steps], self._run)
 
     @property
     def approver(self) -> Approver | None:
