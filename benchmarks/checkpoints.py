@@ -126,7 +126,9 @@ def format_table(r: dict[str, Any]) -> str:
     for tool, row in r["tools"].items():
         lines.append(f"{tool}: large minus small, everything on: {row['large_minus_small_on_ms']:.2f} ms")
     verdict = "met" if r["goal_met"] else "NOT met"
-    lines.append(f"goal: a one-file change within {r['goal_s']} s of the same call in a small workspace: {verdict}")
+    lines.append(
+        f"goal: a one-file change within {r['goal_s']} s of the same call in a small workspace: {verdict}"
+    )
     return "\n".join(lines)
 
 
@@ -134,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     """`python -m benchmarks checkpoints [--files N] [--rounds N] [--json]`."""
     import argparse
 
-    ap = argparse.ArgumentParser(prog="python -m benchmarks checkpoints", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        prog="python -m benchmarks checkpoints", description=__doc__.split("\n\n")[0]
+    )
     ap.add_argument("--files", type=int, default=20_000, help="files in the large workspace")
     ap.add_argument("--rounds", type=int, default=30, help="timed calls per figure")
     ap.add_argument("--json", action="store_true", help="machine-readable output")
