@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     # The loadout and its rendering for a provider
     from tooldeck._core.assembly.loadout import Fate, Loadout
     from tooldeck._core.availability_types import Availability
-    from tooldeck._core.checkpoints import Checkpoint, CheckpointStore
+    from tooldeck._core.checkpoints import Checkpoint, CheckpointStore, PathState
     from tooldeck._core.checkpoints import store_of as checkpoint_store
     from tooldeck._core.checkpoints import undo_in as undo_checkpoints
     from tooldeck._core.checkpoints.recording import Recording
@@ -171,6 +171,7 @@ _LAZY: dict[str, str] = {
     "Workspace": "tooldeck._core.workspace",
     "Checkpoint": "tooldeck._core.checkpoints",
     "CheckpointStore": "tooldeck._core.checkpoints",
+    "PathState": "tooldeck._core.checkpoints",
     "CheckpointsConfig": "tooldeck._core.config",
     "EffectsConfig": "tooldeck._core.config",
     "Recording": "tooldeck._core.checkpoints.recording",
@@ -221,6 +222,7 @@ __all__ = [
     "Loadout",
     "McpSource",
     "ModelConfig",
+    "PathState",
     "Policy",
     "PromotedView",
     "Promotions",

@@ -9,6 +9,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from support.trees import differences, snapshot
 from tooldeck import Deck
 from tooldeck._core.config_load import parse_config
@@ -194,3 +196,32 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
         assert differences(before, snapshot(ws)) == []
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_on_the_host_effects_beyond_consent_are_reverted_from_the_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No copy-on-write view on the host (here: bwrap cannot run, host shells are allowed): the
+    slower way looks before and after, and puts back what went beyond consent, so the workspace
+    ends byte-identical all the same."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text(
+        "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n"
+    )
+    (fake / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    ws = project(tmp_path)
+    before = snapshot(ws)
+    deck = make_deck(tmp_path, sandbox={"kind": "none", "allow_host_shell": True, "workspace": "ws"})
+    held = term(deck, "rm -rf src; chmod 600 run.sh; echo new > made.txt; ln -sfn run.sh link")
+    assert held.error is not None and held.error.type == "denied", held.content
+    assert "ran on the host" in held.content and "were reverted" in held.content
+    assert differences(before, snapshot(ws)) == []
+    assert deck.checkpoints() == []
+    small = term(deck, "echo beta >> notes.md; rm src/pkg/m3.py; touch src/pkg/m4.py; mkdir -p out")
+    assert small.ok, small.content
+    assert "changed 1 file: notes.md" in small.content and "deleted 1 file: src/pkg/m3.py" in small.content
+    assert "m4.py" not in small.content  # touched: the same bytes
+    deck.undo()
+    assert differences(before, snapshot(ws)) == []

@@ -32,7 +32,9 @@ from typing import TYPE_CHECKING
 from tooldeck.core import Approvals as CallApprovals
 from tooldeck.core import (
     CheckpointsConfig,
+    CheckpointStore,
     EffectsConfig,
+    PathState,
     ToolContext,
     Workspace,
     current_checkpoint,
@@ -44,7 +46,9 @@ if TYPE_CHECKING:
     from tooldeck.safety.capture import RunResult
     from tooldeck.safety.effects_view import Effects
     from tooldeck.safety.sandbox import CommandRunner
+    from tooldeck.safety.snapshot import Seen
 
+ABSENT = PathState("absent")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -74,8 +78,10 @@ def run_judged(
     from tooldeck.safety.sandbox import BwrapRunner
 
     settings = service(context, EffectsConfig)
-    if not settings.enabled or not isinstance(chosen, BwrapRunner) or context is None or context.home is None:
+    if not settings.enabled or context is None or context.home is None:
         return Judged(run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds), "")
+    if not isinstance(chosen, BwrapRunner):
+        return _on_the_host(context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=subject)
     from tooldeck.safety import protected_mounts
 
     workspace = service(context, Workspace)
@@ -135,6 +141,138 @@ def run_in(
         return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
     except SandboxUnavailable as exc:
         raise ToolError(str(exc), type="unavailable") from None
+
+
+def _on_the_host(
+    context: ToolContext,
+    chosen: CommandRunner,
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    subject: str,
+) -> Judged:
+    """The slower way, where no copy-on-write view is possible (a command on the host): the
+    workspace is looked at before and after (one walk each; the bytes of every file kept in the
+    checkpoint store, read again only when a file changed), the command runs on the workspace
+    itself, and effects beyond consent are reverted from what was kept, so none of them stays.
+    Without checkpoints there is nowhere to keep the bytes: the command runs unjudged."""
+    from tooldeck.safety.snapshot import scan
+
+    recording = current_checkpoint()
+    store = context.get(CheckpointStore)
+    if recording is None or store is None:
+        return Judged(run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel), "")
+    workspace = service(context, Workspace)
+    root = str(workspace.root)
+    limit = service(context, CheckpointsConfig).max_file_bytes
+    with store.pinning() as pinned:
+        before = scan(root, workspace.hides_relative)
+        kept = {rel: _kept_state(workspace, store, rel, seen, limit) for rel, seen in before.items()}
+        pinned.update(state.digest for state in kept.values() if state.digest)
+        result = run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel)
+        after = scan(root, workspace.hides_relative)
+        effects = _host_effects(workspace, before, after, kept)
+        if not effects:
+            return Judged(result, "")
+        for effect in effects.entries:
+            recording.note_state(effect.path, kept.get(effect.path, ABSENT))
+    held = held_because(effects, service(context, EffectsConfig), context, workspace)
+    if held and not _approved(context, effects, held, subject):
+        recording.rollback()
+        raise ToolError(
+            f"denied: the command ran on the host (no copy-on-write view is possible there) and its "
+            f"effects went beyond consent: it {effects.summary(done=True)} ({'; '.join(held)}). They were "
+            "reverted from the checkpoint taken before it ran; ask the user, or do less at once",
+            type="denied",
+            output=result.output,
+        )
+    undo = f"; undo: tooldeck undo {recording.id}" if recording.id is not None else ""
+    return Judged(result, f"[workspace changed: {effects.summary(done=True)}{undo}]")
+
+
+def _kept_state(workspace: Workspace, store: CheckpointStore, rel: str, seen: Seen, limit: int) -> PathState:
+    """What `rel` holds, its bytes kept (once per content; a file seen unchanged since is not read)."""
+    if seen.kind == "folder":
+        return PathState("folder", mode=seen.mode)
+    if seen.kind == "symlink":
+        return PathState("symlink", target=seen.target)
+    if seen.kind != "file":
+        return PathState("other", mode=seen.mode)
+    known = _DIGESTS.get((rel, seen.identity))
+    if known is not None and not store.holds(known):
+        known = None  # collected since (pruned with the checkpoints that held it)
+    if known is None:
+        if seen.size > limit:
+            return PathState("file", mode=seen.mode, size=seen.size)  # too large: not kept
+        try:
+            known = store.keep_bytes(_read_file(workspace, rel))
+        except OSError:
+            return PathState("other", mode=seen.mode)
+        _DIGESTS[(rel, seen.identity)] = known
+    return PathState("file", mode=seen.mode, size=seen.size, digest=known)
+
+
+# (path, identity) -> digest of a file already kept: a file whose identity is unchanged since is
+# not read again. Bounded: cleared when it grows past a size no workspace of files reaches twice.
+_DIGESTS: dict[tuple[str, tuple[int, int, int, int]], str] = {}
+
+
+def _host_effects(
+    workspace: Workspace, before: dict[str, Seen], after: dict[str, Seen], kept: dict[str, PathState]
+) -> Effects:
+    from tooldeck.safety.effects_view import Effect, Effects
+    from tooldeck.safety.snapshot import changed
+
+    if len(_DIGESTS) > 1_000_000:
+        _DIGESTS.clear()
+    entries = []
+    for rel in changed(before, after):
+        old, new = before.get(rel), after.get(rel)
+        was = old.kind if old is not None else "absent"
+        now = new.kind if new is not None else "absent"
+        size_before = old.size if old is not None else 0
+        size_after = new.size if new is not None else 0
+        if was == "absent":
+            verb = "created"
+        elif now == "absent":
+            verb = "deleted"
+        elif was != now:
+            verb = "replaced"
+        elif was == "folder":
+            if old is not None and new is not None and old.mode == new.mode:
+                continue  # only its entries changed, and they are listed themselves
+            verb = "modified"
+        elif was == "file" and new is not None and old is not None:
+            if new.mode == old.mode and new.size == old.size and _same_bytes(workspace, rel, kept.get(rel)):
+                continue  # touched or rewritten with the same bytes
+            verb = "emptied" if new.size == 0 and old.size > 0 else "modified"
+        else:
+            verb = "modified"
+        entries.append(Effect(rel, verb, was, now, size_before, size_after))  # type: ignore[arg-type]
+    return Effects(entries)
+
+
+def _same_bytes(workspace: Workspace, rel: str, before: PathState | None) -> bool:
+    if before is None or not before.digest:
+        return False
+    try:
+        return hashlib.sha256(_read_file(workspace, rel)).hexdigest() == before.digest
+    except OSError:
+        return False
+
+
+def _read_file(workspace: Workspace, rel: str) -> bytes:
+    fd = workspace.fs.open(tuple(rel.split("/")), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{rel} is no longer a regular file")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _scratch(home: Path, workspace: Path) -> Path:

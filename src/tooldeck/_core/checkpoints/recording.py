@@ -79,6 +79,17 @@ class Recording:
             self.store.add_before(self.id, rel, before)
             self.noted[rel] = before
 
+    def note_state(self, rel: str, before: PathState) -> None:
+        """Record what `rel` held before a change that was seen afterwards (a command on the host:
+        its bytes kept by the caller before the command ran)."""
+        with self._lock:
+            if rel in self.noted:
+                return
+            if self.id is None:
+                self.id = self.store.begin(self.tool, self.call_id, self.session_id)
+            self.store.add_before(self.id, rel, before)
+            self.noted[rel] = before
+
     def _consents(self, rel: str, size: int, limit: int) -> bool:
         if self.ask is None:
             return False

@@ -115,6 +115,8 @@ class CheckpointStore:
         self.blobs = self.folder / "blobs"
         self._db: sqlite3.Connection | None = None
         self._lock = threading.RLock()
+        # Digests `_collect` leaves alone (see `pinning`).
+        self.pinned: list[set[str]] = []
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -170,6 +172,10 @@ class CheckpointStore:
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO blobs(digest, size) VALUES (?, ?)", (digest, len(data)))
         return digest
+
+    def holds(self, digest: str) -> bool:
+        """Whether the bytes of `digest` are kept."""
+        return (self.blobs / digest[:2] / digest).exists()
 
     def _write_blob(self, path: Path, digest: str, data: bytes) -> None:
         try:
@@ -286,6 +292,8 @@ class CheckpointStore:
             if count > keep.count or (oldest is not None and oldest < cutoff):
                 rows = db.execute("SELECT id, time FROM checkpoints ORDER BY id DESC").fetchall()
                 self.remove([i for n, (i, t) in enumerate(rows) if n >= keep.count or t < cutoff])
+            if self.stored_bytes() > keep.max_bytes:
+                self._collect()  # bytes kept for host commands that changed nothing go first
             while self.stored_bytes() > keep.max_bytes:
                 (first,) = db.execute("SELECT MIN(id) FROM checkpoints").fetchone()
                 if first is None:
@@ -311,10 +319,28 @@ class CheckpointStore:
                     "(SELECT digest FROM changes WHERE digest IS NOT NULL)"
                 )
             ]
-            db.executemany("DELETE FROM blobs WHERE digest = ?", [(d,) for d in unused])
+        with self._lock:
+            pinned = set().union(*self.pinned)
         for digest in unused:
+            if digest in pinned:
+                continue  # kept for a change still to be recorded (a command on the host)
             with contextlib.suppress(OSError):
                 os.unlink(self.blobs / digest[:2] / digest)
+            with self._transaction() as db:
+                db.execute("DELETE FROM blobs WHERE digest = ?", (digest,))
+
+    @contextlib.contextmanager
+    def pinning(self) -> Iterator[set[str]]:
+        """A set to put digests in that are not collected until the block ends (bytes kept before
+        a command on the host runs, for the changes it may make)."""
+        held: set[str] = set()
+        with self._lock:
+            self.pinned.append(held)
+        try:
+            yield held
+        finally:
+            with self._lock:
+                self.pinned.remove(held)
 
 
 def _private_folder(path: Path) -> None:
