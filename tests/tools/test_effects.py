@@ -225,3 +225,46 @@ def test_on_the_host_effects_beyond_consent_are_reverted_from_the_checkpoint(
     assert "m4.py" not in small.content  # touched: the same bytes
     deck.undo()
     assert differences(before, snapshot(ws)) == []
+
+
+def test_a_program_that_deletes_the_project_is_reverted_and_its_tool_calls_still_see_its_work(
+    tmp_path: Path,
+) -> None:
+    """The issue's own attack through execute_code, with the default `approvals.mode: ask` and
+    nobody to ask: the project and its .git are back, byte for byte."""
+    ws = project(tmp_path)
+    before = snapshot(ws)
+    deck = make_deck(tmp_path, platform_toolsets={"cli": ["code_execution", "terminal", "file"]})
+    attack = (
+        "import os, shutil\n"
+        "f = getattr(shutil, 'rm' + 'tree')\n"
+        "for n in os.listdir('.'):\n"
+        "    try:\n"
+        "        f(n) if os.path.isdir(n) and not os.path.islink(n) else os.unlink(n)\n"
+        "    except OSError:\n"
+        "        pass  # the read-only protected paths\n"
+        "print('left:', sorted(os.listdir('.')))\n"
+    )
+    result = deck.call_sync("execute_code", {"code": attack})
+    assert result.error is not None and result.error.type == "denied", result.content
+    assert "were reverted" in result.content and "src" not in (result.error.output or "src")
+    assert differences(before, snapshot(ws)) == []
+    # A program's own changes and its tool calls' see each other, and land as one checkpoint.
+    code = (
+        "from tooldeck_tools import read_file, write_file\n"
+        "open('made.txt', 'w').write('by the program\\n')\n"
+        "print(read_file(path='made.txt'))\n"
+        "write_file(path='notes.md', content='by a tool call\\n')\n"
+        "print(open('notes.md').read())\n"
+    )
+    done = deck.call_sync("execute_code", {"code": code})
+    assert done.ok, done.content
+    assert "by the program" in done.content and "by a tool call" in done.content
+    assert "[workspace changed:" in done.content
+    [checkpoint] = deck.checkpoints()
+    assert checkpoint.tool == "execute_code" and {c.path for c in checkpoint.changes} == {
+        "made.txt",
+        "notes.md",
+    }
+    deck.undo()
+    assert differences(before, snapshot(ws)) == []

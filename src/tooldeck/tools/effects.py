@@ -70,9 +70,12 @@ def run_judged(
     cancel: threading.Event | None,
     subject: str,
     pass_fds: Sequence[int] = (),
+    view: bool = True,
 ) -> Judged:
     """Run `argv` with `chosen` over a copy-on-write view when it is the sandbox (see the module
-    docstring); `subject` is what approval questions name (the command line)."""
+    docstring); `subject` is what approval questions name (the command line). `view=False`: the
+    slower way even in the sandbox (`execute_code`, whose nested tool calls act on the workspace
+    itself and must see what the program did)."""
     from tooldeck.safety.cow import layers
     from tooldeck.safety.effects_view import read_effects
     from tooldeck.safety.sandbox import BwrapRunner
@@ -80,8 +83,10 @@ def run_judged(
     settings = service(context, EffectsConfig)
     if not settings.enabled or context is None or context.home is None:
         return Judged(run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds), "")
-    if not isinstance(chosen, BwrapRunner):
-        return _on_the_host(context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=subject)
+    if not view or not isinstance(chosen, BwrapRunner):
+        return _before_and_after(
+            context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=subject, pass_fds=pass_fds
+        )
     from tooldeck.safety import protected_mounts
 
     workspace = service(context, Workspace)
@@ -143,7 +148,7 @@ def run_in(
         raise ToolError(str(exc), type="unavailable") from None
 
 
-def _on_the_host(
+def _before_and_after(
     context: ToolContext,
     chosen: CommandRunner,
     argv: Sequence[str],
@@ -151,8 +156,10 @@ def _on_the_host(
     timeout_s: float,
     cancel: threading.Event | None,
     subject: str,
+    pass_fds: Sequence[int],
 ) -> Judged:
-    """The slower way, where no copy-on-write view is possible (a command on the host): the
+    """The slower way, where no copy-on-write view is possible (a command on the host, a program
+    whose tool calls change the workspace itself): the
     workspace is looked at before and after (one walk each; the bytes of every file kept in the
     checkpoint store, read again only when a file changed), the command runs on the workspace
     itself, and effects beyond consent are reverted from what was kept, so none of them stays.
@@ -162,7 +169,7 @@ def _on_the_host(
     recording = current_checkpoint()
     store = context.get(CheckpointStore)
     if recording is None or store is None:
-        return Judged(run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel), "")
+        return Judged(run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds), "")
     workspace = service(context, Workspace)
     root = str(workspace.root)
     limit = service(context, CheckpointsConfig).max_file_bytes
@@ -170,7 +177,7 @@ def _on_the_host(
         before = scan(root, workspace.hides_relative)
         kept = {rel: _kept_state(workspace, store, rel, seen, limit) for rel, seen in before.items()}
         pinned.update(state.digest for state in kept.values() if state.digest)
-        result = run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel)
+        result = run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
         after = scan(root, workspace.hides_relative)
         effects = _host_effects(workspace, before, after, kept)
         if not effects:
@@ -180,9 +187,13 @@ def _on_the_host(
     held = held_because(effects, service(context, EffectsConfig), context, workspace)
     if held and not _approved(context, effects, held, subject):
         recording.rollback()
+        where = (
+            "on the workspace itself, so its tool calls see its changes"
+            if chosen.sandboxed
+            else "on the host"
+        )
         raise ToolError(
-            f"denied: the command ran on the host (no copy-on-write view is possible there) and its "
-            f"effects went beyond consent: it {effects.summary(done=True)} ({'; '.join(held)}). They were "
+            f"denied: it ran {where} (no copy-on-write view) and its effects went beyond consent: it {effects.summary(done=True)} ({'; '.join(held)}). They were "
             "reverted from the checkpoint taken before it ran; ask the user, or do less at once",
             type="denied",
             output=result.output,

@@ -22,7 +22,7 @@ from typing import Annotated
 
 from tooldeck.core import Bounds, DescriptionContext, Tool, ToolContext, ToolOutput, tool
 from tooldeck.errors import ToolError
-from tooldeck.tools.effects import run_in
+from tooldeck.tools.effects import run_judged
 from tooldeck.tools.terminal import (
     DEFAULT_TIMEOUT_S,
     MAX_TIMEOUT_S,
@@ -125,13 +125,17 @@ def execute_code(
             server.start()
         argv = [str(python), "-B", str(folder / "main.py")]
         fds = server.child_fds if server is not None else ()
-        result = run_in(chosen, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=fds)
+        # Judged by a look before and after, not in a copy-on-write view: the program's tool calls
+        # act on the workspace itself and must see what the program did (tools/effects.py).
+        judged = run_judged(
+            context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=code, pass_fds=fds, view=False
+        )
     finally:
         if server is not None:
             server.child_started()  # the child has ended: its requests end too
             server.close()
         shutil.rmtree(folder, ignore_errors=True)
-    return report(result, limit, "program")
+    return report(judged.result, limit, "program", landed=judged.landed)
 
 
 execute_code = execute_code.with_options(description=_description, calls_tools=True)
