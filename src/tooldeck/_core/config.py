@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
@@ -106,9 +106,12 @@ from tooldeck._core.config_sections import (
 from tooldeck._core.config_sections import (
     _Section as _Section,
 )
+from tooldeck._core.config_sections import (
+    section as section,
+)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class Config(_Section):
     """The whole of `tooldeck.yaml`. Building one validates it (a `ConfigError` names the key)."""
 

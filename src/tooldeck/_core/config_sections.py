@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, cast, dataclass_transform
 
 if TYPE_CHECKING:
     # Bounds in the annotations below stay strings until pydantic reads them: the validator puts
@@ -17,13 +17,51 @@ if TYPE_CHECKING:
 
 
 class _Section:
-    """Equality, hashing and repr of the config sections, written once here instead of compiled
-    by @dataclass for each of the twenty section classes (which cost ~5 ms at every start of
-    the command line). Same meaning as the generated ones: fields compared in order, a field
-    with `repr=False` (secrets) left out of the repr."""
+    """Construction, immutability, equality, hashing and repr of the config sections, written
+    once here instead of compiled by @dataclass for each of the two dozen section classes (which
+    cost ~20 ms at every start of the command line). Same meaning as the generated ones: fields
+    by position or keyword in order, defaults and default factories, `__post_init__` after;
+    assigning or deleting a field raises FrozenInstanceError; fields compared in order; a field
+    with `repr=False` (secrets) left out of the repr. pydantic builds sections without calling
+    `__init__`, so validation never goes through it."""
 
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        cls = type(self)
+        specs = _init_specs(cls)
+        if len(args) > len(specs):
+            raise TypeError(
+                f"{cls.__qualname__}() takes {len(specs)} positional arguments but {len(args)} were given"
+            )
+        given = dict(zip((name for name, _, _ in specs), args, strict=False))
+        for key, value in kwargs.items():
+            if key in given:
+                raise TypeError(f"{cls.__qualname__}() got multiple values for argument {key!r}")
+            given[key] = value
+        unknown = given.keys() - {name for name, _, _ in specs}
+        if unknown:
+            raise TypeError(f"{cls.__qualname__}() got an unexpected keyword argument {sorted(unknown)[0]!r}")
+        for name, default, factory in specs:
+            if name in given:
+                value = given[name]
+            elif factory is not dataclasses.MISSING:
+                value = factory()
+            elif default is not dataclasses.MISSING:
+                value = default
+            else:
+                raise TypeError(f"{cls.__qualname__}() missing 1 required argument: {name!r}")
+            object.__setattr__(self, name, value)
+        post = getattr(self, "__post_init__", None)
+        if post is not None:
+            post()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
     def _compared(self) -> tuple[Any, ...]:
         return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
@@ -42,6 +80,30 @@ class _Section:
         return f"{type(self).__qualname__}({', '.join(shown)})"
 
 
+_SPECS: dict[type, tuple[tuple[str, Any, Any], ...]] = {}
+
+
+def _init_specs(cls: type) -> tuple[tuple[str, Any, Any], ...]:
+    """(name, default, default factory) of each field `__init__` takes, in order (cached)."""
+    specs = _SPECS.get(cls)
+    if specs is None:
+        specs = _SPECS[cls] = tuple(
+            (f.name, f.default, f.default_factory) for f in dataclasses.fields(cls) if f.init
+        )
+    return specs
+
+
+_S = TypeVar("_S", bound=type)
+
+
+@dataclass_transform(field_specifiers=(field,))
+def section(cls: _S) -> _S:
+    """A config section: a dataclass whose methods come from `_Section` (type checkers see the
+    `__init__` the fields make)."""
+    made: Any = dataclass(init=False, eq=False, repr=False)(cls)
+    return cast(_S, made)
+
+
 # pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity.
 _FORBID: Any = {"extra": "forbid", "allow_inf_nan": False}
 # The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
@@ -49,7 +111,7 @@ _FORBID: Any = {"extra": "forbid", "allow_inf_nan": False}
 MAX_SECONDS = 31_536_000.0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ToolsetConfig(_Section):
     """A user-defined toolset: tool names plus other toolsets it includes."""
 
@@ -62,7 +124,7 @@ class ToolsetConfig(_Section):
     includes: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ToolEntry(_Section):
     """A DeerFlow-style `tools:` entry: `use: package.module:attribute` plus options."""
 
@@ -120,7 +182,7 @@ class ToolEntry(_Section):
         }
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ModelConfig(_Section):
     """The model the agent talks to."""
 
@@ -149,7 +211,7 @@ class ModelConfig(_Section):
     max_retries: Annotated[int, Ge(0)] = 2
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class SandboxLimitsConfig(_Section):
     """Resource limits of each sandboxed command (terminal, execute_code), far below a host's
     own; a command that reaches one ends with an error naming it. Never above the host's hard
@@ -172,7 +234,7 @@ class SandboxLimitsConfig(_Section):
     tmp_mb: Annotated[int, Ge(1)] = 1024
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class SandboxConfig(_Section):
     """Where file and shell tools may act, and how shell commands are confined."""
 
@@ -214,7 +276,7 @@ DEFAULT_PLATFORM = "cli"
 # without asking; set them to "ask" to be asked about every edit.
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ApprovalsConfig(_Section):
     """Consent for what needs it: shell commands a rule flags, destructive tools, and tools
     marked requires_approval."""
@@ -233,7 +295,7 @@ class ApprovalsConfig(_Section):
     tools: dict[str, ApprovalMode] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ShellConfig(_Section):
     """Levels of the shell analyser's rules: ids or categories moved to `block` (never runnable)
     or to `approve` (runnable with consent). `tooldeck shell-check` shows the verdicts."""
@@ -245,7 +307,7 @@ class ShellConfig(_Section):
     approve: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ToolSearchConfig(_Section):
     """Progressive disclosure: deferred tools reach the model by name only, and `tool_search`
     loads their schemas when the model asks for them."""
@@ -269,7 +331,7 @@ class ToolSearchConfig(_Section):
     ranker: Literal["bm25", "semantic", "hybrid"] = "bm25"
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class SkillConfig(_Section):
     __pydantic_config__ = _FORBID
     # The skill's name.
@@ -283,7 +345,7 @@ class SkillConfig(_Section):
     description: str = ""
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class WebSearchConfig(_Section):
     """Which search service `web_search` asks; without a provider the tool is hidden."""
 
@@ -303,7 +365,7 @@ class WebSearchConfig(_Section):
     max_results: Annotated[int, Ge(1)] = 10
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class BrowserConfig(_Section):
     """The browser the `browser_*` tools drive (Playwright over Chromium)."""
 
@@ -318,7 +380,7 @@ class BrowserConfig(_Section):
     args: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class WebConfig(_Section):
     """The web tools: fetching, search, the browser, and which addresses they may reach."""
 
@@ -345,7 +407,7 @@ class WebConfig(_Section):
     browser: BrowserConfig = field(default_factory=BrowserConfig)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ChecksConfig(_Section):
     __pydantic_config__ = _FORBID
     # Seconds a requirement check's answer is reused before the check runs again.
@@ -357,7 +419,7 @@ class ChecksConfig(_Section):
     flap_grace_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 60.0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class CheckpointKeepConfig(_Section):
     """How many checkpoints a workspace keeps; the oldest go first when one bound is passed."""
 
@@ -370,7 +432,7 @@ class CheckpointKeepConfig(_Section):
     max_bytes: Annotated[int, Ge(1)] = 1 << 30
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class CheckpointsConfig(_Section):
     """What a call changes in the workspace is recorded before it lands, so `tooldeck undo` can
     restore it (kept under the tooldeck home, never in the workspace)."""
@@ -385,7 +447,7 @@ class CheckpointsConfig(_Section):
     max_file_bytes: Annotated[int, Ge(1)] = 64 << 20
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class EffectsConfig(_Section):
     """What a shell or code call does is judged before it lands: it runs against a copy-on-write
     view of the workspace, and effects beyond these bounds are held for approval (denied when
@@ -400,7 +462,7 @@ class EffectsConfig(_Section):
     max_changed: Annotated[int, Ge(0)] = 1000
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class ExecutionConfig(_Section):
     """How tool calls run."""
 
@@ -421,7 +483,7 @@ class ExecutionConfig(_Section):
         return min(timeout, self.max_timeout_s) if self.max_timeout_s is not None else timeout
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class OpenAIDialectConfig(_Section):
     __pydantic_config__ = _FORBID
     # Send OpenAI function schemas in strict mode where the schema allows it (explain says why not
@@ -429,14 +491,14 @@ class OpenAIDialectConfig(_Section):
     strict: bool = False
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class DialectsConfig(_Section):
     __pydantic_config__ = _FORBID
     # OpenAI dialect options.
     openai: OpenAIDialectConfig = field(default_factory=OpenAIDialectConfig)
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class AgentConfig(_Section):
     """The agent loop and its agent-level tools."""
 
@@ -459,7 +521,7 @@ class AgentConfig(_Section):
     user_max_chars: Annotated[int, Ge(100)] = 1375
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class McpServerConfig(_Section):
     """One MCP server: a command run over stdio, or a URL (streamable HTTP or SSE)."""
 
@@ -504,7 +566,7 @@ class McpServerConfig(_Section):
     idle_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class AcpAgentConfig(_Section):
     """An ACP agent offered as a tool: the command that starts it over stdio, and how calls run."""
 
@@ -530,7 +592,7 @@ class AcpAgentConfig(_Section):
     enabled: bool = True
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class MiddlewareEntry(_Section):
     """A `middleware:` entry: an object with `async def on_call(self, call, call_next)`."""
 
@@ -540,7 +602,7 @@ class MiddlewareEntry(_Section):
     use: str
 
 
-@dataclass(frozen=True, eq=False, repr=False)
+@section
 class PluginsConfig(_Section):
     __pydantic_config__ = _FORBID
     # Load tools from installed distributions' `tooldeck.tools` entry points.
