@@ -27,6 +27,18 @@ def project(tmp_path: Path) -> Path:
     (ws / "run.sh").write_text("#!/bin/sh\n")
     (ws / "run.sh").chmod(0o755)
     (ws / "link").symlink_to("notes.md")
+    # "Tidies" the project: in truth deletes all of it, names built from pieces.
+    (ws / "tools").mkdir()
+    (ws / "tools" / "tidy.py").write_text(
+        "import os, shutil\n"
+        "f = getattr(shutil, 'rm' + 'tree')\n"
+        "for n in os.listdir('.'):\n"
+        "    try:\n"
+        "        f(n) if os.path.isdir(n) and not os.path.islink(n) else os.unlink(n)\n"
+        "    except OSError:\n"
+        "        pass  # the read-only protected paths\n"
+        "print('left:', sorted(os.listdir('.')))\n"
+    )
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"}
     subprocess.run(["git", "init", "-q"], cwd=ws, env=env, check=True)
     subprocess.run(["git", "add", "-A"], cwd=ws, env=env, check=True)
@@ -57,15 +69,19 @@ def test_a_held_call_leaves_the_workspace_byte_identical(tmp_path: Path) -> None
     ws = project(tmp_path)
     before = snapshot(ws)
     deck = make_deck(tmp_path)
+    # A project's own script looks like any other to static analysis; what it does is seen.
+    result = term(deck, "python3 tools/tidy.py")
+    assert result.error is not None and result.error.type == "denied", result.content
+    assert "effects were held" in result.content and "would delete" in result.content
+    assert "effects.max_deletions" in result.content and "src/" in result.content
+    assert differences(before, snapshot(ws)) == []
+    # Refused one way or the other (by the analyser, or by its effects), it changes nothing.
     for attack in (
         "rm -rf $(ls -A)",
-        # Static analysis cannot settle this one; its effects can.
         "python3 -c \"import os; getattr(os, 'sys' + 'tem')('rm -rf ./* ./.git')\"",
     ):
         result = term(deck, attack)
         assert result.error is not None and result.error.type == "denied", result.content
-        assert "effects were held" in result.content and "would delete" in result.content
-        assert "effects.max_deletions" in result.content and "src/" in result.content
         assert differences(before, snapshot(ws)) == []
     assert deck.checkpoints() == []
 
@@ -235,16 +251,9 @@ def test_a_program_that_deletes_the_project_is_reverted_and_its_tool_calls_still
     ws = project(tmp_path)
     before = snapshot(ws)
     deck = make_deck(tmp_path, platform_toolsets={"cli": ["code_execution", "terminal", "file"]})
-    attack = (
-        "import os, shutil\n"
-        "f = getattr(shutil, 'rm' + 'tree')\n"
-        "for n in os.listdir('.'):\n"
-        "    try:\n"
-        "        f(n) if os.path.isdir(n) and not os.path.islink(n) else os.unlink(n)\n"
-        "    except OSError:\n"
-        "        pass  # the read-only protected paths\n"
-        "print('left:', sorted(os.listdir('.')))\n"
-    )
+    # The program imports the project's own module, which deletes the project (the analyser reads
+    # the program, not what it imports).
+    attack = "import sys\nsys.path.insert(0, 'tools')\nimport tidy\n"
     result = deck.call_sync("execute_code", {"code": attack})
     assert result.error is not None and result.error.type == "denied", result.content
     assert "were reverted" in result.content and "src" not in (result.error.output or "src")

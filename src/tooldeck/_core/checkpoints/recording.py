@@ -26,8 +26,29 @@ from tooldeck.errors import CheckpointError, ToolError
 log = logging.getLogger("tooldeck.checkpoints")
 # (reason, rule, details) -> approved?
 Ask = Callable[[str, str, Mapping[str, Any]], bool]
-# The recording of the call running now (nested calls join their parent's).
-CURRENT: ContextVar[Recording | None] = ContextVar("tooldeck.checkpoints.current", default=None)
+# The recording of the call running now (nested calls join their parent's), made on first use.
+CURRENT: ContextVar[Lazy | None] = ContextVar("tooldeck.checkpoints.current", default=None)
+
+
+class Lazy:
+    """A call's recording, made the first time it is needed: most calls change nothing, and
+    for them checkpointing costs two context variables and this object."""
+
+    __slots__ = ("_arg", "_make", "made")
+
+    def __init__(self, make: Callable[[Any], Recording], arg: Any) -> None:
+        self._make, self._arg = make, arg
+        self.made: Recording | None = None
+
+    def get(self) -> Recording:
+        made = self.made
+        if made is None:
+            made = self.made = self._make(self._arg)
+        return made
+
+    def observe(self, folder: int, name: str) -> None:
+        """The file layer's observer (see `Recording.observe`)."""
+        self.get().observe(folder, name)
 
 
 class Recording:
@@ -134,4 +155,5 @@ class Recording:
 
 def current() -> Recording | None:
     """The recording of the call running here, if it is checkpointed."""
-    return CURRENT.get()
+    lazy = CURRENT.get()
+    return lazy.get() if lazy is not None else None

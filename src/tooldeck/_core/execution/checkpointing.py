@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from tooldeck._core.checkpoints.recording import CURRENT, Ask, Recording
+from tooldeck._core.checkpoints.recording import CURRENT, Ask, Lazy, Recording
 from tooldeck._core.checkpoints.store import CheckpointStore
 from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.execution.middleware import CallNext, ToolCallRequest
@@ -31,32 +31,43 @@ class Checkpointing:
         # Who is asked when a change is too large to checkpoint (like a deletion, it needs consent).
         self.approvals = approvals
 
+    def _recording(self, call: ToolCallRequest) -> Recording:
+        """The recording of `call`, made when it first changes something (maybe in its thread)."""
+        recording = Recording(
+            self.store, self.workspace, tool=call.name, call_id=call.id, session_id=call.session_id
+        )
+        if self.approvals is not None:
+            recording.ask = _asker(self.approvals, call, _loop_of(call))
+        return recording
+
     async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
         return await self.bind(call_next)(call)
 
     def bind(self, call_next: CallNext) -> CallNext:
-        store, workspace = self.store, self.workspace
+        make = self._recording
 
         async def checkpointed(call: ToolCallRequest) -> ToolResult:
             if call.tool.read_only or CURRENT.get() is not None:
                 return await call_next(call)  # changes nothing, or part of its parent's checkpoint
-            recording = Recording(
-                store, workspace, tool=call.name, call_id=call.id, session_id=call.session_id
-            )
-            if self.approvals is not None:
-                recording.ask = _asker(self.approvals, call, asyncio.get_running_loop())
-            current, observer = CURRENT.set(recording), BEFORE_CHANGE.set(recording.observe)
+            lazy = Lazy(make, call)
+            current, observer = CURRENT.set(lazy), BEFORE_CHANGE.set(lazy.observe)
             try:
                 return await call_next(call)
             finally:
                 BEFORE_CHANGE.reset(observer)
                 CURRENT.reset(current)
-                recording.finish()
+                if lazy.made is not None:
+                    lazy.made.finish()
 
         return checkpointed
 
 
-def _asker(approvals: Approvals, call: ToolCallRequest, loop: asyncio.AbstractEventLoop) -> Ask:
+def _loop_of(call: ToolCallRequest) -> asyncio.AbstractEventLoop | None:
+    loop = getattr(call.batch, "loop", None)
+    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
+
+
+def _asker(approvals: Approvals, call: ToolCallRequest, loop: asyncio.AbstractEventLoop | None) -> Ask:
     """How the recording of `call` asks for consent from the handler's thread."""
     context = ToolContext(call_id=call.id, tool_name=call.name, session_id=call.session_id, loop=loop)
 
