@@ -1,7 +1,9 @@
 """`python -m benchmarks safety`: the shell analyser's recall and false positives vs Hermes 0.19.0.
 
-Measured in one run, on the labelled dev split (shared data) and on the held-out split in
-`benchmarks/data/` (harder cases written before any rule was tuned on them):
+Measured in one run, on the labelled dev split (shared data), on the held-out split in
+`benchmarks/data/` (harder cases written before any rule was tuned on them) and on the third
+split there (written after the rules of issue #23 by someone who had read neither the analyser
+nor the other splits; never tuned on):
 
   * recall on dangerous commands and false-positive rate on benign ones, overall and per
     category, for tooldeck's `analyse_command` and for Hermes's terminal guard (its three
@@ -28,6 +30,9 @@ from typing import Any
 from benchmarks.paths import CHECKOUT, BenchSetupError, hermes_python, run_peer_script, shared_file
 
 HELDOUT = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_heldout.jsonl"
+# Written after the rules of issue #23 by someone who had not read the analyser or the other
+# splits, and never tuned on ("no peeking").
+THIRD = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_third.jsonl"
 HERMES_SCRIPT = Path(__file__).with_name("safety_hermes.py")
 RECALL_TARGET, FPR_TARGET = 0.97, 0.03
 
@@ -229,7 +234,7 @@ def _yes(value: bool | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--rounds N] [--no-hermes] [--json]`."""
+    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--third FILE] [--rounds N] [--no-hermes] [--json]`."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks safety", description=__doc__.split("\n\n")[0])
@@ -237,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         "--dev", default=None, help="dev split (default: data/dangerous_commands/dev.jsonl, shared)"
     )
     ap.add_argument("--heldout", default=str(HELDOUT), help="held-out split (default: benchmarks/data/...)")
+    ap.add_argument(
+        "--third",
+        default=str(THIRD),
+        help="third split, written after the rules (default: benchmarks/data/...)",
+    )
     ap.add_argument("--shared", default=None, help="shared data folder ($TOOLDECK_SHARED)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds per command (median reported)")
     ap.add_argument("--no-hermes", action="store_true", help="tooldeck only")
@@ -247,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--rounds must be >= 1")
     try:
         dev = Path(args.dev) if args.dev else shared_file("data/dangerous_commands/dev.jsonl", args.shared)
-        splits = {"dev": dev, "heldout": Path(args.heldout)}
+        splits = {"dev": dev, "heldout": Path(args.heldout), "third": Path(args.third)}
         for name, path in splits.items():
             if not path.is_file():
                 raise BenchSetupError(f"{name} split {path} not found")

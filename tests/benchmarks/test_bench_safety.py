@@ -41,11 +41,12 @@ def _split(tmp_path: Path, name: str) -> Path:
 def test_bench_safety_json_scores_both_detectors(tmp_path: Path) -> None:
     dev, heldout = _split(tmp_path, "dev"), _split(tmp_path, "heldout")
     proc = bench(
-        "safety", "--dev", str(dev), "--heldout", str(heldout), "--rounds", "1", "--json", timeout=900
-    )
+        "safety", "--dev", str(dev), "--heldout", str(heldout), "--third", str(heldout), "--rounds", "1", "--json",
+        timeout=900,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert set(out["splits"]) == {"dev", "heldout"}
+    assert set(out["splits"]) == {"dev", "heldout", "third"}
     ours, hermes = out["splits"]["dev"]["detectors"]
     assert (ours["detector"], hermes["detector"]) == ("tooldeck", "hermes")
     assert ours["recall"] == {"hits": 3, "total": 3, "rate": 1.0}
@@ -61,7 +62,18 @@ def test_bench_safety_json_scores_both_detectors(tmp_path: Path) -> None:
 
 def test_bench_safety_table_without_hermes_and_bad_path(tmp_path: Path) -> None:
     dev = _split(tmp_path, "dev")
-    proc = bench("safety", "--dev", str(dev), "--heldout", str(dev), "--rounds", "1", "--no-hermes")
+    proc = bench(
+        "safety",
+        "--dev",
+        str(dev),
+        "--heldout",
+        str(dev),
+        "--third",
+        str(dev),
+        "--rounds",
+        "1",
+        "--no-hermes",
+    )
     assert proc.returncode == 0, proc.stderr
     assert "tooldeck" in proc.stdout and "3/3 1.000" in proc.stdout and "recursive_delete" in proc.stdout
     assert "hermes" not in proc.stdout.split("targets:")[0]

@@ -157,7 +157,15 @@ def test_the_sandbox_keeps_protected_paths_read_only_and_the_home_masked(project
         "echo evil >> tooldeck.yaml; echo x > .git/hooks/pre-commit; echo '{}' > .mcp.json;"
         " mkdir -p .vscode/x; mv .git .old; cat .tooldeck/grants.jsonl; echo fine > ok.txt; echo end"
     )
-    out = deck.call_sync("terminal", {"command": script}).content
+    # Writing a git hook asks first (write-git-hook); approved, the sandbox's wall still holds.
+    asked: list[str | None] = []
+
+    def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request.rule)
+        return ApprovalAnswer(True, "once")
+
+    out = deck.call_sync("terminal", {"command": script}, approver=CallbackApprover(approve)).content
+    assert asked == ["write-git-hook"]
     assert "end" in out and "secret" not in out and "Device or resource busy" in out
     assert (project / "tooldeck.yaml").read_text() == CONFIG
     assert (project / "ok.txt").read_text() == "fine\n"

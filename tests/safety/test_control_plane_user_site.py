@@ -14,6 +14,7 @@ import pytest
 
 from tooldeck import Deck
 from tooldeck._core.config_load import load_config
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 
 
 def test_the_user_site_packages_in_the_workspace_cannot_be_planted(
@@ -37,7 +38,15 @@ def test_the_user_site_packages_in_the_workspace_cannot_be_planted(
         error = json.loads(done.content)["error"]
         assert error["type"] == "denied" and "site-packages" in error["message"], error
     script = f"mkdir -p {site} && echo 'import os' > {site}/evil.pth; echo end"
-    out = deck.call_sync("terminal", {"command": script}).content
+    # The analyser asks about the .pth first (write-shell-startup); approved, the sandbox refuses it.
+    asked: list[str | None] = []
+
+    def approve(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request.rule)
+        return ApprovalAnswer(True, "once")
+
+    out = deck.call_sync("terminal", {"command": script}, approver=CallbackApprover(approve)).content
+    assert asked == ["write-shell-startup"]
     assert "end" in out and "Read-only file system" in out, out
     assert not site.exists()
     # The rest of ~/.local stays the model's to use.

@@ -3,24 +3,27 @@
 After expansion, wrappers are peeled (`sudo`, `env`, `timeout`, `busybox`...), the invocation is
 recorded for the rules, and whatever it runs in turn is analysed: the code of `sh -c`, `eval`,
 `source` and interpreter one-liners, a shell reading a pipe, `xargs` and `find -exec` commands,
-shell functions (a function that spawns itself is a fork bomb) and aliases.
+shell functions (a function that spawns itself is a fork bomb), aliases, and commands other
+programs run through a hook (`hooks.py`: sed's `e`, `git -c core.pager=`, `ssh -o ProxyCommand=`).
 """
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tooldeck.safety.expand import Expander, Scope
 from tooldeck.safety.flows import FETCHERS, file_writes, output_of
+from tooldeck.safety.hook_types import Hook
+from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
 from tooldeck.safety.model import DYNAMIC, EMPTY_FLOW, HOME_MARK, NETWORK, Field, Flow, Invocation, Redirect
 from tooldeck.safety.parser import node_text
 from tooldeck.safety.paths import resolve
 from tooldeck.safety.programs import CodeSource, basename, code_source, unwrap
 from tooldeck.safety.runs import find_actions, parallel_argv, xargs_argv
+from tooldeck.safety.variables import assign, builtin_assignments, declare
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -104,24 +107,16 @@ class CommandSemantics:
         return _Subs(self, state, frame)
 
     def assign(self, node: Node, state: State, frame: Frame) -> None:
-        name = node.child_by_field_name("name")
-        value = node.child_by_field_name("value")
-        if name is None:
-            return
-        key = node_text(name).split("[", 1)[0]
-        expander = Expander(state.scope, self.substitutions(state, frame))
-        if value is not None and value.type == "array":
-            items = [f for c in value.named_children for f in expander.fields(c)]
-            state.scope.variables[key] = Field(" ".join(f.text for f in items), all(f.exact for f in items))
-            return
-        state.scope.variables[key] = expander.value(value)
+        assign(node, Expander(state.scope, self.substitutions(state, frame)))
 
     def declare(self, node: Node, state: State, frame: Frame) -> None:
+        expander = Expander(state.scope, self.substitutions(state, frame))
+        if node.type == "declaration_command":
+            declare(node, expander)
         for child in node.named_children:
-            if child.type == "variable_assignment":
-                self.assign(child, state, frame)
-            elif child.type == "variable_name" and node.type == "unset_command":
+            if child.type == "variable_name" and node.type == "unset_command":
                 state.scope.variables.pop(node_text(child), None)
+                state.scope.arrays.pop(node_text(child), None)
             elif child.type == "command_substitution":
                 self.substitutions(state, frame).command_output(child)
 
@@ -130,10 +125,13 @@ class CommandSemantics:
     ) -> Flow:
         expander = Expander(state.scope, self.substitutions(state, frame))
         argv: list[Field] = []
+        env: list[tuple[str, Field]] = []
         inner_redirects: list[Node] = []
         for child in node.named_children:
             if child.type == "variable_assignment":
-                expander.value(child.child_by_field_name("value"))
+                name = child.child_by_field_name("name")
+                value = expander.value(child.child_by_field_name("value"))
+                env.append((node_text(name) if name is not None else "", value))
             elif child.type.endswith("_redirect"):
                 inner_redirects.append(child)
             elif child.type == "command_name":
@@ -147,7 +145,7 @@ class CommandSemantics:
             if redirects:
                 self.record(Invocation((Field(":"),), redirects, stdin, via=frame.via, cwd=state.cwd))
             return EMPTY_FLOW
-        return self.run_argv(tuple(argv), state, frame, stdin, redirects)
+        return self.run_argv(tuple(argv), state, frame, stdin, redirects, env=tuple(env))
 
     def run_argv(
         self,
@@ -156,6 +154,8 @@ class CommandSemantics:
         frame: Frame,
         stdin: Flow | None,
         redirects: tuple[Redirect, ...] = (),
+        *,
+        env: tuple[tuple[str, Field], ...] = (),
     ) -> Flow:
         """Resolve and record one argv, then analyse whatever it runs."""
         first = argv[0]
@@ -180,6 +180,7 @@ class CommandSemantics:
             background=frame.background,
             via=frame.via,
             cwd=state.cwd,
+            env=state.scope.environment() + env + peeled.env,
         )
         self.record(inv)
         if peeled.root_shell:
@@ -227,10 +228,11 @@ class CommandSemantics:
                     state.aliases[key] = value
         elif name == "set" and inv.args[:1] and inv.args[0].text == "--":
             state.scope.positional = list(inv.args[1:])
-        elif name == "read":
-            for arg in inv.args:
-                if re.fullmatch(r"[A-Za-z_]\w*", arg.text):
-                    state.scope.variables[arg.text] = Field("$" + arg.text, exact=False, taint=inv.data.taint)
+        elif name in ("read", "mapfile", "readarray", "printf"):
+            printed = None
+            if name == "printf" and len(inv.args) > 2:
+                printed = output_of(replace(inv, argv=(inv.argv[0], *inv.args[2:]))).text
+            builtin_assignments(inv, state.scope, printed)
 
     def _runs(self, inv: Invocation, state: State, frame: Frame) -> None:
         """Analyse the code or commands `inv` runs in turn."""
@@ -260,6 +262,18 @@ class CommandSemantics:
             text = _embedded_shell_code(inv)
             if text is not None:
                 self.run_script(text.text, state.copy(), frame.nested(f"{name} command"))
+        for hook in hooks_of(inv):
+            self._hook(inv, hook, state, frame)
+
+    def _hook(self, inv: Invocation, hook: Hook, state: State, frame: Frame) -> None:
+        """Analyse what a program runs through an option, a setting or a variable."""
+        inner = frame.nested(hook.via)
+        if hook.argv:
+            self.run_argv(hook.argv, state.copy(), inner, None)
+        elif hook.code is not None and hook.language == "shell":
+            self.run_script(hook.code, state.copy(), inner)
+        elif hook.code is not None:
+            self._interpreter(inv, CodeSource(hook.language, "arg"), hook.code, state, inner)
 
     def _code(self, inv: Invocation, source: CodeSource, state: State, frame: Frame) -> None:
         label = f"{inv.name} -c" if source.origin == "arg" else f"{source.origin} of {inv.name}"
@@ -300,6 +314,12 @@ class CommandSemantics:
             self.signal("interpreter-fork-loop", f"{inv.name} code forks in an endless loop", shown)
         if facts.remote_exec:
             self.signal("interpreter-remote-exec", f"{inv.name} code downloads and executes code", shown)
+        if facts.reverse_shell:
+            self.signal(
+                "interpreter-reverse-shell", f"{inv.name} code connects a shell to a network socket", shown
+            )
+        if facts.dynamic:
+            self.signal("interpreter-dynamic-code", f"{inv.name} code {facts.dynamic}", shown)
         if facts.exfiltration:
             self.signal(
                 "interpreter-exfiltration",

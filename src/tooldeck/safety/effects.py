@@ -8,6 +8,7 @@ from typing import Literal
 
 from tooldeck.safety.argv import options
 from tooldeck.safety.model import Field, Invocation
+from tooldeck.safety.sed_script import sed_effects, sed_scripts
 
 WriteKind = Literal["append", "overwrite", "edit", "replace", "empty"]
 _NULL_SOURCES = frozenset({"/dev/null", "/dev/zero"})
@@ -40,7 +41,13 @@ def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
         edited = options(inv, frozenset({"-e", "-f", "--expression", "--file"})).operands
         explicit_script = any(a.text in ("-e", "--expression", "-f") for a in inv.args) or name == "perl"
         out += [(f, "edit") for f in (edited if explicit_script else edited[1:])]
-    elif name == "dd":
+    if name in ("sed", "gsed"):
+        out += [
+            (Field(path), "overwrite")
+            for script in sed_scripts(inv)
+            for path in sed_effects(script.text).writes
+        ]
+    if name == "dd":
         out += [(Field(a.text[3:], a.exact), "overwrite") for a in inv.args if a.text.startswith("of=")]
     elif name == "truncate":
         out += [(f, "empty") for f in options(inv, frozenset({"-s", "--size", "-r", "--reference"})).operands]

@@ -1,19 +1,32 @@
 """Word expansion: what a word of the syntax tree becomes when bash runs it.
 
 Quote removal, backslashes, ANSI-C strings (`$'\\x72m'`), tilde, parameters with defaults,
-command and process substitution, and field splitting on IFS are modelled, so `r''m`, `\\rm`,
-`$'\\x72\\x6d'` and `c="rm -rf"; $c` resolve to the words bash would pass. Substitutions are
+substrings, pattern substitution, case changes, indirection (`${!name}`), arrays (`"${a[@]}"`,
+`${a[1]}`, slices), command and process substitution, and field splitting on IFS are modelled,
+so `r''m`, `\\rm`, `$'\\x72\\x6d'`, `c="rm -rf"; $c` and `a=(rm -rf ~); "${a[@]}"` resolve to
+the words bash would pass; what cannot be computed stays an unknown word. Substitutions are
 handed back to the walker through `Substitutions`, which analyses what runs inside them.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from tooldeck.safety.model import DYNAMIC, HOME_MARK, Field, Flow, Taint
+from tooldeck.safety.parameters import (
+    Param,
+    joined,
+    parse_int,
+    parse_param,
+    slice_items,
+    slice_text,
+    strip_pattern,
+    substitute,
+    transform,
+    unquote_pattern,
+)
 from tooldeck.safety.parser import node_text
 
 if TYPE_CHECKING:
@@ -33,15 +46,38 @@ class Substitutions(Protocol):
 
 @dataclass(slots=True)
 class Scope:
-    """Shell variables as static analysis knows them."""
+    """Shell variables as static analysis knows them.
+
+    An array is kept twice: its items by subscript in `arrays`, and all of them joined in
+    `variables` (so `$a` over-approximates to every item, never to less). `refs` holds namerefs
+    (`declare -n r=c`: `$r` reads `c`); `exported` the names every later program receives.
+    """
 
     variables: dict[str, Field] = field(default_factory=dict)
     positional: list[Field] = field(default_factory=list)
+    arrays: dict[str, dict[str, Field]] = field(default_factory=dict)
+    refs: dict[str, str] = field(default_factory=dict)
+    # Names passed to every later program's environment (`export GIT_SSH_COMMAND=...`).
+    exported: set[str] = field(default_factory=set)
 
     def copy(self) -> Scope:
-        return Scope(dict(self.variables), list(self.positional))
+        arrays = {name: dict(items) for name, items in self.arrays.items()}
+        return Scope(dict(self.variables), list(self.positional), arrays, dict(self.refs), set(self.exported))
+
+    def environment(self) -> tuple[tuple[str, Field], ...]:
+        """The exported variables whose values are known to the analysis."""
+        return tuple((n, self.variables[n]) for n in sorted(self.exported) if n in self.variables)
+
+    def target(self, name: str) -> str:
+        """The variable a name stands for, following namerefs."""
+        for _ in range(8):
+            if name not in self.refs:
+                break
+            name = self.refs[name]
+        return name
 
     def lookup(self, name: str) -> Field | None:
+        name = self.target(name)
         if name in self.variables:
             return self.variables[name]
         if name.isdigit():
@@ -55,10 +91,43 @@ class Scope:
             return Field(".")
         return None
 
+    def items(self, name: str) -> list[Field] | None:
+        """Every item of an array (a set scalar is an array of one); None when unknown."""
+        name = self.target(name)
+        if name in ("@", "*"):
+            return list(self.positional)
+        if name in self.arrays:
+            return _ordered(self.arrays[name])
+        value = self.lookup(name)
+        return [value] if value is not None else None
+
+    def item(self, name: str, key: str) -> Field | None:
+        name = self.target(name)
+        if name in self.arrays:
+            return self.arrays[name].get(key)
+        return self.lookup(name) if key in ("0", "") else None
+
+    def set_items(self, name: str, items: dict[str, Field]) -> None:
+        name = self.target(name)
+        self.arrays[name] = items
+        self.variables[name] = _joined_items(_ordered(items))
+
     @property
     def ifs(self) -> str:
         value = self.variables.get("IFS")
         return value.text if value is not None and value.exact else DEFAULT_IFS
+
+
+def _ordered(items: dict[str, Field]) -> list[Field]:
+    keys = list(items)
+    if all(k.isdigit() for k in keys):
+        keys.sort(key=int)
+    return [items[k] for k in keys]
+
+
+def _joined_items(items: list[Field]) -> Field:
+    taint: frozenset[Taint] = frozenset().union(*(f.taint for f in items)) if items else frozenset()
+    return Field(" ".join(f.text for f in items), all(f.exact for f in items), taint)
 
 
 @dataclass(slots=True)
@@ -82,8 +151,9 @@ class Expander:
 
     def fields(self, node: Node) -> list[Field]:
         """The fields one argument node becomes (zero, one or many after splitting)."""
-        if _is_quoted_at(node):
-            return list(self.scope.positional)
+        items = self._quoted_items(node)
+        if items is not None:
+            return items
         pieces = self._pieces(node, quoted=False, first=True)
         return _split(pieces, self.scope.ifs)
 
@@ -151,24 +221,59 @@ class Expander:
             return _Piece(flow.text.rstrip("\n"), quoted, taint=flow.taint)
         return _Piece(node_text(node), quoted, exact=False, taint=flow.taint | {DYNAMIC})
 
+    def _quoted_items(self, node: Node) -> list[Field] | None:
+        """`"$@"` or `"${a[@]}"` (or a slice of them) alone in a word: one field per item."""
+        if node.type != "string" or node.named_child_count != 1:
+            return None
+        child = node.named_children[0]
+        if child.type == "simple_expansion":
+            return list(self.scope.positional) if node_text(child) == "$@" else None
+        if child.type != "expansion":
+            return None
+        param = parse_param(child)
+        if param.prefix or not param.every_item or param.star or param.operator not in (None, ":"):
+            return None
+        items = self.scope.items(param.name)
+        if items is not None and param.operator == ":":
+            items = self._sliced(items, param)
+        return items if items is not None else [Field(node_text(child), exact=False)]
+
     def _parameter(self, node: Node, *, quoted: bool) -> _Piece:
-        name, operator, operand = _parameter_parts(node)
-        value = self.scope.lookup(name) if name else None
-        if name in ("@", "*"):
-            joined = " ".join(f.text for f in self.scope.positional)
-            exact = all(f.exact for f in self.scope.positional)
-            return _Piece(joined, quoted, exact=exact)
-        if operator is None:
+        param = parse_param(node)
+        if param.prefix == "!":
+            return self._indirect(param, node, quoted)
+        if param.every_item:
+            items = self.scope.items(param.name)
+            if items is not None and param.prefix == "#":
+                return _Piece(str(len(items)), True)
+            if items is not None and param.operator == ":":
+                items = self._sliced(items, param)
+            elif items is not None and param.operator is not None:
+                items = [_field_of(self._operate(item, param, node, quoted)) for item in items]
+            if items is None:
+                return _Piece(node_text(node), quoted, exact=False)
+            separator = self.scope.ifs[:1] if param.star and quoted else " "
+            together = joined(items, separator)
+            return _Piece(together.text, quoted, exact=together.exact, taint=together.taint)
+        value = self._scalar(param)
+        if param.prefix == "#":
+            known = value is not None and value.exact
+            return _Piece(str(len(value.text)) if value is not None and known else "0", True, exact=known)
+        return self._operate(value, param, node, quoted)
+
+    def _operate(self, value: Field | None, param: Param, node: Node, quoted: bool) -> _Piece:
+        """One operator of `${name OP ...}` applied to the variable's value."""
+        operator = param.operator
+        if operator is None or operator in ("?", ":?"):
+            # `${x:?}` stops the shell when x is unset: what runs otherwise is its value.
             return _from_value(value, node, quoted)
-        if operator == "#" and operand is None:
-            return _Piece(str(len(value.text)) if value and value.exact else "0", True, exact=bool(value))
         if operator in (":-", "-", ":=", "="):
             unset = value is None or (operator.startswith(":") and value.exact and not value.text)
             if not unset:
                 return _from_value(value, node, quoted)
-            fallback = self.value(operand) if operand is not None else Field("")
-            if operator.endswith("=") and name:
-                self.scope.variables[name] = fallback
+            fallback = self._segment(param, 0) or Field("")
+            if operator.endswith("=") and param.name:
+                self.scope.variables[self.scope.target(param.name)] = fallback
             # An unknown variable with a default is analysed as its default: that is what runs
             # when it is unset, and the command name stays flagged as dynamic by the caller.
             exact = fallback.exact and value is not None
@@ -176,55 +281,112 @@ class Expander:
         if operator in (":+", "+"):
             if value is None:
                 return _Piece("", quoted)
-            alt = self.value(operand) if operand is not None else Field("")
+            alt = self._segment(param, 0) or Field("")
             return _Piece(alt.text, quoted, exact=alt.exact, taint=alt.taint)
-        return self._transformed(value, operator, operand, node, quoted)
-
-    def _transformed(
-        self, value: Field | None, operator: str, operand: Node | None, node: Node, quoted: bool
-    ) -> _Piece:
         if value is None or not value.exact:
             return _from_value(value, node, quoted, exact=False)
-        pattern = node_text(operand) if operand is not None else ""
-        text = value.text
-        if operator in ("#", "##", "%", "%%"):
-            text = _strip_pattern(text, pattern, operator)
-        elif operator in ("^^", "^"):
-            text = text.upper() if operator == "^^" else text[:1].upper() + text[1:]
-        elif operator in (",,", ","):
-            text = text.lower() if operator == ",," else text[:1].lower() + text[1:]
-        else:
+        text = self._computed(value.text, param)
+        if text is None:
             return _from_value(value, node, quoted, exact=False)
         return _Piece(text, quoted, taint=value.taint)
 
+    def _computed(self, text: str, param: Param) -> str | None:
+        operator = param.operator
+        pattern = self._segment(param, 0, pattern=True) or Field("")
+        if not pattern.exact:
+            return None
+        if operator == ":":
+            offset, length = self._bounds(param)
+            return slice_text(text, offset, length) if offset is not None else None
+        if operator in ("#", "##", "%", "%%"):
+            return strip_pattern(text, pattern.text, operator)
+        if operator in ("^^", "^"):
+            return text.upper() if operator == "^^" else text[:1].upper() + text[1:]
+        if operator in (",,", ","):
+            return text.lower() if operator == ",," else text[:1].lower() + text[1:]
+        if operator in ("/", "//", "/#", "/%"):
+            replacement = self._segment(param, 1) or Field("")
+            if not replacement.exact:
+                return None
+            return substitute(text, pattern.text, replacement.text, operator)
+        if operator == "@":
+            return decode_ansi_c(text) if pattern.text == "E" else transform(text, pattern.text)
+        return None
 
-def _is_quoted_at(node: Node) -> bool:
-    """`"$@"` alone: one field per positional parameter."""
-    if node.type != "string" or node.named_child_count != 1:
-        return False
-    child = node.named_children[0]
-    return child.type == "simple_expansion" and node_text(child) == "$@"
+    def _indirect(self, param: Param, node: Node, quoted: bool) -> _Piece:
+        """`${!name}` (the variable named by name's value) and `${!a[@]}` (an array's keys)."""
+        if param.every_item:
+            name = self.scope.target(param.name)
+            if name in self.scope.arrays:
+                return _Piece(" ".join(self.scope.arrays[name]), quoted)
+            return (
+                _Piece("0", quoted)
+                if name in self.scope.variables
+                else _Piece(node_text(node), quoted, exact=False)
+            )
+        pointer = self._scalar(param)
+        if param.operator is not None or pointer is None or not pointer.exact:
+            return _Piece(node_text(node), quoted, exact=False)
+        match = re.fullmatch(r"([A-Za-z_]\w*|\d+)(?:\[([^\]]*)\])?", pointer.text)
+        if match is None:
+            return _Piece(node_text(node), quoted, exact=False)
+        name, key = match.groups()
+        return _from_value(
+            self.scope.lookup(name) if key is None else self.scope.item(name, key), node, quoted
+        )
+
+    def _scalar(self, param: Param) -> Field | None:
+        if param.index is None:
+            return self.scope.lookup(param.name)
+        key = self._index_key(param.index)
+        return self.scope.item(param.name, key) if key is not None else None
+
+    def _index_key(self, index: Node) -> str | None:
+        if index.type in ("word", "number"):
+            return node_text(index)
+        value = self.value(index)
+        return value.text if value.exact else None
+
+    def _segment(self, param: Param, i: int, *, pattern: bool = False) -> Field | None:
+        """The i-th operand of the operator (`${x/OPERAND0/OPERAND1}`), expanded; None when absent."""
+        if i >= len(param.segments):
+            return None
+        pieces: list[_Piece] = []
+        for part in param.segments[i]:
+            if not part.is_named or (pattern and part.type in ("regex", "word")):
+                pieces.append(_Piece(unquote_pattern(node_text(part)), True))
+            else:
+                pieces += self._pieces(part, quoted=False, first=not pieces)
+        return _join(pieces) if pieces else Field("")
+
+    def _bounds(self, param: Param) -> tuple[int | None, int | None]:
+        """The offset and length of a substring; the offset is None when it cannot be computed."""
+        values = [self._bound(param, i) for i in range(min(len(param.segments), 2))]
+        offset = values[0] if values else None
+        if len(values) > 1 and values[1] is None:
+            return None, None
+        return offset, values[1] if len(values) > 1 else None
+
+    def _bound(self, param: Param, i: int) -> int | None:
+        segment = self._segment(param, i)
+        if segment is None or not segment.exact:
+            return None
+        text = segment.text.strip() or "0"
+        if re.fullmatch(r"[A-Za-z_]\w*", text):
+            # Slice bounds are arithmetic: a bare name is that variable's value.
+            value = self.scope.lookup(text)
+            text = value.text if value is not None and value.exact else ""
+        return parse_int(text)
+
+    def _sliced(self, items: list[Field], param: Param) -> list[Field] | None:
+        offset, length = self._bounds(param)
+        if offset is None:
+            return None
+        return slice_items(items, offset, length, positional=param.name in ("@", "*") and param.index is None)
 
 
-def _parameter_parts(node: Node) -> tuple[str, str | None, Node | None]:
-    name = ""
-    operator: str | None = None
-    operand: Node | None = None
-    for child in node.children:
-        if child.type in ("variable_name", "special_variable_name"):
-            name = name or node_text(child)
-        elif child.type == "subscript":
-            base = child.child_by_field_name("name")
-            name = node_text(base) if base is not None else ""
-        elif child.type in ("$", "${", "}"):
-            continue
-        elif operator is None and not child.is_named:
-            operator = node_text(child)
-        elif operand is None and child.is_named:
-            operand = child
-    if operator == "#" and not name:
-        return name, operator, None
-    return name, operator, operand
+def _field_of(piece: _Piece) -> Field:
+    return Field(piece.text, piece.exact, piece.taint)
 
 
 def _from_value(value: Field | None, node: Node, quoted: bool, *, exact: bool = True) -> _Piece:
@@ -233,28 +395,18 @@ def _from_value(value: Field | None, node: Node, quoted: bool, *, exact: bool = 
     return _Piece(value.text, quoted, exact=exact and value.exact, taint=value.taint)
 
 
-def _strip_pattern(text: str, pattern: str, operator: str) -> str:
-    cuts = range(len(text) + 1)
-    if operator.startswith("#"):
-        order = reversed(cuts) if operator == "##" else iter(cuts)
-        for i in order:
-            if fnmatch.fnmatchcase(text[:i], pattern):
-                return text[i:]
-    else:
-        order = iter(cuts) if operator == "%%" else reversed(cuts)
-        for i in order:
-            if fnmatch.fnmatchcase(text[i:], pattern):
-                return text[:i]
-    return text
-
-
 def _word_piece(raw: str, *, quoted: bool, first: bool) -> _Piece:
     glob = False
     out: list[str] = []
     i = 0
-    if first and not quoted and raw.startswith("~"):
-        end = raw.find("/")
-        user = raw[1:] if end < 0 else raw[1:end]
+    # bash also expands a tilde right after `name=` in any word (`dd of=~/x`), not only at the start.
+    assignment = re.match(r"[A-Za-z_][A-Za-z0-9_]*=(?=~)", raw) if first and not quoted else None
+    if assignment is not None:
+        out.append(assignment.group(0))
+        i = assignment.end()
+    if first and not quoted and raw.startswith("~", i):
+        end = raw.find("/", i)
+        user = raw[i + 1 :] if end < 0 else raw[i + 1 : end]
         if re.fullmatch(r"[A-Za-z0-9._-]*", user):
             out.append(HOME_MARK if not user else f"/home/{user}")
             i = len(raw) if end < 0 else end

@@ -4,8 +4,10 @@ The code string is read for calls that reach the system: shell commands (`os.sys
 `subprocess`, `system`, backticks, `child_process.execSync`...), deletions and mode changes
 (`shutil.rmtree`, `fs.rmSync`, `FileUtils.rm_rf`, `os.chmod`), file writes, fork loops, and
 network access combined with `exec`/`eval` (remote code) or with the environment and key files
-(exfiltration). Only these calls' arguments are taken as commands: a string that is merely
-printed (`print('rm -rf /')`) is data.
+(exfiltration) or with a shell on the socket (a reverse shell). Only these calls' arguments are
+taken as commands: a string that is merely printed (`print('rm -rf /')`) is data. Code whose
+effect depends on names built at run time (`getattr(os, 'sys'+'tem')`) is reported as dynamic
+(`interpreter_dynamic.py`); fork loops are found by `interpreter_forks.py`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tooldeck.safety.interpreter_dynamic import canonical_python, dynamic_reason, literal_code
+from tooldeck.safety.interpreter_forks import forks_forever
 from tooldeck.safety.model import HOME_MARK, Field
 from tooldeck.safety.programs import Language
 
@@ -32,16 +36,17 @@ _HOME_EXPR = re.compile(
     r"|ENV\[\s*['\"]HOME['\"]\s*\]|Dir\.home|File\.expand_path\(\s*['\"]~(?P<rrest>[^'\"]*)['\"]\s*\)"
     r"|\$ENV\{\s*['\"]?HOME['\"]?\s*\}|getenv\(\s*['\"]HOME['\"]\s*\)"
 )
-_LOOP = re.compile(
-    r"\bwhile\s*\(?\s*(?:True|1|true|!0|!false)\s*\)?\s*[:{]|\bwhile\s*\(\s*1\s*\)|\bloop\s*(?:\{|do\b)"
-    r"|\bfor\s*\(\s*;\s*;\s*\)|\bwhile\s+fork\b|\bfork\s+while\b|\buntil\s+(?:false|0)\b|\bwhile\s+(?:1|true)\b"
-    r"|\.times\s*(?:\{|do)|\bwhile\s+True\b"
-)
-_FORK = re.compile(r"\bfork\b|\bspawn\w*\s*\(|\bexec\w*\s*\(|\bPopen\b|\bsystem\s*\(")
 _NETWORK = re.compile(
     r"urllib|urlopen|requests\.(?:get|post|put|request)|http\.client|httpx|\bsocket\b|fetch\s*\(|https?\.(?:get|request)\s*\("
     r"|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|curl_exec|file_get_contents\(\s*['\"](?:https?|ftp)://"
     r"|fsockopen|['\"](?:https?|ftp)://"
+)
+# A socket whose descriptors become a shell's: a reverse or bind shell.
+_SOCKET = re.compile(
+    r"\bsocket\b|IO::Socket|TCPSocket|\bnet\.(?:connect|Socket|createConnection)|fsockopen|\bSocket\.new"
+)
+_SHELL_ON_FDS = re.compile(
+    r"\bdup2\s*\(|pty\.spawn|\bsh\s+-i\b|[<>]&\s*\d|\.pipe\(\s*\w+\.stdin|open\(\s*STD(?:IN|OUT)\s*,\s*['\"][<>+]*&"
 )
 _RUNS_DATA = re.compile(r"\b(?:exec|eval|Function|instance_eval|class_eval|compile)\s*\(|\beval\b|\bexec\b\s")
 _SECRETS = re.compile(
@@ -59,14 +64,33 @@ class CodeFacts:
     fork_loop: bool = False
     remote_exec: bool = False
     exfiltration: bool = False
+    # Why what the code does cannot be settled by reading it (names built at run time...).
+    dynamic: str | None = None
+    reverse_shell: bool = False
+
+    def merge(self, other: CodeFacts) -> None:
+        self.shell_commands += other.shell_commands
+        self.argvs += other.argvs
+        self.fork_loop = self.fork_loop or other.fork_loop
+        self.remote_exec = self.remote_exec or other.remote_exec
+        self.exfiltration = self.exfiltration or other.exfiltration
+        self.dynamic = self.dynamic or other.dynamic
+        self.reverse_shell = self.reverse_shell or other.reverse_shell
 
 
-def inspect_code(language: Language, code: str) -> CodeFacts:
+def inspect_code(language: Language, code: str, *, depth: int = 0) -> CodeFacts:
     """Read an interpreter's code string for the calls above."""
     facts = CodeFacts()
+    if language == "python":
+        code = canonical_python(code)
+    facts.dynamic = dynamic_reason(language, code)
     if language == "awk":
         _awk(code, facts)
         return facts
+    if depth < 3:
+        # Code that exec/eval run as written (`exec('import os; os.fork()')`) is read in turn.
+        for inner in literal_code(language, code):
+            facts.merge(inspect_code(language, inner, depth=depth + 1))
     for match in re.finditer(rf"(?:{_SHELL_CALLS})\s*[\(\{{]?\s*", code):
         _call_target(code, match.end(), facts, shell=True)
     if language in ("perl", "ruby", "php", "shell"):
@@ -82,12 +106,11 @@ def inspect_code(language: Language, code: str) -> CodeFacts:
                 facts.argvs.append((Field("rm"), Field(flags), target))
     _chmods(code, facts)
     _writes(code, facts)
-    facts.fork_loop = bool(_LOOP.search(code) and _FORK.search(code)) or bool(
-        re.search(r"fork\s+while\s+fork", code)
-    )
+    facts.fork_loop = facts.fork_loop or forks_forever(code)
     network = bool(_NETWORK.search(code))
-    facts.remote_exec = network and bool(_RUNS_DATA.search(code))
-    facts.exfiltration = network and bool(_SECRETS.search(code))
+    facts.remote_exec = facts.remote_exec or (network and bool(_RUNS_DATA.search(code)))
+    facts.exfiltration = facts.exfiltration or (network and bool(_SECRETS.search(code)))
+    facts.reverse_shell = facts.reverse_shell or bool(_SOCKET.search(code) and _SHELL_ON_FDS.search(code))
     return facts
 
 

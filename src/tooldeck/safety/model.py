@@ -9,7 +9,7 @@ never as `~`, so a quoted literal `'~'` (a file named ~) is never taken for the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 HOME_MARK = "\ue000"
@@ -91,13 +91,24 @@ class Invocation:
     via: str = ""
     # The working directory when known (`cd / && ...`); None means the workspace.
     cwd: str | None = None
+    # Variables set for this program alone (`GIT_PAGER=x git log`, `env X=1 cmd`, `sudo X=1 cmd`).
+    env: tuple[tuple[str, Field], ...] = ()
+    # The program's base name, computed once: every rule asks for it.
+    _name: str = field(init=False, repr=False, compare=False, default="")
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_name", self.argv[0].text.rsplit("/", 1)[-1] if self.argv else "")
+
+    def env_value(self, name: str) -> Field | None:
+        for key, value in reversed(self.env):
+            if key == name:
+                return value
+        return None
 
     @property
     def name(self) -> str:
         """The program's base name: `/usr/bin/rm` and `rm` are both `rm`."""
-        if not self.argv:
-            return ""
-        return self.argv[0].text.rsplit("/", 1)[-1]
+        return self._name
 
     @property
     def data(self) -> Flow:

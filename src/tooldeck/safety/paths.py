@@ -126,23 +126,53 @@ CACHE_DIRS = frozenset(
         ".vscode-server",
     ]
 )
+# Files in the home directory that run code (or grant access) at a later login, shell, editor or
+# git command.
 RC_FILES = frozenset(
     [
         *SHELL_STARTUP_FILES,
+        ".bash_aliases",
+        ".zlogout",
+        ".login",
+        ".logout",
+        ".cshrc",
+        ".tcshrc",
+        ".kshrc",
+        ".mkshrc",
         ".xinitrc",
         ".xprofile",
+        ".xsession",
         ".xsessionrc",
         ".pam_environment",
         ".inputrc",
+        ".gitconfig",
+        ".vimrc",
+        ".gvimrc",
+        ".exrc",
+        ".nvimrc",
+        ".tmux.conf",
     ]
 )
 RC_SUBPATHS = (
     ".config/fish/config.fish",
+    ".config/fish/conf.d",
+    ".config/fish/functions",
     ".ssh/authorized_keys",
     ".ssh/authorized_keys2",
     ".ssh/rc",
     ".config/autostart",
+    ".config/systemd/user",
+    ".local/share/systemd/user",
+    ".config/environment.d",
+    ".config/git/config",
+    ".config/nvim/init.vim",
+    ".config/nvim/init.lua",
+    ".config/plasma-workspace/env",
+    ".config/upstart",
+    "Library/LaunchAgents",
 )
+# Python runs `.pth` files and these modules of a site-packages folder at every start.
+_PYTHON_STARTUP = re.compile(r"(?:^|/)(?:site|dist)-packages/(?:[^/]+\.pth|(?:site|user)customize\.py)$")
 BLOCK_DEVICE = re.compile(
     r"/dev/(sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(p\d+)?|mmcblk\d+(p\d+)?"
     r"|md\d+(p\d+)?|dm-\d+|loop\d+(p\d+)?|sr\d+|nbd\d+(p\d+)?|zd\d+|rbd\d+|disk/.+|mapper/.+|root"
@@ -304,6 +334,8 @@ def is_secret(text: str, cwd: str | None = None) -> bool:
 
 def is_rc_file(text: str) -> bool:
     """Shell start-up files and other places where a write plants a backdoor for later."""
+    if _PYTHON_STARTUP.search(text) or (text.startswith(("$", "`")) and text.endswith(".pth")):
+        return True
     path = resolve(text)
     if path.anchor != "~" or not path.parts:
         return False

@@ -109,6 +109,8 @@ class Unwrapped:
     privileged: bool
     # A root shell asked for with no command (`sudo -i`, `sudo -s`, `su`, `doas -s`).
     root_shell: bool = False
+    # Variables the wrappers set for the program (`env X=1`, `sudo X=1`).
+    env: tuple[tuple[str, Field], ...] = ()
 
 
 def basename(field: Field) -> str:
@@ -118,6 +120,7 @@ def basename(field: Field) -> str:
 def unwrap(argv: tuple[Field, ...]) -> Unwrapped:
     """Peel wrapper programs until the program that does the work is first."""
     wrappers: list[str] = []
+    env: list[tuple[str, Field]] = []
     privileged = False
     root_shell = False
     current = argv
@@ -128,12 +131,26 @@ def unwrap(argv: tuple[Field, ...]) -> Unwrapped:
         if name not in WRAPPERS or (name == "command" and _command_lookup(current)):
             break
         rest, as_root, shell = _peel_one(name, current[1:])
+        if name in ("env", "sudo", "doas"):
+            env += _assignments(current[1 : len(current) - len(rest)])
         if name in ("sudo", "doas", "pkexec", "run0", "runuser", "chroot") and as_root:
             privileged = True
         root_shell = root_shell or (shell and not rest)
         wrappers.append(name)
         current = rest
-    return Unwrapped(current, tuple(wrappers), privileged, root_shell)
+    return Unwrapped(current, tuple(wrappers), privileged, root_shell, tuple(env))
+
+
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.S)
+
+
+def _assignments(words: tuple[Field, ...]) -> list[tuple[str, Field]]:
+    out: list[tuple[str, Field]] = []
+    for word in words:
+        match = _ASSIGNMENT.fullmatch(word.text)
+        if match:
+            out.append((match.group(1), Field(match.group(2), word.exact, word.taint)))
+    return out
 
 
 def _command_lookup(argv: tuple[Field, ...]) -> bool:
@@ -152,8 +169,10 @@ def _peel_one(name: str, args: tuple[Field, ...]) -> tuple[tuple[Field, ...], bo
         rest = _skip_options(name, args)
         return rest[1:], False, False  # the first operand is the duration
     if name == "flock":
-        rest = _skip_options(name, args)
-        return rest[1:], False, False  # the first operand is the lock file
+        rest = _skip_options(name, args)[1:]  # the first operand is the lock file
+        if rest[:1] and rest[0].text in ("-c", "--command"):
+            return (Field("sh"), Field("-c"), *rest[1:]), False, False
+        return rest, False, False
     if name == "taskset":
         rest = _skip_options(name, args)
         cpu_list = any(a.text.startswith("-") and "c" in a.text for a in args[: len(args) - len(rest)])
@@ -164,6 +183,10 @@ def _peel_one(name: str, args: tuple[Field, ...]) -> tuple[tuple[Field, ...], bo
     if name == "env":
         return _peel_env(args), False, False
     rest = _skip_options(name, args)
+    if name in ("sudo", "doas"):
+        # sudo sets the variables written before the command (`sudo EDITOR=x visudo`).
+        while rest and _ASSIGNMENT.fullmatch(rest[0].text):
+            rest = rest[1:]
     user = _option_value(args, "-u", "--user")
     as_root = user in (None, "root", "0", "#0")
     shell = name in ("sudo", "doas") and any(a.text in ("-i", "-s", "--login", "--shell") for a in args)
@@ -316,7 +339,7 @@ def _interpreter_source(
             i += 2
             continue
         short_flags = text[1:] if not text.startswith("--") else ""
-        if text in code_opts or (language in ("shell", "python") and short_flags and short_flags[-1] == "c"):
+        if text in code_opts or _code_cluster(language, short_flags):
             if language == "shell":
                 wants_code = True
             elif i + 1 < len(args):
@@ -337,6 +360,18 @@ def _interpreter_source(
     if not rest or rest[0].text in _STDIN_FILES:
         return CodeSource(language, "stdin", positional=rest[1:]) if (stdin_piped or rest) else None
     return CodeSource(language, "file", file=rest[0], positional=rest[1:])
+
+
+def _code_cluster(language: Language, flags: str) -> bool:
+    """Flags run together that end with the code option: `bash -ec`, `python -Bc`, `perl -lne`,
+    `ruby -pe` (but not `perl -pie`, where `e` is -i's backup suffix)."""
+    if not flags:
+        return False
+    if language in ("shell", "python"):
+        return flags[-1] == "c"
+    if language in ("perl", "ruby"):
+        return flags[-1] in "eE" and len(flags) > 1 and not set(flags[:-1]) & set("iIMmxrCdF0KTE")
+    return False
 
 
 def _joined(args: tuple[Field, ...]) -> Field:

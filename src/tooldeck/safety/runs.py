@@ -68,6 +68,11 @@ def xargs_argv(inv: Invocation) -> tuple[Field, ...] | None:
 
 def _items(inv: Invocation) -> list[Field]:
     flow = inv.data
+    if inv.stdin is None or any(
+        a.text in ("-a", "--arg-file") or a.text.startswith("--arg-file=") for a in inv.args
+    ):
+        # Items read from a file, or from whatever standard input the shell was given.
+        return [Field("$ITEM", exact=False)]
     if flow.text is not None:
         words = flow.text.split()[:_MAX_ITEMS]
         return [Field(w) for w in words] or [Field("")]
@@ -139,8 +144,10 @@ def parallel_argv(inv: Invocation) -> tuple[Field, ...] | None:
         command, items = words, _items(inv)
     while command and command[0].text.startswith("-"):
         command = command[1:]
-    command = command or [Field("echo")]
     item = items[0] if items else Field("$ITEM", exact=False)
+    if not command:
+        # With no command, each item is a command line of its own.
+        return (Field("sh"), Field("-c"), item)
     if any("{}" in w.text for w in command):
         return tuple(_substitute(w, "{}", item) for w in command)
     return (*command, item)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from tooldeck.safety.effects import written_files
+from tooldeck.safety.flows import output_of
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import is_rc_file, resolve
 from tooldeck.safety.rules.base import RuleSet, options
@@ -28,6 +29,11 @@ _WHY = {
     "/etc/profile": "every login shell",
     "/etc/environment": "every process's environment",
     "/etc/fstab": "what mounts at boot",
+    "/etc/profile.d": "every login shell",
+    "/etc/bash.bashrc": "every interactive shell",
+    "/etc/systemd/system": "services started at boot",
+    "/etc/cron.d": "scheduled jobs run as root",
+    "/var/spool/cron": "scheduled jobs",
 }
 
 
@@ -47,13 +53,9 @@ def _system(inv: Invocation) -> str | None:
     for target, kind in written_files(inv):
         path = resolve(target.text, inv.cwd)
         shown = path.shown()
-        if path.anchor == "/" and path.parts[:1] in (
-            ("etc",),
-            ("boot",),
-            ("usr",),
-            ("lib",),
-            ("bin",),
-            ("sbin",),
+        if path.anchor == "/" and (
+            path.parts[:1] in (("etc",), ("boot",), ("usr",), ("lib",), ("bin",), ("sbin",))
+            or path.parts[:3] in (("var", "spool", "cron"), ("var", "spool", "anacron"))
         ):
             return f"{inv.name} {kind}s {shown}: {_why(shown)}"
     return None
@@ -62,14 +64,33 @@ def _system(inv: Invocation) -> str | None:
 @rules.rule(
     "write-shell-startup",
     "approve",
-    "writes shell start-up files or authorized_keys (a backdoor that runs later)",
+    "writes start-up files (shell rc files, editor and git config, autostart units, Python .pth files) or "
+    "authorized_keys: a backdoor that runs later",
 )
 def _startup(inv: Invocation) -> str | None:
+    ssh_config = _ssh_config_commands(inv)
+    if ssh_config is not None:
+        return ssh_config
     for target, kind in written_files(inv):
         if is_rc_file(target.text) or is_rc_file(
             resolve(target.text, inv.cwd).shown().replace("~", "\ue000", 1)
         ):
-            return f"{inv.name} {kind}s {target.shown()}, which runs or grants access at every login"
+            return f"{inv.name} {kind}s {target.shown()}, which runs code later (at a login or a program's start)"
+    return None
+
+
+_SSH_COMMANDS = re.compile(r"(?im)^\s*(?:proxycommand|localcommand|knownhostscommand|match\s.*\bexec)\b")
+
+
+def _ssh_config_commands(inv: Invocation) -> str | None:
+    """An ssh client config gaining a command ssh will run (ProxyCommand, LocalCommand, Match exec)."""
+    text = (inv.data.text if inv.name == "tee" else output_of(inv).text) or ""
+    if not _SSH_COMMANDS.search(text):
+        return None
+    for target, kind in written_files(inv):
+        shown = resolve(target.text, inv.cwd).shown()
+        if shown in ("~/.ssh/config", "/etc/ssh/ssh_config") or shown.startswith("/etc/ssh/ssh_config.d/"):
+            return f"{inv.name} {kind}s {shown} with a command every ssh connection runs"
     return None
 
 
@@ -82,6 +103,50 @@ def _crontab(inv: Invocation) -> str | None:
         return "crontab -r deletes every scheduled job"
     if opts.operands and not opts.has("-l", "-e", "--list"):
         return f"crontab {opts.operands[0].shown()} replaces every scheduled job"
+    if not opts.operands and inv.stdin is not None and not opts.has("-l", "-e", "--list"):
+        return "crontab installs the jobs piped into it, replacing every scheduled job"
+    return None
+
+
+@rules.rule(
+    "write-git-hook",
+    "approve",
+    "writes a git hook or the repository's config (code that runs at the next commit, checkout or fetch)",
+)
+def _git_hook(inv: Invocation) -> str | None:
+    for target, kind in written_files(inv):
+        parts = resolve(target.text, inv.cwd).parts
+        for i, part in enumerate(parts[:-1]):
+            if part == ".git" and (
+                (parts[i + 1] == "hooks" and len(parts) > i + 2) or parts[i + 1 :] == ("config",)
+            ):
+                return f"{inv.name} {kind}s {target.shown()}, which git runs or reads on later commands"
+    return None
+
+
+_AUTOSTART_VERBS = frozenset({"enable", "link", "reenable", "add-wants", "add-requires", "preset"})
+
+
+@rules.rule(
+    "install-autostart",
+    "approve",
+    "makes a program start on its own: systemctl --user enable/link, a unit file linked in, launchctl load, lingering",
+)
+def _autostart(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    positional = [w for w in words if not w.startswith("-")]
+    if inv.name == "systemctl" and positional[:1] and positional[0] in _AUTOSTART_VERBS:
+        units = positional[1:]
+        if "--user" in words or positional[0] == "link" or any("/" in u for u in units):
+            return f"systemctl {' '.join(words)} makes {' '.join(units)[:60]} start on its own"
+    if (
+        inv.name == "launchctl"
+        and positional[:1]
+        and positional[0] in ("load", "bootstrap", "submit", "enable")
+    ):
+        return f"launchctl {positional[0]} installs an agent that starts on its own"
+    if inv.name == "loginctl" and positional[:1] == ["enable-linger"]:
+        return "loginctl enable-linger keeps the user's services running after logout"
     return None
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.paths import PathKind, classify
 from tooldeck.safety.rules.base import RuleSet, options
@@ -17,7 +19,10 @@ def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
     if name == "rm":
         opts = options(inv)
         recursive = opts.has("-r", "-R", "--recursive")
-        return [(f, recursive) for f in opts.operands]
+        # `find DIR -exec rm {} +` removes every file below DIR, as `rm -r` would.
+        return [(f, recursive or "**" in f.text.split("/")) for f in opts.operands]
+    if name in ("rimraf", "del", "del-cli", "rimraf.cmd"):
+        return [(f, True) for f in options(inv).operands]
     if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio"):
         return [
             (f, name in ("srm", "trash", "trash-put")) for f in options(inv).operands if f.text != "trash"
@@ -90,28 +95,58 @@ def _workspace(inv: Invocation) -> str | None:
     return None
 
 
-_BUCKET_DELETES = {
-    ("aws", "s3", "rm"): "--recursive",
-    ("aws", "s3", "rb"): "--force",
-    ("gsutil", "rm"): "-r",
-    ("gsutil", "-m", "rm"): "-r",
-    ("gsutil", "rb"): "",
-    ("gcloud", "storage", "rm"): "--recursive",
-    ("s3cmd", "del"): "--recursive",
-    ("s3cmd", "rb"): "",
-    ("rclone", "purge"): "",
-    ("mc", "rm"): "--recursive",
-    ("az", "storage", "container"): "delete",
+# Object-store deletions: the words that start them, and the option that makes them recursive
+# ("" when the command always deletes a whole bucket or tree).
+_BUCKET_DELETES: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("aws", "s3", "rm"): ("--recursive",),
+    ("aws", "s3", "rb"): (),
+    ("gsutil", "rm"): ("-r", "-R", "-a"),
+    ("gsutil", "rb"): (),
+    ("gcloud", "storage", "rm"): ("--recursive", "-r", "-R", "--all-versions"),
+    ("gcloud", "storage", "buckets", "delete"): (),
+    ("s3cmd", "del"): ("--recursive", "-r"),
+    ("s3cmd", "rm"): ("--recursive", "-r"),
+    ("s3cmd", "rb"): (),
+    ("rclone", "purge"): (),
+    ("rclone", "delete"): (),
+    ("rclone", "rmdirs"): (),
+    ("mc", "rm"): ("--recursive", "-r"),
+    ("mc", "rb"): (),
+    ("az", "storage", "container", "delete"): (),
+    ("az", "storage", "blob", "delete-batch"): (),
+    ("az", "storage", "share", "delete"): (),
+    ("az", "storage", "fs", "delete"): (),
+    ("azcopy", "remove"): ("--recursive",),
+    ("azcopy", "rm"): ("--recursive",),
 }
+_STORAGE_CLIS = frozenset(prefix[0] for prefix in _BUCKET_DELETES)
+_STORAGE_GLOBAL_VALUE = frozenset(
+    {"--profile", "--region", "--endpoint-url", "--output", "-o", "-h", "-p", "--config"}
+)
+
+
+def _storage_words(inv: Invocation) -> list[str]:
+    """The program and its subcommand words, with global options (`--profile x`, `-m`) removed."""
+    words = inv.arg_texts()
+    out = [inv.name]
+    i = 0
+    while i < len(words) and words[i].startswith("-"):
+        i += 2 if words[i] in _STORAGE_GLOBAL_VALUE else 1
+    return out + words[i:]
 
 
 @rules.rule("delete-cloud-storage", "approve", "deletes a cloud storage bucket or its objects recursively")
 def _bucket(inv: Invocation) -> str | None:
-    words = [inv.name, *inv.arg_texts()]
-    for prefix, needed in _BUCKET_DELETES.items():
-        if tuple(words[: len(prefix)]) != prefix:
+    if inv.name not in _STORAGE_CLIS:
+        return None
+    words = _storage_words(inv)
+    for prefix, recursive in _BUCKET_DELETES.items():
+        if tuple(w for w in words[: len(prefix)]) != prefix:
             continue
         rest = words[len(prefix) :]
-        if not needed or needed in rest or (needed == "-r" and any(w in ("-r", "-R", "-rf") for w in rest)):
+        flags = {w.split("=", 1)[0] for w in rest if w.startswith("-")}
+        flags |= {f"-{c}" for w in rest if re.fullmatch(r"-[a-zA-Z]+", w) for c in w[1:]}
+        wildcard = any(re.search(r"://[^/]+/?(?:.*/)?\*", w) for w in rest)
+        if not recursive or flags & set(recursive) or wildcard:
             return f"{' '.join(prefix)} deletes cloud storage ({' '.join(rest)[:80]})"
     return None

@@ -146,7 +146,9 @@ def _wipe(inv: Invocation) -> str | None:
         return None
     if inv.name == "wipefs" and any(w in ("-n", "--no-act") for w in words):
         return None
-    named = any(w in needed or w.split("=", 1)[0] in needed for w in words)
+    # Short options run together (`wipefs -af`) name each of their letters.
+    letters = [f"-{c}" for w in words if re.fullmatch(r"-[a-zA-Z]{2,}", w) for c in w[1:]]
+    named = any(w in needed or w.split("=", 1)[0] in needed for w in [*words, *letters])
     combined = inv.name == "sgdisk" and any(re.fullmatch(r"-[A-Za-z]*[Zzod][A-Za-z]*", w) for w in words)
     if needed and "*" not in needed and not named and not combined:
         return None

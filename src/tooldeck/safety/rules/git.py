@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from tooldeck.safety.model import Invocation
-from tooldeck.safety.paths import classify
+from tooldeck.safety.paths import classify, resolve
 from tooldeck.safety.rules.base import RuleSet
 from tooldeck.safety.rules.deletion import deletion_targets
 
@@ -51,6 +51,8 @@ def _force_push(inv: Invocation) -> str | None:
     args = words[1:]
     if "--mirror" in args:
         return "git push --mirror overwrites every ref of the remote"
+    if "--prune" in args:
+        return "git push --prune deletes every remote branch that does not exist here"
     force = any(a in ("--force", "-f") or re.fullmatch(r"-[a-zA-Z]*f[a-zA-Z]*", a) for a in args)
     lease = any(a.startswith("--force-with-lease") for a in args)
     refspecs = _refspecs(args)
@@ -66,22 +68,49 @@ def _force_push(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("git-delete-protected-branch", "approve", "deletes a protected branch, locally or on the remote")
+def _protected_ref(ref: str) -> bool:
+    """main, refs/heads/main, refs/remotes/origin/main, HEAD."""
+    ref = ref.lstrip("+:")
+    if ref == "HEAD":
+        return True
+    remote = re.fullmatch(r"refs/remotes/[^/]+/(.+)", ref)
+    return bool(PROTECTED.fullmatch(remote.group(1) if remote else ref))
+
+
+@rules.rule(
+    "git-delete-protected-branch",
+    "approve",
+    "deletes a protected branch or HEAD, locally or on the remote, or force-deletes branches listed at run time",
+)
 def _delete_branch(inv: Invocation) -> str | None:
     words = git_words(inv)
+    computed = any(not a.exact for a in inv.args)
     if words[:1] == ["push"]:
         args = words[1:]
         deleting = "--delete" in args or "-d" in args
         for ref in _refspecs(args):
             name = ref[1:] if ref.startswith(":") else ref if deleting else None
-            if name is not None and PROTECTED.fullmatch(name):
+            if name is not None and _protected_ref(name):
                 return f"git push deletes the remote branch {name}"
-    if words[:2] == ["update-ref", "-d"] and len(words) > 2 and PROTECTED.fullmatch(words[2]):
-        return f"git update-ref -d deletes {words[2]}"
-    if words[:1] == ["branch"] and ("-D" in words or ("--delete" in words and "--force" in words)):
+        if deleting and computed:
+            return "git push --delete removes remote refs listed at run time"
+    if words[:1] == ["update-ref"]:
+        operands = [w for w in words[1:] if not w.startswith("-")]
+        zeroed = len(operands) > 1 and re.fullmatch(r"0{40}|0{64}", operands[1])
+        if operands and _protected_ref(operands[0]) and ("-d" in words or zeroed):
+            return f"git update-ref deletes {operands[0]}"
+    if words[:2] == ["symbolic-ref", "-d"] or words[:2] == ["symbolic-ref", "--delete"]:
+        return "git symbolic-ref -d deletes HEAD"
+    if words[:1] == ["branch"]:
+        flags = "".join(w[1:] for w in words[1:] if re.fullmatch(r"-[a-zA-Z]+", w))
+        force = "D" in flags or (
+            ("d" in flags or "--delete" in words) and ("f" in flags or "--force" in words)
+        )
         names = [w for w in words[1:] if not w.startswith("-")]
-        if any(PROTECTED.fullmatch(n) for n in names):
-            return f"git branch -D deletes {names[0]}"
+        if force and any(PROTECTED.fullmatch(n) for n in names):
+            return f"git branch -D deletes {next(n for n in names if PROTECTED.fullmatch(n))}"
+        if force and computed:
+            return "git branch -D force-deletes branches listed at run time, unmerged work included"
     return None
 
 
@@ -97,12 +126,28 @@ def _discard(inv: Invocation) -> str | None:
     if words[:1] == ["clean"]:
         flags = "".join(w[1:] for w in words[1:] if re.fullmatch(r"-[a-zA-Z]+", w))
         dry = "n" in flags or "--dry-run" in words or "i" in flags
-        forced = "f" in flags or "--force" in words
+        # Without -f git refuses to clean, unless clean.requireForce is turned off.
+        unforced = any(re.fullmatch(r"(?i)clean\.requireforce=(false|no|off|0)", w) for w in inv.arg_texts())
+        forced = "f" in flags or "--force" in words or unforced
         paths = [w for w in words[1:] if not w.startswith("-")]
-        if forced and not dry and (not paths or any(classify(p, inv.cwd) == "workspace_all" for p in paths)):
-            return f"git {' '.join(words)} deletes every untracked file"
+        whole = not paths or any(
+            classify(p, inv.cwd) == "workspace_all" or p.startswith((":/", ":(top)")) for p in paths
+        )
+        if forced and not dry and whole:
+            ignored = (
+                " and ignored files (.env, local config, virtualenvs)" if {"x", "X"} & set(flags) else ""
+            )
+            return f"git {' '.join(words)} deletes every untracked file{ignored}"
     if words[:1] in (["checkout"], ["restore"]) and words[-1:] in (["."], ["*"], [":/"]):
         return f"git {' '.join(words)} throws away every local change"
+    if words[:1] in (["checkout"], ["switch"]) and ({"-f", "--force", "--discard-changes"} & set(words[1:])):
+        return f"git {' '.join(words)} throws away every local change"
+    if words[:1] == ["rm"] and "--cached" not in words:
+        paths = [w for w in words[1:] if not w.startswith("-")]
+        if any(classify(p, inv.cwd) == "workspace_all" for p in paths):
+            return f"git {' '.join(words)} deletes every tracked file"
+    if words[:2] == ["submodule", "deinit"] and {"-f", "--force"} & set(words) and "--all" in words:
+        return "git submodule deinit -f --all discards the submodules' working trees"
     if words[:2] == ["stash", "clear"]:
         return "git stash clear deletes every stash"
     return None
@@ -135,6 +180,17 @@ def _reflog(inv: Invocation) -> str | None:
 @rules.rule("delete-git-dir", "approve", "deletes a .git directory (the whole history)")
 def _git_dir(inv: Invocation) -> str | None:
     for target, _recursive in deletion_targets(inv):
-        if classify(target.text, inv.cwd) == "git_dir":
+        if classify(target.text, inv.cwd) == "git_dir" or _git_internals(target.text, inv.cwd):
             return f"{inv.name} deletes {target.shown()}, the repository's history"
     return None
+
+
+_HISTORY_PARTS = frozenset({"objects", "refs", "HEAD", "index", "packed-refs", "logs"})
+
+
+def _git_internals(text: str, cwd: str | None) -> bool:
+    """`.git/objects`, `.git/refs`, `.git/HEAD`...: the parts without which the history is gone."""
+    parts = resolve(text, cwd).parts
+    return any(
+        p == ".git" and parts[i + 1 : i + 2] and parts[i + 1] in _HISTORY_PARTS for i, p in enumerate(parts)
+    )

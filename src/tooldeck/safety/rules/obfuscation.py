@@ -33,3 +33,11 @@ def _decoded(inv: Invocation) -> str | None:
     if known:
         return None
     return f"{inv.name} runs text that is decoded at run time and cannot be checked"
+
+
+rules.signal(
+    "interpreter-dynamic-code",
+    "approve",
+    "interpreter code whose effect cannot be settled by reading it (getattr, __import__, eval of "
+    "decoded text, aliased or computed function names)",
+)

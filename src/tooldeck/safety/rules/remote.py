@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tooldeck.safety.model import NETWORK, Invocation, Taint
-from tooldeck.safety.programs import CodeSource, code_source
+from tooldeck.safety.programs import SHELLS, CodeSource, code_source
 from tooldeck.safety.rules.base import RuleSet
 
 rules = RuleSet("remote_code_exec")
@@ -59,3 +59,29 @@ def _downloaded(inv: Invocation) -> str | None:
 
 
 rules.signal("interpreter-remote-exec", "approve", "interpreter code that downloads and executes code")
+rules.signal(
+    "interpreter-reverse-shell",
+    "approve",
+    "interpreter code that hands a network socket to a shell (a reverse shell)",
+)
+
+
+def _interactive(inv: Invocation) -> bool:
+    return any(a.text.startswith("-") and not a.text.startswith("--") and "i" in a.text for a in inv.args[:3])
+
+
+@rules.rule(
+    "reverse-shell",
+    "approve",
+    "connects a shell to the network (bash -i >& /dev/tcp/..., sh -i fed by a pipe or a fifo)",
+)
+def _reverse_shell(inv: Invocation) -> str | None:
+    if inv.name not in SHELLS:
+        return None
+    sockets = [r.target.text for r in inv.redirects if r.target.text.startswith(("/dev/tcp/", "/dev/udp/"))]
+    if sockets:
+        return f"{inv.name} reads or writes {sockets[0]}: a shell driven over the network"
+    source = source_of(inv)
+    if _interactive(inv) and inv.stdin is not None and source is not None and source.origin == "stdin":
+        return f"{inv.name} -i reads its commands from a pipe (a shell driven from elsewhere)"
+    return None

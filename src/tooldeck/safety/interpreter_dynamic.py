@@ -1,0 +1,417 @@
+"""When interpreter code's effect cannot be settled by reading it: names built at run time.
+
+`getattr(os, 'sys'+'tem')`, `__import__(name)`, `exec(base64.b64decode(...))`, a dangerous
+function under another name (`f = shutil.rmtree`), a command passed in a variable
+(`os.system(cmd)`), Ruby's `send`, Perl's `&$f`, PHP's `$f(...)`, Node's `require(m)` or
+`cp['ex'+'ec']`: the analyser cannot know what runs, so such code needs approval, never `safe`.
+Plain code (`print(1)`, `getattr(sys, 'frozen', False)`, `eval('2+3')`) stays `safe`.
+
+The code is first reduced to a skeleton whose string literals are numbered placeholders, so a
+word inside a string (`print("eval(x)")`) is data, and "is this argument one literal?" is a
+question about the skeleton.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tooldeck.safety.programs import Language
+
+# A literal string in the skeleton is \x01N\x01 (N indexes `literals`); a string with
+# interpolation (f'{x}', "#{x}", "$x") is \x02N\x02.
+_LIT = r"\x01\d+\x01"
+_ONE_LITERAL = re.compile(r"\s*\x01(\d+)\x01\s*")
+_PLAIN = r"'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\""
+_STRINGS: dict[Language, re.Pattern[str]] = {
+    "python": re.compile(
+        r"(?P<prefix>[rRbBuUfF]{0,2})(?P<body>'''(?:.|\n)*?'''|\"\"\"(?:.|\n)*?\"\"\"|" + _PLAIN + ")"
+    ),
+    "node": re.compile(r"(?P<prefix>)(?P<body>" + _PLAIN + r"|`(?:\\.|[^`\\])*`)"),
+    "lua": re.compile(r"(?P<prefix>)(?P<body>" + _PLAIN + r"|\[\[(?:.|\n)*?\]\])"),
+}
+_DEFAULT_STRINGS = re.compile(r"(?P<prefix>)(?P<body>" + _PLAIN + ")")
+_INTERPOLATION: dict[Language, re.Pattern[str]] = {
+    "node": re.compile(r"^`.*\$\{", re.S),
+    "perl": re.compile(r"^\".*(?:\$[\w{]|@\w)", re.S),
+    "php": re.compile(r"^\".*\$[\w{]", re.S),
+    "ruby": re.compile(r"^\".*#\{", re.S),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Skeleton:
+    text: str
+    literals: tuple[str, ...]
+
+    def literal(self, text: str) -> str | None:
+        """The value of `text` when it is exactly one string literal."""
+        match = _ONE_LITERAL.fullmatch(text)
+        return self.literals[int(match.group(1))] if match else None
+
+
+def skeleton(language: Language, code: str) -> Skeleton:
+    literals: list[str] = []
+    interpolation = _INTERPOLATION.get(language)
+
+    def replace(match: re.Match[str]) -> str:
+        prefix, body = match.group("prefix"), match.group("body")
+        index = len(literals)
+        quote = 3 if body[:3] in ("'''", '"""') else 2 if body.startswith("[[") else 1
+        literals.append(body[quote:-quote])
+        dynamic = ("f" in prefix.lower() and re.search(r"\{[^{]", body)) or (
+            interpolation is not None and interpolation.search(body)
+        )
+        mark = "\x02" if dynamic else "\x01"
+        return f"{mark}{index}{mark}"
+
+    pattern = _STRINGS.get(language, _DEFAULT_STRINGS)
+    return Skeleton(pattern.sub(replace, code), tuple(literals))
+
+
+def call_args(text: str, open_paren: int) -> list[str]:
+    """The top-level, comma-separated arguments of the call whose `(` is at `open_paren`."""
+    depth, start, out = 0, open_paren + 1, []
+    for i in range(open_paren, len(text)):
+        ch = text[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                out.append(text[start:i])
+                return [a for a in out if a.strip()] if len(out) > 1 or out[0].strip() else []
+        elif ch == "," and depth == 1:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
+
+
+def _first_arg(sk: Skeleton, match: re.Match[str]) -> str | None:
+    """The first argument of the call the match ends at (its `(`), or None without parentheses."""
+    paren = match.end() - 1
+    if sk.text[paren : paren + 1] != "(":
+        return None
+    args = call_args(sk.text, paren)
+    return args[0] if args else ""
+
+
+def _literal_list(sk: Skeleton, arg: str) -> bool:
+    """A literal, or a list/tuple of literals (`['ls', '-la']`, with `sys.executable` allowed)."""
+    arg = arg.strip()
+    if sk.literal(arg) is not None:
+        return True
+    if arg[:1] in "[(" and arg[-1:] in "])":
+        items = [i.strip() for i in arg[1:-1].split(",") if i.strip()]
+        return all(sk.literal(i) is not None or i == "sys.executable" for i in items)
+    return False
+
+
+def _literal_operand(sk: Skeleton, pos: int) -> bool:
+    """Is the operand at `pos` (`(...)`, or a bare operand up to `;`) exactly one literal?"""
+    rest = sk.text[pos:]
+    stripped = rest.lstrip()
+    if stripped.startswith("("):
+        args = call_args(sk.text, pos + len(rest) - len(stripped))
+        return len(args) == 1 and sk.literal(args[0]) is not None
+    operand = re.split(r"[;\n}]|\bif\b|\bunless\b", stripped, maxsplit=1)[0]
+    return sk.literal(operand) is not None
+
+
+_DANGEROUS_ATTRS = frozenset(
+    [
+        "system",
+        "popen",
+        "spawn",
+        "spawnl",
+        "spawnlp",
+        "spawnv",
+        "spawnvp",
+        "execv",
+        "execve",
+        "execvp",
+        "execl",
+        "execlp",
+        "fork",
+        "forkpty",
+        "kill",
+        "killpg",
+        "remove",
+        "unlink",
+        "rmdir",
+        "removedirs",
+        "rmtree",
+        "rename",
+        "replace",
+        "chmod",
+        "chown",
+        "truncate",
+        "run",
+        "call",
+        "check_call",
+        "check_output",
+        "Popen",
+        "getoutput",
+        "getstatusoutput",
+        "exec",
+        "eval",
+        "compile",
+        "__import__",
+        "import_module",
+    ]
+)
+_PY_SHELL_CALL = re.compile(
+    r"(?<![\w.])(?:os\.(?:system|popen|exec\w*|spawn\w*)|subprocess\.(?:run|call|check_call|check_output|Popen"
+    r"|getoutput|getstatusoutput)|pty\.spawn|commands\.getoutput)\s*\("
+)
+_PY_INTERNALS = re.compile(
+    r"__builtins__|(?<![\w.])builtins\.|(?<![\w.])(?:globals|locals|vars)\s*\(\s*\)\s*\[|__dict__\s*\["
+    r"|__getattribute__|__subclasses__|__globals__|__code__|\bsys\.modules\s*\[|operator\.(?:attrgetter|methodcaller)"
+    r"|types\.(?:FunctionType|CodeType)|(?:pickle|cPickle|marshal|dill|cloudpickle|jsonpickle)\.loads?\s*\("
+    r"|yaml\.unsafe_load|\bctypes\b.*\b(?:CDLL|cdll|LoadLibrary|libc)\b|importlib\.(?:util\.)?(?:spec_from_file_location"
+    r"|module_from_spec|spec_from_loader)|\.exec_module\s*\(|importlib\.reload|functools\.partial\s*\(\s*(?:os|shutil"
+    r"|subprocess)\.|(?<![\w.])partial\s*\(\s*(?:os|shutil|subprocess)\."
+)
+_PY_ALIAS = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*\s*=\s*(?:os\.(?:system|popen|remove|unlink|rmdir|removedirs|kill|killpg|exec\w*"
+    r"|spawn\w*|fork|chmod|chown|rename|replace|truncate)|shutil\.(?:rmtree|move|chown)|subprocess\.\w+"
+    r"|pty\.spawn)\b(?![ \t]*[(.\w])"
+)
+
+
+def _python(sk: Skeleton) -> str | None:
+    text = sk.text
+    for match in re.finditer(r"(?<![\w.])getattr\s*\(", text):
+        args = call_args(text, match.end() - 1)
+        name = sk.literal(args[1]) if len(args) > 1 else None
+        if len(args) > 1 and name is None:
+            return "getattr reaches a function whose name is computed at run time"
+        if name in _DANGEROUS_ATTRS:
+            return f"getattr reaches {name} indirectly"
+    for match in re.finditer(r"(?<![\w.])__import__\s*\(|(?<![\w.])(?:importlib\.)?import_module\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "imports a module whose name is computed at run time"
+    for match in re.finditer(r"(?<![\w.])(?:exec|eval|compile)\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "runs code built or decoded at run time (exec/eval)"
+    if _PY_INTERNALS.search(text):
+        return "reaches functions through the interpreter's internals or deserialises code"
+    if _PY_ALIAS.search(text) or re.search(
+        r"from\s+(?:os|shutil|subprocess|pty)\s+import\s+[^\n;]*\b\w+\s+as\s+\w+", text
+    ):
+        return "calls a dangerous function under another name"
+    for match in _PY_SHELL_CALL.finditer(text):
+        arg = _first_arg(sk, match)
+        if arg is not None and not _literal_list(sk, arg):
+            return "runs a command that is computed at run time"
+    if _PY_DELETE.search(text) and _PY_LISTS_OUTSIDE.search(text):
+        for match in _PY_DELETE.finditer(text):
+            arg = _first_arg(sk, match)
+            if arg is not None and sk.literal(arg) is None:
+                return "deletes files it lists at run time outside the workspace"
+    return None
+
+
+_PY_DELETE = re.compile(
+    r"(?<![\w.])(?:os\.(?:remove|unlink|rmdir|removedirs)|shutil\.rmtree|pathlib\.Path\.unlink)\s*\(|\.(?:unlink|rmdir)\s*\(\s*\)"
+)
+# The code lists the home directory or an absolute folder (not scratch space) to choose what to delete.
+_PY_LISTS_OUTSIDE = re.compile(
+    r"expanduser|Path\.home\(\)|os\.environ\[\s*\x01|getenv\(|(?:listdir|scandir|walk|glob|iglob|iterdir|rglob)\s*\(\s*\x01"
+)
+
+
+_NODE_RUNNERS = r"(?:execSync|spawnSync|execFileSync|execFile|exec|spawn|fork)"
+
+
+def _node(sk: Skeleton) -> str | None:
+    text = sk.text
+    for match in re.finditer(r"(?<![\w.$])(?:require|import|eval)\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "loads a module or runs code named at run time (require, import, eval)"
+    if re.search(
+        r"(?<![\w.$])(?:new\s+)?Function\s*\(|\.runIn\w*Context\s*\(|\bvm\.(?:Script|compileFunction)|process\.(?:binding"
+        r"|_linkedBinding|dlopen)|module\.constructor|Module\._load|\bReflect\.(?:apply|get|construct)"
+        r"|(?<![\w.$])(?:global|globalThis)\s*\[|setTimeout\s*\(\s*\x01|setInterval\s*\(\s*\x01",
+        text,
+    ):
+        return "reaches code through Function, vm, process internals or the global object"
+    child_process = any("child_process" in lit for lit in sk.literals)
+    if child_process and (
+        re.search(r"\{[^}]*\b" + _NODE_RUNNERS + r"\s*:\s*\w+", text)
+        or re.search(r"=\s*(?:\w+\.)?" + _NODE_RUNNERS + r"\b(?![ \t]*[(.\w])", text)
+        or re.search(r"\[(?!\s*" + _LIT + r"\s*\])[^\]]*\]\s*\(", text)
+    ):
+        return "calls child_process under another or a computed name"
+    if child_process:
+        for match in re.finditer(r"(?<![\w$])" + _NODE_RUNNERS + r"\s*\(", text):
+            arg = _first_arg(sk, match)
+            if arg is not None and sk.literal(arg) is None:
+                return "runs a command that is computed at run time"
+    return None
+
+
+def _perl(sk: Skeleton) -> str | None:
+    text = sk.text
+    for match in re.finditer(r"(?<![\w$@%&])eval\b(?!\s*\{)", text):
+        if not _literal_operand(sk, match.end()):
+            return "runs code built or decoded at run time (eval)"
+    if re.search(
+        r"(?<!&)&(?!&)\s*[${]|\$\w+\s*->\s*\(|\\\s*&|->\s*can\s*\(|\*\s*\{|\b(?:require|do)\s+\$", text
+    ):
+        return "calls a subroutine through a reference or a name computed at run time"
+    for match in re.finditer(r"(?<![\w$@%&>])(?:system|exec)\b\s*\(?\s*", text):
+        if text[match.end() : match.end() + 1] in ("$", "@"):
+            return "runs a command that is computed at run time"
+    return None
+
+
+def _ruby(sk: Skeleton) -> str | None:
+    text = sk.text
+    if re.search(
+        r"\.(?:send|public_send|__send__|instance_eval|class_eval|module_eval|instance_exec|class_exec"
+        r"|define_method|method|instance_method|const_get|instance_variable_get)\b"
+        r"|(?<![\w.])(?:send|public_send|__send__|method|const_get|instance_eval|class_eval)\s*[(:\s]"
+        r"|\bbinding\b|Marshal\.load|YAML\.unsafe_load|\bObject\.const_get",
+        text,
+    ):
+        return "calls a method through send, method, const_get or eval"
+    for match in re.finditer(r"(?<![\w.])eval\b\s*", text):
+        if not _literal_operand(sk, match.end()):
+            return "runs code built or decoded at run time (eval)"
+    if re.search(r"`[^`]*#\{|%x[({\[][^)}\]]*#\{", text):
+        return "runs a command built at run time"
+    for match in re.finditer(r"(?<![\w.])(?:system|exec|spawn)\b\s*\(?\s*", text):
+        nxt = text[match.end() : match.end() + 1]
+        if nxt and (nxt.isalpha() or nxt in "\x02@$*["):
+            return "runs a command that is computed at run time"
+    return None
+
+
+def _php(sk: Skeleton) -> str | None:
+    text = sk.text
+    if re.search(
+        r"\$\w+\s*\(|call_user_func(?:_array)?\s*\(|create_function|Reflection(?:Function|Method)|\$\$\w"
+        r"|\bunserialize\s*\(|\b(?:include|require)(?:_once)?\s*\(?\s*\$",
+        text,
+    ):
+        return "calls a function whose name is computed at run time"
+    for match in re.finditer(r"(?<![\w>$])(?:eval|assert)\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "runs code built or decoded at run time (eval)"
+    for match in re.finditer(r"(?<![\w>$])(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "runs a command that is computed at run time"
+    return None
+
+
+def _lua(sk: Skeleton) -> str | None:
+    text = sk.text
+    if re.search(
+        r"(?<![\w.])(?:load|loadstring|dofile|loadfile)\s*\(|\b_G\s*\[|\b_ENV\s*\[|\b[gs]etfenv\b", text
+    ):
+        return "loads code or reaches functions by a name computed at run time"
+    for match in re.finditer(r"(?<![\w.])(?:os\.execute|io\.popen|require)\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "runs a command or loads a module computed at run time"
+    return None
+
+
+_SHELL_NAMES = r"(?:/bin/|/usr/bin/)?(?:sh|bash|dash|zsh|ksh)\b"
+
+
+def _awk(sk: Skeleton) -> str | None:
+    # Regular expressions (`/error|warn/`) hold `|` that is not a pipe.
+    sk = Skeleton(re.sub(r"(^|[(,~!{;&|]\s*|\s)/(?:\\.|[^/\\\n])+/", r"\1R", sk.text), sk.literals)
+    text = sk.text
+    for match in re.finditer(r"\bsystem\s*\(", text):
+        arg = _first_arg(sk, match)
+        if arg is not None and sk.literal(arg) is None:
+            return "awk runs a command built at run time with system()"
+    for match in re.finditer(r"(?<!\|)\|(?!\|)\s*", text):
+        rest = text[match.end() :]
+        if rest.startswith("getline"):
+            left = text[: match.start()].rstrip()
+            if not re.search(_LIT + r"$", left):
+                return "awk reads the output of a command built at run time"
+            continue
+        target = re.match(r"\x01(\d+)\x01", rest)
+        if target is None:
+            return "awk pipes into a command built at run time"
+        if re.match(_SHELL_NAMES, sk.literals[int(target.group(1))].strip()):
+            return "awk pipes the text it prints into a shell, which runs it"
+    return None
+
+
+_CHECKS: dict[Language, Callable[[Skeleton], str | None]] = {
+    "python": _python,
+    "node": _node,
+    "perl": _perl,
+    "ruby": _ruby,
+    "php": _php,
+    "lua": _lua,
+    "awk": _awk,
+}
+# A member or key whose name is glued together from pieces, in any of these languages.
+_GLUED_KEY = re.compile(r"[\[{]\s*" + _LIT + r"\s*(?:\+|\.\.?)\s*" + _LIT)
+
+
+def dynamic_reason(language: Language, code: str) -> str | None:
+    """Why the effect of `code` cannot be settled statically, or None when it can."""
+    check = _CHECKS.get(language)
+    if check is None:
+        return None
+    sk = skeleton(language, code)
+    if _GLUED_KEY.search(sk.text):
+        return "reaches a function by a name glued together from pieces"
+    return check(sk)
+
+
+def literal_code(language: Language, code: str) -> list[str]:
+    """Code strings that `exec`/`eval` run as they are written (`eval('1+1')`), to read in turn."""
+    sk = skeleton(language, code)
+    out: list[str] = []
+    for match in re.finditer(r"(?<![\w.$])(?:exec|eval)\s*\(", sk.text):
+        arg = _first_arg(sk, match)
+        value = sk.literal(arg) if arg is not None else None
+        if value is not None:
+            out.append(value)
+    return out
+
+
+_PY_MODULES = r"(?:os|subprocess|shutil|pty|importlib|pickle|marshal|ctypes|builtins|sys|posix)"
+
+
+def canonical_python(code: str) -> str:
+    """Python code with module and function aliases written out in full.
+
+    `import subprocess as sp; sp.run(...)`, `from os import system as s; s(...)` and
+    `f = shutil.rmtree; f(...)` become `subprocess.run(...)`, `os.system(...)` and
+    `shutil.rmtree(...)`, so the calls are read like any other.
+    """
+    for match in re.finditer(r"\bimport\s+([^\n;]+)", code):
+        for part in match.group(1).split(","):
+            alias = re.fullmatch(r"\s*(" + _PY_MODULES + r")\s+as\s+([A-Za-z_]\w*)\s*", part)
+            if alias:
+                code = re.sub(r"(?<![\w.])" + alias.group(2) + r"\.", alias.group(1) + ".", code)
+    for match in re.finditer(r"\bfrom\s+(" + _PY_MODULES + r")\s+import\s+\(?([^\n;)]+)", code):
+        for part in match.group(2).split(","):
+            names = re.fullmatch(r"\s*([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?\s*", part)
+            if names and names.group(1) != "*":
+                local = names.group(2) or names.group(1)
+                code = re.sub(
+                    r"(?<![\w.])" + local + r"(?=\s*\()", f"{match.group(1)}.{names.group(1)}", code
+                )
+    for match in re.finditer(
+        r"(?<![\w.])([A-Za-z_]\w*)\s*=\s*(" + _PY_MODULES + r"\.\w+)\b(?![ \t]*[(.\w])", code
+    ):
+        code = re.sub(r"(?<![\w.])" + match.group(1) + r"(?=\s*\()", match.group(2), code)
+    return code
