@@ -158,7 +158,6 @@ def test_replacing_every_match_of_a_literal_is_str_replace(text: str, pattern: s
 BASH = shutil.which("bash")
 
 
-@pytest.mark.skipif(BASH is None, reason="bash is needed to compare with")
 @pytest.mark.parametrize(
     ("value", "expression"),
     [

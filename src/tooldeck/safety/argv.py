@@ -64,3 +64,18 @@ def options(inv: Invocation, takes_value: frozenset[str] = frozenset()) -> Optio
             operands.append(args[i])
         i += 1
     return Options(frozenset(short), frozenset(long), tuple(operands), tuple(a.text for a in args))
+
+
+def word_operands(words: list[str], takes_value: frozenset[str]) -> list[str]:
+    """Words that are not options, skipping the values of options that take one."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in takes_value:
+            i += 2
+            continue
+        if not word.startswith("-"):
+            out.append(word)
+        i += 1
+    return out

@@ -135,14 +135,14 @@ def _walk(up: int, low: int | None, prefix: str, effects: Effects) -> None:
         rel = prefix + name
         st = os.stat(name, dir_fd=up, follow_symlinks=False)
         before = _lstat(low, name)
-        was = _kind(before)
+        was = kind_of(before)
         if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:  # a whiteout: deleted
             if was == "folder":
                 _deleted_tree(low, name, rel + "/", effects)
             if was != "absent":
                 effects.entries.append(Effect(rel, "deleted", was, "absent", _size(before), 0))
             continue
-        now = _kind(st)
+        now = kind_of(st)
         if now == "folder":
             lower_dir = _open_dir(low, name) if was == "folder" else None
             try:
@@ -160,13 +160,13 @@ def _walk(up: int, low: int | None, prefix: str, effects: Effects) -> None:
                         for gone in sorted(os.listdir(lower_dir)):
                             if gone not in kept:
                                 gone_st = _lstat(lower_dir, gone)
-                                if _kind(gone_st) == "folder":
+                                if kind_of(gone_st) == "folder":
                                     _deleted_tree(lower_dir, gone, f"{rel}/{gone}/", effects)
                                 effects.entries.append(
                                     Effect(
                                         f"{rel}/{gone}",
                                         "deleted",
-                                        _kind(gone_st),
+                                        kind_of(gone_st),
                                         "absent",
                                         _size(gone_st),
                                         0,
@@ -201,7 +201,7 @@ def _deleted_tree(low: int | None, name: str, prefix: str, effects: Effects) -> 
     try:
         for child in sorted(os.listdir(folder)):
             st = _lstat(folder, child)
-            kind = _kind(st)
+            kind = kind_of(st)
             if kind == "folder":
                 _deleted_tree(folder, child, f"{prefix}{child}/", effects)
             effects.entries.append(Effect(prefix + child, "deleted", kind, "absent", _size(st), 0))
@@ -212,7 +212,7 @@ def _deleted_tree(low: int | None, name: str, prefix: str, effects: Effects) -> 
 def _same(up: int, low: int | None, name: str, st: os.stat_result, before: os.stat_result | None) -> bool:
     """Whether the layer's entry holds exactly what the workspace's does (a copy-up that changed
     nothing: a file opened for writing, touched, or written back unchanged)."""
-    if before is None or low is None or _kind(before) != _kind(st):
+    if before is None or low is None or kind_of(before) != kind_of(st):
         return False
     if stat.S_ISLNK(st.st_mode):
         return os.readlink(name, dir_fd=up) == os.readlink(name, dir_fd=low)
@@ -265,7 +265,7 @@ def _lstat(folder: int | None, name: str) -> os.stat_result | None:
         return None
 
 
-def _kind(st: os.stat_result | None) -> Was:
+def kind_of(st: os.stat_result | None) -> Was:
     if st is None:
         return "absent"
     mode = st.st_mode

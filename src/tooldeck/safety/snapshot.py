@@ -16,12 +16,15 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tooldeck.safety.effects_view import Was
+from tooldeck.safety.effects_view import kind_of as kind_of
+
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 @dataclass(frozen=True, slots=True)
 class Seen:
-    kind: str  # file, folder, symlink, other
+    kind: Was  # file, folder, symlink, other (never absent)
     mode: int
     size: int
     identity: tuple[int, int, int, int]
@@ -48,7 +51,7 @@ def _scan(folder: int, prefix: str, out: dict[str, Seen], skip: Callable[[str], 
             st = entry.stat(follow_symlinks=False)
         except FileNotFoundError:
             continue
-        kind = _kind(st.st_mode)
+        kind = kind_of(st)
         target = os.readlink(entry.name, dir_fd=folder) if kind == "symlink" else ""
         out[rel] = Seen(
             kind,
@@ -72,13 +75,3 @@ def changed(before: dict[str, Seen], after: dict[str, Seen]) -> list[str]:
     """The paths whose entry was made, removed or changed, parents before children."""
     paths = [p for p in before.keys() | after.keys() if before.get(p) != after.get(p)]
     return sorted(paths, key=lambda p: (p.count("/"), p))
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISREG(mode):
-        return "file"
-    if stat.S_ISDIR(mode):
-        return "folder"
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    return "other"

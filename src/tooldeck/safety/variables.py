@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from tooldeck.safety.argv import word_operands
 from tooldeck.safety.expand import Expander, Scope
 from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.parser import node_text
@@ -123,7 +124,7 @@ def builtin_assignments(inv: Invocation, scope: Scope, printed: str | None) -> N
     if inv.name == "read":
         _read(inv, scope)
     elif inv.name in ("mapfile", "readarray"):
-        names = [w for w in _operands(words, frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"}))]
+        names = [w for w in word_operands(words, frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"}))]
         name = names[-1] if names else "MAPFILE"
         text = inv.data.text
         if text is None or "-d" in words:
@@ -146,7 +147,7 @@ def _read(inv: Invocation, scope: Scope) -> None:
     words = inv.arg_texts()
     value_options = frozenset({"-d", "-n", "-N", "-p", "-t", "-u", "-i"})
     array = next((words[i + 1] for i, w in enumerate(words[:-1]) if w == "-a"), None)
-    names = [w for w in _operands(words, value_options | {"-a"}) if _NAME.fullmatch(w)]
+    names = [w for w in word_operands(words, value_options | {"-a"}) if _NAME.fullmatch(w)]
     text = inv.data.text
     taint = inv.data.taint
     line = text.split("\n", 1)[0] if text is not None and "-d" not in words else None
@@ -166,17 +167,3 @@ def _read(inv: Invocation, scope: Scope) -> None:
     parts = line.split(None, len(names) - 1) if len(names) > 1 else [line.strip()]
     for i, name in enumerate(names):
         scope.variables[name] = Field(parts[i] if i < len(parts) else "", taint=taint)
-
-
-def _operands(words: list[str], takes_value: frozenset[str]) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word in takes_value:
-            i += 2
-            continue
-        if not word.startswith("-"):
-            out.append(word)
-        i += 1
-    return out

@@ -44,7 +44,7 @@ from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
     from tooldeck.safety.capture import RunResult
-    from tooldeck.safety.effects_view import Effects
+    from tooldeck.safety.effects_view import Effects, Verb, Was
     from tooldeck.safety.sandbox import CommandRunner
     from tooldeck.safety.snapshot import Seen
 
@@ -240,10 +240,11 @@ def _host_effects(
     entries = []
     for rel in changed(before, after):
         old, new = before.get(rel), after.get(rel)
-        was = old.kind if old is not None else "absent"
-        now = new.kind if new is not None else "absent"
+        was: Was = old.kind if old is not None else "absent"
+        now: Was = new.kind if new is not None else "absent"
         size_before = old.size if old is not None else 0
         size_after = new.size if new is not None else 0
+        verb: Verb
         if was == "absent":
             verb = "created"
         elif now == "absent":
@@ -260,7 +261,7 @@ def _host_effects(
             verb = "emptied" if new.size == 0 and old.size > 0 else "modified"
         else:
             verb = "modified"
-        entries.append(Effect(rel, verb, was, now, size_before, size_after))  # type: ignore[arg-type]
+        entries.append(Effect(rel, verb, was, now, size_before, size_after))
     return Effects(entries)
 
 

@@ -11,25 +11,11 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.argv import word_operands as operands
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.rules.base import RuleSet
 
 rules = RuleSet("infra_destruction")
-
-
-def operands(words: list[str], takes_value: frozenset[str]) -> list[str]:
-    """Words that are not options, skipping the values of options that take one."""
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word in takes_value:
-            i += 2
-            continue
-        if not word.startswith("-"):
-            out.append(word)
-        i += 1
-    return out
 
 
 def _flags(words: list[str]) -> set[str]:
