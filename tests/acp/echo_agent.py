@@ -5,6 +5,11 @@ What it does depends on the prompt's first word:
 - `write NAME`: asks permission to write NAME; when allowed writes it in its working directory
   and answers "wrote NAME", otherwise answers "not allowed to write NAME";
 - `sleep`: starts a grandchild `sleep 300` (its pid written to `sleeper.pid`), then never answers;
+- `fswrite PATH TEXT`: writes TEXT to PATH (relative to its folder unless absolute) through the
+  client's `fs/write_text_file`, answering "fs wrote PATH" or "fs refused PATH: CODE MESSAGE";
+  `fswrite` with several `PATH=TEXT` words separated by ` ; ` writes each in turn;
+- `fsread PATH [LINE LIMIT]`: reads through `fs/read_text_file`, answering the text or the refusal;
+- `caps`: answers the file system capabilities the client declared, as "read=B write=B";
 - `crash`: exits with code 7 in the middle of the turn, after a message on stderr.
 With `--fail-start` it exits with code 3 before answering `initialize`.
 """
@@ -38,6 +43,7 @@ class EchoAgent:
         self.conn = conn
 
     async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        self.capabilities = kwargs.get("client_capabilities")
         return InitializeResponse(protocol_version=PROTOCOL_VERSION, agent_capabilities=AgentCapabilities())
 
     async def new_session(self, cwd: str, **kwargs: Any) -> NewSessionResponse:
@@ -62,6 +68,29 @@ class EchoAgent:
             child = subprocess.Popen(["sleep", "300"])
             Path(self.cwd, "sleeper.pid").write_text(str(child.pid))
             await asyncio.sleep(3600)
+        elif word == "fswrite":
+            for item in rest.split(" ; "):
+                target, _, content = item.partition(" ")
+                await self.fs(
+                    session_id,
+                    "wrote",
+                    target,
+                    lambda p, c=content: self.conn.write_text_file(session_id=session_id, path=p, content=c),
+                )
+        elif word == "fsread":
+            target, *window = rest.split()
+            line, limit = (int(window[0]), int(window[1])) if window else (None, None)
+
+            async def read(p: str) -> Any:
+                return await self.conn.read_text_file(session_id=session_id, path=p, line=line, limit=limit)
+
+            await self.fs(session_id, "read", target, read)
+        elif word == "caps":
+            fs = getattr(self.capabilities, "fs", None)
+            await self.say(
+                session_id,
+                f"read={getattr(fs, 'read_text_file', None)} write={getattr(fs, 'write_text_file', None)}",
+            )
         elif word == "crash":
             await self.say(session_id, "about to crash")
             print("agent: something went badly wrong", file=sys.stderr, flush=True)
@@ -69,6 +98,18 @@ class EchoAgent:
         else:
             await self.say(session_id, f"unknown command {word!r}")
         return PromptResponse(stop_reason="end_turn")
+
+    async def fs(self, session_id: str, verb: str, target: str, request: Any) -> None:
+        path = target if os.path.isabs(target) else os.path.join(self.cwd, target)
+        try:
+            response = await request(path)
+        except Exception as exc:  # the client's refusal: a JSON-RPC error
+            await self.say(session_id, f"fs refused {target}: {getattr(exc, 'code', '?')} {exc}\n")
+            return
+        content = getattr(response, "content", None)
+        await self.say(
+            session_id, content if verb == "read" and content is not None else f"fs {verb} {target}\n"
+        )
 
     async def write(self, session_id: str, name: str) -> None:
         options = [

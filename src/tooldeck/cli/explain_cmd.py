@@ -62,8 +62,11 @@ def run(args: argparse.Namespace) -> int:
         # stdout stays the array SPEC promises; every diagnostic, notes included, goes to stderr.
         warn_diagnostics(diagnostics, notes=True)
         records = Explanation(everything.platform, tuple(fates), everything.diagnostics).to_json()
+        judged = _judging(deck, fates)
         for record, f in zip(records, fates, strict=True):
             record["owner"] = f.tool.owner
+            if f.name in judged:
+                record["effects"] = judged[f.name]
             record.update(cost_record(costs.get(f.name) if f.status == "exposed" else None))
         print_json(records)
         return 0 if fates or not args.names else 1
@@ -71,7 +74,27 @@ def run(args: argparse.Namespace) -> int:
         fail("none of the named tools is a candidate", 1)
     _table(fates, costs, loadout.platform, args.dialect, diagnostics)
     _print_control_plane(deck)
+    _print_judging(deck, fates)
     return 0
+
+
+def _judging(deck: Deck, fates: list[Fate]) -> dict[str, str]:
+    from tooldeck._utils.home import tooldeck_home
+    from tooldeck.tools.effects_judging import judging
+
+    config = deck.config
+    return judging(config, (f.tool for f in fates), tooldeck_home(config.home, base_dir=config.base_dir))
+
+
+def _print_judging(deck: Deck, fates: list[Fate]) -> None:
+    """How the changes of each tool that runs commands (or an agent) are judged before they land."""
+    judged = _judging(deck, fates)
+    if not judged:
+        return
+    con = console()
+    con.print("[bold]How their changes are judged before they land[/] (effects.*, checkpoints.*):")
+    for name, how in judged.items():
+        con.print(f"  • {name}: {how}", markup=False)
 
 
 def _print_control_plane(deck: Deck) -> None:

@@ -151,3 +151,21 @@ def runner_for(
     if allow_host:
         return HostRunner(settings)
     raise SandboxUnavailable(f"{probe.reason}; shell commands need a sandbox unless host shells are allowed")
+
+
+@cache
+def probe_view(workspace: Path, scratch: Path, uid: int, bwrap: str | None) -> str | None:
+    """Can a command run in a copy-on-write view of `workspace` here? None when it can, else why
+    not (in this process, once per workspace: the answer is the kernel's and the file system's)."""
+    from tooldeck.safety.cow import layers
+    from tooldeck.safety.sandbox import BwrapRunner, SandboxSettings, SandboxUnavailable
+
+    try:
+        with layers(scratch, workspace, uid if os.geteuid() == 0 else None) as (upper, work):
+            settings = SandboxSettings(workspace, timeout_s=10, layers=(upper, work), uid=uid)
+            result = BwrapRunner(settings, bwrap=bwrap).run("echo tooldeck-view-ok")
+    except (OSError, SandboxUnavailable) as exc:
+        return str(exc)
+    if result.exit_code == 0 and "tooldeck-view-ok" in result.output:
+        return None
+    return result.output.strip().splitlines()[-1] if result.output.strip() else f"exit {result.exit_code}"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import os
 import stat
 import tempfile
@@ -45,10 +46,11 @@ from tooldeck.errors import ToolError
 if TYPE_CHECKING:
     from tooldeck.safety.capture import RunResult
     from tooldeck.safety.effects_view import Effects, Verb, Was
-    from tooldeck.safety.sandbox import CommandRunner
+    from tooldeck.safety.sandbox import BwrapRunner, CommandRunner
     from tooldeck.safety.snapshot import Seen
 
 ABSENT = PathState("absent")
+log = logging.getLogger("tooldeck.effects")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -76,8 +78,6 @@ def run_judged(
     docstring); `subject` is what approval questions name (the command line). `view=False`: the
     slower way even in the sandbox (`execute_code`, whose nested tool calls act on the workspace
     itself and must see what the program did)."""
-    from tooldeck.safety.cow import layers
-    from tooldeck.safety.effects_view import read_effects
     from tooldeck.safety.sandbox import BwrapRunner
 
     settings = service(context, EffectsConfig)
@@ -87,8 +87,36 @@ def run_judged(
         return _before_and_after(
             context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=subject, pass_fds=pass_fds
         )
-    from tooldeck.safety import protected_mounts
+    judged = _in_view(
+        context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=subject, pass_fds=pass_fds
+    )
+    if judged is not None:
+        return judged
+    # No view could be mounted here (the workspace's file system cannot be an overlay's lower
+    # layer, or the kernel refuses it; the command did not run): the slower way, never none.
+    return _before_and_after(
+        context, chosen, argv, timeout_s=timeout_s, cancel=cancel, subject=subject, pass_fds=pass_fds
+    )
 
+
+def _in_view(
+    context: ToolContext,
+    chosen: BwrapRunner,
+    argv: Sequence[str],
+    *,
+    timeout_s: float,
+    cancel: threading.Event | None,
+    subject: str,
+    pass_fds: Sequence[int],
+) -> Judged | None:
+    """Run in a copy-on-write view and land what may land; None when no view can be mounted."""
+    from tooldeck.safety import protected_mounts
+    from tooldeck.safety.cow import layers
+    from tooldeck.safety.effects_view import read_effects
+    from tooldeck.safety.sandbox import BwrapRunner
+
+    settings = service(context, EffectsConfig)
+    assert context.home is not None
     workspace = service(context, Workspace)
     root = str(workspace.root)
     uid = chosen.settings.uid if os.geteuid() == 0 else None
@@ -97,20 +125,15 @@ def run_judged(
         root, chosen.settings.protected, chosen.settings.placeholder_texts
     )
     mount_points = {os.path.relpath(p.path, root) for p in placeholders}
-    with layers(_scratch(context.home, workspace.root), workspace.root, uid) as (upper, work):
+    with layers(scratch_for(context.home, workspace.root), workspace.root, uid) as (upper, work):
         viewed = BwrapRunner(dataclasses.replace(chosen.settings, layers=(upper, work)), bwrap=chosen.bwrap)
         try:
             result = run_in(viewed, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
         except ToolError as exc:
             if "copy-on-write view" not in str(exc):
                 raise
-            raise ToolError(
-                f"{exc} — the command did not run. Its effects are judged in such a view before they "
-                "land; where none can be mounted (the workspace's filesystem cannot be an overlay's "
-                "lower layer, or the kernel refuses it), `effects.enabled: false` lets commands write "
-                "the workspace directly, unjudged and without checkpoints",
-                type="unavailable",
-            ) from None
+            log.info("no copy-on-write view of %s, judging by a look before and after: %s", root, exc)
+            return None
         effects = read_effects(str(upper), root).without_mount_points(mount_points)
         if not effects:
             return Judged(result, "")
@@ -287,7 +310,7 @@ def _read_file(workspace: Workspace, rel: str) -> bytes:
         os.close(fd)
 
 
-def _scratch(home: Path, workspace: Path) -> Path:
+def scratch_for(home: Path, workspace: Path) -> Path:
     """Where the layers go: under the home, unless the home lies inside the workspace (a layer
     may not lie inside the tree it covers): then a private folder in the temporary folder,
     which the sandbox never sees either (its /tmp is its own)."""

@@ -3,7 +3,8 @@
 Each agent becomes one tool named after its config key (toolset `acp` unless set, source kind
 `acp`: the lowest priority when names collide). A call starts the agent over stdio with the
 `agent-client-protocol` SDK, opens a session whose working directory is the workspace, sends
-the prompt and returns the agent's answer (see `session.py`). The agent's permission requests
+the prompt and returns the agent's answer (see `session.py`). The agent may read and write the
+workspace's text files through tooldeck (`files.py`): confined, and checkpointed with the call. The agent's permission requests
 go through tooldeck's approvals (`ToolContext.get(Approvals)`): fail closed when nobody can be
 asked. The call's timeout cancels the session and kills the agent's process group.
 
@@ -25,8 +26,10 @@ from typing import Any
 from tooldeck._core.availability_types import AVAILABLE, Availability
 from tooldeck._core.config import AcpAgentConfig, Config
 from tooldeck._core.context import Approvals, ToolContext
+from tooldeck._core.sources.acp.files import AgentFiles
 from tooldeck._core.sources.base import Source, SourceListing
 from tooldeck._core.tool import Resource, Tool
+from tooldeck._core.workspace import Workspace
 from tooldeck.errors import ToolError
 
 # How long an agent that failed to start stays hidden before it is offered again.
@@ -135,25 +138,34 @@ class AcpAgent:
             self.settings.startup_timeout_s,
         )
 
-        async def ask(question: PermissionQuestion) -> bool:
+        async def consent(reason: str, rule: str, details: Mapping[str, Any]) -> bool:
             approvals = context.get(Approvals) if context is not None else None
             if approvals is None or context is None:
                 return False
-            return await approvals.ask(
-                context,
-                reason=f"ACP agent {question.agent!r} asks permission ({question.kind}): {question.title}",
-                rule=f"acp:{question.agent}:{question.kind}:{question.title}",
-                details=question.details,
+            return await approvals.ask(context, reason=reason, rule=rule, details=details)
+
+        async def ask(question: PermissionQuestion) -> bool:
+            return await consent(
+                f"ACP agent {question.agent!r} asks permission ({question.kind}): {question.title}",
+                f"acp:{question.agent}:{question.kind}:{question.title}",
+                question.details,
             )
 
+        files = AgentFiles(self._workspace(context, workspace), self.name, consent)
         try:
-            answer = await run_prompt(spec, prompt, Path(workspace), ask)
+            answer = await run_prompt(spec, prompt, Path(workspace), ask, files)
         except StartupFailed as exc:
             self._startup_failed(str(exc).splitlines()[0])
             raise
         with self._lock:
             self._failed = None
         return answer
+
+    @staticmethod
+    def _workspace(context: ToolContext | None, root: str | os.PathLike[str]) -> Workspace:
+        """The executor's workspace (its protected set, the home veiled), else one at `root`."""
+        found = context.get(Workspace) if context is not None else None
+        return found if found is not None else Workspace.of(root)
 
     def _startup_failed(self, reason: str) -> None:
         with self._lock:

@@ -1,8 +1,9 @@
 """One ACP prompt: start the agent, open a session in the workspace, prompt, collect, stop.
 
 The agent runs over stdio in its own process group, with a small allow-list of the environment
-plus the config's `env`. tooldeck is the ACP *client*: it offers no file system or terminal to
-the agent, collects the agent's streamed message chunks into the answer, and hands every
+plus the config's `env`. tooldeck is the ACP *client*: it offers the agent the workspace's text
+files (`fs/read_text_file`, `fs/write_text_file` through tooldeck's file layer, so the writes
+are confined and checkpointed: `files.py`) but no terminal, collects the agent's streamed message chunks into the answer, and hands every
 permission request to a `PermissionAsker` (tooldeck's approvals; no asker means no). When the
 call ends - answered, failed, timed out or cancelled - the session is cancelled and the whole
 process group is killed, so nothing the agent started outlives the call.
@@ -26,7 +27,15 @@ from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
     from acp import Client
-    from acp.schema import PermissionOption, RequestPermissionResponse, ToolCallUpdate
+    from acp.schema import (
+        PermissionOption,
+        ReadTextFileResponse,
+        RequestPermissionResponse,
+        ToolCallUpdate,
+        WriteTextFileResponse,
+    )
+
+    from tooldeck._core.sources.acp.files import AgentFiles
 
 # Environment variables an agent inherits from tooldeck's own environment; the rest is not passed.
 INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR")
@@ -64,9 +73,10 @@ class AgentSpec:
 class _Client:
     """tooldeck's side of the connection: collects the answer and routes permission requests."""
 
-    def __init__(self, agent: str, ask: PermissionAsker | None) -> None:
+    def __init__(self, agent: str, ask: PermissionAsker | None, files: AgentFiles | None = None) -> None:
         self.agent = agent
         self.ask = ask
+        self.files = files
         self.chunks: list[str] = []
         self.asked: list[tuple[str, bool]] = []
 
@@ -76,6 +86,36 @@ class _Client:
         text = getattr(update.content, "text", None)
         if isinstance(text, str):
             self.chunks.append(text)
+
+    async def read_text_file(
+        self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any
+    ) -> ReadTextFileResponse:
+        from acp.schema import ReadTextFileResponse
+
+        files = self._files()
+        try:
+            return ReadTextFileResponse(content=await files.read(path, line, limit))
+        except ToolError as exc:
+            raise _request_error(exc) from None
+
+    async def write_text_file(
+        self, session_id: str, path: str, content: str, **kwargs: Any
+    ) -> WriteTextFileResponse:
+        from acp.schema import WriteTextFileResponse
+
+        files = self._files()
+        try:
+            await files.write(path, content)
+        except ToolError as exc:
+            raise _request_error(exc) from None
+        return WriteTextFileResponse()
+
+    def _files(self) -> AgentFiles:
+        if self.files is None:
+            from acp import RequestError
+
+            raise RequestError.method_not_found("fs")
+        return self.files
 
     async def request_permission(
         self, session_id: str, tool_call: ToolCallUpdate, options: list[PermissionOption], **kwargs: Any
@@ -102,24 +142,45 @@ class _Client:
         return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
 
 
-async def run_prompt(spec: AgentSpec, prompt: str, workspace: Path, ask: PermissionAsker | None) -> str:
+def _request_error(exc: ToolError) -> Exception:
+    """A refused file request as the JSON-RPC error the agent reads (ACP's codes)."""
+    from acp import RequestError
+
+    from tooldeck._core.sources.acp.files import Missing
+
+    code = -32002 if isinstance(exc, Missing) else -32602  # resource not found / invalid params
+    return RequestError(code, str(exc))
+
+
+async def run_prompt(
+    spec: AgentSpec,
+    prompt: str,
+    workspace: Path,
+    ask: PermissionAsker | None,
+    files: AgentFiles | None = None,
+) -> str:
     """Run one prompt to its end and return the agent's answer; failures are `ToolError`s."""
     from acp import PROTOCOL_VERSION, connect_to_agent, text_block
+    from acp.schema import ClientCapabilities, FileSystemCapabilities
 
     process = await _spawn(spec, workspace)
     stderr: list[str] = []
     drain = asyncio.create_task(_drain(process, stderr))
-    client = _Client(spec.name, ask)
+    client = _Client(spec.name, ask, files)
     assert process.stdin is not None and process.stdout is not None
-    # Only what tooldeck offers is implemented (no file system, no terminal): the SDK answers the
-    # rest with method-not-found, and the capabilities sent at initialize say so up front.
+    # Only what tooldeck offers is implemented (text files when given, no terminal): the SDK
+    # answers the rest with method-not-found, and the capabilities sent at initialize say so.
+    offered = files is not None
+    capabilities = ClientCapabilities(
+        fs=FileSystemCapabilities(read_text_file=offered, write_text_file=offered), terminal=False
+    )
     conn = connect_to_agent(cast("Client", client), process.stdin, process.stdout)
     session_id: str | None = None
     interrupted = False
     try:
         try:
             async with asyncio.timeout(spec.startup_timeout_s):
-                await conn.initialize(protocol_version=PROTOCOL_VERSION)
+                await conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
                 session_id = (await conn.new_session(cwd=str(workspace))).session_id
         except TimeoutError:
             raise StartupFailed(
