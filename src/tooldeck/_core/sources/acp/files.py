@@ -27,7 +27,7 @@ MAX_TEXT_BYTES = 10 * 1024 * 1024
 AskAsync = Callable[[str, str, Mapping[str, Any]], Awaitable[bool]]
 
 
-class Missing(ToolError):
+class _Missing(ToolError):
     """The file an agent asked to read does not exist (ACP's resource-not-found)."""
 
 
@@ -67,7 +67,7 @@ class AgentFiles:
             try:
                 fd = ws.fs.open(parts, os.O_RDONLY | os.O_NONBLOCK)
             except FileNotFoundError:
-                raise Missing(f"{ws.display(parts)!r} does not exist") from None
+                raise _Missing(f"{ws.display(parts)!r} does not exist") from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
@@ -128,4 +128,10 @@ class AgentFiles:
         )
 
 
-__all__ = ["MAX_TEXT_BYTES", "AgentFiles", "Missing"]
+def error_code(exc: ToolError) -> int:
+    """The JSON-RPC error code a refused file request gets: ACP's resource-not-found for a
+    missing file, invalid params otherwise (outside the workspace, protected, too large)."""
+    return -32002 if isinstance(exc, _Missing) else -32602
+
+
+__all__ = ["MAX_TEXT_BYTES", "AgentFiles", "error_code"]

@@ -146,10 +146,9 @@ def _request_error(exc: ToolError) -> Exception:
     """A refused file request as the JSON-RPC error the agent reads (ACP's codes)."""
     from acp import RequestError
 
-    from tooldeck._core.sources.acp.files import Missing
+    from tooldeck._core.sources.acp.files import error_code
 
-    code = -32002 if isinstance(exc, Missing) else -32602  # resource not found / invalid params
-    return RequestError(code, str(exc))
+    return RequestError(error_code(exc), str(exc))
 
 
 async def run_prompt(
