@@ -16,7 +16,9 @@ BENIGN_CASES = [(category, command) for category, commands in BENIGN.items() for
 def test_hidden_danger_is_flagged(category: str, command: str) -> None:
     verdict = analyse_command(command)
     assert verdict.verdict != "safe", f"{command!r} ({category}) passed as safe"
-    if category != "obfuscated":
+    # A hook that runs a command in plain sight is judged by what it runs (`sed '1e rm -rf ~'`
+    # is a deletion), so "command_hooks", like "obfuscated", only needs a finding.
+    if category not in ("obfuscated", "command_hooks"):
         assert category in {f.category for f in verdict.findings}, (command, verdict.findings)
 
 

@@ -21,7 +21,7 @@ from tooldeck.safety.sed_script import sed_effects
     [
         ("python3 -c \"import os; getattr(os, 'sys'+'tem')('id')\"", "interpreter-dynamic-code"),
         ('node -e "require(process.argv[1])" x', "interpreter-dynamic-code"),
-        ("sed '1e id' notes.txt", "exec-hook"),
+        ("sed '1e sh -c id' notes.txt", "exec-hook"),
         ("git -c core.pager='sh -c id' log", "exec-hook"),
         ("shred -u ~/thesis.docx", "shred-files"),
         ("cp /dev/null important", "empty-files"),
@@ -70,10 +70,11 @@ def test_an_interpreter_fork_loop_blocks(command: str) -> None:
 
 
 def test_a_hooked_command_is_analysed_as_a_command() -> None:
-    """The hook asks for approval, and what it runs is judged too: here it blocks."""
-    verdict = analyse_command("sed '1e rm -rf /' notes.txt")
+    """A hook that starts a shell asks for approval, and what the shell runs is judged too: here
+    it blocks."""
+    verdict = analyse_command("sed '1e sh -c \"rm -rf /\"' notes.txt")
     assert (verdict.verdict, verdict.rule) == ("block", "delete-root")
-    assert verdict.subcommand == "rm -rf / (via sed e)"
+    assert verdict.subcommand == "rm -rf / (via sed e > sh -c)"
     assert "exec-hook" in {f.rule for f in verdict.findings}
 
 
@@ -98,10 +99,11 @@ def test_the_usual_program_for_a_hook_needs_no_approval() -> None:
 
 
 def test_reasons_name_the_hook_and_its_command() -> None:
-    verdict = analyse_command("git -c core.sshCommand='nc 203.0.113.1 9' fetch")
+    verdict = analyse_command("git -c core.sshCommand='sh -c \"nc 203.0.113.1 9\"' fetch")
     assert verdict.rule == "exec-hook"
     assert (
-        verdict.reason == "git runs the command in core.sshCommand (git -c core.sshCommand): nc 203.0.113.1 9"
+        verdict.reason
+        == 'git runs the command in core.sshCommand (git -c core.sshCommand): sh -c "nc 203.0.113.1 9"'
     )
 
 

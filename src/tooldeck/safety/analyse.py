@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from tooldeck.safety.commands import Frame, State
+from tooldeck.safety.dry_run import is_dry_run
 from tooldeck.safety.model import Invocation, Signal
 from tooldeck.safety.parser import parse_lenient
 from tooldeck.safety.policy import DEFAULT_POLICY, ShellPolicy
@@ -89,8 +90,11 @@ def _unsupported(command: str) -> str | None:
 
 def _match(inv: Invocation, policy: ShellPolicy) -> list[Finding]:
     out: list[Finding] = []
+    dry = is_dry_run(inv)
     for rule in MATCHING_RULES:
         assert rule.match is not None
+        if dry and rule.previewable:
+            continue
         reason = rule.match(inv)
         if reason is not None:
             out.append(Finding(rule.id, rule.category, policy.level(rule), _shown(reason), inv.shown()))

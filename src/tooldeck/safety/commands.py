@@ -19,10 +19,10 @@ from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
 from tooldeck.safety.model import DYNAMIC, EMPTY_FLOW, HOME_MARK, NETWORK, Field, Flow, Invocation, Redirect
-from tooldeck.safety.parser import node_text
+from tooldeck.safety.parser import ParseFailure, node_text, parse, spawns_in_background
 from tooldeck.safety.paths import resolve
 from tooldeck.safety.programs import CodeSource, basename, code_source, unwrap
-from tooldeck.safety.runs import find_actions, parallel_argv, xargs_argv
+from tooldeck.safety.runs import find_actions, parallel_argv, unbounded_parallel, xargs_argv
 from tooldeck.safety.variables import assign, builtin_assignments, declare
 
 if TYPE_CHECKING:
@@ -74,9 +74,11 @@ class _Subs:
         self.owner, self.state, self.frame = owner, state, frame
 
     def command_output(self, node: Node) -> Flow:
+        # A substitution is one subshell: `$(IFS=; echo ...)` and `$(a=rm; echo $a)` share it.
+        inner = self.state.copy()
         out = EMPTY_FLOW
         for child in node.named_children:
-            out = out.merge(self.owner.walk(child, self.state.copy(), self.frame))
+            out = out.merge(self.owner.walk(child, inner, self.frame))
         return out
 
     def process_output(self, node: Node) -> Flow:
@@ -241,6 +243,10 @@ class CommandSemantics:
         if source is not None:
             self._code(inv, source, state, frame)
         elif name == "xargs":
+            if unbounded_parallel(inv):
+                self.signal(
+                    "spawn-loop", "xargs starts a process per item of endless input, all at once", inv.shown()
+                )
             argv = xargs_argv(inv)
             if argv:
                 self.run_argv(argv, state, frame.nested("xargs"), None)
@@ -248,6 +254,10 @@ class CommandSemantics:
             for via, argv in find_actions(inv):
                 self.run_argv(argv, state, frame.nested(via), None)
         elif name == "parallel":
+            if unbounded_parallel(inv):
+                self.signal(
+                    "spawn-loop", "parallel starts a job per item of endless input, all at once", inv.shown()
+                )
             argv = parallel_argv(inv)
             if argv:
                 self.run_argv(argv, state, frame.nested("parallel"), None)
@@ -297,6 +307,10 @@ class CommandSemantics:
         if source.language != "shell":
             self._interpreter(inv, source, text, state, frame.nested(label))
             return
+        if source.origin == "stdin" and inv.data.endless and _backgrounds(text):
+            self.signal(
+                "spawn-loop", f"{inv.name} reads endless commands that start background jobs", inv.shown()
+            )
         shares_state = inv.name in ("eval", "source", ".")
         inner = state if shares_state else state.copy()
         if source.positional and not shares_state:
@@ -346,6 +360,13 @@ class CommandSemantics:
         return self.walk(
             body, inner, replace(frame.nested(f"function {name}"), calls=(*frame.calls, name)), stdin
         )
+
+
+def _backgrounds(text: str) -> bool:
+    try:
+        return spawns_in_background(parse(text))
+    except ParseFailure:
+        return False
 
 
 def _mark_downloaded(arg: Field, state: State) -> Field:

@@ -11,9 +11,10 @@ handed back to the walker through `Substitutions`, which analyses what runs insi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
+from tooldeck.safety.braces import brace_variants
 from tooldeck.safety.model import DYNAMIC, HOME_MARK, Field, Flow, Taint
 from tooldeck.safety.parameters import (
     Param,
@@ -154,8 +155,15 @@ class Expander:
         items = self._quoted_items(node)
         if items is not None:
             return items
-        pieces = self._pieces(node, quoted=False, first=True)
-        return _split(pieces, self.scope.ifs)
+        pieces = _merge_literals(self._pieces(node, quoted=False, first=True))
+        literal = [_is_literal(p) for p in pieces]
+        if not any(literal):
+            return _split(pieces, self.scope.ifs)
+        out: list[Field] = []
+        for texts in brace_variants([p.text for p in pieces], literal):
+            variant = [replace(p, text=t) if t != p.text else p for p, t in zip(pieces, texts, strict=True)]
+            out += _split(variant, self.scope.ifs)
+        return out
 
     def value(self, node: Node | None) -> Field:
         """One field without splitting or globbing, as in `a=VALUE` or a redirection target."""
@@ -195,6 +203,8 @@ class Expander:
             return [_Piece(node_text(node), True, exact=False)]
         if kind == "$":
             return []
+        if kind == "brace_expression" and not quoted:
+            return [_Piece(node_text(node), False)]
         return [_Piece(node_text(node), quoted, exact=False)]
 
     def _string_pieces(self, node: Node) -> list[_Piece]:
@@ -207,6 +217,10 @@ class Expander:
                 gap = raw[previous_end - node.start_byte : child.start_byte - node.start_byte]
                 out.append(_Piece(_unescape_double(gap.decode("utf-8", "replace")), True))
             previous_end = child.end_byte
+            if child.type == '"' and len(node_text(child)) > 1:
+                # The grammar folds white space before the closing quote into it (`" "`, `"$x "`).
+                out.append(_Piece(_unescape_double(node_text(child)[:-1]), True))
+                continue
             if child.type in ('"', "$"):
                 continue
             if child.type == "string_content":
@@ -383,6 +397,21 @@ class Expander:
         if offset is None:
             return None
         return slice_items(items, offset, length, positional=param.name in ("@", "*") and param.index is None)
+
+
+def _is_literal(piece: _Piece) -> bool:
+    return not piece.quoted and not piece.expanded and piece.exact and piece.content is None
+
+
+def _merge_literals(pieces: list[_Piece]) -> list[_Piece]:
+    """Adjacent unquoted literal pieces as one (the grammar splits `/{etc,usr}` into four words)."""
+    out: list[_Piece] = []
+    for piece in pieces:
+        if out and _is_literal(out[-1]) and _is_literal(piece) and not out[-1].taint and not piece.taint:
+            out[-1] = _Piece(out[-1].text + piece.text, False, glob=out[-1].glob or piece.glob)
+        else:
+            out.append(piece)
+    return out
 
 
 def _field_of(piece: _Piece) -> Field:

@@ -25,6 +25,11 @@ DECOMPRESSORS = frozenset(
 )
 ENV_DUMPERS = frozenset({"env", "printenv", "set", "export", "declare", "typeset", "compgen"})
 SUMMARISERS = frozenset({"wc", "sha256sum", "sha1sum", "md5sum", "sha512sum", "cksum", "b2sum", "true", ":"})
+# Builtins and programs that print nothing (`set -- r m`, `cd /`, `mkdir -p x`): a substitution
+# around them prints only what the other commands print.
+SILENT = frozenset(
+    {"cd", "set", "shift", "unset", "export", "local", "readonly", "sleep", "touch", "mkdir", "ln"}
+)
 
 
 def output_of(inv: Invocation) -> Flow:
@@ -46,8 +51,12 @@ def output_of(inv: Invocation) -> Flow:
         return _text_map(inv, lambda t: "\n".join(line[::-1] for line in t.split("\n")))
     if name == "tr":
         return _tr(inv)
+    if name in ("yes", "seq", "jot"):
+        return _generator(inv, taint)
     if _passes_stdin_through(inv):
-        return Flow(inv.data.text if name in ("cat", "tee") else None, inv.data.taint | taint, inv.data.paths)
+        text = inv.data.text if name in ("cat", "tee") else None
+        endless = inv.data.endless and name != "head"
+        return Flow(text, inv.data.taint | taint, inv.data.paths, endless)
     if name in DECOMPRESSORS or (
         name in ("gzip", "xz", "bzip2", "zstd") and _has(args, "-d", "--decompress")
     ):
@@ -64,9 +73,26 @@ def output_of(inv: Invocation) -> Flow:
         return Flow(None, frozenset({SECRET}))
     if name in ("find", "ls", "locate", "fd", "fdfind"):
         return Flow(None, inv.data.taint | taint, _listed_paths(inv))
-    if name in SUMMARISERS:
+    if name in SUMMARISERS or (name in SILENT and not any(a.text in ("-v", "--verbose") for a in args)):
         return EMPTY_FLOW
-    return Flow(None, inv.data.taint | taint)
+    return Flow(None, inv.data.taint | taint, endless=inv.data.endless)
+
+
+# More lines than this is as good as endless for what reads them (a shell, `xargs -P 0`).
+ENDLESS_COUNT = 10_000
+
+
+def _generator(inv: Invocation, taint: frozenset[Taint]) -> Flow:
+    """`yes TEXT` repeats a line forever; `seq`/`jot` count, maybe past any end (`seq inf`)."""
+    words = [a.text for a in inv.args]
+    if inv.name == "yes":
+        return Flow(" ".join(words) + "\n" if words else "y\n", taint, endless=True)
+    numbers = [w for w in words if not w.startswith("-") or re.fullmatch(r"-\d+(?:\.\d+)?", w)]
+    if any(w.lower() in ("inf", "infinity", "+inf") for w in numbers):
+        return Flow(None, taint, endless=True)
+    values = [float(w) for w in numbers if re.fullmatch(r"-?\d+(?:\.\d+)?(?:e\d+)?", w)]
+    span = abs(values[-1] - (values[0] if len(values) > 1 else 1)) if values else 0
+    return Flow(None, taint, endless=span >= ENDLESS_COUNT)
 
 
 def _with(flow: Flow, taint: frozenset[Taint]) -> Flow:
@@ -305,7 +331,8 @@ def _listed_paths(inv: Invocation) -> tuple[str, ...]:
     if inv.name == "ls":
         if "-d" in words or any(re.fullmatch(r"-[a-zA-Z]*d[a-zA-Z]*", w) for w in words):
             return tuple(operands or ["."])
-        return tuple(o.rstrip("/") + "/*" for o in operands or ["."])
+        # A pattern (`ls /dev/sd*`) lists what it matches; a folder, what it holds.
+        return tuple(o if any(c in o for c in "*?[") else o.rstrip("/") + "/*" for o in operands or ["."])
     return ()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from tooldeck.safety.hook_types import (
     DIFFERS,
@@ -25,6 +26,12 @@ from tooldeck.safety.model import HOME_MARK, Field, Invocation
 
 _GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", ""})
+
+
+# Programs that serve as git credential helpers (`!gh auth git-credential`, `!aws codecommit ...`).
+CREDENTIAL_HELPERS = frozenset(
+    {"gh", "glab", "git", "aws", "gcloud", "az", "op", "pass", "gopass", "bw", "vault"}
+)
 
 
 def _usual_in(programs: frozenset[str]) -> Callable[[str], bool]:
@@ -80,7 +87,11 @@ def config_hook(name: str, value: str, via: str) -> Hook | None:
         return Hook(via, what="ext:: URLs, which run commands")
     if key == "credential.helper" or re.fullmatch(r"credential\..+\.helper", key):
         if value.startswith("!"):
-            return Hook(via, code=value[1:], what="a credential helper command")
+            helper = program_of(value[1:])
+            usual = helper in CREDENTIAL_HELPERS or helper.startswith(
+                ("git-credential-", "docker-credential-")
+            )
+            return Hook(via, code=value[1:], usual=usual, what="a credential helper command")
         return None
     if key.startswith("alias."):
         if value.startswith("!"):
@@ -161,7 +172,7 @@ def _config_set(args: list[str]) -> list[Hook]:
     if len(operands) < 2:
         return []
     hook = config_hook(operands[0], operands[1], f"git config {operands[0]}")
-    return [hook] if hook is not None else []
+    return [replace(hook, later=True)] if hook is not None else []
 
 
 def _ext_argv(command: str) -> tuple[Field, ...]:

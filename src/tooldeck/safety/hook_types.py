@@ -177,10 +177,13 @@ class Hook:
     usual: bool = False
     # What the hook is, for the reason shown ("a pager", "a shell escape").
     what: str = "a command"
+    # The command runs later, outside this command line (a stored setting, an `at` job).
+    later: bool = False
 
 
-def program_of(code: str) -> str:
-    """The program a shell command starts with, past variable assignments and wrappers."""
+def program_of(code: str, *, path: bool = False) -> str:
+    """The program a shell command starts with, past variable assignments and wrappers: its base
+    name, or (`path`) the word as written (`./evil.sh`)."""
     try:
         words = shlex.split(code)
     except ValueError:
@@ -189,4 +192,6 @@ def program_of(code: str) -> str:
         words = words[1:]
         while words and words[0].startswith("-"):
             words = words[1:]
-    return words[0].rsplit("/", 1)[-1] if words else ""
+    if not words:
+        return ""
+    return words[0] if path else words[0].rsplit("/", 1)[-1]

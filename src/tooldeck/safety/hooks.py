@@ -333,7 +333,12 @@ def _at(inv: Invocation) -> list[Hook]:
     if not files and inv.stdin is None:
         return []
     return [
-        Hook(f"{inv.name} job", code=None if files else text, what="a job run later, outside this session")
+        Hook(
+            f"{inv.name} job",
+            code=None if files else text,
+            what="a job run later, outside this session",
+            later=True,
+        )
     ]
 
 

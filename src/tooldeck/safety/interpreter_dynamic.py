@@ -15,78 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from tooldeck.safety.interpreter_reflection import perl_reflection, ruby_reflection
+from tooldeck.safety.interpreter_skeleton import LIT, Skeleton, call_args, skeleton
 from tooldeck.safety.programs import Language
-
-# A literal string in the skeleton is \x01N\x01 (N indexes `literals`); a string with
-# interpolation (f'{x}', "#{x}", "$x") is \x02N\x02.
-_LIT = r"\x01\d+\x01"
-_ONE_LITERAL = re.compile(r"\s*\x01(\d+)\x01\s*")
-_PLAIN = r"'(?:\\.|[^'\\\n])*'|\"(?:\\.|[^\"\\\n])*\""
-_STRINGS: dict[Language, re.Pattern[str]] = {
-    "python": re.compile(
-        r"(?P<prefix>[rRbBuUfF]{0,2})(?P<body>'''(?:.|\n)*?'''|\"\"\"(?:.|\n)*?\"\"\"|" + _PLAIN + ")"
-    ),
-    "node": re.compile(r"(?P<prefix>)(?P<body>" + _PLAIN + r"|`(?:\\.|[^`\\])*`)"),
-    "lua": re.compile(r"(?P<prefix>)(?P<body>" + _PLAIN + r"|\[\[(?:.|\n)*?\]\])"),
-}
-_DEFAULT_STRINGS = re.compile(r"(?P<prefix>)(?P<body>" + _PLAIN + ")")
-_INTERPOLATION: dict[Language, re.Pattern[str]] = {
-    "node": re.compile(r"^`.*\$\{", re.S),
-    "perl": re.compile(r"^\".*(?:\$[\w{]|@\w)", re.S),
-    "php": re.compile(r"^\".*\$[\w{]", re.S),
-    "ruby": re.compile(r"^\".*#\{", re.S),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Skeleton:
-    text: str
-    literals: tuple[str, ...]
-
-    def literal(self, text: str) -> str | None:
-        """The value of `text` when it is exactly one string literal."""
-        match = _ONE_LITERAL.fullmatch(text)
-        return self.literals[int(match.group(1))] if match else None
-
-
-def skeleton(language: Language, code: str) -> Skeleton:
-    literals: list[str] = []
-    interpolation = _INTERPOLATION.get(language)
-
-    def replace(match: re.Match[str]) -> str:
-        prefix, body = match.group("prefix"), match.group("body")
-        index = len(literals)
-        quote = 3 if body[:3] in ("'''", '"""') else 2 if body.startswith("[[") else 1
-        literals.append(body[quote:-quote])
-        dynamic = ("f" in prefix.lower() and re.search(r"\{[^{]", body)) or (
-            interpolation is not None and interpolation.search(body)
-        )
-        mark = "\x02" if dynamic else "\x01"
-        return f"{mark}{index}{mark}"
-
-    pattern = _STRINGS.get(language, _DEFAULT_STRINGS)
-    return Skeleton(pattern.sub(replace, code), tuple(literals))
-
-
-def call_args(text: str, open_paren: int) -> list[str]:
-    """The top-level, comma-separated arguments of the call whose `(` is at `open_paren`."""
-    depth, start, out = 0, open_paren + 1, []
-    for i in range(open_paren, len(text)):
-        ch = text[i]
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-            if depth == 0:
-                out.append(text[start:i])
-                return [a for a in out if a.strip()] if len(out) > 1 or out[0].strip() else []
-        elif ch == "," and depth == 1:
-            out.append(text[start:i])
-            start = i + 1
-    out.append(text[start:])
-    return out
 
 
 def _first_arg(sk: Skeleton, match: re.Match[str]) -> str | None:
@@ -181,6 +113,17 @@ _PY_ALIAS = re.compile(
 )
 
 
+def _project_file(sk: Skeleton, arg: str) -> bool:
+    """`open('setup_env.py').read()`: the code of a file of the project, as `python FILE` runs it."""
+    match = re.fullmatch(
+        r"\s*(?:open|(?:pathlib\.)?Path)\(\s*\x01(\d+)\x01\s*\)\.read(?:_text)?\(\s*\)\s*", arg
+    )
+    if match is None:
+        return False
+    path = sk.literals[int(match.group(1))]
+    return bool(path) and not path.startswith(("/", "~", "..", "$")) and "/../" not in path
+
+
 def _python(sk: Skeleton) -> str | None:
     text = sk.text
     for match in re.finditer(r"(?<![\w.])getattr\s*\(", text):
@@ -196,7 +139,7 @@ def _python(sk: Skeleton) -> str | None:
             return "imports a module whose name is computed at run time"
     for match in re.finditer(r"(?<![\w.])(?:exec|eval|compile)\s*\(", text):
         arg = _first_arg(sk, match)
-        if arg is not None and sk.literal(arg) is None:
+        if arg is not None and sk.literal(arg) is None and not _project_file(sk, arg):
             return "runs code built or decoded at run time (exec/eval)"
     if _PY_INTERNALS.search(text):
         return "reaches functions through the interpreter's internals or deserialises code"
@@ -208,21 +151,7 @@ def _python(sk: Skeleton) -> str | None:
         arg = _first_arg(sk, match)
         if arg is not None and not _literal_list(sk, arg):
             return "runs a command that is computed at run time"
-    if _PY_DELETE.search(text) and _PY_LISTS_OUTSIDE.search(text):
-        for match in _PY_DELETE.finditer(text):
-            arg = _first_arg(sk, match)
-            if arg is not None and sk.literal(arg) is None:
-                return "deletes files it lists at run time outside the workspace"
     return None
-
-
-_PY_DELETE = re.compile(
-    r"(?<![\w.])(?:os\.(?:remove|unlink|rmdir|removedirs)|shutil\.rmtree|pathlib\.Path\.unlink)\s*\(|\.(?:unlink|rmdir)\s*\(\s*\)"
-)
-# The code lists the home directory or an absolute folder (not scratch space) to choose what to delete.
-_PY_LISTS_OUTSIDE = re.compile(
-    r"expanduser|Path\.home\(\)|os\.environ\[\s*\x01|getenv\(|(?:listdir|scandir|walk|glob|iglob|iterdir|rglob)\s*\(\s*\x01"
-)
 
 
 _NODE_RUNNERS = r"(?:execSync|spawnSync|execFileSync|execFile|exec|spawn|fork)"
@@ -245,7 +174,7 @@ def _node(sk: Skeleton) -> str | None:
     if child_process and (
         re.search(r"\{[^}]*\b" + _NODE_RUNNERS + r"\s*:\s*\w+", text)
         or re.search(r"=\s*(?:\w+\.)?" + _NODE_RUNNERS + r"\b(?![ \t]*[(.\w])", text)
-        or re.search(r"\[(?!\s*" + _LIT + r"\s*\])[^\]]*\]\s*\(", text)
+        or re.search(r"\[(?!\s*" + LIT + r"\s*\])[^\]]*\]\s*\(", text)
     ):
         return "calls child_process under another or a computed name"
     if child_process:
@@ -261,10 +190,9 @@ def _perl(sk: Skeleton) -> str | None:
     for match in re.finditer(r"(?<![\w$@%&])eval\b(?!\s*\{)", text):
         if not _literal_operand(sk, match.end()):
             return "runs code built or decoded at run time (eval)"
-    if re.search(
-        r"(?<!&)&(?!&)\s*[${]|\$\w+\s*->\s*\(|\\\s*&|->\s*can\s*\(|\*\s*\{|\b(?:require|do)\s+\$", text
-    ):
-        return "calls a subroutine through a reference or a name computed at run time"
+    reflection = perl_reflection(sk)
+    if reflection is not None:
+        return reflection
     for match in re.finditer(r"(?<![\w$@%&>])(?:system|exec)\b\s*\(?\s*", text):
         if text[match.end() : match.end() + 1] in ("$", "@"):
             return "runs a command that is computed at run time"
@@ -273,14 +201,9 @@ def _perl(sk: Skeleton) -> str | None:
 
 def _ruby(sk: Skeleton) -> str | None:
     text = sk.text
-    if re.search(
-        r"\.(?:send|public_send|__send__|instance_eval|class_eval|module_eval|instance_exec|class_exec"
-        r"|define_method|method|instance_method|const_get|instance_variable_get)\b"
-        r"|(?<![\w.])(?:send|public_send|__send__|method|const_get|instance_eval|class_eval)\s*[(:\s]"
-        r"|\bbinding\b|Marshal\.load|YAML\.unsafe_load|\bObject\.const_get",
-        text,
-    ):
-        return "calls a method through send, method, const_get or eval"
+    reflection = ruby_reflection(sk)
+    if reflection is not None:
+        return reflection
     for match in re.finditer(r"(?<![\w.])eval\b\s*", text):
         if not _literal_operand(sk, match.end()):
             return "runs code built or decoded at run time (eval)"
@@ -291,6 +214,27 @@ def _ruby(sk: Skeleton) -> str | None:
         if nxt and (nxt.isalpha() or nxt in "\x02@$*["):
             return "runs a command that is computed at run time"
     return None
+
+
+_PHP_TAKES_CALLBACK = re.compile(
+    r"(?<![\w>$])(?:array_map|array_walk(?:_recursive)?|array_filter|array_reduce|u[ak]?sort|iterator_apply"
+    r"|register_(?:shutdown|tick)_function|ob_start|preg_replace_callback|set_(?:error|exception)_handler"
+    r"|spl_autoload_register|forward_static_call(?:_array)?)\s*\("
+)
+_PHP_SYSTEM_FUNCTIONS = frozenset(
+    {
+        "system",
+        "exec",
+        "shell_exec",
+        "passthru",
+        "popen",
+        "proc_open",
+        "pcntl_exec",
+        "unlink",
+        "rmdir",
+        "assert",
+    }
+)
 
 
 def _php(sk: Skeleton) -> str | None:
@@ -305,6 +249,10 @@ def _php(sk: Skeleton) -> str | None:
         arg = _first_arg(sk, match)
         if arg is not None and sk.literal(arg) is None:
             return "runs code built or decoded at run time (eval)"
+    for match in _PHP_TAKES_CALLBACK.finditer(text):
+        names = {sk.literal(a) for a in call_args(text, match.end() - 1)}
+        if names & _PHP_SYSTEM_FUNCTIONS:
+            return "hands a function that reaches the system to another function by its name"
     for match in re.finditer(r"(?<![\w>$])(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(", text):
         arg = _first_arg(sk, match)
         if arg is not None and sk.literal(arg) is None:
@@ -340,7 +288,7 @@ def _awk(sk: Skeleton) -> str | None:
         rest = text[match.end() :]
         if rest.startswith("getline"):
             left = text[: match.start()].rstrip()
-            if not re.search(_LIT + r"$", left):
+            if not re.search(LIT + r"$", left):
                 return "awk reads the output of a command built at run time"
             continue
         target = re.match(r"\x01(\d+)\x01", rest)
@@ -361,7 +309,7 @@ _CHECKS: dict[Language, Callable[[Skeleton], str | None]] = {
     "awk": _awk,
 }
 # A member or key whose name is glued together from pieces, in any of these languages.
-_GLUED_KEY = re.compile(r"[\[{]\s*" + _LIT + r"\s*(?:\+|\.\.?)\s*" + _LIT)
+_GLUED_KEY = re.compile(r"[\[{]\s*" + LIT + r"\s*(?:\+|\.\.?)\s*" + LIT)
 
 
 def dynamic_reason(language: Language, code: str) -> str | None:

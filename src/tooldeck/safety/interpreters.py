@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from tooldeck.safety.interpreter_argv import computed_arguments, pipe_open_commands
+from tooldeck.safety.interpreter_deletes import computed_deletion, reaches_outside
 from tooldeck.safety.interpreter_dynamic import canonical_python, dynamic_reason, literal_code
 from tooldeck.safety.interpreter_forks import forks_forever
 from tooldeck.safety.model import HOME_MARK, Field
@@ -83,9 +85,10 @@ def inspect_code(language: Language, code: str, *, depth: int = 0) -> CodeFacts:
     facts = CodeFacts()
     if language == "python":
         code = canonical_python(code)
-    facts.dynamic = dynamic_reason(language, code)
+    facts.dynamic = dynamic_reason(language, code) or computed_arguments(language, code)
     if language == "awk":
         _awk(code, facts)
+        facts.fork_loop = forks_forever(code)
         return facts
     if depth < 3:
         # Code that exec/eval run as written (`exec('import os; os.fork()')`) is read in turn.
@@ -93,17 +96,27 @@ def inspect_code(language: Language, code: str, *, depth: int = 0) -> CodeFacts:
             facts.merge(inspect_code(language, inner, depth=depth + 1))
     for match in re.finditer(rf"(?:{_SHELL_CALLS})\s*[\(\{{]?\s*", code):
         _call_target(code, match.end(), facts, shell=True)
+    piped, computed = pipe_open_commands(language, code)
+    facts.shell_commands += [Field(c) for c in piped]
+    if computed:
+        facts.dynamic = facts.dynamic or "opens a pipe to a shell, or to a command built at run time"
     if language in ("perl", "ruby", "php", "shell"):
         for match in re.finditer(r"`([^`]*)`|(?:\bqx|%x)\s*([({\[/])", code):
             if match.group(1) is not None:
                 facts.shell_commands.append(Field(match.group(1)))
             else:
                 facts.shell_commands.append(Field(_bracketed(code, match.end(2) - 1)))
+    computed = computed_deletion(code)
     for pattern, flags in ((_DELETE_TREE, "-rf"), (_DELETE_FILE, "-f")):
         for match in re.finditer(rf"(?:{pattern})\s*\(\s*", code):
             target = _path_expr(code, match.end())
             if target is not None:
                 facts.argvs.append((Field("rm"), Field(flags), target))
+                computed = computed or not target.exact
+    if computed and reaches_outside(code):
+        facts.dynamic = (
+            facts.dynamic or "deletes paths it computes from the home directory or a system folder"
+        )
     _chmods(code, facts)
     _writes(code, facts)
     facts.fork_loop = facts.fork_loop or forks_forever(code)

@@ -33,10 +33,13 @@ class Flow:
     text: str | None = None
     taint: frozenset[Taint] = frozenset()
     paths: tuple[str, ...] = ()
+    # The data never ends, or is too long to come to an end (`yes CMD`, an endless loop's output,
+    # `seq 1 1000000`); `text` is then what one round writes.
+    endless: bool = False
 
     def merge(self, other: Flow) -> Flow:
         text = None if self.text is None or other.text is None else self.text + other.text
-        return Flow(text, self.taint | other.taint, self.paths + other.paths)
+        return Flow(text, self.taint | other.taint, self.paths + other.paths, self.endless or other.endless)
 
 
 # Nothing written: known to be empty.

@@ -73,3 +73,15 @@ def _first_error(root: Node) -> str:
 def node_text(node: Node) -> str:
     raw = node.text
     return raw.decode("utf-8", errors="replace") if raw is not None else ""
+
+
+def spawns_in_background(body: Node) -> bool:
+    """Does the code start a job in the background (`cmd &`, also inside a subshell)?"""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if node.type == "&":
+            return True
+        if node.type != "command_substitution":
+            stack.extend(node.children)
+    return False

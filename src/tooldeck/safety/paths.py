@@ -7,6 +7,7 @@ component stands for "anything below" (what `find ROOT` lists).
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -272,7 +273,7 @@ def _classify_absolute(parts: tuple[str, ...]) -> PathKind:
     if parts[:2] == ("var", "log"):
         return "log"
     if top == "dev":
-        if BLOCK_DEVICE.fullmatch("/" + "/".join(parts)):
+        if BLOCK_DEVICE.fullmatch("/" + "/".join(parts)) or _device_pattern(parts[1:]):
             return "device"
         return "pseudo"
     if top in ("proc", "sys") and len(parts) > 1:
@@ -280,6 +281,54 @@ def _classify_absolute(parts: tuple[str, ...]) -> PathKind:
     if top in SYSTEM_TOP or len(parts) == 1:
         return "system"
     return "local"
+
+
+# Block device names a pattern under /dev is tried against (`/dev/sd*`, `/dev/nvme?n1`, the `**`
+# of `find /dev -name 'sd[a-z]'`).
+_SAMPLE_DEVICES = (
+    "sda",
+    "sda1",
+    "hda",
+    "vda",
+    "vda1",
+    "xvda",
+    "xvda1",
+    "nvme0n1",
+    "nvme0n1p1",
+    "mmcblk0",
+    "mmcblk0p1",
+    "md0",
+    "dm-0",
+    "loop0",
+    "nbd0",
+    "disk/by-id/ata-x",
+    "mapper/root",
+)
+
+
+def _device_pattern(parts: tuple[str, ...]) -> bool:
+    """Does a glob below /dev match block devices? `**` stands for any depth."""
+    if not parts or not any(_is_glob(p) for p in parts):
+        return False
+    fixed = [p for p in parts if p != "**"]
+    if not fixed:
+        return True
+    pattern = "/".join(fixed)
+    for sample in _SAMPLE_DEVICES:
+        if fnmatch.fnmatchcase(sample, pattern):
+            return True
+        if "**" in parts and fnmatch.fnmatchcase(sample.rsplit("/", 1)[-1], fixed[-1]):
+            return True
+    return False
+
+
+_NOT_DISKS = re.compile(r"/dev/(?:fd|pts|shm|tcp|udp|std(?:in|out|err)|null|zero|u?random|tty\w*|console)\b")
+
+
+def computed_device(text: str) -> bool:
+    """A name under /dev that is computed at run time (`/dev/$disk`, `/dev/{}` of `xargs -I{}`):
+    it may well be a disk."""
+    return text.startswith("/dev/") and ("$" in text or "`" in text) and not _NOT_DISKS.match(text)
 
 
 def _classify_home(parts: tuple[str, ...]) -> PathKind:
@@ -304,8 +353,9 @@ def _classify_relative(parts: tuple[str, ...]) -> PathKind:
     if not parts or (len(parts) == 1 and _everything(parts[0])):
         return "workspace_all"
     if parts[0] == "..":
-        rest = parts[1:]
-        if not rest or (len(rest) == 1 and _everything(rest[0])) or all(p == ".." for p in rest):
+        # `..`, `../*`, `../..`, `../../*`: a folder above the workspace, or all it holds.
+        rest = [p for p in parts if p != ".."]
+        if not rest or (len(rest) == 1 and _everything(rest[0])):
             return "parent"
     return "local"
 

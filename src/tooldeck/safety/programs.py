@@ -187,9 +187,11 @@ def _peel_one(name: str, args: tuple[Field, ...]) -> tuple[tuple[Field, ...], bo
         # sudo sets the variables written before the command (`sudo EDITOR=x visudo`).
         while rest and _ASSIGNMENT.fullmatch(rest[0].text):
             rest = rest[1:]
-    user = _option_value(args, "-u", "--user")
+    user = _option_value(args[: len(args) - len(rest)], "-u", "--user")
     as_root = user in (None, "root", "0", "#0")
-    shell = name in ("sudo", "doas") and any(a.text in ("-i", "-s", "--login", "--shell") for a in args)
+    shell = name in ("sudo", "doas") and any(
+        a.text in ("-i", "-s", "--login", "--shell") for a in args[: len(args) - len(rest)]
+    )
     return rest, as_root, shell
 
 

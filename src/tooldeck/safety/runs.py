@@ -151,3 +151,27 @@ def parallel_argv(inv: Invocation) -> tuple[Field, ...] | None:
     if any("{}" in w.text for w in command):
         return tuple(_substitute(w, "{}", item) for w in command)
     return (*command, item)
+
+
+def unbounded_parallel(inv: Invocation) -> bool:
+    """`xargs -P 0` or `parallel -j 0` fed without end: as many processes at once as there are items."""
+    words = [a.text for a in inv.args]
+    if not inv.data.endless:
+        return False
+    flags: tuple[str, ...]
+    if inv.name == "xargs":
+        flags = ("-P", "--max-procs")
+    elif inv.name == "parallel":
+        flags = ("-j", "--jobs", "-P", "--max-procs")
+    else:
+        return False
+    for i, word in enumerate(words):
+        value = words[i + 1] if word in flags and i + 1 < len(words) else None
+        for flag in flags:
+            if word.startswith(flag + "=") or (
+                not flag.startswith("--") and word.startswith(flag) and word != flag
+            ):
+                value = word[len(flag) :].lstrip("=")
+        if value is not None and re.fullmatch(r"0+|\+?\d{4,}|0*%|\d{3,}%", value):
+            return True
+    return False

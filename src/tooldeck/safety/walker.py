@@ -9,11 +9,13 @@ Commands themselves are resolved in `commands.py`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tooldeck.safety.commands import CommandSemantics, Frame, State
 from tooldeck.safety.expand import Expander
+from tooldeck.safety.flows import ENDLESS_COUNT
 from tooldeck.safety.model import (
     EMPTY_FLOW,
     FILE,
@@ -26,7 +28,7 @@ from tooldeck.safety.model import (
     Signal,
     Taint,
 )
-from tooldeck.safety.parser import ParseFailure, node_text, parse
+from tooldeck.safety.parser import ParseFailure, node_text, parse, spawns_in_background
 from tooldeck.safety.paths import is_secret
 
 if TYPE_CHECKING:
@@ -46,7 +48,10 @@ SEQUENCES = frozenset(
         "subshell",
     }
 )
-INFINITE_CONDITIONS = frozenset({":", "true", "[ 1 ]", "[[ 1 ]]", "((1))"})
+INFINITE_CONDITIONS = frozenset(
+    {":", "true", "/bin/true", "[ 1 ]", "[[ 1 ]]", "((1))", "! false", "sleep 1", "sleep 0"}
+)
+NEVER_TRUE = frozenset({"false", "/bin/false", "! true", "! :", "((0))", "[ ]"})
 
 
 class TooComplex(Exception):
@@ -209,14 +214,18 @@ class Walker(CommandSemantics):
         )
         if node.type == "while_statement":
             text = " ".join(node_text(c) for c in conditions)
-            endless = text in INFINITE_CONDITIONS
+            until = node.children[:1] and node.children[0].type == "until"
+            endless = text in (NEVER_TRUE if until else INFINITE_CONDITIONS)
+        elif not endless:
+            endless = _counts_past_end(" ".join(node_text(c) for c in conditions))
         if body is None:
             return EMPTY_FLOW
-        if endless and _spawns_in_background(body):
+        if endless and spawns_in_background(body):
             self.signal(
                 "spawn-loop", "an endless loop starts background jobs without bound", node_text(node)[:200]
             )
-        return self.walk(body, state, frame, stdin)
+        out = self.walk(body, state, frame, stdin)
+        return replace(out, endless=True) if endless else out
 
     def _for(self, node: Node, state: State, frame: Frame, stdin: Flow | None) -> Flow:
         variable = node.child_by_field_name("variable")
@@ -228,6 +237,13 @@ class Walker(CommandSemantics):
         for value_node in node.children_by_field_name("value"):
             values += expander.fields(value_node)
         name = node_text(variable)
+        listed = " ".join(node_text(v) for v in node.children_by_field_name("value"))
+        if _counts_past_end(listed) and spawns_in_background(body):
+            self.signal(
+                "spawn-loop",
+                "a loop of a huge count starts background jobs without bound",
+                node_text(node)[:200],
+            )
         out = EMPTY_FLOW
         if values and len(values) * frame.unrolled <= 16:
             inner = replace(frame, unrolled=frame.unrolled * len(values))
@@ -272,12 +288,12 @@ def _file_flow(target: Field, cwd: str | None) -> Flow:
     return Flow(target.content.text if target.content else None, frozenset(taint) | target.taint)
 
 
-def _spawns_in_background(body: Node) -> bool:
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        if node.type == "&":
-            return True
-        if node.type not in ("command_substitution", "subshell"):
-            stack.extend(node.children)
-    return False
+def _counts_past_end(text: str) -> bool:
+    """A count too large to finish: `{1..100000}`, `$(seq 1 1e6)`, `seq inf`, `i < 100000`."""
+    if re.search(r"\bseq\b[^)`]*\binf\b", text):
+        return True
+    counts = re.findall(r"\{-?(\d+)\.\.-?(\d+)", text)
+    spans = [abs(int(b) - int(a)) for a, b in counts]
+    bounds = re.findall(r"\bseq\b[^)`]*?(\d+(?:e\d+)?)\s*[)`]|<=?\s*(\d+(?:e\d+)?)", text)
+    spans += [int(float(n)) for pair in bounds for n in pair if n]
+    return any(span >= ENDLESS_COUNT for span in spans)

@@ -24,6 +24,8 @@ class Rule:
     level: RuleLevel
     description: str
     match: Matcher | None = None
+    # The rule judges the program's own verb, which a dry run does not carry out (`dry_run.py`).
+    previewable: bool = False
 
 
 class RuleSet:
@@ -33,9 +35,11 @@ class RuleSet:
         self.category = category
         self.rules: list[Rule] = []
 
-    def rule(self, rule_id: str, level: RuleLevel, description: str) -> Callable[[Matcher], Matcher]:
+    def rule(
+        self, rule_id: str, level: RuleLevel, description: str, *, previewable: bool = False
+    ) -> Callable[[Matcher], Matcher]:
         def register(func: Matcher) -> Matcher:
-            self.rules.append(Rule(rule_id, self.category, level, description, func))
+            self.rules.append(Rule(rule_id, self.category, level, description, func, previewable))
             return func
 
         return register

@@ -194,7 +194,10 @@ _REMOVE_WORDS = {
 
 
 @rules.rule(
-    "remove-core-package", "approve", "removes a core system package, or removes packages with force flags"
+    "remove-core-package",
+    "approve",
+    "removes a core system package, or removes packages with force flags",
+    previewable=True,
 )
 def _packages(inv: Invocation) -> str | None:
     words = inv.arg_texts()

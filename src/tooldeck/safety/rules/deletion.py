@@ -40,7 +40,10 @@ def _kind(inv: Invocation, target: Field) -> PathKind:
 
 
 @rules.rule(
-    "delete-root", "block", "deletes the root filesystem (rm -rf /, rm -rf /*, rsync --delete onto /)"
+    "delete-root",
+    "block",
+    "deletes the root filesystem (rm -rf /, rm -rf /*, rsync --delete onto /)",
+    previewable=True,
 )
 def _root(inv: Invocation) -> str | None:
     if inv.name == "rm" and "--no-preserve-root" in inv.arg_texts():
@@ -52,7 +55,12 @@ def _root(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("delete-system", "approve", "deletes a system directory or file (/etc, /usr, /var/lib/...)")
+@rules.rule(
+    "delete-system",
+    "approve",
+    "deletes a system directory or file (/etc, /usr, /var/lib/...)",
+    previewable=True,
+)
 def _system(inv: Invocation) -> str | None:
     for target, _recursive in deletion_targets(inv):
         if _kind(inv, target) == "system":
@@ -60,7 +68,12 @@ def _system(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("delete-home", "approve", "deletes the home directory, its contents or a top-level entry of it")
+@rules.rule(
+    "delete-home",
+    "approve",
+    "deletes the home directory, its contents or a top-level entry of it",
+    previewable=True,
+)
 def _home(inv: Invocation) -> str | None:
     for target, recursive in deletion_targets(inv):
         kind = _kind(inv, target)
@@ -69,7 +82,12 @@ def _home(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("delete-credentials", "approve", "deletes keys or credentials (~/.ssh, ~/.gnupg, ~/.aws, ...)")
+@rules.rule(
+    "delete-credentials",
+    "approve",
+    "deletes keys or credentials (~/.ssh, ~/.gnupg, ~/.aws, ...)",
+    previewable=True,
+)
 def _credentials(inv: Invocation) -> str | None:
     for target, _recursive in deletion_targets(inv):
         if _kind(inv, target) == "credentials":
@@ -77,7 +95,12 @@ def _credentials(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("delete-outside-workspace", "approve", "recursively deletes the parent directory or its contents")
+@rules.rule(
+    "delete-outside-workspace",
+    "approve",
+    "recursively deletes the parent directory or its contents",
+    previewable=True,
+)
 def _parent(inv: Invocation) -> str | None:
     for target, recursive in deletion_targets(inv):
         if recursive and _kind(inv, target) == "parent":
@@ -86,7 +109,10 @@ def _parent(inv: Invocation) -> str | None:
 
 
 @rules.rule(
-    "delete-workspace", "approve", "recursively deletes everything in the working directory (rm -rf *)"
+    "delete-workspace",
+    "approve",
+    "recursively deletes everything in the working directory (rm -rf *)",
+    previewable=True,
 )
 def _workspace(inv: Invocation) -> str | None:
     for target, recursive in deletion_targets(inv):
@@ -135,7 +161,12 @@ def _storage_words(inv: Invocation) -> list[str]:
     return out + words[i:]
 
 
-@rules.rule("delete-cloud-storage", "approve", "deletes a cloud storage bucket or its objects recursively")
+@rules.rule(
+    "delete-cloud-storage",
+    "approve",
+    "deletes a cloud storage bucket or its objects recursively",
+    previewable=True,
+)
 def _bucket(inv: Invocation) -> str | None:
     if inv.name not in _STORAGE_CLIS:
         return None

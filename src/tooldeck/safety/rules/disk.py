@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tooldeck.safety.model import Field, Invocation
-from tooldeck.safety.paths import classify
+from tooldeck.safety.paths import classify, computed_device
 from tooldeck.safety.rules.base import RuleSet, options
 
 rules = RuleSet("disk_destruction")
@@ -41,22 +41,38 @@ def _format_unknown(inv: Invocation) -> str | None:
     return None
 
 
-def written_devices(inv: Invocation) -> list[Field]:
-    """Block devices this invocation writes to: dd of=, cp/tee/pv targets, output redirections."""
-    out = [r.target for r in inv.redirects if r.writes and classify(r.target.text, inv.cwd) == "device"]
+def _written(inv: Invocation) -> list[Field]:
+    """Everything this invocation writes raw: dd of=, cp/tee/pv targets, output redirections."""
+    out = [r.target for r in inv.redirects if r.writes]
     if inv.name == "dd":
-        out += [
-            Field(a.text[3:])
-            for a in inv.args
-            if a.text.startswith("of=") and classify(a.text[3:], inv.cwd) == "device"
-        ]
+        out += [Field(a.text[3:], a.exact) for a in inv.args if a.text.startswith("of=")]
     elif inv.name in ("cp", "tee", "pv", "install", "mv", "cat", "ddrescue", "dcfldd"):
         operands = options(inv).operands
         targets = list(operands) if inv.name == "tee" else list(operands[-1:]) if inv.name != "cat" else []
         if inv.name in ("ddrescue", "dcfldd"):
             targets = list(operands[1:2]) + [Field(a.text[3:]) for a in inv.args if a.text.startswith("of=")]
-        out += _devices(targets, inv.cwd)
+        out += targets
     return out
+
+
+def written_devices(inv: Invocation) -> list[Field]:
+    """Block devices this invocation writes to: dd of=, cp/tee/pv targets, output redirections."""
+    return _devices(_written(inv), inv.cwd)
+
+
+@rules.rule(
+    "overwrite-computed-device",
+    "approve",
+    "writes raw data to, wipes or formats a device whose name is computed at run time (of=/dev/$disk)",
+)
+def _computed(inv: Invocation) -> str | None:
+    targets = list(_written(inv))
+    if _FORMATTERS.fullmatch(inv.name) or inv.name in _WIPERS:
+        targets += list(inv.args)
+    for target in targets:
+        if computed_device(target.text):
+            return f"{inv.name} writes to {target.shown()}, a device named only at run time"
+    return None
 
 
 @rules.rule(

@@ -43,6 +43,7 @@ def _destination(refspec: str) -> str:
     "git-force-push-protected",
     "approve",
     "force-pushes to a protected branch (main, master, ...) or to an unnamed branch",
+    previewable=True,
 )
 def _force_push(inv: Invocation) -> str | None:
     words = git_words(inv)
@@ -81,6 +82,7 @@ def _protected_ref(ref: str) -> bool:
     "git-delete-protected-branch",
     "approve",
     "deletes a protected branch or HEAD, locally or on the remote, or force-deletes branches listed at run time",
+    previewable=True,
 )
 def _delete_branch(inv: Invocation) -> str | None:
     words = git_words(inv)
@@ -118,6 +120,7 @@ def _delete_branch(inv: Invocation) -> str | None:
     "git-discard-work",
     "approve",
     "discards uncommitted work: reset --hard, forced clean, checkout/restore of everything",
+    previewable=True,
 )
 def _discard(inv: Invocation) -> str | None:
     words = git_words(inv)
@@ -177,7 +180,7 @@ def _reflog(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("delete-git-dir", "approve", "deletes a .git directory (the whole history)")
+@rules.rule("delete-git-dir", "approve", "deletes a .git directory (the whole history)", previewable=True)
 def _git_dir(inv: Invocation) -> str | None:
     for target, _recursive in deletion_targets(inv):
         if classify(target.text, inv.cwd) == "git_dir" or _git_internals(target.text, inv.cwd):

@@ -83,6 +83,7 @@ _MASS = frozenset(
     "approve",
     "deletes cluster resources (namespaces, deployments, volumes, --all, selectors, manifests), drains a node "
     "or scales to zero",
+    previewable=True,
 )
 def _kubectl(inv: Invocation) -> str | None:
     words = inv.arg_texts()
@@ -119,6 +120,7 @@ _PROVISIONERS = frozenset({"terraform", "tofu", "opentofu", "terragrunt", "terra
     "infra-destroy",
     "approve",
     "tears infrastructure down: terraform/tofu destroy, apply -destroy, state rm, pulumi destroy, cdk destroy",
+    previewable=True,
 )
 def _destroy(inv: Invocation) -> str | None:
     words = inv.arg_texts()
@@ -153,7 +155,12 @@ _TEARDOWN_VERBS: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
-@rules.rule("helm-uninstall", "approve", "uninstalls a Helm release (its workloads and, often, its volumes)")
+@rules.rule(
+    "helm-uninstall",
+    "approve",
+    "uninstalls a Helm release (its workloads and, often, its volumes)",
+    previewable=True,
+)
 def _helm(inv: Invocation) -> str | None:
     if inv.name != "helm":
         return None
@@ -196,6 +203,7 @@ _CLOUD_CLIS = frozenset(
     "approve",
     "deletes cloud resources (aws delete-*/terminate-*, gcloud/az/doctl ... delete, heroku apps:destroy, "
     "gh repo delete)",
+    previewable=True,
 )
 def _cloud(inv: Invocation) -> str | None:
     words = inv.arg_texts()
@@ -265,6 +273,7 @@ _ENGINE_VALUE = frozenset(
     "approve",
     "deletes container data: system prune -a/--volumes, volume prune/rm, podman system reset, compose down -v, "
     "removing every container or image",
+    previewable=True,
 )
 def _containers(inv: Invocation) -> str | None:
     words = inv.arg_texts()
@@ -303,7 +312,12 @@ _MACHINES: dict[str, tuple[tuple[str, ...], ...]] = {
 }
 
 
-@rules.rule("destroy-machine", "approve", "destroys virtual machines or local clusters and their disks")
+@rules.rule(
+    "destroy-machine",
+    "approve",
+    "destroys virtual machines or local clusters and their disks",
+    previewable=True,
+)
 def _machines(inv: Invocation) -> str | None:
     positional = [w for w in inv.arg_texts() if not w.startswith("-")]
     for verb in _MACHINES.get(inv.name, ()):

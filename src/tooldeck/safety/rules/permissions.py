@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.model import Invocation
-from tooldeck.safety.paths import PathKind, classify, resolve
+from tooldeck.safety.model import HOME_MARK, Invocation
+from tooldeck.safety.paths import PathKind, classify, is_rc_file, is_secret, resolve
 from tooldeck.safety.rules.base import RuleSet, options
 
 rules = RuleSet("permission_wreck")
@@ -19,11 +19,35 @@ _SENSITIVE_FILES = re.compile(
 _CHANGERS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
 
 
+_ACL_VALUE = frozenset(
+    {"-m", "--modify", "-M", "--modify-file", "-x", "--remove", "-X", "--set", "--set-file"}
+)
+
+
+def acl_gains(inv: Invocation) -> tuple[bool, bool]:
+    """(others gain write, others gain any access) by `setfacl -m`/`--set` entries
+    (`u:bob:rwx`, `o::rw`, `d:g:dev:r`); the owner's own entry (`u::rwx`) gives no one else anything."""
+    words = inv.arg_texts()
+    specs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-m", "--modify", "--set")]
+    specs += [w.split("=", 1)[1] for w in words if w.startswith(("--modify=", "--set="))]
+    write = gain = False
+    for entry in (e for spec in specs for e in spec.split(",")):
+        fields = entry.strip().split(":")
+        if fields[:1] in (["d"], ["default"]):
+            fields = fields[1:]
+        if len(fields) < 2 or (fields[0] in ("u", "user") and not fields[1]):
+            continue
+        perms = fields[-1]
+        write = write or "w" in perms
+        gain = gain or bool(set(perms) & set("rwxX"))
+    return write, gain
+
+
 def _mode_and_targets(inv: Invocation) -> tuple[str, list[str]]:
+    if inv.name == "setfacl":
+        return "", [o.text for o in options(inv, _ACL_VALUE).operands]
     opts = options(inv, frozenset({"--reference"}))
     operands = [o.text for o in opts.operands]
-    if inv.name == "setfacl":
-        return "", operands
     if inv.name == "chmod" and opts.short and not opts.has("-R", "-f", "-v", "-c") and inv.args:
         # A symbolic mode such as -x or -w looks like an option: it is the first argument.
         first = inv.args[0].text
@@ -87,19 +111,27 @@ def _setuid(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("world-writable-system", "approve", "opens a system file, device or socket to every user")
+@rules.rule(
+    "world-writable-system",
+    "approve",
+    "lets other users write a system file, device or socket, the home directory or a start-up file",
+)
 def _world(inv: Invocation) -> str | None:
-    if inv.name != "chmod":
+    if inv.name not in ("chmod", "setfacl"):
         return None
     mode, targets = _mode_and_targets(inv)
-    _special, gain_write, _any = mode_bits(mode)
+    gain_write = acl_gains(inv)[0] if inv.name == "setfacl" else mode_bits(mode)[1]
+    if not gain_write:
+        return None
     for target in targets:
         shown = resolve(target, inv.cwd).shown()
         kind = classify(target, inv.cwd)
-        if gain_write and (
-            kind in ("system", "device", "root", "root_contents") or _SENSITIVE_FILES.fullmatch(shown)
+        if (
+            kind in ("system", "device", "root", "root_contents", "home", "all_homes")
+            or _SENSITIVE_FILES.fullmatch(shown)
+            or is_rc_file(shown.replace("~", HOME_MARK, 1))
         ):
-            return f"chmod {mode} lets every user write {shown}"
+            return f"{inv.name} {mode or 'an ACL'} lets other users write {shown}"
     return None
 
 
@@ -110,13 +142,26 @@ def _credentials(inv: Invocation) -> str | None:
     if inv.name not in ("chmod", "setfacl"):
         return None
     mode, targets = _mode_and_targets(inv)
-    _special, _write, gain_any = mode_bits(mode)
+    _special, gain_write, gain_any = mode_bits(mode)
     if inv.name == "setfacl":
-        gain_any = options(inv).has("-m", "--modify")
+        gain_write, gain_any = acl_gains(inv)
     for target in targets:
-        if gain_any and classify(target, inv.cwd) == "credentials":
-            return f"{inv.name} {mode} opens {resolve(target, inv.cwd).shown()} to other users"
+        if not gain_any or classify(target, inv.cwd) != "credentials":
+            continue
+        # Public halves and client settings (`id_ed25519.pub`, `known_hosts`, `config`) are meant
+        # to be readable; letting others write them, or anything below, is not.
+        if gain_write or _recursive(inv) or (is_secret(target, inv.cwd) and not _folder_itself(target, inv)):
+            return f"{inv.name} {mode or 'an ACL'} opens {resolve(target, inv.cwd).shown()} to other users"
     return None
+
+
+_CREDENTIAL_FILES = frozenset({".netrc", ".git-credentials", ".pgpass", ".vault-token", ".npmrc", ".pypirc"})
+
+
+def _folder_itself(target: str, inv: Invocation) -> bool:
+    """`~/.ssh` itself: reading a folder lists its names, not what its files hold."""
+    path = resolve(target, inv.cwd)
+    return path.anchor == "~" and len(path.parts) == 1 and path.parts[0] not in _CREDENTIAL_FILES
 
 
 @rules.rule(
@@ -130,4 +175,69 @@ def _chown(inv: Invocation) -> str | None:
         shown = resolve(target, inv.cwd).shown()
         if _SENSITIVE_FILES.fullmatch(shown):
             return f"{inv.name} hands {shown} to another owner"
+    return None
+
+
+# Capabilities that amount to root: whoever runs the file can become root, read or write any
+# file, load kernel code or take over other processes.
+_ROOT_CAPABILITIES = frozenset(
+    {
+        "cap_setuid",
+        "cap_setgid",
+        "cap_setfcap",
+        "cap_setpcap",
+        "cap_sys_admin",
+        "cap_sys_ptrace",
+        "cap_sys_module",
+        "cap_sys_rawio",
+        "cap_sys_chroot",
+        "cap_dac_override",
+        "cap_dac_read_search",
+        "cap_chown",
+        "cap_fowner",
+        "cap_bpf",
+        "cap_mknod",
+        "cap_linux_immutable",
+        "all",
+    }
+)
+
+
+def granted_capabilities(text: str) -> list[str]:
+    """The capabilities a setcap clause grants (`cap_setuid+ep`, `cap_a,cap_b=eip`, `=ep` is all)."""
+    out: list[str] = []
+    for clause in re.split(r"\s+", text.strip()):
+        match = re.fullmatch(r"([\w,]*)((?:[=+-][eip]*)+)", clause.lower())
+        if match is None or not re.search(r"[=+][eip]", match.group(2)):
+            continue
+        names = [n for n in match.group(1).split(",") if n] or ["all"]
+        out += names
+    return out
+
+
+@rules.rule(
+    "grant-root-capability",
+    "approve",
+    "gives a program a capability that amounts to root (setcap cap_setuid+ep, cap_dac_override, =ep)",
+)
+def _capabilities(inv: Invocation) -> str | None:
+    if inv.name != "setcap":
+        return None
+    operands = [w for w in inv.arg_texts() if not w.startswith("-")]
+    if "-r" in inv.arg_texts():
+        return None
+    for clause, target in zip(operands[::2], operands[1::2], strict=False):
+        strong = [c for c in granted_capabilities(clause) if c in _ROOT_CAPABILITIES]
+        if strong:
+            return f"setcap {clause} lets whoever runs {target} act as root ({strong[0]})"
+    return None
+
+
+@rules.rule("install-setuid", "approve", "installs or copies a file with the setuid or setgid bit")
+def _install_setuid(inv: Invocation) -> str | None:
+    if inv.name != "install":
+        return None
+    mode = options(inv, frozenset({"-m", "--mode", "-o", "-g", "-t"})).value("-m", "--mode")
+    if mode is not None and mode_bits(mode)[0]:
+        return f"install -m {mode} makes the installed file run with its owner's privileges"
     return None

@@ -128,6 +128,8 @@ def _kill(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "kill" and "-1" in _kill_targets(words):
         return "kill -1 signals every process the user can reach"
+    if inv.name == "kill" and "1" in _kill_targets(words):
+        return "kill 1 signals init, which takes the whole system down"
     if inv.name == "killall5":
         return "killall5 signals every process"
     if inv.name in ("pkill", "killall"):
