@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from tooldeck.safety.expand import Expander, Scope
 from tooldeck.safety.flows import FETCHERS, file_writes, output_of
+from tooldeck.safety.history_vars import history_off
 from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
@@ -109,7 +110,21 @@ class CommandSemantics:
         return _Subs(self, state, frame)
 
     def assign(self, node: Node, state: State, frame: Frame) -> None:
-        assign(node, Expander(state.scope, self.substitutions(state, frame)))
+        expander = Expander(state.scope, self.substitutions(state, frame))
+        assign(node, expander)
+        self._history_assignment(node, expander)
+
+    def _history_assignment(self, node: Node, expander: Expander) -> None:
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None:
+            self._history(node_text(name), expander.value(value).text if value is not None else "")
+
+    def _history(self, name: str, value: str | None) -> None:
+        reason = history_off(name, value)
+        if reason is not None:
+            self.signal(
+                "disable-history", reason, f"{name}={value}" if value is not None else f"unset {name}"
+            )
 
     def declare(self, node: Node, state: State, frame: Frame) -> None:
         expander = Expander(state.scope, self.substitutions(state, frame))
@@ -119,6 +134,9 @@ class CommandSemantics:
             if child.type == "variable_name" and node.type == "unset_command":
                 state.scope.variables.pop(node_text(child), None)
                 state.scope.arrays.pop(node_text(child), None)
+                self._history(node_text(child), None)
+            elif child.type == "variable_assignment":
+                self._history_assignment(child, expander)
             elif child.type == "command_substitution":
                 self.substitutions(state, frame).command_output(child)
 
@@ -134,6 +152,7 @@ class CommandSemantics:
                 name = child.child_by_field_name("name")
                 value = expander.value(child.child_by_field_name("value"))
                 env.append((node_text(name) if name is not None else "", value))
+                self._history(env[-1][0], value.text)
             elif child.type.endswith("_redirect"):
                 inner_redirects.append(child)
             elif child.type == "command_name":

@@ -17,6 +17,7 @@ from tooldeck.safety.expand import decode_ansi_c
 from tooldeck.safety.model import DECODED, EMPTY_FLOW, FILE, NETWORK, SECRET, Field, Flow, Invocation, Taint
 from tooldeck.safety.paths import is_secret
 from tooldeck.safety.runs import find_item
+from tooldeck.safety.secret_stores import prints_secrets
 
 FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c", "lwp-request", "GET", "fetch"})
 SOCKET_TOOLS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
@@ -70,6 +71,8 @@ def output_of(inv: Invocation) -> Flow:
     if name in ENV_DUMPERS and _dumps_environment(inv):
         return Flow(None, frozenset({SECRET}))
     if name == "gpg" and any(a.text.startswith("--export-secret") for a in args):
+        return Flow(None, frozenset({SECRET}))
+    if prints_secrets(inv):
         return Flow(None, frozenset({SECRET}))
     if name in ("find", "ls", "locate", "fd", "fdfind"):
         return Flow(None, inv.data.taint | taint, _listed_paths(inv))

@@ -124,6 +124,28 @@ def _git_hook(inv: Invocation) -> str | None:
     return None
 
 
+# Editor files whose tasks run on their own when the folder is opened (VS Code's runOn).
+_AUTORUN_TASKS = re.compile(
+    r"(?:^|/)\.vscode/(tasks|settings)\.json|(?:^|/)\.devcontainer/devcontainer\.json"
+)
+_AUTORUN_WORDS = re.compile(
+    r"folderOpen|allowAutomaticTasks|postCreateCommand|postStartCommand|initializeCommand"
+)
+
+
+@rules.rule(
+    "write-autorun-task",
+    "approve",
+    "writes an editor task that runs on its own when the folder is opened (.vscode/tasks.json runOn folderOpen)",
+)
+def _autorun_task(inv: Invocation) -> str | None:
+    text = output_of(inv).text
+    for target, kind in written_files(inv):
+        if _AUTORUN_TASKS.search(target.text) and (text is None or _AUTORUN_WORDS.search(text)):
+            return f"{inv.name} {kind}s {target.shown()}: a task the editor runs when the folder opens"
+    return None
+
+
 _AUTOSTART_VERBS = frozenset({"enable", "link", "reenable", "add-wants", "add-requires", "preset"})
 
 

@@ -4,13 +4,34 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.model import Field, Invocation
+from tooldeck.safety.model import HOME_MARK, Field, Invocation
 from tooldeck.safety.paths import PathKind, classify
 from tooldeck.safety.rules.base import RuleSet, options
 
 rules = RuleSet("recursive_delete")
 
 _HOME_KINDS: frozenset[PathKind] = frozenset({"home", "home_contents", "all_homes"})
+
+
+# A command substitution that lists a directory's entries: `$(ls -A)`, `` `ls ~` ``,
+# `$(find . -maxdepth 1)`, `$(git ls-files)`; what rm gets is every entry of that directory.
+_LISTING = re.compile(
+    r"(?:\$\(|`)\s*(?:"
+    r"(?:command\s+)?ls(?:\s+-[A-Za-z1]+)*(?:\s+(?P<ls>[^\s;|&`()-][^\s;|&`()]*))?"
+    r"|find\s+(?P<find>[^\s;|&`()-][^\s;|&`()]*)(?:\s+-(?:min|max)depth\s+\d+|\s+-type\s+[fd])*"
+    r"|git\s+ls-files(?:\s+-[zc])?"
+    r")\s*(?:\)|`)"
+)
+
+
+def _listed_entries(field: Field) -> Field:
+    """`$(ls -A DIR)` as `DIR/*`, the entries it expands to; any other word as it is."""
+    match = _LISTING.fullmatch(field.text.strip())
+    if match is None or field.exact:
+        return field
+    folder = match.group("ls") or match.group("find") or "."
+    folder = HOME_MARK + folder[1:] if folder.startswith("~") else folder
+    return Field(folder.rstrip("/") + "/*" if folder != "/" else "/*", exact=False, glob=True)
 
 
 def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
@@ -20,7 +41,8 @@ def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
         opts = options(inv)
         recursive = opts.has("-r", "-R", "--recursive")
         # `find DIR -exec rm {} +` removes every file below DIR, as `rm -r` would.
-        return [(f, recursive or "**" in f.text.split("/")) for f in opts.operands]
+        operands = [_listed_entries(f) for f in opts.operands]
+        return [(f, recursive or "**" in f.text.split("/")) for f in operands]
     if name in ("rimraf", "del", "del-cli", "rimraf.cmd"):
         return [(f, True) for f in options(inv).operands]
     if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio"):

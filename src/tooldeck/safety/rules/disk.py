@@ -21,11 +21,9 @@ def _devices(fields: tuple[Field, ...] | list[Field], cwd: str | None) -> list[F
 def _format(inv: Invocation) -> str | None:
     if not _FORMATTERS.fullmatch(inv.name):
         return None
-    opts = options(
-        inv,
-        frozenset({"-t", "-L", "-b", "-c", "-C", "-O", "-E", "-U", "-n", "-N", "-m", "-i", "-I", "-T", "-F"}),
-    )
-    devices = _devices(opts.operands, inv.cwd)
+    # Every word that is not an option: a device right after a flag (`mkfs.ext4 -F /dev/sda1`,
+    # where -F forces rather than takes a value) is still the one formatted.
+    devices = _devices([a for a in inv.args if not a.text.startswith("-")], inv.cwd)
     if devices:
         return f"{inv.name} formats {devices[0].shown()}, destroying everything on it"
     return None
@@ -198,3 +196,53 @@ def _volume(inv: Invocation) -> str | None:
     if not needed and not [w for w in words if not w.startswith("-")]:
         return None
     return f"{inv.name} {' '.join(words)[:60]} destroys a storage volume and its data"
+
+
+# A file this large fills most disks: writes everywhere on the filesystem start to fail.
+FILL_BYTES = 10 * 1024**3
+_UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4, "p": 1024**5, "e": 1024**6}
+
+
+def size_bytes(text: str) -> int | None:
+    """`500G`, `10GiB`, `1T`, `4096`, `2GB` (1000s) as bytes; None when it is not a size."""
+    match = re.fullmatch(r"\+?(\d+(?:\.\d+)?)([kmgtpe]?)(i?b?)", text.strip().lower())
+    if not match:
+        return None
+    number, unit, tail = match.groups()
+    base = 1000 if tail == "b" and unit else 1024
+    return int(float(number) * (base ** "kmgtpe".index(unit) * base if unit else 1))
+
+
+def _allocated(inv: Invocation) -> int | None:
+    """Bytes that fallocate, truncate, dd or head -c would write into one file."""
+    words = inv.arg_texts()
+    value_of = {w: words[i + 1] for i, w in enumerate(words[:-1]) if w.startswith("-")}
+    if inv.name == "fallocate":
+        raw = value_of.get("-l") or value_of.get("--length")
+    elif inv.name == "truncate":
+        raw = value_of.get("-s") or value_of.get("--size")
+        raw = raw if raw is None or not raw.startswith(("-", "<", "%", "/")) else None
+    elif inv.name == "head" and any(r.writes for r in inv.redirects):
+        raw = value_of.get("-c") or value_of.get("--bytes")
+    elif inv.name == "dd":
+        sizes = {w.split("=", 1)[0]: w.split("=", 1)[1] for w in words if "=" in w}
+        block = size_bytes(sizes.get("bs", sizes.get("obs", "512")))
+        count = sizes.get("count")
+        if block is None or count is None or not count.isdigit():
+            return None
+        return block * int(count)
+    else:
+        return None
+    return size_bytes(raw) if raw else None
+
+
+@rules.rule(
+    "fill-disk",
+    "approve",
+    "writes a file of 10 GiB or more (fallocate -l 500G, dd count=...), filling the disk",
+)
+def _fill(inv: Invocation) -> str | None:
+    size = _allocated(inv)
+    if size is not None and size >= FILL_BYTES:
+        return f"{inv.name} writes a {size / 1024**3:.0f} GiB file, which can fill the disk"
+    return None

@@ -3,6 +3,12 @@ interpreter forking in a loop. The walker raises these; none is visible in one i
 
 from __future__ import annotations
 
+import re
+
+from tooldeck.safety.effects import written_files
+from tooldeck.safety.flows import output_of
+from tooldeck.safety.interpreter_forks import forks_forever
+from tooldeck.safety.model import Invocation
 from tooldeck.safety.rules.base import RuleSet
 
 rules = RuleSet("fork_bomb")
@@ -11,3 +17,21 @@ rules.signal(
 )
 rules.signal("spawn-loop", "block", "an endless loop that keeps starting background jobs")
 rules.signal("interpreter-fork-loop", "block", "interpreter code that forks in an endless loop")
+
+# Source files a compiler or interpreter runs next.
+_SOURCE = re.compile(r"\.(c|cc|cpp|cxx|go|rs|py|pl|rb|js|mjs|ts|php|lua|java|sh|bash)$")
+
+
+@rules.rule(
+    "write-fork-program",
+    "approve",
+    "writes a program that forks in an endless loop (echo 'for(;;)fork();' > f.c)",
+)
+def _fork_program(inv: Invocation) -> str | None:
+    text = output_of(inv).text
+    if text is None or not forks_forever(text):
+        return None
+    for target, kind in written_files(inv):
+        if _SOURCE.search(target.text):
+            return f"{inv.name} {kind}s {target.shown()}, a program that forks without end"
+    return None

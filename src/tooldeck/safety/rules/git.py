@@ -78,6 +78,32 @@ def _protected_ref(ref: str) -> bool:
     return bool(PROTECTED.fullmatch(remote.group(1) if remote else ref))
 
 
+# A published release: refs/tags/..., or a version name (v3.1.0, 2.4.1-rc1).
+_RELEASE_TAG = re.compile(r"refs/tags/.+|v?\d+(\.\d+)+([-+.][\w.]+)?")
+
+
+@rules.rule(
+    "git-delete-remote-tag",
+    "approve",
+    "deletes a published tag on the remote (git push origin :refs/tags/v1, --delete v1.2.0)",
+    previewable=True,
+)
+def _delete_tag(inv: Invocation) -> str | None:
+    words = git_words(inv)
+    if words[:1] != ["push"]:
+        return None
+    args = words[1:]
+    deleting = "--delete" in args or "-d" in args
+    refspecs = _refspecs(args)
+    if deleting and "tag" in refspecs:  # `git push --delete origin tag v1`
+        return "git push --delete tag removes a published tag"
+    for ref in refspecs:
+        name = ref[1:] if ref.startswith(":") else ref if deleting else None
+        if name is not None and _RELEASE_TAG.fullmatch(name):
+            return f"git push deletes the published tag {name}"
+    return None
+
+
 @rules.rule(
     "git-delete-protected-branch",
     "approve",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from tooldeck.safety.effects import emptied_files
@@ -28,6 +29,8 @@ def _wiped(inv: Invocation, kind: str) -> str | None:
 def _history(inv: Invocation) -> str | None:
     if inv.name == "history" and any(w in ("-c", "-w") for w in inv.arg_texts()):
         return f"history {' '.join(inv.arg_texts())} clears the shell history"
+    if inv.name == "set" and _turns_off_history(inv.arg_texts()):
+        return "set +o history stops the shell recording what runs next"
     path = _wiped(inv, "history")
     return f"{inv.name} destroys the shell history {path}" if path else None
 
@@ -43,6 +46,16 @@ def _logs(inv: Invocation) -> str | None:
     return f"{inv.name} destroys the system log {path}" if path else None
 
 
+def _turns_off_history(words: list[str]) -> bool:
+    return any(w == "+o" and nxt == "history" for w, nxt in itertools.pairwise(words))
+
+
+rules.signal(
+    "disable-history",
+    "approve",
+    "stops the shell keeping history (unset HISTFILE, HISTFILE=/dev/null, HISTSIZE=0)",
+)
+
 _AUDIT_UNITS = re.compile(r"(auditd|rsyslog|syslog-ng|syslog|systemd-journald|journald)(\.service)?")
 
 
@@ -51,7 +64,35 @@ def _audit(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "auditctl" and (words[:2] == ["-e", "0"] or "-D" in words):
         return f"auditctl {' '.join(words)} stops kernel auditing"
+    cloud = _cloud_audit(inv)
+    if cloud is not None:
+        return cloud
     for action, unit in service_actions(inv):
         if _AUDIT_UNITS.fullmatch(unit):
             return f"{action} of {unit} stops recording what happens"
+    return None
+
+
+# Cloud audit trails and the records of who did what: stopping or deleting them.
+_CLOUD_AUDIT: tuple[tuple[str, ...], ...] = (
+    ("aws", "cloudtrail", "stop-logging"),
+    ("aws", "cloudtrail", "delete-trail"),
+    ("aws", "guardduty", "delete-detector"),
+    ("aws", "configservice", "stop-configuration-recorder"),
+    ("aws", "configservice", "delete-configuration-recorder"),
+    ("aws", "logs", "delete-log-group"),
+    ("aws", "logs", "delete-log-stream"),
+    ("gcloud", "logging", "sinks", "delete"),
+    ("gcloud", "logging", "logs", "delete"),
+    ("gcloud", "logging", "buckets", "delete"),
+    ("az", "monitor", "diagnostic-settings", "delete"),
+    ("az", "monitor", "log-analytics", "workspace", "delete"),
+)
+
+
+def _cloud_audit(inv: Invocation) -> str | None:
+    words = [inv.name] + [w for w in inv.arg_texts() if not w.startswith("-")]
+    for prefix in _CLOUD_AUDIT:
+        if tuple(words[: len(prefix)]) == prefix:
+            return f"{' '.join(prefix)} stops or deletes the record of what happens in the account"
     return None

@@ -59,7 +59,10 @@ def _mode_and_targets(inv: Invocation) -> tuple[str, list[str]]:
 
 
 def _recursive(inv: Invocation) -> bool:
-    return options(inv).has("-R", "--recursive") or (inv.name == "chattr" and options(inv).has("-R"))
+    """-R, or every file below a tree (`find DIR -exec chmod ... {} +` reaches `DIR/**`)."""
+    if options(inv).has("-R", "--recursive"):
+        return True
+    return any(t.endswith("/**") for t in _mode_and_targets(inv)[1])
 
 
 @rules.rule(
@@ -133,6 +136,38 @@ def _world(inv: Invocation) -> str | None:
         ):
             return f"{inv.name} {mode or 'an ACL'} lets other users write {shown}"
     return None
+
+
+_OWN_TREES: frozenset[PathKind] = frozenset({"workspace_all", "home_item", "home_contents", "parent"})
+
+
+@rules.rule(
+    "world-writable-tree",
+    "approve",
+    "lets every user write a whole tree of the user's files (chmod -R 777 ., setfacl -R -m o::rwx ~/work)",
+)
+def _world_tree(inv: Invocation) -> str | None:
+    if inv.name not in ("chmod", "setfacl") or not _recursive(inv):
+        return None
+    mode, targets = _mode_and_targets(inv)
+    if not (acl_gains(inv)[0] if inv.name == "setfacl" else _others_write(mode)):
+        return None
+    for target in targets:
+        if classify(target.removesuffix("/**"), inv.cwd) in _OWN_TREES:
+            return f"{inv.name} {mode or 'an ACL'} lets every user write all of {resolve(target, inv.cwd).shown()}"
+    return None
+
+
+def _others_write(mode: str) -> bool:
+    """Others (not only the group) gain write: 777, 666, o+w, a+rw."""
+    if re.fullmatch(r"[0-7]{3,4}", mode):
+        return int(mode[-1]) & 0b010 != 0
+    return any(
+        (m := re.fullmatch(r"([ugoa]*)[+=]([rwxXst]*)", clause)) is not None
+        and (m.group(1) in ("", "a") or "o" in m.group(1))
+        and "w" in m.group(2)
+        for clause in mode.split(",")
+    )
 
 
 @rules.rule(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tooldeck.safety.model import NETWORK, Invocation, Taint
 from tooldeck.safety.programs import SHELLS, CodeSource, code_source
 from tooldeck.safety.rules.base import RuleSet
@@ -84,4 +86,29 @@ def _reverse_shell(inv: Invocation) -> str | None:
     source = source_of(inv)
     if _interactive(inv) and inv.stdin is not None and source is not None and source.origin == "stdin":
         return f"{inv.name} -i reads its commands from a pipe (a shell driven from elsewhere)"
+    return None
+
+
+_POWERSHELL = frozenset({"powershell", "powershell.exe", "pwsh", "pwsh.exe"})
+_PS_RUN = re.compile(r"(?i)\b(iex|invoke-expression|\.invoke\(\)|start-process|&\s*\()")
+_PS_FETCH = re.compile(
+    r"(?i)downloadstring|downloadfile|downloaddata|\biwr\b|\birm\b|invoke-webrequest|invoke-restmethod|"
+    r"net\.webclient|start-bitstransfer|https?://"
+)
+
+
+@rules.rule(
+    "powershell-remote-exec",
+    "approve",
+    "PowerShell that downloads and runs code (iex (New-Object Net.WebClient).DownloadString(...), iwr | iex)",
+)
+def _powershell(inv: Invocation) -> str | None:
+    if inv.name.lower() not in _POWERSHELL:
+        return None
+    words = inv.arg_texts()
+    if any(re.fullmatch(r"(?i)-e(nc(odedcommand)?|c)?", w) for w in words):
+        return f"{inv.name} -EncodedCommand runs code no one can read before it runs"
+    code = " ".join(words)
+    if _PS_RUN.search(code) and _PS_FETCH.search(code):
+        return f"{inv.name} downloads code and runs it"
     return None
