@@ -4,7 +4,8 @@ Measured in one run, on the labelled dev split (shared data), on the held-out sp
 `benchmarks/data/` (harder cases written before any rule was tuned on them) and on the third
 split there (written after the first rules of issue #23 by someone who had read neither the
 analyser nor the other splits; measured once at 124/130 and 7/131, then tuned on) and on the
-fourth split (written the same way after the rules were widened; never tuned on):
+fourth split (written the same way after the rules were widened; measured once at 118/130 and
+0/130, then tuned on) and on the fifth (written the same way after that; never tuned on):
 
   * recall on dangerous commands and false-positive rate on benign ones, overall and per
     category, for tooldeck's `analyse_command` and for Hermes's terminal guard (its three
@@ -35,6 +36,7 @@ HELDOUT = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_heldout.jsonl"
 # splits, and never tuned on ("no peeking").
 THIRD = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_third.jsonl"
 FOURTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_fourth.jsonl"
+FIFTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_fifth.jsonl"
 HERMES_SCRIPT = Path(__file__).with_name("safety_hermes.py")
 RECALL_TARGET, FPR_TARGET = 0.97, 0.03
 
@@ -236,7 +238,7 @@ def _yes(value: bool | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--third FILE] [--fourth FILE] [--rounds N] [--no-hermes] [--json]`."""
+    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--third FILE] [--fourth FILE] [--fifth FILE] [--rounds N] [--no-hermes] [--json]`."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks safety", description=__doc__.split("\n\n")[0])
@@ -252,7 +254,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--fourth",
         default=str(FOURTH),
-        help="fourth split, written after the widened rules, never tuned on (default: benchmarks/data/...)",
+        help="fourth split, written after the widened rules (default: benchmarks/data/...)",
+    )
+    ap.add_argument(
+        "--fifth",
+        default=str(FIFTH),
+        help="fifth split, written after the fourth's rules, never tuned on (default: benchmarks/data/...)",
     )
     ap.add_argument("--shared", default=None, help="shared data folder ($TOOLDECK_SHARED)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds per command (median reported)")
@@ -269,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             "heldout": Path(args.heldout),
             "third": Path(args.third),
             "fourth": Path(args.fourth),
+            "fifth": Path(args.fifth),
         }
         for name, path in splits.items():
             if not path.is_file():

@@ -184,6 +184,12 @@ SECRET_FILE = re.compile(
     r"|credentials(\.json)?|service[-_]account[\w.-]*\.json|[\w.-]+\.(pem|key|p12|pfx|keystore|jks)"
     r"|\.netrc|\.git-credentials|\.pgpass|\.vault-token|\.npmrc|\.pypirc|secrets?\.(ya?ml|json|toml))$"
 )
+# A browser profile's saved sessions and passwords (Chrome, Chromium, Brave, Edge, Firefox).
+BROWSER_SECRET = re.compile(
+    r"(^|/)(\.config/(google-chrome|chromium|BraveSoftware/[^/]+|microsoft-edge)|\.mozilla/firefox"
+    r"|Library/Application Support/(Google/Chrome|Firefox))/.*/?"
+    r"(Cookies|Login Data|Web Data|cookies\.sqlite|logins\.json|key[34]\.db|Local State)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,7 +385,7 @@ def is_secret(text: str, cwd: str | None = None) -> bool:
         return True
     if re.fullmatch(r"/proc/[^/]+/environ", joined):
         return True
-    return bool(SECRET_FILE.search(joined))
+    return bool(SECRET_FILE.search(joined) or BROWSER_SECRET.search(joined))
 
 
 def is_rc_file(text: str) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.flows import output_of
 from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.paths import classify, computed_device
 from tooldeck.safety.rules.base import RuleSet, options
@@ -236,13 +237,33 @@ def _allocated(inv: Invocation) -> int | None:
     return size_bytes(raw) if raw else None
 
 
+_ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/urandom", "/dev/random", "/dev/full"})
+_NOT_FILES = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+
+
+def _writes_endlessly(inv: Invocation) -> bool:
+    """Output without end going into a file: `yes > f`, `cat /dev/zero > f`, `dd if=/dev/zero of=f`."""
+    files = [r for r in inv.redirects if r.writes and r.target.text not in _NOT_FILES]
+    if inv.name == "dd":
+        words = dict(w.split("=", 1) for w in inv.arg_texts() if "=" in w)
+        into_file = words.get("of", "/dev/null") not in _NOT_FILES or bool(files)
+        return words.get("if") in _ENDLESS_DEVICES and "count" not in words and into_file
+    if not files:
+        return False
+    if inv.name == "cat" and any(a.text in _ENDLESS_DEVICES for a in inv.args):
+        return True
+    return output_of(inv).endless
+
+
 @rules.rule(
     "fill-disk",
     "approve",
-    "writes a file of 10 GiB or more (fallocate -l 500G, dd count=...), filling the disk",
+    "writes a file of 10 GiB or more, or without end (fallocate -l 500G, yes > f, cat /dev/zero > f)",
 )
 def _fill(inv: Invocation) -> str | None:
     size = _allocated(inv)
     if size is not None and size >= FILL_BYTES:
         return f"{inv.name} writes a {size / 1024**3:.0f} GiB file, which can fill the disk"
+    if _writes_endlessly(inv):
+        return f"{inv.name} writes into a file without end until the disk is full"
     return None

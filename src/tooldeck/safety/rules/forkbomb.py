@@ -22,6 +22,14 @@ rules.signal("interpreter-fork-loop", "block", "interpreter code that forks in a
 _SOURCE = re.compile(r"\.(c|cc|cpp|cxx|go|rs|py|pl|rb|js|mjs|ts|php|lua|java|sh|bash)$")
 
 
+# A script that starts itself twice (`bash $0 & bash $0`, `$0 | $0 &`): each copy starts two more.
+_SELF_RUN = re.compile(r"\"?\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE\})\"?")
+
+
+def _runs_itself_twice(text: str) -> bool:
+    return len(_SELF_RUN.findall(text)) >= 2 and bool(re.search(r"(?<![&>])&(?![&>])|(?<!\|)\|(?!\|)", text))
+
+
 @rules.rule(
     "write-fork-program",
     "approve",
@@ -29,7 +37,7 @@ _SOURCE = re.compile(r"\.(c|cc|cpp|cxx|go|rs|py|pl|rb|js|mjs|ts|php|lua|java|sh|
 )
 def _fork_program(inv: Invocation) -> str | None:
     text = output_of(inv).text
-    if text is None or not forks_forever(text):
+    if text is None or not (forks_forever(text) or _runs_itself_twice(text)):
         return None
     for target, kind in written_files(inv):
         if _SOURCE.search(target.text):

@@ -158,6 +158,36 @@ def _world_tree(inv: Invocation) -> str | None:
     return None
 
 
+# Owners that are the user running the command: `$USER`, `$(id -u)`, `$(whoami)`, `:staff` alone.
+_SELF_OWNER = re.compile(
+    r"[\"']?(\$\{?(USER|LOGNAME|UID)\}?|\$\((id -u|id -un|whoami)\)|`(id -u|whoami)`)[\"']?"
+)
+
+
+def _other_owner(owner: str) -> bool:
+    """`root`, `nobody:nogroup`, `www-data`: an owner that is not the user (a group only is not)."""
+    user = owner.split(":", 1)[0].split(".", 1)[0]
+    return bool(user) and not _SELF_OWNER.fullmatch(user) and not user.startswith("$")
+
+
+@rules.rule(
+    "chown-own-tree",
+    "approve",
+    "gives a whole tree of the user's files to another owner (sudo chown -R root:root ., chown -R nobody ~/projects)",
+)
+def _chown_tree(inv: Invocation) -> str | None:
+    if inv.name != "chown" or not _recursive(inv):
+        return None
+    owner, targets = _mode_and_targets(inv)
+    if not _other_owner(owner):
+        return None
+    for target in targets:
+        if classify(target.removesuffix("/**"), inv.cwd) in _OWN_TREES:
+            shown = resolve(target, inv.cwd).shown()
+            return f"chown -R {owner} hands all of {shown} to another owner: the user can no longer change it"
+    return None
+
+
 def _others_write(mode: str) -> bool:
     """Others (not only the group) gain write: 777, 666, o+w, a+rw."""
     if re.fullmatch(r"[0-7]{3,4}", mode):

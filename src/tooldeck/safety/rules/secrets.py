@@ -51,7 +51,10 @@ _REMOTE = re.compile(r"^([\w.+-]+@)?[\w.-]+:(?!//)|^(s3|gs|az|ftp|sftp|scp|rsync
 def _secret_arg(arg: Field, cwd: str | None) -> bool:
     if SECRET in arg.taint:
         return True
-    return any(part and is_secret(part, cwd) for part in re.split(r"[=@,;]", arg.text))
+    parts = re.split(r"[=@,;]", arg.text)
+    # socat's addresses name a file after a type: FILE:~/.docker/config.json, OPEN:..., GOPEN:...
+    parts += [m.group(1) for m in re.finditer(r"(?i)\b(?:FILE|OPEN|GOPEN|READLINE):([^,]+)", arg.text)]
+    return any(part and is_secret(part, cwd) for part in parts)
 
 
 _IDENTITY_OPTIONS = {
