@@ -80,7 +80,18 @@ CREDENTIAL_DIRS = frozenset(
         ".gcloud",
     ]
 )
-CREDENTIAL_SUBPATHS = (".config/gcloud", ".config/gh", ".local/share/keyrings", ".config/rclone")
+CREDENTIAL_SUBPATHS = (
+    ".config/gcloud",
+    ".config/gh",
+    ".local/share/keyrings",
+    ".config/rclone",
+    # browser profiles: saved passwords, cookies and the keys that decrypt them
+    ".mozilla/firefox",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".config/BraveSoftware",
+    ".config/microsoft-edge",
+)
 NOT_SECRET_IN_SSH = re.compile(r"(.*\.pub|known_hosts.*|config|authorized_keys2?|environment)$")
 HISTORY_FILES = frozenset(
     [

@@ -146,6 +146,53 @@ def _autorun_task(inv: Invocation) -> str | None:
     return None
 
 
+# The official registries; a registry or package index set to anything else serves every later
+# install from there.
+_OFFICIAL_REGISTRY = re.compile(
+    r"https://(registry\.npmjs\.org|registry\.yarnpkg\.com|registry\.npmmirror\.com|pypi\.org/simple"
+    r"|pypi\.python\.org/simple|files\.pythonhosted\.org|rubygems\.org|index\.crates\.io|crates\.io)/?$"
+)
+_REGISTRY_KEYS = re.compile(
+    r"(?:@[\w.-]+:)?registry|npmRegistryServer|(?:global|install|\w+)\.(?:index-url|extra-index-url|trusted-host)"
+    r"|index-url|extra-index-url|trusted-host"
+)
+
+
+def _registry_setting(inv: Invocation) -> tuple[str, str] | None:
+    """(key, value) that `npm/pnpm/yarn config set` or `pip config set` would set."""
+    words = [w for w in inv.arg_texts() if not w.startswith("--") or "=" in w]
+    if inv.name in ("npm", "pnpm", "yarn") and words[:2] in (["config", "set"], ["set", "registry"]):
+        rest = words[2:] if words[0] == "config" else words[1:]
+    elif inv.name in ("pip", "pip3") and words[:2] == ["config", "set"]:
+        rest = words[2:]
+    elif inv.name == "gem" and words[:1] == ["sources"] and "--add" in inv.arg_texts():
+        return ("sources", words[-1] if len(words) > 1 else "")
+    else:
+        return None
+    if len(rest) == 1 and "=" in rest[0]:
+        rest = rest[0].split("=", 1)
+    if len(rest) < 2:
+        return None
+    return rest[0], rest[1]
+
+
+@rules.rule(
+    "package-registry",
+    "approve",
+    "points a package manager at an unofficial registry or index (npm config set registry, pip extra-index-url)",
+)
+def _registry(inv: Invocation) -> str | None:
+    setting = _registry_setting(inv)
+    if setting is None:
+        return None
+    key, value = setting
+    if key != "sources" and not _REGISTRY_KEYS.fullmatch(key):
+        return None
+    if key.endswith("trusted-host") or not _OFFICIAL_REGISTRY.match(value.strip("'\"")):
+        return f"{inv.name} sets {key} to {value[:80]}: every later install comes from there"
+    return None
+
+
 _AUTOSTART_VERBS = frozenset({"enable", "link", "reenable", "add-wants", "add-requires", "preset"})
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tooldeck.safety.model import HOME_MARK, Field, Invocation
-from tooldeck.safety.paths import PathKind, classify
+from tooldeck.safety.paths import PathKind, classify, resolve
 from tooldeck.safety.rules.base import RuleSet, options
 
 rules = RuleSet("recursive_delete")
@@ -14,21 +14,26 @@ _HOME_KINDS: frozenset[PathKind] = frozenset({"home", "home_contents", "all_home
 
 
 # A command substitution that lists a directory's entries: `$(ls -A)`, `` `ls ~` ``,
-# `$(find . -maxdepth 1)`, `$(git ls-files)`; what rm gets is every entry of that directory.
+# `$(find . -maxdepth 1)`, `$(git ls-files)`; what rm gets is every entry of that directory
+# (or, for `$(git rev-parse --show-toplevel)`, the repository itself).
 _LISTING = re.compile(
     r"(?:\$\(|`)\s*(?:"
     r"(?:command\s+)?ls(?:\s+-[A-Za-z1]+)*(?:\s+(?P<ls>[^\s;|&`()-][^\s;|&`()]*))?"
     r"|find\s+(?P<find>[^\s;|&`()-][^\s;|&`()]*)(?:\s+-(?:min|max)depth\s+\d+|\s+-type\s+[fd])*"
     r"|git\s+ls-files(?:\s+-[zc])?"
+    r"|(?P<top>git\s+rev-parse\s+--show-toplevel)"
     r")\s*(?:\)|`)"
 )
 
 
 def _listed_entries(field: Field) -> Field:
-    """`$(ls -A DIR)` as `DIR/*`, the entries it expands to; any other word as it is."""
+    """`$(ls -A DIR)` as `DIR/*`, the entries it expands to; `$(git rev-parse --show-toplevel)` as
+    the workspace; any other word as it is."""
     match = _LISTING.fullmatch(field.text.strip())
     if match is None or field.exact:
         return field
+    if match.group("top"):  # the repository's root: the workspace itself
+        return Field(".", exact=False)
     folder = match.group("ls") or match.group("find") or "."
     folder = HOME_MARK + folder[1:] if folder.startswith("~") else folder
     return Field(folder.rstrip("/") + "/*" if folder != "/" else "/*", exact=False, glob=True)
@@ -140,6 +145,50 @@ def _workspace(inv: Invocation) -> str | None:
     for target, recursive in deletion_targets(inv):
         if (recursive or target.glob) and _kind(inv, target) == "workspace_all":
             return f"{inv.name} deletes {target.shown()}: everything in the working directory"
+    return None
+
+
+# Top-level folders that hold a project's own work, never rebuilt from anything.
+_SOURCE_TREES = frozenset(
+    {
+        "src",
+        "lib",
+        "app",
+        "apps",
+        "tests",
+        "test",
+        "spec",
+        "migrations",
+        "docs",
+        "packages",
+        "cmd",
+        "internal",
+        "pkg",
+        "include",
+        "scripts",
+        "config",
+        ".github",
+        "source",
+        "sources",
+    }
+)
+
+
+@rules.rule(
+    "delete-source-tree",
+    "approve",
+    "recursively deletes a top-level folder of the project's own work (src/, tests/, migrations/)",
+    previewable=True,
+)
+def _source_tree(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        if not recursive or not target.exact:
+            continue
+        path = resolve(target.text, inv.cwd)
+        if path.anchor == "." and len(path.parts) == 1 and path.parts[0] in _SOURCE_TREES:
+            return (
+                f"{inv.name} deletes {target.shown()}: the project's own {path.parts[0]}, not a build output"
+            )
     return None
 
 

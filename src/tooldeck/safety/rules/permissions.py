@@ -188,6 +188,24 @@ def _chown_tree(inv: Invocation) -> str | None:
     return None
 
 
+@rules.rule(
+    "immutable-tree",
+    "approve",
+    "makes a whole tree of the user's files immutable or append-only (chattr -R +i .)",
+)
+def _immutable_tree(inv: Invocation) -> str | None:
+    if inv.name != "chattr" or not _recursive(inv):
+        return None
+    words = inv.arg_texts()
+    flags = [w for w in words if re.fullmatch(r"[+=][a-zA-Z]*[ia][a-zA-Z]*", w)]
+    if not flags:
+        return None
+    for target in (w for w in words if not w.startswith(("-", "+", "="))):
+        if classify(target, inv.cwd) in _OWN_TREES:
+            return f"chattr {flags[0]} on all of {target}: nothing in it can be changed until root undoes it"
+    return None
+
+
 def _others_write(mode: str) -> bool:
     """Others (not only the group) gain write: 777, 666, o+w, a+rw."""
     if re.fullmatch(r"[0-7]{3,4}", mode):

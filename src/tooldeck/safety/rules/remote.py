@@ -112,3 +112,70 @@ def _powershell(inv: Invocation) -> str | None:
     if _PS_RUN.search(code) and _PS_FETCH.search(code):
         return f"{inv.name} downloads code and runs it"
     return None
+
+
+# Runners that fetch a package and run its code at once, and their subcommand words.
+_PACKAGE_RUNNERS: dict[str, tuple[str, ...]] = {
+    "npx": (),
+    "bunx": (),
+    "pnpx": (),
+    "pnpm": ("dlx",),
+    "yarn": ("dlx",),
+    "npm": ("exec",),
+    "pipx": ("run",),
+    "uvx": (),
+    "uv": ("tool", "run"),
+}
+# A package given as a repository or an address rather than a registry name.
+_REMOTE_SPEC = re.compile(
+    r"(?:github|gitlab|bitbucket|gist):|git\+\w+://|(?:https?|ftp)://|git@|^[\w.-]+/[\w.-]+(?:#.*)?$"
+)
+_SPEC_OPTIONS = frozenset({"--spec", "--from", "-p", "--package", "--with"})
+
+
+@rules.rule(
+    "run-remote-package",
+    "approve",
+    "fetches a package from a repository or URL and runs it (npx github:user/repo, uvx --from git+https://...)",
+)
+def _remote_package(inv: Invocation) -> str | None:
+    sub = _PACKAGE_RUNNERS.get(inv.name)
+    if sub is None:
+        return None
+    words = inv.arg_texts()
+    positional = [w for w in words if not w.startswith("-")]
+    if tuple(positional[: len(sub)]) != sub:
+        return None
+    # The package: what a --spec/--from/-p option names, else the first word after the verb.
+    specs = [words[i + 1] for i, w in enumerate(words[:-1]) if w in _SPEC_OPTIONS]
+    specs += [w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in _SPEC_OPTIONS and "=" in w]
+    if not specs and len(positional) > len(sub):
+        specs = [positional[len(sub)]]
+    for spec in specs:
+        if _REMOTE_SPEC.search(spec) and not spec.startswith("@"):  # @scope/name is a registry's
+            return f"{inv.name} fetches {spec[:80]} and runs its code"
+    return None
+
+
+_APPLY_VERBS = frozenset({"apply", "create", "replace"})
+
+
+@rules.rule(
+    "apply-remote-manifest",
+    "approve",
+    "applies a cluster manifest fetched from the network (kubectl apply -f https://..., curl ... | kubectl apply -f -)",
+)
+def _remote_manifest(inv: Invocation) -> str | None:
+    if inv.name not in ("kubectl", "oc", "kubecolor"):
+        return None
+    words = inv.arg_texts()
+    if not any(w in _APPLY_VERBS for w in words):
+        return None
+    files = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-f", "--filename", "-k", "--kustomize")]
+    files += [w.split("=", 1)[1] for w in words if w.startswith(("--filename=", "-f="))]
+    for target in files:
+        if re.match(r"(?:https?|ftp)://", target):
+            return f"{inv.name} applies {target[:80]} to the cluster, fetched unreviewed"
+        if target == "-" and NETWORK in inv.data.taint:
+            return f"{inv.name} applies a manifest piped in from the network to the cluster"
+    return None
