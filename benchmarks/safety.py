@@ -6,7 +6,8 @@ split there (written after the first rules of issue #23 by someone who had read 
 analyser nor the other splits; measured once at 124/130 and 7/131, then tuned on) and on the
 fourth split (written the same way after the rules were widened; measured once at 118/130 and
 0/130, then tuned on), on the fifth (the same, after that: 124/130 and 0/130, then tuned on) and
-on the sixth (written the same way after the fifth's rules; never tuned on):
+on the sixth (the same, after the fifth's rules: 122/130 and 0/130, then tuned on) and on the
+seventh (written the same way after the sixth's rules; never tuned on):
 
   * recall on dangerous commands and false-positive rate on benign ones, overall and per
     category, for tooldeck's `analyse_command` and for Hermes's terminal guard (its three
@@ -39,6 +40,7 @@ THIRD = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_third.jsonl"
 FOURTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_fourth.jsonl"
 FIFTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_fifth.jsonl"
 SIXTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_sixth.jsonl"
+SEVENTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_seventh.jsonl"
 HERMES_SCRIPT = Path(__file__).with_name("safety_hermes.py")
 RECALL_TARGET, FPR_TARGET = 0.97, 0.03
 
@@ -240,7 +242,7 @@ def _yes(value: bool | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--third FILE] [--fourth FILE] [--fifth FILE] [--sixth FILE] [--rounds N] [--no-hermes] [--json]`."""
+    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--third FILE] [--fourth FILE] [--fifth FILE] [--sixth FILE] [--seventh FILE] [--rounds N] [--no-hermes] [--json]`."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks safety", description=__doc__.split("\n\n")[0])
@@ -266,7 +268,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--sixth",
         default=str(SIXTH),
-        help="sixth split, written after the fifth's rules, never tuned on (default: benchmarks/data/...)",
+        help="sixth split, written after the fifth's rules (default: benchmarks/data/...)",
+    )
+    ap.add_argument(
+        "--seventh",
+        default=str(SEVENTH),
+        help="seventh split, written after the sixth's rules, never tuned on (default: benchmarks/data/...)",
     )
     ap.add_argument("--shared", default=None, help="shared data folder ($TOOLDECK_SHARED)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds per command (median reported)")
@@ -285,6 +292,7 @@ def main(argv: list[str] | None = None) -> int:
             "fourth": Path(args.fourth),
             "fifth": Path(args.fifth),
             "sixth": Path(args.sixth),
+            "seventh": Path(args.seventh),
         }
         for name, path in splits.items():
             if not path.is_file():
