@@ -21,6 +21,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tooldeck._core.availability_types import Availability
+from tooldeck._core.channel import Elicitation, Sample, SamplingMessage
+from tooldeck._core.content import (
+    AudioContent,
+    ContentBlock,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+)
 from tooldeck._core.context import ToolContext
 from tooldeck._core.decorator import function_tool, tool
 from tooldeck._core.output import ToolOutput
@@ -96,29 +105,38 @@ __all__ = [
     "ApprovalAnswer",
     "ApprovalRequest",
     "Approver",
+    "AudioContent",
     "Availability",
     "CallNext",
     "CallbackApprover",
     "Config",
     "ConfigError",
+    "ContentBlock",
     "Deck",
     "DescriptionContext",
     "Diagnostic",
     "DialectError",
+    "Elicitation",
+    "EmbeddedResource",
     "ErrorEnvelope",
     "Explanation",
     "Fate",
+    "ImageContent",
     "Loadout",
     "Middleware",
     "ModelError",
     "ModelNotConfigured",
     "Resource",
+    "ResourceLink",
+    "Sample",
+    "SamplingMessage",
     "ScriptedModel",
     "Session",
     "SessionError",
     "Source",
     "SourceError",
     "SourceListing",
+    "TextContent",
     "Tool",
     "ToolCall",
     "ToolCallRequest",

@@ -418,8 +418,10 @@ class Deck:
         store: SessionStore | Literal[False] | None = None,
         max_iterations: int | None = None,
         delegate_model: ModelClient | None = None,
+        delegate_vision: bool = False,
     ) -> Agent:
-        """The agent loop over this deck. `model` is a client, a model name, or None for config `model:`."""
+        """The agent loop over this deck. `model` is a client, a model name, or None for config `model:`.
+        Sub-agents run on `delegate_model` when given (`delegate_vision`: whether it reads images)."""
         from tooldeck.agent.runtime import Agent
 
         if model is None or isinstance(model, str):
@@ -438,6 +440,7 @@ class Deck:
             approver=approver,
             events=events,
             delegate_model=delegate_model,
+            delegate_vision=delegate_vision,
             max_iterations=max_iterations,
         )
 

@@ -19,6 +19,16 @@ if TYPE_CHECKING:
     # The loadout and its rendering for a provider
     from tooldeck._core.assembly.loadout import Fate, Loadout
     from tooldeck._core.availability_types import Availability
+    from tooldeck._core.channel import LEVELS as LOGGING_LEVELS
+    from tooldeck._core.channel import (
+        Elicitation,
+        ElicitationRequest,
+        LoggingLevel,
+        Sample,
+        SamplingMessage,
+        SamplingRequest,
+        ToolChannel,
+    )
     from tooldeck._core.checkpoints import Checkpoint, CheckpointStore, PathState
     from tooldeck._core.checkpoints import store_of as checkpoint_store
     from tooldeck._core.checkpoints import undo_in as undo_checkpoints
@@ -41,6 +51,16 @@ if TYPE_CHECKING:
     )
     from tooldeck._core.config_load import load_config, parse_config
     from tooldeck._core.config_load import schema_adapter as config_schema_adapter
+    from tooldeck._core.content import (
+        AudioContent,
+        ContentBlock,
+        EmbeddedResource,
+        ImageContent,
+        ResourceLink,
+        TextContent,
+    )
+    from tooldeck._core.content import from_mcp as content_from_mcp
+    from tooldeck._core.content import to_mcp as content_to_mcp
     from tooldeck._core.context import Approvals, ToolContext, service
     from tooldeck._core.control_plane import ControlPlane
     from tooldeck._core.decorator import Bounds, tool
@@ -59,6 +79,7 @@ if TYPE_CHECKING:
         promoted_names,
     )
     from tooldeck._core.execution.approval_store import AlwaysGrants
+    from tooldeck._core.execution.call_channel import CallChannel
     from tooldeck._core.execution.nested import ToolCaller
     from tooldeck._core.execution.policy import PROMPT as APPROVAL_PROMPT
 
@@ -109,6 +130,23 @@ _LAZY: dict[str, str] = {
     "Approvals": "tooldeck._core.context",
     "service": "tooldeck._core.context",
     "ToolOutput": "tooldeck._core.output",
+    "CallChannel": "tooldeck._core.execution.call_channel",
+    "ToolChannel": "tooldeck._core.channel",
+    "Elicitation": "tooldeck._core.channel",
+    "ElicitationRequest": "tooldeck._core.channel",
+    "LoggingLevel": "tooldeck._core.channel",
+    "Sample": "tooldeck._core.channel",
+    "LOGGING_LEVELS": "tooldeck._core.channel:LEVELS",
+    "SamplingMessage": "tooldeck._core.channel",
+    "SamplingRequest": "tooldeck._core.channel",
+    "AudioContent": "tooldeck._core.content",
+    "ContentBlock": "tooldeck._core.content",
+    "EmbeddedResource": "tooldeck._core.content",
+    "ImageContent": "tooldeck._core.content",
+    "ResourceLink": "tooldeck._core.content",
+    "TextContent": "tooldeck._core.content",
+    "content_from_mcp": "tooldeck._core.content:from_mcp",
+    "content_to_mcp": "tooldeck._core.content:to_mcp",
     "tool": "tooldeck._core.decorator",
     "Bounds": "tooldeck._core.decorator",
     "Diagnostic": "tooldeck._core.diagnostics",
@@ -194,6 +232,7 @@ __getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "APPROVAL_PROMPT",
+    "LOGGING_LEVELS",
     "SKILL_FILE",
     "AlwaysGrants",
     "ApprovalAnswer",
@@ -201,25 +240,33 @@ __all__ = [
     "Approvals",
     "ApprovalsConfig",
     "Approver",
+    "AudioContent",
     "AutoApprover",
     "Availability",
     "Bounds",
     "BrowserConfig",
+    "CallChannel",
     "ChangeKind",
     "Checkpoint",
     "CheckpointStore",
     "CheckpointsConfig",
     "Config",
     "ConfinedRoot",
+    "ContentBlock",
     "ControlPlane",
     "DescriptionContext",
     "Diagnostic",
     "EffectsConfig",
+    "Elicitation",
+    "ElicitationRequest",
+    "EmbeddedResource",
     "ErrorEnvelope",
     "ExecutionConfig",
     "Fate",
     "Grants",
+    "ImageContent",
     "Loadout",
+    "LoggingLevel",
     "McpSource",
     "ModelConfig",
     "PathState",
@@ -228,8 +275,12 @@ __all__ = [
     "Promotions",
     "Recording",
     "Resource",
+    "ResourceLink",
     "RunState",
     "RunStateUpdate",
+    "Sample",
+    "SamplingMessage",
+    "SamplingRequest",
     "SandboxConfig",
     "ServerSpec",
     "ServerStatus",
@@ -239,11 +290,13 @@ __all__ = [
     "Source",
     "SourceListing",
     "TerminalApprover",
+    "TextContent",
     "TodoItem",
     "TodoStatus",
     "Tool",
     "ToolCall",
     "ToolCaller",
+    "ToolChannel",
     "ToolContext",
     "ToolCost",
     "ToolOutput",
@@ -259,6 +312,8 @@ __all__ = [
     "checkpoint_store",
     "close_mcp_servers",
     "config_schema_adapter",
+    "content_from_mcp",
+    "content_to_mcp",
     "current_checkpoint",
     "deferred_catalog",
     "deferred_listing",

@@ -20,9 +20,9 @@ from tooldeck._core.execution.types import ToolResult
 
 def project(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    (ws / "src" / "pkg").mkdir(parents=True)
+    (ws / "work" / "pkg").mkdir(parents=True)
     for i in range(30):
-        (ws / "src" / "pkg" / f"m{i}.py").write_text(f"value = {i}\n")
+        (ws / "work" / "pkg" / f"m{i}.py").write_text(f"value = {i}\n")
     (ws / "notes.md").write_text("alpha\n")
     (ws / "run.sh").write_text("#!/bin/sh\n")
     (ws / "run.sh").chmod(0o755)
@@ -73,7 +73,7 @@ def test_a_held_call_leaves_the_workspace_byte_identical(tmp_path: Path) -> None
     result = term(deck, "python3 tools/tidy.py")
     assert result.error is not None and result.error.type == "denied", result.content
     assert "effects were held" in result.content and "would delete" in result.content
-    assert "effects.max_deletions" in result.content and "src/" in result.content
+    assert "effects.max_deletions" in result.content and "work/" in result.content
     assert differences(before, snapshot(ws)) == []
     # Refused one way or the other (by the analyser, or by its effects), it changes nothing.
     for attack in (
@@ -96,12 +96,12 @@ def test_approved_effects_land_at_once_and_undo_puts_them_back(tmp_path: Path) -
         return ApprovalAnswer(True, "once")
 
     deck = make_deck(tmp_path)
-    result = term(deck, "rm -rf src && echo gone", approver=CallbackApprover(approve))
+    result = term(deck, "rm -rf work && echo gone", approver=CallbackApprover(approve))
     assert result.ok, result.content
     assert [r.rule.startswith("effects:") for r in asked] == [True]
-    assert "would delete 30 files under src/" in asked[0].reason
-    assert not (ws / "src").exists()
-    assert "[workspace changed: deleted 30 files under src/; undo: tooldeck undo" in result.content
+    assert "would delete 30 files under work/" in asked[0].reason
+    assert not (ws / "work").exists()
+    assert "[workspace changed: deleted 30 files under work/; undo: tooldeck undo" in result.content
     [checkpoint] = deck.checkpoints()
     assert checkpoint.tool == "terminal" and checkpoint.counts()["deleted"] == 32  # 30 files, 2 folders
     deck.undo()
@@ -114,7 +114,7 @@ def test_small_changes_land_without_asking_and_are_checkpointed(tmp_path: Path) 
     deck = make_deck(tmp_path)
     command = (
         "echo beta >> notes.md; chmod 700 run.sh; ln -sfn run.sh link; mkdir -p new/dir; "
-        "printf 'x' > new/dir/f; rm src/pkg/m0.py; : > src/pkg/m1.py"
+        "printf 'x' > new/dir/f; rm work/pkg/m0.py; : > work/pkg/m1.py"
     )
     result = term(deck, command)
     assert result.ok, result.content
@@ -122,10 +122,10 @@ def test_small_changes_land_without_asking_and_are_checkpointed(tmp_path: Path) 
     assert (ws / "run.sh").stat().st_mode & 0o777 == 0o700
     assert os.readlink(ws / "link") == "run.sh"
     assert (ws / "new" / "dir" / "f").read_text() == "x"
-    assert not (ws / "src" / "pkg" / "m0.py").exists() and (ws / "src" / "pkg" / "m1.py").read_text() == ""
+    assert not (ws / "work" / "pkg" / "m0.py").exists() and (ws / "work" / "pkg" / "m1.py").read_text() == ""
     assert (
-        "deleted 1 file: src/pkg/m0.py" in result.content
-        and "emptied 1 file: src/pkg/m1.py" in result.content
+        "deleted 1 file: work/pkg/m0.py" in result.content
+        and "emptied 1 file: work/pkg/m1.py" in result.content
     )
     deck.undo()
     assert differences(before, snapshot(ws)) == []
@@ -142,8 +142,8 @@ def test_the_bounds_are_config_keys(tmp_path: Path) -> None:
     assert differences(before, snapshot(ws)) == []
     # Off: commands write the workspace directly, as before this existed (and nothing is kept).
     direct = make_deck(tmp_path, effects={"enabled": False})
-    assert term(direct, "rm -rf src").ok
-    assert not (ws / "src").exists() and direct.checkpoints() == []
+    assert term(direct, "rm -rf work").ok
+    assert not (ws / "work").exists() and direct.checkpoints() == []
 
 
 def test_a_file_too_large_to_checkpoint_is_held_and_undo_says_it_cannot_restore_it(tmp_path: Path) -> None:
@@ -176,9 +176,9 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
     root = Path(tempfile.mkdtemp(prefix="tooldeck-effects-user-"))
     try:
         ws = root / "ws"
-        (ws / "src").mkdir(parents=True)
+        (ws / "work").mkdir(parents=True)
         for i in range(25):
-            (ws / "src" / f"f{i}").write_text(f"{i}\n")
+            (ws / "work" / f"f{i}").write_text(f"{i}\n")
         (root / "tooldeck.yaml").write_text("sandbox: {kind: bwrap, workspace: ws}\nhome: home\n")
         before = snapshot(ws)
         src = Path(__file__).resolve().parents[2] / "src"
@@ -202,12 +202,12 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
                 [*prefix, *argv, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120
             )
 
-        held = run("call", "terminal", "--args", '{"command": "rm -rf src"}')
+        held = run("call", "terminal", "--args", '{"command": "rm -rf work"}')
         assert held.returncode == 1 and "effects were held" in held.stdout, held.stdout + held.stderr
         assert differences(before, snapshot(ws)) == []
-        done = run("call", "terminal", "--args", '{"command": "rm src/f1; mkdir -p q; mv src q/"}', "--yes")
+        done = run("call", "terminal", "--args", '{"command": "rm work/f1; mkdir -p q; mv work q/"}', "--yes")
         assert done.returncode == 0, done.stdout + done.stderr
-        assert sorted(os.listdir(ws)) == ["q"] and len(os.listdir(ws / "q" / "src")) == 24
+        assert sorted(os.listdir(ws)) == ["q"] and len(os.listdir(ws / "q" / "work")) == 24
         assert run("undo").returncode == 0
         assert differences(before, snapshot(ws)) == []
     finally:
@@ -230,14 +230,14 @@ def test_on_the_host_effects_beyond_consent_are_reverted_from_the_checkpoint(
     ws = project(tmp_path)
     before = snapshot(ws)
     deck = make_deck(tmp_path, sandbox={"kind": "none", "allow_host_shell": True, "workspace": "ws"})
-    held = term(deck, "rm -rf src; chmod 600 run.sh; echo new > made.txt; ln -sfn run.sh link")
+    held = term(deck, "rm -rf work; chmod 600 run.sh; echo new > made.txt; ln -sfn run.sh link")
     assert held.error is not None and held.error.type == "denied", held.content
     assert "ran on the host" in held.content and "were reverted" in held.content
     assert differences(before, snapshot(ws)) == []
     assert deck.checkpoints() == []
-    small = term(deck, "echo beta >> notes.md; rm src/pkg/m3.py; touch src/pkg/m4.py; mkdir -p out")
+    small = term(deck, "echo beta >> notes.md; rm work/pkg/m3.py; touch work/pkg/m4.py; mkdir -p out")
     assert small.ok, small.content
-    assert "changed 1 file: notes.md" in small.content and "deleted 1 file: src/pkg/m3.py" in small.content
+    assert "changed 1 file: notes.md" in small.content and "deleted 1 file: work/pkg/m3.py" in small.content
     assert "m4.py" not in small.content  # touched: the same bytes
     deck.undo()
     assert differences(before, snapshot(ws)) == []
@@ -256,7 +256,7 @@ def test_a_program_that_deletes_the_project_is_reverted_and_its_tool_calls_still
     attack = "import sys\nsys.path.insert(0, 'tools')\nimport tidy\n"
     result = deck.call_sync("execute_code", {"code": attack})
     assert result.error is not None and result.error.type == "denied", result.content
-    assert "were reverted" in result.content and "src" not in (result.error.output or "src")
+    assert "were reverted" in result.content and "work" not in (result.error.output or "work")
     assert differences(before, snapshot(ws)) == []
     # A program's own changes and its tool calls' see each other, and land as one checkpoint.
     code = (

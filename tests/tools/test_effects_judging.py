@@ -26,9 +26,9 @@ home: home
 
 def project(tmp_path: Path) -> Path:
     ws = tmp_path / "ws"
-    (ws / "src").mkdir(parents=True)
+    (ws / "work").mkdir(parents=True)
     for i in range(30):
-        (ws / "src" / f"m{i}.py").write_text(f"value = {i}\n")
+        (ws / "work" / f"m{i}.py").write_text(f"value = {i}\n")
     (tmp_path / "tooldeck.yaml").write_text(CONFIG)
     return ws
 
@@ -51,7 +51,7 @@ def test_without_a_view_a_held_command_is_reverted_and_nothing_stays(
             base_dir=str(tmp_path),
         )
     )
-    result = deck.call_sync("terminal", {"command": "python3 -c 'import shutil; shutil.rmtree(\"src\")'"})
+    result = deck.call_sync("terminal", {"command": "python3 -c 'import shutil; shutil.rmtree(\"work\")'"})
     assert result.error is not None and result.error.type == "denied", result.content
     assert "no copy-on-write view" in result.content and "would delete" not in result.content
     assert differences(before, snapshot(ws)) == []

@@ -8,16 +8,31 @@ config reaches a tool the same way, one typed section at a time (`SandboxConfig`
 `ApprovalsConfig`, `ExecutionConfig`, `AgentConfig`), never the whole `Config`; `service(context,
 kind)` is the lookup that fails with a clear error when the tool was called outside an executor.
 A tool that needs approval for something it is about to do mid-call asks `context.get(Approvals)`.
+A tool talks back through the context too: progress, log messages, questions to the user and to
+a model (`report_progress`, `log`, `elicit`, `sample`; see `channel.py`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from tooldeck._core.channel import (
+    LEVELS,
+    Elicitation,
+    ElicitationRequest,
+    LoggingLevel,
+    Sample,
+    SamplingMessage,
+    SamplingRequest,
+    ToolChannel,
+    check_form,
+    checked_answer,
+    sampling_messages,
+)
 from tooldeck._core.run_state import RunState
 from tooldeck.errors import ToolError
 
@@ -79,6 +94,86 @@ class ToolContext:
         """The service of type `kind` offered to this call, or None."""
         found = self.services.get(kind)
         return found if isinstance(found, kind) else None
+
+    # -- talking back (channel.py) ----------------------------------------------------------
+
+    @property
+    def channel(self) -> ToolChannel:
+        return self.get(ToolChannel) or _NOBODY
+
+    async def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """How far the call is (MCP `notifications/progress` when the client asked for them)."""
+        await self.channel.progress(self, float(progress), None if total is None else float(total), message)
+
+    async def log(self, level: LoggingLevel, message: str, data: Any = None) -> None:
+        """A log message for whoever runs the call (MCP logging, agent events, tooldeck's log)."""
+        if level not in LEVELS:
+            raise ValueError(f"log level {level!r} is not one of {', '.join(LEVELS)}")
+        await self.channel.log(self, level, message, data)
+
+    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        """Ask the user to fill in a form (MCP elicitation); nobody to ask: declined."""
+        form = check_form(schema)
+        answer = await self.channel.elicit(ElicitationRequest(self.tool_name, self.call_id, message, form))
+        return checked_answer(form, answer)
+
+    async def sample(
+        self,
+        messages: str | Sequence[SamplingMessage | str],
+        *,
+        max_tokens: int = 1024,
+        system: str | None = None,
+        temperature: float | None = None,
+    ) -> Sample:
+        """Ask a model (MCP sampling: the client's; in the agent loop, the agent's own)."""
+        if max_tokens < 1:
+            raise ValueError("max_tokens must be at least 1")
+        request = SamplingRequest(
+            self.tool_name, self.call_id, sampling_messages(messages), max_tokens, system, temperature
+        )
+        return await self.channel.sample(request)
+
+    def report_progress_sync(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        self._blocking(self.report_progress(progress, total, message))
+
+    def log_sync(self, level: LoggingLevel, message: str, data: Any = None) -> None:
+        self._blocking(self.log(level, message, data))
+
+    def elicit_sync(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
+        return self._blocking(self.elicit(message, schema))
+
+    def sample_sync(
+        self,
+        messages: str | Sequence[SamplingMessage | str],
+        *,
+        max_tokens: int = 1024,
+        system: str | None = None,
+        temperature: float | None = None,
+    ) -> Sample:
+        return self._blocking(
+            self.sample(messages, max_tokens=max_tokens, system=system, temperature=temperature)
+        )
+
+    def _blocking(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the executor's loop from a synchronous handler's worker thread."""
+        import asyncio
+
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return asyncio.run(coro)  # outside an executor: nothing is bound to a loop
+        if asyncio._get_running_loop() is loop:
+            coro.close()
+            raise RuntimeError(
+                "the _sync methods are for a handler's worker thread; on the event loop, await them"
+            )
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+
+_NOBODY = ToolChannel()
 
 
 def service(context: ToolContext | None, kind: type[T]) -> T:

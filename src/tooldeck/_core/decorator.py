@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
@@ -96,6 +97,10 @@ def function_tool(
         handler = _adapter(handler, positional, params)
     opts = dict(options or {})
     opts.setdefault("owner", target.owner)
+    if "output_schema" not in opts:
+        inferred = _output_schema(tool_name, signature.return_annotation)
+        if inferred is not None:
+            opts["output_schema"] = inferred
     return make_tool(
         name=tool_name,
         description=description if description is not None else docs.description(),
@@ -192,6 +197,51 @@ def _signature(tool_name: str, target: _Target) -> inspect.Signature:
         ) from None
     except Exception as exc:  # boundary: user annotations may fail to evaluate in any way
         raise ToolDefinitionError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
+
+
+def _output_schema(tool_name: str, annotation: Any) -> dict[str, Any] | None:
+    """The structured result's schema when the return annotation is an object type (a pydantic
+    model, a TypedDict, a dataclass), as MCP servers infer it; else None (text results)."""
+    import dataclasses
+    import typing
+
+    from tooldeck._core.content import BLOCK_TYPES
+    from tooldeck._core.output import ToolOutput
+
+    if not isinstance(annotation, type) or issubclass(annotation, (ToolOutput, *BLOCK_TYPES)):
+        return None  # results that say what they carry themselves
+    is_model = hasattr(annotation, "model_json_schema")
+    if not (is_model or dataclasses.is_dataclass(annotation) or typing.is_typeddict(annotation)):
+        return None
+    from pydantic import TypeAdapter
+
+    if typing.is_typeddict(annotation):
+        annotation = _portable_typeddict(annotation)
+    try:
+        schema = TypeAdapter(annotation).json_schema(mode="serialization")
+    except Exception as exc:  # boundary: a user type pydantic cannot describe
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: cannot describe its return type as JSON Schema: {exc}"
+        ) from None
+    return schema if schema.get("type") == "object" else None
+
+
+def _portable_typeddict(annotation: Any) -> Any:
+    """The same TypedDict as a `typing_extensions` one: pydantic reads `typing.TypedDict` only
+    from Python 3.12 on, and the keys that are not required stay so."""
+    import typing
+
+    import typing_extensions
+
+    make: Any = typing_extensions.TypedDict
+    if sys.version_info >= (3, 12) or type(annotation) is type(make("_", {})):
+        return annotation
+    hints = typing.get_type_hints(annotation)
+    required = getattr(annotation, "__required_keys__", frozenset(hints))
+    fields = {
+        key: (kind if key in required else typing_extensions.NotRequired[kind]) for key, kind in hints.items()
+    }
+    return make(annotation.__name__, fields)
 
 
 # -- parameters ---------------------------------------------------------------------------------

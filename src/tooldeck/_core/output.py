@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tooldeck._core.content import ContentBlock, checked
 from tooldeck._core.run_state import RunStateUpdate
 
 
@@ -19,16 +20,28 @@ class ToolOutput:
     `interrupt` stops the run and hands a question to the user (control-flow tools such
     as `clarify`); `content` is what the model reads either way. `meta` goes to the result's
     `meta` for programs rather than the model (e.g. a command's `exit_code`).
+
+    `blocks` are content blocks besides text (`tooldeck._core.content`: images, audio, embedded
+    resources, resource links, text): without `content`, the text the model reads is made from
+    them. `structured` is the result as data (MCP's `structuredContent`, checked against the
+    tool's `output_schema` when it has one): without `content` or `blocks`, its JSON is the text.
     """
 
-    content: str
+    content: str = ""
     update: RunStateUpdate | Mapping[str, Any] | None = None
     interrupt: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] | None = None
+    blocks: Sequence[ContentBlock] = ()
+    structured: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.update is not None and not isinstance(self.update, RunStateUpdate):
             object.__setattr__(self, "update", RunStateUpdate.of(self.update))
+        object.__setattr__(self, "blocks", checked(self.blocks))
+        if self.structured is not None and not isinstance(self.structured, Mapping):
+            raise TypeError(
+                f"structured must be a JSON object (a mapping), not {type(self.structured).__name__}"
+            )
 
     @property
     def state_update(self) -> RunStateUpdate | None:

@@ -122,9 +122,20 @@ class Tool:
     arg_model: Any = None
     # Extra data for integrations (MCP server name, original tool name, ...).
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # The JSON Schema (an object schema) of the tool's structured result (MCP's outputSchema):
+    # a call's value is then given as structured content too, checked against it. `@tool`
+    # infers it from a return annotation that is a pydantic model, a TypedDict or a dataclass.
+    output_schema: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         _check_name(self.name)
+        if self.output_schema is not None and (
+            not isinstance(self.output_schema, Mapping) or self.output_schema.get("type") != "object"
+        ):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: output_schema must be a JSON Schema of type object (MCP's "
+                "structured content is an object); wrap other values in a field"
+            )
         if not (isinstance(self.description, str) or callable(self.description)):
             raise ToolDefinitionError(
                 f"tool {self.name!r}: description must be a string or a function of the loadout, "
@@ -289,6 +300,7 @@ class ToolOptions(TypedDict, total=False):
     owner: str
     source: SourceKind
     meta: Mapping[str, Any]
+    output_schema: Mapping[str, Any] | None
 
 
 def check_options(where: str, options: Mapping[str, Any]) -> None:

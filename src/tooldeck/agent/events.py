@@ -92,6 +92,28 @@ class TurnFinished:
     usage: Usage = field(default_factory=Usage)
 
 
+@dataclass(frozen=True, slots=True)
+class ToolProgress:
+    """A running tool said how far it is (`ctx.report_progress`)."""
+
+    call_id: str
+    tool: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLogged:
+    """A running tool logged a message (`ctx.log`); `level` is MCP's (debug ... emergency)."""
+
+    call_id: str
+    tool: str
+    level: str
+    message: str
+    data: Any = None
+
+
 Event = (
     ModelRequested
     | TextDelta
@@ -103,6 +125,8 @@ Event = (
     | TurnInterrupted
     | BudgetExhausted
     | TurnFinished
+    | ToolProgress
+    | ToolLogged
 )
 EventSink = Callable[[Event], None]
 

@@ -107,8 +107,11 @@ class AgentLoop:
         max_iterations: int = 90,
         budget_note: str = BUDGET_NOTE,
         name: str = "tooldeck",
+        images: bool = False,
     ) -> None:
         check_iterations(max_iterations)
+        # Images in tool results go to the model (it reads them: `model.supports_vision`).
+        self.images = images
         self.name = name  # the agent's name in traces (`invoke_agent <name>`)
         self.model = model
         self.runner = runner
@@ -187,7 +190,7 @@ class AgentLoop:
         interrupt: tuple[str, Mapping[str, Any]] | None = None
         for result in results:
             self.events(ToolResultReady(iteration, result))
-            self._append(convo, tool_message(result))
+            self._append(convo, tool_message(result, images=self.images))
             if result.update is not None:
                 convo.state.apply(result.update)
                 self.events(StateUpdated(result.call_id, result.update))

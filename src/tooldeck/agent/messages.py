@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from tooldeck._utils.text import utf8_safe
-from tooldeck.core import ToolCall, ToolResult
+from tooldeck.core import ImageContent, ToolCall, ToolResult, content_from_mcp
 
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
@@ -32,6 +32,9 @@ class Message:
     tool_call_id: str | None = None
     name: str | None = None  # the tool's name, on role=tool
     is_error: bool = False  # a tool result that is an error envelope
+    # Images a tool result carries to a model that reads them (role=tool only; `content` names
+    # each in words too). How each provider takes them: its client's encoder.
+    images: tuple[ImageContent, ...] = ()
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -54,6 +57,8 @@ class Message:
             out["name"] = self.name
         if self.is_error:
             out["is_error"] = True
+        if self.images:
+            out["images"] = [image.to_mcp() for image in self.images]
         return out
 
     @classmethod
@@ -69,6 +74,7 @@ class Message:
             tool_call_id=data.get("tool_call_id"),
             name=data.get("name"),
             is_error=bool(data.get("is_error", False)),
+            images=tuple(_images(data.get("images"))),
         )
 
 
@@ -80,15 +86,55 @@ def assistant(text: str = "", tool_calls: Sequence[ToolCall] = ()) -> Message:
     return Message(role="assistant", content=text, tool_calls=tuple(tool_calls))
 
 
-def tool_message(result: ToolResult) -> Message:
-    """The role=tool message that answers one call."""
+# The image types every provider's tool results take (Anthropic, OpenAI).
+MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+# The largest image every provider takes in a request (Anthropic's limit is 5 MB); a larger one
+# would fail every later request of the conversation, so only its description goes.
+MODEL_IMAGE_MAX_BYTES = 5 * 1000 * 1000
+
+
+def tool_message(result: ToolResult, *, images: bool = False) -> Message:
+    """The role=tool message that answers one call; with `images` (a model that reads them,
+    `model.supports_vision`), the result's images of a type providers take go with it."""
+    carried = (
+        tuple(
+            b
+            for b in result.blocks
+            if isinstance(b, ImageContent)
+            and b.mime_type in MODEL_IMAGE_TYPES
+            and len(b.data) <= MODEL_IMAGE_MAX_BYTES
+        )
+        if images and result.error is None
+        else ()
+    )
     return Message(
         role="tool",
         content=result.content,
         tool_call_id=result.call_id,
         name=result.name,
         is_error=result.error is not None,
+        images=carried,
     )
+
+
+def _images(data: Any) -> list[ImageContent]:
+    """Stored images back (a damaged entry is dropped: the text still names it)."""
+    out: list[ImageContent] = []
+    for item in data if isinstance(data, list) else ():
+        try:
+            block = content_from_mcp(item) if isinstance(item, Mapping) else None
+        except ValueError:
+            continue
+        if isinstance(block, ImageContent):
+            out.append(block)
+    return out
+
+
+def data_url(image: ImageContent) -> str:
+    """An image as a `data:` URL (OpenAI's image parts)."""
+    import base64
+
+    return f"data:{image.mime_type};base64,{base64.b64encode(image.data).decode('ascii')}"
 
 
 def for_model(message: Message) -> Message:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from tooldeck._utils.home import tooldeck_home
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
+from tooldeck.agent.channel import AgentChannel
 from tooldeck.agent.events import EventSink, null_sink
 from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult, check_iterations
 from tooldeck.agent.messages import Message
@@ -27,7 +28,7 @@ from tooldeck.agent.services import AgentServices, memory_files, sessions_db
 from tooldeck.agent.sessions import SessionStore, new_session_id
 from tooldeck.agent.toolview import ToolView
 from tooldeck.agent.vision import vision_service
-from tooldeck.core import Approver, ErrorEnvelope, Loadout, Policy, ToolRendering
+from tooldeck.core import Approver, ErrorEnvelope, Loadout, Policy, ToolChannel, ToolRendering
 from tooldeck.tools.scope import SessionScope
 from tooldeck.tools.vision import VisionService
 
@@ -80,6 +81,7 @@ class Agent:
         approver: Approver | None = None,
         events: EventSink | None = None,
         delegate_model: ModelClient | None = None,
+        delegate_vision: bool = False,
         max_iterations: int | None = None,
     ) -> None:
         check_iterations(max_iterations)
@@ -90,6 +92,9 @@ class Agent:
         self.model = model
         # Sub-agents use the parent's model unless this overrides it.
         self.delegate_model = delegate_model
+        # Whether that other model reads images in tool results (the parent's is
+        # `model.supports_vision`); a model that does not gets their description only.
+        self.delegate_vision = delegate_vision
         self.home = tooldeck_home(cfg.home, base_dir=cfg.base_dir)
         # None: the configured session database; False: sessions kept in memory only.
         if store is None:
@@ -183,6 +188,8 @@ class Agent:
         if vision is not None:
             offered[VisionService] = vision
         offered[ToolRendering] = tool_rendering(model or self.model, self.config)
+        # A running tool's progress and logs become events; it may ask this loop's model.
+        offered[ToolChannel] = AgentChannel(model or self.model, events, lambda: self.approver)
         view = ToolView(loadouts)
         session = self.deck.session(
             platform=self.platform,
@@ -202,6 +209,9 @@ class Agent:
             events=events,
             max_iterations=max_iterations,
             name="tooldeck" if delegate else "tooldeck-subagent",
+            images=(
+                self.config.model.supports_vision if model in (None, self.model) else self.delegate_vision
+            ),
         )
 
     async def _spawn(self, loadouts: Callable[[], Loadout], prompt: str, parent_id: str | None) -> SubOutcome:

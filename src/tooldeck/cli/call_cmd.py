@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import (
@@ -95,7 +96,12 @@ def run(args: argparse.Namespace) -> int:
     if args.as_json:
         error = result.error.envelope()["error"] if result.error is not None else None
         meta = dict(result.meta)
-        print_json({"ok": result.ok, "content": result.content, "error": error, "meta": meta})
+        record: dict[str, Any] = {"ok": result.ok, "content": result.content, "error": error, "meta": meta}
+        if result.blocks:  # in MCP's JSON form (base64 data, camelCase keys)
+            record["blocks"] = [b.to_mcp() for b in result.blocks]
+        if result.structured is not None:
+            record["structured_content"] = result.structured
+        print_json(record)
     else:
         emit(for_terminal(result.content))
         if result.error is not None:

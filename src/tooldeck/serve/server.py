@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,11 +38,13 @@ from tooldeck.core import (
     ChangeKind,
     Grants,
     Loadout,
+    LoggingLevel,
     PromotedView,
     Promotions,
     RunState,
     Session,
     ToolCall,
+    ToolChannel,
     ToolRendering,
     ToolSource,
     catalog_hash,
@@ -49,6 +52,7 @@ from tooldeck.core import (
 )
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
+from tooldeck.serve.channel import ServeChannel
 
 if TYPE_CHECKING:
     import mcp_types
@@ -77,6 +81,8 @@ class ClientState:
     promoted: PromotedView = field(default_factory=PromotedView)
     # What this session's last tools/list showed (None before its first listing).
     seen: wire.Signature | None = None
+    # The lowest level of tools' log messages it gets (`logging/setLevel`; None: every level).
+    log_level: LoggingLevel | None = None
 
     @property
     def grants(self) -> Grants:
@@ -106,14 +112,17 @@ class DeckServer:
         self.platform = platform
         self.interval_s = interval_s
         self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
-        self.server: Server[Any] = _server_class()(
-            name,
-            version=__version__,
-            instructions="Tools assembled by tooldeck: the loadout `tooldeck tools` shows.",
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-            on_subscriptions_listen=ListenHandler(self.bus),
-        )
+        with warnings.catch_warnings():  # logging is deprecated in 2026-07-28; older clients use it
+            warnings.simplefilter("ignore")
+            self.server: Server[Any] = _server_class()(
+                name,
+                version=__version__,
+                instructions="Tools assembled by tooldeck: the loadout `tooldeck tools` shows.",
+                on_list_tools=self._list_tools,
+                on_call_tool=self._call_tool,
+                on_subscriptions_listen=ListenHandler(self.bus),
+                on_set_logging_level=self._set_logging_level,
+            )
         self._sessions: OrderedDict[str, ClientState] = OrderedDict()
         self._secret = secrets.token_bytes(32)
         self._seen: wire.Signature | None = None
@@ -227,6 +236,16 @@ class DeckServer:
             state.seen = wire.signature(view)
         return mcp_types.ListToolsResult(tools=wire.mcp_tools(view))
 
+    async def _set_logging_level(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.SetLevelRequestParams
+    ) -> mcp_types.EmptyResult:
+        import mcp_types
+
+        state = self._state(ctx)
+        if state is not None:
+            state.log_level = params.level
+        return mcp_types.EmptyResult()
+
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
@@ -240,7 +259,13 @@ class DeckServer:
         loadout = await self.loadout()
         view = state.view(loadout) if state is not None else loadout
         approver: Approver = CannotAsk()
-        services: dict[type, object] = {}
+        channel = ServeChannel(
+            ctx.session,
+            ctx.request_id,
+            level=state.log_level if state is not None else None,
+            handshake=state is not None,
+        )
+        services: dict[type, object] = {ToolChannel: channel}
         if supports_elicitation(ctx.session.client_capabilities):
             if state is None:
                 approver = RoundTripApprover(

@@ -1,8 +1,11 @@
 """tooldeck's tools and results in MCP's shapes, and what a client has to see to notice a change.
 
 Tool hints become MCP tool annotations (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
-`openWorldHint`; a hint left unset stays unset). A result is one text block; a failed call is
-`isError: true` with the error envelope as its text, exactly what a model reads from tooldeck.
+`openWorldHint`; a hint left unset stays unset), and a tool's output schema its `outputSchema`.
+A result is its content blocks (text, images, audio, resources, resource links) or, when it has
+none, one text block; structured results go as `structuredContent` beside their JSON text. A
+failed call is `isError: true` with the error envelope as its text, exactly what a model reads
+from tooldeck.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.core import Loadout, Tool, ToolResult, deferred_listing
+from tooldeck.core import Loadout, Tool, ToolResult, content_to_mcp, deferred_listing
 
 if TYPE_CHECKING:
     import mcp_types
@@ -53,6 +56,7 @@ def mcp_tools(loadout: Loadout) -> list[mcp_types.Tool]:
                 name=tool.name,
                 description=served_description(loadout, tool, listing),
                 input_schema=dict(tool.parameters),
+                output_schema=dict(tool.output_schema) if tool.output_schema else None,
                 annotations=tool_annotations(tool),
             )
             for tool in loadout.exposed
@@ -72,7 +76,7 @@ def signature(loadout: Loadout) -> Signature:
             (
                 tool.name,
                 served_description(loadout, tool, listing),
-                json.dumps(tool.parameters, sort_keys=True, default=str),
+                json.dumps([tool.parameters, tool.output_schema], sort_keys=True, default=str),
                 repr((tool.read_only, tool.destructive, tool.idempotent, tool.open_world)),
             )
             for tool in loadout.exposed
@@ -85,9 +89,15 @@ def signature(loadout: Loadout) -> Signature:
 def call_result(result: ToolResult) -> mcp_types.CallToolResult:
     import mcp_types
 
-    return mcp_types.CallToolResult(
-        content=[mcp_types.TextContent(text=result.content)], is_error=result.error is not None
-    )
+    failed = result.error is not None
+    if failed or not result.blocks:
+        content: list[dict[str, Any]] = [{"type": "text", "text": result.content}]
+    else:
+        content = [content_to_mcp(block) for block in result.blocks]
+    data: dict[str, Any] = {"content": content, "isError": failed}
+    if not failed and result.structured is not None:
+        data["structuredContent"] = dict(result.structured)
+    return mcp_types.CallToolResult.model_validate(data)
 
 
 def arguments_text(arguments: Any, limit: int = 600) -> str:

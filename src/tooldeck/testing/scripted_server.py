@@ -22,7 +22,7 @@ out, a `responder` (if given) answers every further request from what it holds, 
 many concurrent conversations (a batch; see `tool_rounds`); `latency_s` delays every reply by a
 fixed time (a model's think time). The official SDKs talk to it over real HTTP, so tests
 exercise what really goes over the wire. Every request is recorded with format-independent
-helpers (`tool_names`, `tool_results`, `tool_call_ids`).
+helpers (`tool_names`, `tool_results`, `tool_images`, `tool_call_ids`).
 
     with ScriptedServer([Turn(calls=[("read_file", {"path": "a.txt"})]), Turn("done")]) as server:
         ...  # model.base_url: server.openai_url (OpenAI-compatible) or server.url (Anthropic)
@@ -33,18 +33,50 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import re
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, NamedTuple
 
 from tooldeck.testing import scripted_formats as formats
 from tooldeck.testing.scripted_formats import Turn as Turn
 
 Step = Turn | Callable[["Recorded"], Turn]
+
+# A base64 `data:` URL (the form OpenAI's image parts carry an image in).
+_DATA_URL = re.compile(r"data:(?P<mime>[^;,]+);base64,(?P<data>.*)", re.DOTALL)
+
+
+class ToolImage(NamedTuple):
+    """An image a request carried with a tool result: the call it answers, its media type and
+    its bytes in base64. An image given by anything but base64 bytes (a remote URL, a file id)
+    has mime_type "" and `data` as sent."""
+
+    call_id: str
+    mime_type: str
+    data: str
+
+
+def _text_parts(content: Any, kinds: tuple[str, ...]) -> str:
+    """A content value as text: a string as it is, a list of parts as its text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(p.get("text", "")) for p in content if isinstance(p, dict) and p.get("type") in kinds
+        )
+    return ""
+
+
+def _from_url(call_id: str, url: Any) -> ToolImage:
+    found = _DATA_URL.fullmatch(url) if isinstance(url, str) else None
+    if found is None:
+        return ToolImage(call_id, "", str(url))
+    return ToolImage(call_id, found["mime"], found["data"])
 
 
 @dataclass
@@ -71,37 +103,101 @@ class Recorded:
         return names
 
     def tool_results(self) -> list[tuple[str, str]]:
-        """(call id, content) of every tool result in the history, in order."""
+        """(call id, content) of every tool result in the history, in order; a result given as
+        a list of parts (text beside images) is its text parts joined."""
         out: list[tuple[str, str]] = []
         if self.kind == "chat":
-            out = [(m["tool_call_id"], m["content"]) for m in self.body["messages"] if m["role"] == "tool"]
+            out = [
+                (m["tool_call_id"], _text_parts(m.get("content"), ("text",)))
+                for m in self.body["messages"]
+                if m["role"] == "tool"
+            ]
         elif self.kind == "responses":
-            items = self.body["input"] if isinstance(self.body["input"], list) else []
-            out = [(i["call_id"], i["output"]) for i in items if i.get("type") == "function_call_output"]
+            out = [
+                (i["call_id"], _text_parts(i.get("output"), ("input_text", "output_text")))
+                for i in self._items()
+                if i.get("type") == "function_call_output"
+            ]
         else:
-            for m in self.body["messages"]:
-                for block in m["content"] if isinstance(m["content"], list) else []:
-                    if block.get("type") == "tool_result":
-                        content = block.get("content")
-                        if isinstance(content, list):
-                            content = "".join(c.get("text", "") for c in content)
-                        out.append((block["tool_use_id"], content or ""))
+            for block in self._anthropic_blocks("tool_result"):
+                out.append((block["tool_use_id"], _text_parts(block.get("content"), ("text",))))
         return out
+
+    def tool_images(self) -> list[ToolImage]:
+        """The images that came with tool results in the history, in order, as `ToolImage`s.
+
+        Responses and Anthropic carry them inside the result (`input_image` parts, `image`
+        blocks); Chat Completions' tool messages take text only, so there they are the
+        `image_url` parts of the user message that follows a run of tool messages, each
+        belonging to the call its preceding text part names ("" when none does)."""
+        if self.kind == "chat":
+            return self._chat_tool_images()
+        out: list[ToolImage] = []
+        if self.kind == "responses":
+            for item in self._items():
+                output = item.get("output")
+                if item.get("type") != "function_call_output" or not isinstance(output, list):
+                    continue
+                for part in output:
+                    if isinstance(part, dict) and part.get("type") == "input_image":
+                        out.append(_from_url(item["call_id"], part.get("image_url") or part.get("file_id")))
+            return out
+        for block in self._anthropic_blocks("tool_result"):
+            content = block.get("content")
+            for part in content if isinstance(content, list) else []:
+                if not isinstance(part, dict) or part.get("type") != "image":
+                    continue
+                source = part.get("source") or {}
+                if source.get("type") == "base64":
+                    out.append(
+                        ToolImage(block["tool_use_id"], str(source.get("media_type", "")), source["data"])
+                    )
+                else:
+                    out.append(ToolImage(block["tool_use_id"], "", str(source.get("url", source))))
+        return out
+
+    def _chat_tool_images(self) -> list[ToolImage]:
+        out: list[ToolImage] = []
+        run: list[str] = []  # the call ids of the tool messages just before
+        for m in self.body["messages"]:
+            if m["role"] == "tool":
+                run.append(m["tool_call_id"])
+                continue
+            if m["role"] == "user" and run and isinstance(m.get("content"), list):
+                current = ""
+                for part in m["content"]:
+                    if not isinstance(part, dict):
+                        continue
+                    if part.get("type") == "text":
+                        named = [cid for cid in run if cid in str(part.get("text", ""))]
+                        current = max(named, key=len) if named else current
+                    elif part.get("type") == "image_url":
+                        url = part.get("image_url")
+                        out.append(_from_url(current, url.get("url") if isinstance(url, dict) else url))
+            run = []
+        return out
+
+    def _items(self) -> list[dict[str, Any]]:
+        """A Responses request's input items (none when the input is a plain string)."""
+        items = self.body.get("input")
+        return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+
+    def _anthropic_blocks(self, kind: str) -> list[dict[str, Any]]:
+        """An Anthropic request's content blocks of type `kind`, in order."""
+        return [
+            block
+            for m in self.body["messages"]
+            for block in (m["content"] if isinstance(m["content"], list) else [])
+            if isinstance(block, dict) and block.get("type") == kind
+        ]
 
     def tool_call_ids(self) -> list[str]:
         """Ids of every tool call the assistant made in the history, in order."""
         if self.kind == "chat":
             return [c["id"] for m in self.body["messages"] for c in m.get("tool_calls") or []]
         if self.kind == "responses":
-            items = self.body["input"] if isinstance(self.body["input"], list) else []
-            return [i["call_id"] for i in items if i.get("type") == "function_call"]
-        return [
-            b["id"]
-            for m in self.body["messages"]
-            if isinstance(m["content"], list)
-            for b in m["content"]
-            if b.get("type") == "tool_use"
-        ]
+            return [i["call_id"] for i in self._items() if i.get("type") == "function_call"]
+        return [b["id"] for b in self._anthropic_blocks("tool_use")]
 
     def text_of(self, role: str) -> list[str]:
         """Plain text of the messages with `role` (user/assistant), whatever the format."""

@@ -3,7 +3,9 @@
 Every call emits `started`, then `validated` (when its arguments passed), then exactly one
 `finished` carrying the outcome (`ok` or the error type) and the duration. Other kinds report
 what happened in between: `policy` (a decision other than allow), `spilled` (an oversized result
-kept aside), `duplicate_id` (a call not run because its id was already used in the batch).
+kept aside), `duplicate_id` (a call not run because its id was already used in the batch),
+`progress` and `log` (what a running tool reported through its context; `data` holds
+`progress`/`total`, or `level` and the message's data).
 A tool's traceback travels in the `finished` event of a `tool_error`, never to the model.
 """
 
@@ -17,7 +19,9 @@ from typing import Any, Literal, Protocol
 
 from tooldeck._utils.logs import get_logger
 
-EventKind = Literal["started", "validated", "policy", "finished", "spilled", "duplicate_id"]
+EventKind = Literal[
+    "started", "validated", "policy", "finished", "spilled", "duplicate_id", "progress", "log"
+]
 
 log = get_logger("tooldeck.execution")
 

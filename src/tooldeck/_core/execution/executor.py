@@ -28,6 +28,7 @@ from types import CoroutineType
 from typing import Any
 
 from tooldeck._core.assembly.loadout import Loadout
+from tooldeck._core.channel import ToolChannel
 from tooldeck._core.config import (
     ApprovalsConfig,
     CheckpointsConfig,
@@ -38,6 +39,7 @@ from tooldeck._core.config import (
 )
 from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.control_plane import ControlPlane
+from tooldeck._core.execution.call_channel import CallChannel
 from tooldeck._core.execution.calls import parse_arguments, validate
 from tooldeck._core.execution.deadline import Blocked as _Blocked
 from tooldeck._core.execution.deadline import Expiry as _Expiry
@@ -205,6 +207,8 @@ class Executor:
                 settle=partial(self.gate.settle, approval_lock=_lock_maker()),
             ),
         )
+        # How a running tool talks back (progress, logs, questions); serve and the agent offer theirs.
+        self.services.setdefault(ToolChannel, CallChannel(lambda: self.gate.approver, self._emit))
         self.truncate = TruncateResults(self.limits.max_result_chars, self.spill)
         steps: list[Middleware] = [_Step(self._checking)]
         if any(is_untrusted(t) for t in self._index.tools.values()):
@@ -502,7 +506,7 @@ class Executor:
             # the event loop as a cancellation).
             return self._crashed(vc, exc)
         try:
-            shaped = shape(value)
+            shaped = shape(value, tool)
         except Exception as exc:  # boundary: a returned value's own str() or JSON form may raise anything
             why = str(exc) if isinstance(exc, ResultNotText) else describe_exception(exc)
             message = (
@@ -513,7 +517,18 @@ class Executor:
         content = f"[note: {vc.note}]\n{shaped.content}" if vc.note else shaped.content
         meta = shaped.meta or {}
         duration = time.perf_counter() - started
-        return ToolResult(vc.id, tool.name, content, None, shaped.update, shaped.interrupt, duration, meta)
+        return ToolResult(
+            vc.id,
+            tool.name,
+            content,
+            None,
+            shaped.update,
+            shaped.interrupt,
+            duration,
+            meta,
+            shaped.blocks,
+            shaped.structured,
+        )
 
     async def _decide(self, vc: ValidatedCall, batch: Batch) -> ErrorEnvelope | None:
         """The policy and approval step; a cancelled batch or a failing policy refuses the call."""

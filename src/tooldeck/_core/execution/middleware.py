@@ -26,6 +26,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from tooldeck._core.content import TextContent
 from tooldeck._core.execution.types import ToolCall, ToolResult, ValidatedCall
 from tooldeck._core.tool import Tool
 
@@ -136,15 +137,35 @@ class TruncateResults:
         async def truncated(call: ToolCallRequest) -> ToolResult:
             result = await call_next(call)
             limit = call.tool.max_result_chars or default
-            if result.error is not None or len(result.content) <= limit:
+            if result.error is not None:
+                return result
+            if result.blocks:
+                result = self.cut_blocks(result, limit)
+            if len(result.content) <= limit:
                 return result
             return cut(result, limit)
 
         return truncated
 
     def cut(self, result: ToolResult, limit: int) -> ToolResult:
-        text = result.content
-        kept = self.spill.save(result.call_id, text) if self.spill is not None else None
+        body, kept = self._cut_text(result.call_id, result.content, limit)
+        meta = {**result.meta, "result_id": kept} if kept is not None else result.meta
+        return result.replace(content=body, meta=meta)
+
+    def cut_blocks(self, result: ToolResult, limit: int) -> ToolResult:
+        """Each text block over `limit` cut on its own (its full text kept like a whole result)."""
+        if not any(isinstance(b, TextContent) and len(b.text) > limit for b in result.blocks):
+            return result
+        blocks = tuple(
+            TextContent(self._cut_text(f"{result.call_id}-{i}", b.text, limit)[0])
+            if isinstance(b, TextContent) and len(b.text) > limit
+            else b
+            for i, b in enumerate(result.blocks)
+        )
+        return result.replace(blocks=blocks)
+
+    def _cut_text(self, call_id: str, text: str, limit: int) -> tuple[str, str | None]:
+        kept = self.spill.save(call_id, text) if self.spill is not None else None
         tail_chars = int(limit * self.tail_share)
         head = _line_end(text, limit - tail_chars)
         start = _line_start(text, len(text) - tail_chars) if tail_chars else len(text)
@@ -159,9 +180,7 @@ class TruncateResults:
             marker = f"\n\n[result truncated: showing {shown} of {len(text)}; the rest was dropped.]\n\n"
         if text[:head].endswith("\n"):
             marker = marker[1:]
-        body = text[:head] + marker.rstrip("\n") + ("\n\n" + text[start:] if tail else "")
-        meta = {**result.meta, "result_id": kept} if kept is not None else result.meta
-        return result.replace(content=body, meta=meta)
+        return text[:head] + marker.rstrip("\n") + ("\n\n" + text[start:] if tail else ""), kept
 
 
 def _line_end(text: str, at: int) -> int:

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, Protocol, TextIO
 
+from tooldeck._core.channel import Elicitation, ElicitationRequest
 from tooldeck._core.context import Approvals, ToolContext
+from tooldeck._core.execution.forms import ask_form, with_defaults
 from tooldeck._core.execution.runner import run_sync
 from tooldeck._core.execution.types import ToolCall, ValidatedCall
 from tooldeck._core.tool import Tool
@@ -176,10 +178,14 @@ class ChainPolicy:
 
 
 class AutoApprover:
-    """Approves every request (`--yes`): the user consented up front."""
+    """Approves every request (`--yes`): the user consented up front. A running tool's form
+    gets its defaults when they fill it, and is declined when they do not."""
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         return ApprovalAnswer(True, "once", "approved up front (--yes)")
+
+    async def elicit(self, request: ElicitationRequest) -> Elicitation:
+        return with_defaults(request)
 
 
 class DenyApprover:
@@ -187,6 +193,9 @@ class DenyApprover:
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         return ApprovalAnswer(False, "once", "nobody is there to approve (non-interactive)")
+
+    async def elicit(self, request: ElicitationRequest) -> Elicitation:
+        return Elicitation("decline", reason="nobody is there to answer (non-interactive)")
 
 
 ApprovalReply = bool | ApprovalAnswer | Mapping[str, Any]
@@ -268,6 +277,21 @@ class TerminalApprover:
         # A daemon worker: a prompt nobody answers must not keep the process alive at exit.
         answer: ApprovalAnswer = await run_sync(partial(self._prompt, request))
         return answer
+
+    async def elicit(self, request: ElicitationRequest) -> Elicitation:
+        """A running tool's form, field by field on the terminal; no terminal: declined."""
+        if not self.stdin.isatty():
+            return Elicitation("decline", reason="stdin is not a terminal to ask on")
+        answer: Elicitation = await run_sync(partial(self._form, request))
+        return answer
+
+    def _form(self, request: ElicitationRequest) -> Elicitation:
+        def write(text: str) -> None:
+            self.stdout.write(text)
+            self.stdout.flush()
+
+        with self._lock:
+            return ask_form(request, lambda: _read_line(self.stdin, None), write)
 
     def _prompt(self, request: ApprovalRequest) -> ApprovalAnswer:
         with self._lock:

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._core.content import ContentBlock, blocks_of, text_of, within_cap
 from tooldeck._core.execution.events import log
-from tooldeck._core.execution.result_text import to_text
+from tooldeck._core.execution.result_text import ResultNotText, jsonable, to_text
 from tooldeck._core.execution.types import ErrorEnvelope, ErrorType, ToolError, ToolOutput, ToolResult
 from tooldeck._core.run_state import RunStateUpdate
 from tooldeck._core.tool import Tool
-from tooldeck._utils.text import exception_text, utf8_safe
+from tooldeck._utils.text import exception_text, json_dumps, utf8_safe
 from tooldeck.errors import TooldeckError
 
 if TYPE_CHECKING:
@@ -56,6 +57,8 @@ class Shaped:
     update: RunStateUpdate | None = None
     interrupt: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] | None = None
+    blocks: tuple[ContentBlock, ...] = ()
+    structured: Mapping[str, Any] | None = None
 
 
 def is_untrusted(tool: Tool) -> bool:
@@ -207,9 +210,75 @@ class SpillStore:
         return [e.name[:-4] for e in entries if e.kind == "file" and e.name.endswith(".txt")]
 
 
-def shape(value: Any) -> Shaped:
-    """Turn a handler's return value into the model-facing text (cutting and framing are links
-    of the call chain: `TruncateResults`, and the executor's untrusted-content frame)."""
+def shape(value: Any, tool: Tool | None = None) -> Shaped:
+    """Turn a handler's return value into the model-facing text and its blocks (cutting and
+    framing are links of the call chain: `TruncateResults`, and the executor's untrusted-content
+    frame). A tool with an `output_schema` gives its value as structured content too."""
     if isinstance(value, ToolOutput):
-        return Shaped(utf8_safe(value.content), value.state_update, value.interrupt, meta=value.meta)
+        blocks = within_cap(value.blocks)
+        structured = value.structured
+        if structured is not None and tool is not None:
+            check_structured(tool, structured)
+        text = value.content or (text_of(blocks) if blocks else "")
+        if not text and structured is not None:
+            text = json_dumps(structured, ensure_ascii=False)
+        return Shaped(utf8_safe(text), value.state_update, value.interrupt, value.meta, blocks, structured)
+    blocks_given = blocks_of(value)
+    if blocks_given is not None:
+        blocks = within_cap(blocks_given)
+        return Shaped(utf8_safe(text_of(blocks)), blocks=blocks)
+    if tool is not None and tool.output_schema is not None:
+        structured = structured_value(tool, value)
+        return Shaped(utf8_safe(json_dumps(structured, ensure_ascii=False)), structured=structured)
     return Shaped(utf8_safe(to_text(value)))
+
+
+def structured_value(tool: Tool, value: Any) -> Mapping[str, Any]:
+    """A value of a tool with an `output_schema` as its structured content (a JSON object)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    data = jsonable(value)
+    if not isinstance(data, dict):
+        raise ResultNotText(f"its output_schema is an object's, but it returned {type(value).__name__}")
+    check_structured(tool, data)
+    return data
+
+
+def check_structured(tool: Tool, structured: Mapping[str, Any]) -> None:
+    """Structured content must match the tool's `output_schema` exactly (ResultNotText naming
+    what does not). A schema this validator cannot enforce whole (an MCP server's, with a keyword
+    refused for tools' parameters) is not used to refuse a result."""
+    if tool.output_schema is None:
+        return
+    check = _output_check(tool.output_schema)
+    if check is None:
+        return
+    errors: list[str] = []
+    check(dict(structured), "", errors)
+    if errors:
+        raise ResultNotText(
+            f"its structured result does not match its output_schema: {'; '.join(errors[:3])}"
+        )
+
+
+# Compiled output schemas by identity (a tool's schema object lives as long as the tool).
+_CHECKS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
+def _output_check(schema: Mapping[str, Any]) -> Any:
+    found = _CHECKS.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    from tooldeck._core.schemas.validate import compile_schema
+    from tooldeck.errors import ToolDefinitionError
+
+    try:
+        check: Any = compile_schema(schema, coerce=False)
+    except (ToolDefinitionError, RecursionError, TypeError, ValueError):
+        check = None
+    if len(_CHECKS) > 512:
+        _CHECKS.clear()
+    _CHECKS[id(schema)] = (schema, check)
+    return check

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tooldeck._core.content import ContentBlock
 from tooldeck._core.output import ToolOutput
 from tooldeck._core.run_state import RunStateUpdate
 from tooldeck._core.tool import Tool
@@ -39,6 +40,11 @@ class ToolResult:
     interrupt: Mapping[str, Any] | None = None
     duration_s: float = 0.0
     meta: Mapping[str, Any] = field(default_factory=dict)
+    # Content blocks besides the text (images, audio, resources; see tooldeck._core.content):
+    # `content` names each of them in words, for readers of text only. Empty: text only.
+    blocks: tuple[ContentBlock, ...] = ()
+    # The result as data (MCP's structuredContent), when the tool gave one.
+    structured: Mapping[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

@@ -7,6 +7,7 @@ role are merged because the API wants user and assistant turns to alternate.
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -48,7 +49,20 @@ def anthropic_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
         blocks: list[dict[str, Any]]
         if m.role == "tool":
             role = "user"
-            blocks = [{"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content}]
+            content: Any = m.content
+            if m.images:  # a tool result's content may hold image blocks beside its text
+                content = [{"type": "text", "text": m.content or "(no text)"}] + [
+                    {
+                        "type": "image",
+                        "source": {
+                            "type": "base64",
+                            "media_type": i.mime_type,
+                            "data": base64.b64encode(i.data).decode(),
+                        },
+                    }
+                    for i in m.images
+                ]
+            blocks = [{"type": "tool_result", "tool_use_id": m.tool_call_id, "content": content}]
             if m.is_error:
                 blocks[0]["is_error"] = True
         elif m.role == "assistant":

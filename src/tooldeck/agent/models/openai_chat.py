@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, unique_ids
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, data_url, unique_ids
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -30,9 +30,23 @@ from tooldeck.errors import ModelError
 def chat_messages(system: str | None, messages: list[Message] | tuple[Message, ...]) -> list[dict[str, Any]]:
     """Neutral messages as Chat Completions `messages`."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    # Chat Completions' tool messages take text only: the images of a run of tool results
+    # follow it in one user message, each introduced by the call it came from.
+    pending: list[dict[str, Any]] = []
     for m in messages:
+        if m.role != "tool" and pending:
+            out.append({"role": "user", "content": pending})
+            pending = []
         if m.role == "tool":
             out.append({"role": "tool", "tool_call_id": m.tool_call_id, "content": m.content})
+            if m.images:
+                pending.append(
+                    {
+                        "type": "text",
+                        "text": f"The images the tool call {m.tool_call_id} ({m.name}) returned:",
+                    }
+                )
+                pending += [{"type": "image_url", "image_url": {"url": data_url(i)}} for i in m.images]
         elif m.role == "assistant":
             # null content is allowed only beside tool calls
             item: dict[str, Any] = {
@@ -51,6 +65,8 @@ def chat_messages(system: str | None, messages: list[Message] | tuple[Message, .
             out.append(item)
         else:
             out.append({"role": m.role, "content": m.content})
+    if pending:
+        out.append({"role": "user", "content": pending})
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import openai
 
 from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, unique_ids
+from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, data_url, unique_ids
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -32,7 +32,12 @@ def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for m in messages:
         if m.role == "tool":
-            items.append({"type": "function_call_output", "call_id": m.tool_call_id, "output": m.content})
+            output: Any = m.content
+            if m.images:  # a function call's output may be a list of input parts, images among them
+                output = [{"type": "input_text", "text": m.content or "(no text)"}] + [
+                    {"type": "input_image", "image_url": data_url(i)} for i in m.images
+                ]
+            items.append({"type": "function_call_output", "call_id": m.tool_call_id, "output": output})
         elif m.role == "assistant":
             if m.content:
                 items.append({"role": "assistant", "content": m.content})

@@ -182,10 +182,11 @@ _SOURCE_TREES = frozenset(
 )
 def _source_tree(inv: Invocation) -> str | None:
     for target, recursive in deletion_targets(inv):
-        if not recursive or not target.exact:
+        if not recursive or target.opaque:
             continue
         path = resolve(target.text, inv.cwd)
-        if path.anchor == "." and len(path.parts) == 1 and path.parts[0] in _SOURCE_TREES:
+        parts = path.parts[:-1] if path.parts[-1:] == ("**",) else path.parts  # find DIR -delete
+        if path.anchor == "." and len(parts) == 1 and parts[0] in _SOURCE_TREES:
             return (
                 f"{inv.name} deletes {target.shown()}: the project's own {path.parts[0]}, not a build output"
             )

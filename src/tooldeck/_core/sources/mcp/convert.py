@@ -25,7 +25,10 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._core.content import ContentBlock, TextContent
+from tooldeck._core.content import from_mcp as content_from_mcp
 from tooldeck._core.diagnostics import Diagnostic
+from tooldeck._core.output import ToolOutput
 from tooldeck._core.sources.mcp.naming import deck_names
 from tooldeck._core.sources.mcp.settings import ServerSpec
 from tooldeck._core.tool import Resource, Tool
@@ -108,7 +111,16 @@ def _deck_tool(spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, 
         source="mcp",
         context_param="context",
         meta={"mcp_server": spec.name, "mcp_tool": item.name},
+        # The server's outputSchema: its structured results are checked against it, as the MCP
+        # spec asks of clients (one that is not an object's is not one MCP allows: not used).
+        output_schema=_output_schema(item.output_schema),
     )
+
+
+def _output_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if isinstance(schema, Mapping) and schema.get("type") == "object":
+        return dict(schema)
+    return None
 
 
 def _schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -123,6 +135,33 @@ def _schema(schema: Mapping[str, Any] | None) -> dict[str, Any]:
 
 def _path(spec: ServerSpec) -> str:
     return f"mcp_servers.{spec.name}"
+
+
+def call_output(
+    result: mcp_types.CallToolResult,
+    *,
+    files: Path | None,
+    call_id: str,
+    rewrite: Callable[[str], str] | None = None,
+) -> str | ToolOutput:
+    """A call result as the tool's value: its text, and - when it has more than text - its
+    content blocks unchanged and its structured content (passed on to `serve`'s clients, to
+    models that read images, to `call --json`). Raises ToolError for a result flagged as an error."""
+    text = result_text(result, files=files, call_id=call_id, rewrite=rewrite)
+    plain = all(getattr(b, "type", None) == "text" for b in result.content)
+    if plain and result.structured_content is None:
+        return text
+    blocks: list[ContentBlock] = []
+    for block in result.content:
+        try:
+            converted = content_from_mcp(block.model_dump(mode="json", by_alias=True, exclude_none=True))
+        except ValueError:
+            continue  # not valid (bad base64, no uri): the text says so
+        if isinstance(converted, TextContent) and rewrite is not None:
+            converted = TextContent(rewrite(converted.text))
+        blocks.append(converted)
+    structured = result.structured_content if isinstance(result.structured_content, dict) else None
+    return ToolOutput(text, blocks=tuple(blocks) if not plain else (), structured=structured)
 
 
 def result_text(

@@ -19,8 +19,9 @@ from typing import Any
 from tooldeck._core.availability_types import AVAILABLE, Availability
 from tooldeck._core.context import ToolContext
 from tooldeck._core.diagnostics import Diagnostic
+from tooldeck._core.output import ToolOutput
 from tooldeck._core.sources.base import ChangeKind, Source, SourceListing
-from tooldeck._core.sources.mcp.convert import deck_tools, path_rewriter, result_text
+from tooldeck._core.sources.mcp.convert import call_output, deck_tools, path_rewriter
 from tooldeck._core.sources.mcp.loop import McpLoop, mcp_loop
 from tooldeck._core.sources.mcp.naming import MAX_NAME, server_prefix
 from tooldeck._core.sources.mcp.pool import McpThread, SessionPool
@@ -141,16 +142,20 @@ class McpSource(Source):
     def _handler(self, server_tool: str) -> Any:
         loop, sup, pool, files = self.loop, self.supervisor, self.pool, self.files
 
-        async def call_shared(arguments: dict[str, Any], context: ToolContext | None = None) -> str:
+        async def call_shared(
+            arguments: dict[str, Any], context: ToolContext | None = None
+        ) -> str | ToolOutput:
             result = await loop.bridge(sup.call(server_tool, arguments))
-            return result_text(result, files=files, call_id=_call_id(context))
+            return call_output(result, files=files, call_id=_call_id(context))
 
-        async def call_in_thread(arguments: dict[str, Any], context: ToolContext | None = None) -> str:
+        async def call_in_thread(
+            arguments: dict[str, Any], context: ToolContext | None = None
+        ) -> str | ToolOutput:
             assert pool is not None
             key, workspace = self._thread(context)
             result = await loop.bridge(pool.call(key, workspace, server_tool, arguments))
             rewrite = path_rewriter(workspace)
-            return result_text(result, files=workspace / ".tmp", call_id=_call_id(context), rewrite=rewrite)
+            return call_output(result, files=workspace / ".tmp", call_id=_call_id(context), rewrite=rewrite)
 
         return call_in_thread if pool is not None else call_shared
 

@@ -1,0 +1,47 @@
+"""The executor's `ToolChannel`: a running tool's progress and log messages become execution
+events (`progress`, `log`) beside tooldeck's log, and its questions go to the session's approver
+when the approver can answer forms (`elicit`): the terminal prompt, `--yes` (a form's defaults),
+an application's own. Sampling needs a model: the agent loop offers its own channel for that."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tooldeck._core.channel import Elicitation, ElicitationRequest, LoggingLevel, ToolChannel
+from tooldeck._core.context import ToolContext
+
+Emit = Callable[..., None]
+
+
+class CallChannel(ToolChannel):
+    def __init__(self, approver: Callable[[], Any], emit: Emit | None = None) -> None:
+        self._approver = approver  # the session's approver, read when asked (it may be replaced)
+        self._emit = emit
+
+    async def progress(
+        self, context: ToolContext, progress: float, total: float | None, message: str | None
+    ) -> None:
+        await super().progress(context, progress, total, message)
+        if self._emit is not None:
+            data = {"progress": progress, "total": total}
+            self._emit("progress", context.call_id, context.tool_name, message=message, data=data)
+
+    async def log(self, context: ToolContext, level: LoggingLevel, message: str, data: Any) -> None:
+        await super().log(context, level, message, data)
+        if self._emit is not None:
+            fields = {"level": level} if data is None else {"level": level, "data": data}
+            self._emit("log", context.call_id, context.tool_name, message=message, data=fields)
+
+    async def elicit(self, request: ElicitationRequest) -> Elicitation:
+        approver = self._approver()
+        ask = getattr(approver, "elicit", None)
+        if ask is None:
+            return Elicitation("decline", reason="nobody can be asked here (the approver takes no forms)")
+        try:
+            answer = await ask(request)
+        except Exception as exc:  # boundary: an application's approver that fails declines
+            return Elicitation("decline", reason=f"asking failed: {exc}")
+        if not isinstance(answer, Elicitation):
+            return Elicitation("decline", reason=f"the approver answered {type(answer).__name__}")
+        return answer

@@ -1,0 +1,41 @@
+"""The agent loop's `ToolChannel`: a running tool's progress and log messages become agent
+events (`ToolProgress`, `ToolLogged`), its forms go to the agent's approver (the terminal in
+`tooldeck run`/`chat`), and it may ask the agent's own model (sampling), without tools."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tooldeck.agent.events import EventSink, ToolLogged, ToolProgress
+from tooldeck.agent.messages import Message
+from tooldeck.agent.models.base import ModelClient, ModelRequest
+from tooldeck.core import CallChannel, LoggingLevel, Sample, SamplingRequest, ToolContext
+from tooldeck.errors import ModelError, ToolError
+
+
+class AgentChannel(CallChannel):
+    def __init__(self, model: ModelClient, events: EventSink, approver: Callable[[], Any]) -> None:
+        super().__init__(approver)
+        self.model = model
+        self.events = events
+
+    async def progress(
+        self, context: ToolContext, progress: float, total: float | None, message: str | None
+    ) -> None:
+        await super().progress(context, progress, total, message)
+        self.events(ToolProgress(context.call_id, context.tool_name, progress, total, message))
+
+    async def log(self, context: ToolContext, level: LoggingLevel, message: str, data: Any) -> None:
+        await super().log(context, level, message, data)
+        self.events(ToolLogged(context.call_id, context.tool_name, level, message, data))
+
+    async def sample(self, request: SamplingRequest) -> Sample:
+        messages = tuple(Message(role=m.role, content=m.text) for m in request.messages)
+        try:
+            reply = await self.model.complete(ModelRequest(request.system, messages, loadout=None))
+        except ModelError as exc:
+            raise ToolError(
+                f"the model could not answer the tool's question: {exc}", type="unavailable"
+            ) from None
+        return Sample(reply.message.content, reply.model or self.model.model_name, reply.stop_reason)

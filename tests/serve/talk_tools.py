@@ -1,0 +1,55 @@
+"""Tools that talk back while they run, served in test_serve_talk_back.py."""
+
+from __future__ import annotations
+
+import json
+
+from tooldeck import ToolContext, tool
+
+FORM = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Your name", "minLength": 1},
+        "colour": {
+            "type": "string",
+            "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}],
+            "default": "g",
+        },
+        "extras": {"type": "array", "items": {"type": "string", "enum": ["tea", "cake"]}, "default": []},
+        "subscribe": {"type": "boolean", "default": False},
+    },
+    "required": ["name"],
+}
+
+
+@tool(toolset="talk")
+async def count_up(n: int, ctx: ToolContext) -> str:
+    """Count to n, saying how far it is."""
+    for i in range(1, n + 1):
+        await ctx.report_progress(i, n, f"step {i}")
+        await ctx.log("debug", f"detail {i}")
+    await ctx.log("warning", "counted", {"n": n})
+    return f"counted to {n}"
+
+
+@tool(toolset="talk")
+def slow_count(n: int, ctx: ToolContext) -> str:
+    """The same from a synchronous handler."""
+    for i in range(1, n + 1):
+        ctx.report_progress_sync(i, n)
+    ctx.log_sync("info", "sync counted")
+    return f"sync counted to {n}"
+
+
+@tool(toolset="talk")
+async def ask_name(ctx: ToolContext) -> str:
+    """Ask the user for their name and tastes."""
+    answer = await ctx.elicit("Who are you?", FORM)
+    return json.dumps({"action": answer.action, "content": answer.content, "reason": answer.reason})
+
+
+@tool(toolset="talk")
+async def ask_model(question: str, ctx: ToolContext) -> str:
+    """Ask the client's model."""
+    sample = await ctx.sample(question, max_tokens=50, system="Be brief.")
+    return f"{sample.model}: {sample.text}"

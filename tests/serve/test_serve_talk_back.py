@@ -1,0 +1,175 @@
+"""A running tool talks back to the MCP client of its call through `tooldeck serve`: progress
+notifications for the client's progress token, log messages honouring `logging/setLevel`, forms
+through elicitation (defaults and titled enums, the answer checked against the form) and
+questions to the client's model through sampling; each only when the client declared it. Both
+protocol eras, the official `mcp` client over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import warnings
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from mcp import Client, StdioServerParameters
+
+from serve.helpers import BIN, HERE
+from support.mcp_text import text_of
+
+CONFIG = """\
+platform_toolsets: {cli: [talk]}
+tools:
+  - use: talk_tools:count_up
+  - use: talk_tools:slow_count
+  - use: talk_tools:ask_name
+  - use: talk_tools:ask_model
+home: home
+"""
+MODES = ["legacy", "auto"]
+
+
+def served(folder: Path) -> StdioServerParameters:
+    shutil.copy(HERE / "talk_tools.py", folder / "talk_tools.py")
+    config = folder / "tooldeck.yaml"
+    config.write_text(CONFIG)
+    return StdioServerParameters(command=str(BIN), args=["serve", "--config", str(config)])
+
+
+def ok_text(result: types.CallToolResult) -> str:
+    assert result.is_error is False, result
+    return text_of(result)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_progress_reaches_the_client_that_gave_a_token(tmp_path: Path, mode: str) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append((value, total, message))
+
+    async def session() -> None:
+        async with Client(served(tmp_path), mode=mode) as client:
+            assert (
+                ok_text(await client.call_tool("count_up", {"n": 3}, progress_callback=progress))
+                == "counted to 3"
+            )
+            assert [(v, t, m) for v, t, m in seen] == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+            seen.clear()
+            assert ok_text(await client.call_tool("slow_count", {"n": 2}, progress_callback=progress)) == (
+                "sync counted to 2"
+            )
+            assert [(v, t) for v, t, _ in seen] == [(1, 2), (2, 2)]
+            seen.clear()
+            await client.call_tool("count_up", {"n": 2})  # no token: nothing is sent
+            assert seen == []
+
+    asyncio.run(session())
+
+
+def test_log_messages_honour_the_level_the_client_set(tmp_path: Path) -> None:
+    got: list[tuple[str, Any, str | None]] = []
+
+    async def logged(params: types.LoggingMessageNotificationParams) -> None:
+        got.append((params.level, params.data, params.logger))
+
+    async def session() -> None:
+        async with Client(served(tmp_path), mode="legacy", logging_callback=logged) as client:
+            await client.call_tool("count_up", {"n": 2})
+            assert [g[0] for g in got] == ["debug", "debug", "warning"]  # every level until set
+            assert got[-1] == ("warning", {"message": "counted", "data": {"n": 2}}, "count_up")
+            got.clear()
+            with warnings.catch_warnings():  # deprecated in 2026-07-28, still what 2025 clients send
+                warnings.simplefilter("ignore")
+                await client.set_logging_level("info")
+            await client.call_tool("count_up", {"n": 2})
+            await client.call_tool("slow_count", {"n": 1})
+            assert got == [
+                ("warning", {"message": "counted", "data": {"n": 2}}, "count_up"),
+                ("info", "sync counted", "slow_count"),
+            ]
+
+    asyncio.run(session())
+
+
+def answer_of(result: types.CallToolResult) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(ok_text(result))
+    return data
+
+
+def test_a_form_is_asked_through_elicitation_with_defaults_and_checked(tmp_path: Path) -> None:
+    asked: list[types.ElicitRequestParams] = []
+    replies = iter(
+        [
+            types.ElicitResult(action="accept", content={"name": "Ada", "extras": ["cake"]}),
+            types.ElicitResult(action="accept", content={"name": "Ada", "colour": "blue"}),
+            types.ElicitResult(action="decline"),
+        ]
+    )
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params)
+        return next(replies)
+
+    async def session() -> None:
+        async with Client(served(tmp_path), mode="legacy", elicitation_callback=elicit) as client:
+            filled = answer_of(await client.call_tool("ask_name", {}))
+            # The defaults fill in what the user left out.
+            assert filled == {
+                "action": "accept",
+                "content": {"name": "Ada", "colour": "g", "extras": ["cake"], "subscribe": False},
+                "reason": "",
+            }
+            form = asked[0]
+            assert isinstance(form, types.ElicitRequestFormParams) and form.message == "Who are you?"
+            assert form.requested_schema["properties"]["colour"]["default"] == "g"
+            # An answer outside the form never reaches the tool.
+            bad = answer_of(await client.call_tool("ask_name", {}))
+            assert bad["action"] == "decline" and bad["content"] is None and "colour" in bad["reason"]
+            declined = answer_of(await client.call_tool("ask_name", {}))
+            assert declined["action"] == "decline"
+
+    asyncio.run(session())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_without_the_capability_a_form_is_declined_and_sampling_is_an_error(
+    tmp_path: Path, mode: str
+) -> None:
+    async def session() -> None:
+        async with Client(served(tmp_path), mode=mode) as client:
+            declined = answer_of(await client.call_tool("ask_name", {}))
+            assert declined["action"] == "decline" and declined["reason"]
+            failed = await client.call_tool("ask_model", {"question": "2+2?"})
+            assert failed.is_error is True
+            error = json.loads(text_of(failed))["error"]
+            assert error["type"] == "unavailable" and "sampling" in error["message"]
+
+    asyncio.run(session())
+
+
+def test_sampling_asks_the_clients_model(tmp_path: Path) -> None:
+    prompts: list[types.CreateMessageRequestParams] = []
+
+    async def sample(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        prompts.append(params)
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(text="four"),
+            model="client-model",
+            stop_reason="endTurn",
+        )
+
+    async def session() -> None:
+        async with Client(served(tmp_path), mode="legacy", sampling_callback=sample) as client:
+            assert ok_text(await client.call_tool("ask_model", {"question": "2+2?"})) == "client-model: four"
+
+    asyncio.run(session())
+    [params] = prompts
+    assert params.max_tokens == 50 and params.system_prompt == "Be brief."
+    [message] = params.messages
+    assert message.role == "user" and isinstance(message.content, types.TextContent)
+    assert message.content.text == "2+2?"
