@@ -38,6 +38,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.checkpoints",
         "what checkpointing adds to a write_file call, in a small and a 20,000-file workspace",
     ),
+    "conformance": (
+        "benchmarks.conformance",
+        "`tooldeck serve` vs the official MCP conformance suite (both pinned versions), SDK server as control",
+    ),
     "graph": (
         "benchmarks.import_graph",
         "src/tooldeck's file import graph: floors, arrows back up, circles across files",

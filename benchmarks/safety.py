@@ -33,14 +33,9 @@ from typing import Any
 
 from benchmarks.paths import CHECKOUT, BenchSetupError, hermes_python, run_peer_script, shared_file
 
-HELDOUT = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_heldout.jsonl"
-# Written after the rules of issue #23 by someone who had not read the analyser or the other
-# splits, and never tuned on ("no peeking").
-THIRD = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_third.jsonl"
-FOURTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_fourth.jsonl"
-FIFTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_fifth.jsonl"
-SIXTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_sixth.jsonl"
-SEVENTH = CHECKOUT / "benchmarks" / "data" / "dangerous_commands_seventh.jsonl"
+# The held-out split and the later ones, each written by someone who had read neither the
+# analyser nor the other splits (see the module docstring for which were tuned on).
+DATA = CHECKOUT / "benchmarks" / "data"
 HERMES_SCRIPT = Path(__file__).with_name("safety_hermes.py")
 RECALL_TARGET, FPR_TARGET = 0.97, 0.03
 
@@ -241,39 +236,31 @@ def _yes(value: bool | None) -> str:
     return "n/a" if value is None else ("yes" if value else "NO")
 
 
+# The splits in benchmarks/data, in the order they were written (file: dangerous_commands_NAME.jsonl).
+SPLITS = ("heldout", "third", "fourth", "fifth", "sixth", "seventh")
+
+
+def _named_split(text: str) -> tuple[str, Path]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise ValueError(f"--split takes NAME=FILE, not {text!r}")
+    return name, Path(path)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """`python -m benchmarks safety [--dev FILE] [--heldout FILE] [--third FILE] [--fourth FILE] [--fifth FILE] [--sixth FILE] [--seventh FILE] [--rounds N] [--no-hermes] [--json]`."""
+    """`python -m benchmarks safety [--dev FILE] [--split NAME=FILE ...] [--rounds N] [--no-hermes] [--json]`."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks safety", description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--dev", default=None, help="dev split (default: data/dangerous_commands/dev.jsonl, shared)"
     )
-    ap.add_argument("--heldout", default=str(HELDOUT), help="held-out split (default: benchmarks/data/...)")
     ap.add_argument(
-        "--third",
-        default=str(THIRD),
-        help="third split, written after the first rules (default: benchmarks/data/...)",
-    )
-    ap.add_argument(
-        "--fourth",
-        default=str(FOURTH),
-        help="fourth split, written after the widened rules (default: benchmarks/data/...)",
-    )
-    ap.add_argument(
-        "--fifth",
-        default=str(FIFTH),
-        help="fifth split, written after the fourth's rules (default: benchmarks/data/...)",
-    )
-    ap.add_argument(
-        "--sixth",
-        default=str(SIXTH),
-        help="sixth split, written after the fifth's rules (default: benchmarks/data/...)",
-    )
-    ap.add_argument(
-        "--seventh",
-        default=str(SEVENTH),
-        help="seventh split, written after the sixth's rules, never tuned on (default: benchmarks/data/...)",
+        "--split",
+        action="append",
+        default=None,
+        metavar="NAME=FILE",
+        help=f"a split to measure besides dev (repeatable; default: {', '.join(SPLITS)} from benchmarks/data)",
     )
     ap.add_argument("--shared", default=None, help="shared data folder ($TOOLDECK_SHARED)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds per command (median reported)")
@@ -284,16 +271,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         ap.error("--rounds must be >= 1")
     try:
+        named = [_named_split(text) for text in args.split] if args.split else None
+    except ValueError as exc:
+        ap.error(str(exc))
+    try:
         dev = Path(args.dev) if args.dev else shared_file("data/dangerous_commands/dev.jsonl", args.shared)
-        splits = {
-            "dev": dev,
-            "heldout": Path(args.heldout),
-            "third": Path(args.third),
-            "fourth": Path(args.fourth),
-            "fifth": Path(args.fifth),
-            "sixth": Path(args.sixth),
-            "seventh": Path(args.seventh),
-        }
+        others = named if named is not None else [(n, DATA / f"dangerous_commands_{n}.jsonl") for n in SPLITS]
+        splits = {"dev": dev, **dict(others)}
         for name, path in splits.items():
             if not path.is_file():
                 raise BenchSetupError(f"{name} split {path} not found")

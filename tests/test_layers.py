@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.config_cache",
         "tooldeck._core.config_yaml",
         "tooldeck._core.config_platforms",
+        "tooldeck._core.channel",
         "tooldeck._core.context",
         "tooldeck._core.schemas",
         "tooldeck._core.fs",

@@ -41,7 +41,8 @@ def _split(tmp_path: Path, name: str) -> Path:
 def test_bench_safety_json_scores_both_detectors(tmp_path: Path) -> None:
     dev, heldout = _split(tmp_path, "dev"), _split(tmp_path, "heldout")
     proc = bench(
-        "safety", "--dev", str(dev), "--heldout", str(heldout), "--third", str(heldout), "--rounds", "1", "--json",
+        "safety", "--dev", str(dev), "--split", f"heldout={heldout}", "--split", f"third={heldout}", "--rounds", "1",
+        "--json",
         timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -66,10 +67,8 @@ def test_bench_safety_table_without_hermes_and_bad_path(tmp_path: Path) -> None:
         "safety",
         "--dev",
         str(dev),
-        "--heldout",
-        str(dev),
-        "--third",
-        str(dev),
+        "--split",
+        f"heldout={dev}",
         "--rounds",
         "1",
         "--no-hermes",
@@ -80,3 +79,5 @@ def test_bench_safety_table_without_hermes_and_bad_path(tmp_path: Path) -> None:
     bad = bench("safety", "--dev", str(tmp_path / "missing.jsonl"), "--no-hermes")
     assert bad.returncode == 2
     assert "not found" in bad.stderr
+    unnamed = bench("safety", "--dev", str(dev), "--split", str(dev), "--no-hermes")
+    assert unnamed.returncode == 2 and "NAME=FILE" in unnamed.stderr

@@ -100,7 +100,8 @@ def answer_of(result: types.CallToolResult) -> dict[str, Any]:
     return data
 
 
-def test_a_form_is_asked_through_elicitation_with_defaults_and_checked(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_a_form_is_asked_through_elicitation_with_defaults_and_checked(tmp_path: Path, mode: str) -> None:
     asked: list[types.ElicitRequestParams] = []
     replies = iter(
         [
@@ -115,7 +116,7 @@ def test_a_form_is_asked_through_elicitation_with_defaults_and_checked(tmp_path:
         return next(replies)
 
     async def session() -> None:
-        async with Client(served(tmp_path), mode="legacy", elicitation_callback=elicit) as client:
+        async with Client(served(tmp_path), mode=mode, elicitation_callback=elicit) as client:
             filled = answer_of(await client.call_tool("ask_name", {}))
             # The defaults fill in what the user left out.
             assert filled == {
@@ -135,14 +136,11 @@ def test_a_form_is_asked_through_elicitation_with_defaults_and_checked(tmp_path:
     asyncio.run(session())
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_without_the_capability_a_form_is_declined_and_sampling_is_an_error(
-    tmp_path: Path, mode: str
-) -> None:
+def test_without_the_capability_a_form_is_declined_and_sampling_is_an_error(tmp_path: Path) -> None:
     async def session() -> None:
-        async with Client(served(tmp_path), mode=mode) as client:
+        async with Client(served(tmp_path), mode="legacy") as client:
             declined = answer_of(await client.call_tool("ask_name", {}))
-            assert declined["action"] == "decline" and declined["reason"]
+            assert declined["action"] == "decline" and "elicitation" in declined["reason"]
             failed = await client.call_tool("ask_model", {"question": "2+2?"})
             assert failed.is_error is True
             error = json.loads(text_of(failed))["error"]
@@ -151,7 +149,24 @@ def test_without_the_capability_a_form_is_declined_and_sampling_is_an_error(
     asyncio.run(session())
 
 
-def test_sampling_asks_the_clients_model(tmp_path: Path) -> None:
+def test_a_2026_call_needing_an_undeclared_capability_is_refused_with_32021(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
+
+    async def session() -> None:
+        async with Client(served(tmp_path), mode="auto") as client:
+            for tool, capability in (("ask_model", "sampling"), ("ask_name", "elicitation")):
+                with pytest.raises(MCPError) as raised:
+                    await client.call_tool(tool, {"question": "2+2?"} if tool == "ask_model" else {})
+                assert raised.value.error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+                data = raised.value.error.data or {}
+                assert capability in data["requiredCapabilities"]
+
+    asyncio.run(session())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sampling_asks_the_clients_model(tmp_path: Path, mode: str) -> None:
     prompts: list[types.CreateMessageRequestParams] = []
 
     async def sample(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
@@ -164,7 +179,7 @@ def test_sampling_asks_the_clients_model(tmp_path: Path) -> None:
         )
 
     async def session() -> None:
-        async with Client(served(tmp_path), mode="legacy", sampling_callback=sample) as client:
+        async with Client(served(tmp_path), mode=mode, sampling_callback=sample) as client:
             assert ok_text(await client.call_tool("ask_model", {"question": "2+2?"})) == "client-model: four"
 
     asyncio.run(session())
@@ -173,3 +188,23 @@ def test_sampling_asks_the_clients_model(tmp_path: Path) -> None:
     [message] = params.messages
     assert message.role == "user" and isinstance(message.content, types.TextContent)
     assert message.content.text == "2+2?"
+
+
+def test_a_2026_retry_with_a_state_the_client_made_up_is_refused(tmp_path: Path) -> None:
+    from mcp.shared.exceptions import MCPError
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "Mallory"})
+
+    async def session() -> None:
+        async with Client(served(tmp_path), mode="auto", elicitation_callback=elicit) as client:
+            forged = json.dumps(
+                {"answers": {"tooldeck_elicit_0": {"action": "accept", "content": {"name": "x"}}}}
+            )
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("ask_name", {}, request_state=forged)
+            assert raised.value.error.code == types.INVALID_PARAMS
+            # The honest round trip still works on the same connection.
+            assert answer_of(await client.call_tool("ask_name", {}))["content"]["name"] == "Mallory"
+
+    asyncio.run(session())

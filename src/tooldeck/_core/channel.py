@@ -21,13 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from tooldeck._utils.logs import get_logger
 from tooldeck.errors import ToolError
-
-if TYPE_CHECKING:
-    from tooldeck._core.context import ToolContext
 
 LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 LEVELS: tuple[LoggingLevel, ...] = (
@@ -43,6 +40,28 @@ LEVELS: tuple[LoggingLevel, ...] = (
 _PY_LEVELS = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40}
 
 log = get_logger("tooldeck.tools")
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressReport:
+    """How far a running call is: `progress` of `total` (None: unknown), and what it is doing."""
+
+    tool: str
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """A log message of a running call, at one of MCP's levels, with optional JSON data."""
+
+    tool: str
+    call_id: str
+    level: LoggingLevel
+    message: str
+    data: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,16 +117,13 @@ class SamplingRequest:
 class ToolChannel:
     """What answers a running tool. Subclasses override what their layer can do."""
 
-    async def progress(
-        self, context: ToolContext, progress: float, total: float | None, message: str | None
-    ) -> None:
-        log.debug(
-            "%s %s: progress %s/%s %s", context.tool_name, context.call_id, progress, total, message or ""
-        )
+    async def progress(self, report: ProgressReport) -> None:
+        r = report
+        log.debug("%s %s: progress %s/%s %s", r.tool, r.call_id, r.progress, r.total, r.message or "")
 
-    async def log(self, context: ToolContext, level: LoggingLevel, message: str, data: Any) -> None:
-        extra = f" {data!r}" if data is not None else ""
-        log.log(_PY_LEVELS.get(level, 50), "%s: %s%s", context.tool_name, message, extra)
+    async def log(self, entry: LogEntry) -> None:
+        extra = f" {entry.data!r}" if entry.data is not None else ""
+        log.log(_PY_LEVELS.get(entry.level, 50), "%s: %s%s", entry.tool, entry.message, extra)
 
     async def elicit(self, request: ElicitationRequest) -> Elicitation:
         return Elicitation("decline", reason="nobody can be asked here")

@@ -24,7 +24,9 @@ from tooldeck._core.channel import (
     LEVELS,
     Elicitation,
     ElicitationRequest,
+    LogEntry,
     LoggingLevel,
+    ProgressReport,
     Sample,
     SamplingMessage,
     SamplingRequest,
@@ -105,13 +107,16 @@ class ToolContext:
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
         """How far the call is (MCP `notifications/progress` when the client asked for them)."""
-        await self.channel.progress(self, float(progress), None if total is None else float(total), message)
+        total_ = None if total is None else float(total)
+        await self.channel.progress(
+            ProgressReport(self.tool_name, self.call_id, float(progress), total_, message)
+        )
 
     async def log(self, level: LoggingLevel, message: str, data: Any = None) -> None:
         """A log message for whoever runs the call (MCP logging, agent events, tooldeck's log)."""
         if level not in LEVELS:
             raise ValueError(f"log level {level!r} is not one of {', '.join(LEVELS)}")
-        await self.channel.log(self, level, message, data)
+        await self.channel.log(LogEntry(self.tool_name, self.call_id, level, message, data))
 
     async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
         """Ask the user to fill in a form (MCP elicitation); nobody to ask: declined."""

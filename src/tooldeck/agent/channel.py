@@ -10,7 +10,7 @@ from typing import Any
 from tooldeck.agent.events import EventSink, ToolLogged, ToolProgress
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.base import ModelClient, ModelRequest
-from tooldeck.core import CallChannel, LoggingLevel, Sample, SamplingRequest, ToolContext
+from tooldeck.core import CallChannel, LogEntry, ProgressReport, Sample, SamplingRequest
 from tooldeck.errors import ModelError, ToolError
 
 
@@ -20,15 +20,13 @@ class AgentChannel(CallChannel):
         self.model = model
         self.events = events
 
-    async def progress(
-        self, context: ToolContext, progress: float, total: float | None, message: str | None
-    ) -> None:
-        await super().progress(context, progress, total, message)
-        self.events(ToolProgress(context.call_id, context.tool_name, progress, total, message))
+    async def progress(self, report: ProgressReport) -> None:
+        await super().progress(report)
+        self.events(ToolProgress(report.call_id, report.tool, report.progress, report.total, report.message))
 
-    async def log(self, context: ToolContext, level: LoggingLevel, message: str, data: Any) -> None:
-        await super().log(context, level, message, data)
-        self.events(ToolLogged(context.call_id, context.tool_name, level, message, data))
+    async def log(self, entry: LogEntry) -> None:
+        await super().log(entry)
+        self.events(ToolLogged(entry.call_id, entry.tool, entry.level, entry.message, entry.data))
 
     async def sample(self, request: SamplingRequest) -> Sample:
         messages = tuple(Message(role=m.role, content=m.text) for m in request.messages)

@@ -7,9 +7,9 @@ Two protocol eras, two ways of asking:
   permission request can be asked the same way.
 - 2026-07-28 era: a server may not send requests; a call that needs approval answers with an
   `InputRequiredResult` holding the elicitation, and the client retries the call with the
-  answer (`RoundTripApprover`). The retry's `request_state` is an HMAC over the tool, its exact
-  arguments and the rule that asked, so an answer is only ever applied to the call it was
-  given for. Asking mid-call is impossible there: a running tool's own questions get no.
+  answer (`RoundTripApprover`, round_trips.py). The retry's `requestState` is sealed by the
+  SDK and bound to the tool and its exact arguments, so an answer is only ever applied to the
+  call it was given for.
 
 A client that did not declare elicitation cannot be asked: the call is refused with the reason
 (`CannotAsk`; approvals fail closed).
@@ -17,20 +17,15 @@ A client that did not declare elicitation cannot be asked: the call is refused w
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.core import ApprovalAnswer, ApprovalRequest
+from tooldeck.serve.round_trips import RoundTrip
 from tooldeck.serve.wire import arguments_text
 
 if TYPE_CHECKING:
     import mcp_types
     from mcp.server.session import ServerSession
-
-# The key of the approval question in an InputRequiredResult.
-APPROVAL_KEY = "tooldeck_approval"
 
 APPROVAL_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -100,45 +95,28 @@ class ElicitationApprover:
 
 
 class RoundTripApprover:
-    """Answers from the retry's elicitation response, or records the question to send (2026 era)."""
+    """Answers from the call's earlier rounds, or adds the question to the next (2026 era).
 
-    def __init__(
-        self,
-        secret: bytes,
-        responses: dict[str, Any] | None,
-        state: str | None,
-    ) -> None:
-        self.secret = secret
-        self.responses = responses or {}
-        self.state = state
-        self.pending: tuple[ApprovalRequest, str] | None = None
+    The answer is looked up by the question's key in the call's `RoundTrip`, whose answers the
+    SDK's request-state boundary has verified as this server's, for this tool and these exact
+    arguments (see round_trips.py).
+    """
 
-    def token(self, request: ApprovalRequest) -> str:
-        call = request.call
-        material = json.dumps(
-            [call.tool.name, call.arguments, request.rule, request.reason], sort_keys=True, default=str
-        )
-        return hmac.new(self.secret, material.encode(), hashlib.sha256).hexdigest()
+    def __init__(self, round_trip: RoundTrip) -> None:
+        self.round_trip = round_trip
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         import mcp_types
 
-        token = self.token(request)
-        given = self.responses.get(APPROVAL_KEY)
-        matches = self.state is not None and hmac.compare_digest(self.state, token)
-        if matches and isinstance(given, mcp_types.ElicitResult):
+        trip = self.round_trip
+        key = trip.key("approval")
+        given = trip.elicit_answer(key)
+        if given is not None:
             return answer_of(given)
-        self.pending = (request, token)
-        return ApprovalAnswer(False, "once", "waiting for the client's answer")
-
-    def input_required(self) -> mcp_types.InputRequiredResult:
-        import mcp_types
-
-        assert self.pending is not None
-        request, token = self.pending
         ask = mcp_types.ElicitRequest(
             params=mcp_types.ElicitRequestFormParams(
                 message=question(request), requested_schema=APPROVAL_SCHEMA
             )
         )
-        return mcp_types.InputRequiredResult(input_requests={APPROVAL_KEY: ask}, request_state=token)
+        trip.ask(key, ask)
+        return ApprovalAnswer(False, "once", "waiting for the client's answer")

@@ -4,9 +4,9 @@ every level until it does), `elicitation/create` for a tool's form and `sampling
 for a tool's question to the client's model, each only when the client declared it.
 
 Handshake-era sessions (2025 protocol versions) are asked on the call's own request stream. A
-2026-07-28 client takes questions only as `input_required` round trips, which tooldeck sends for
-approvals alone: a running tool's form there is declined and its sampling an error, both saying
-why (progress and per-request logging still reach it).
+2026-07-28 client is asked through `input_required` round trips (round_trips.py): the question
+goes back in the call's result, the client answers and calls again, and the tool, run again,
+finds its answer.
 """
 
 from __future__ import annotations
@@ -18,53 +18,76 @@ from tooldeck.core import (
     LOGGING_LEVELS,
     Elicitation,
     ElicitationRequest,
+    LogEntry,
     LoggingLevel,
+    ProgressReport,
     Sample,
     SamplingRequest,
     ToolChannel,
-    ToolContext,
 )
 from tooldeck.errors import ToolError
 from tooldeck.serve.approvals import supports_elicitation
+from tooldeck.serve.round_trips import NeedsInput, RoundTrip
 
 if TYPE_CHECKING:
+    import mcp_types
     from mcp.server.session import ServerSession
-
-_MODERN = "this client speaks the 2026-07-28 revision, which asks users (elicitation) and models (sampling) only through input_required round trips; tooldeck serve sends those for approvals alone"
 
 
 class ServeChannel(ToolChannel):
     def __init__(
-        self, session: ServerSession, request_id: Any, *, level: LoggingLevel | None, handshake: bool
+        self,
+        session: ServerSession,
+        request_id: Any,
+        *,
+        level: LoggingLevel | None,
+        round_trip: RoundTrip | None = None,
     ) -> None:
         self.session = session
         self.request_id = request_id
         self.level = level  # the session's logging/setLevel (None: every level)
-        self.handshake = handshake
+        self.round_trip = round_trip  # 2026-07-28: questions go back in the result
+        # 2026-07-28: a capability the call needed and the client did not declare (the call is
+        # then refused with -32021, MISSING_REQUIRED_CLIENT_CAPABILITY).
+        self.missing: str | None = None
 
-    async def progress(
-        self, context: ToolContext, progress: float, total: float | None, message: str | None
-    ) -> None:
-        await super().progress(context, progress, total, message)
-        await self.session.report_progress(progress, total, message)  # a no-op without a token
+    async def progress(self, report: ProgressReport) -> None:
+        await super().progress(report)
+        await self.session.report_progress(
+            report.progress, report.total, report.message
+        )  # a no-op without a token
 
-    async def log(self, context: ToolContext, level: LoggingLevel, message: str, data: Any) -> None:
-        await super().log(context, level, message, data)
+    async def log(self, entry: LogEntry) -> None:
+        await super().log(entry)
+        level = entry.level
         if self.level is not None and LOGGING_LEVELS.index(level) < LOGGING_LEVELS.index(self.level):
             return
-        payload = message if data is None else {"message": message, "data": data}
+        payload = entry.message if entry.data is None else {"message": entry.message, "data": entry.data}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # logging is deprecated in 2026-07-28, still served
             await self.session.send_log_message(
-                level, payload, logger=context.tool_name, related_request_id=self.request_id
+                level, payload, logger=entry.tool, related_request_id=self.request_id
             )
 
     async def elicit(self, request: ElicitationRequest) -> Elicitation:
-        if not self.handshake:
-            return Elicitation("decline", reason=_MODERN)
         if not supports_elicitation(self.session.client_capabilities):
+            if self.round_trip is not None:
+                self._needs("elicitation")
             return Elicitation("decline", reason="the MCP client did not declare elicitation")
+        import mcp_types
         from mcp.shared.exceptions import MCPError, NoBackChannelError
+
+        trip = self.round_trip
+        if trip is not None:
+            key = trip.key("elicit")
+            given = trip.elicit_answer(key)
+            if given is None:
+                params = mcp_types.ElicitRequestFormParams(
+                    message=request.message, requested_schema=dict(request.schema)
+                )
+                trip.ask(key, mcp_types.ElicitRequest(params=params))
+                raise NeedsInput(key)
+            return _elicitation(given)
 
         try:
             result = await self.session.elicit_form(
@@ -72,13 +95,13 @@ class ServeChannel(ToolChannel):
             )
         except (MCPError, NoBackChannelError, OSError) as exc:
             return Elicitation("decline", reason=f"the client could not be asked ({exc})")
-        return Elicitation(result.action, dict(result.content) if result.content is not None else None)
+        return _elicitation(result)
 
     async def sample(self, request: SamplingRequest) -> Sample:
         capabilities = self.session.client_capabilities
-        if not self.handshake:
-            raise ToolError(f"tool {request.tool!r} asked the client's model: {_MODERN}", type="unavailable")
         if capabilities is None or capabilities.sampling is None:
+            if self.round_trip is not None:
+                self._needs("sampling")
             raise ToolError(
                 f"tool {request.tool!r} asked the client's model, and the MCP client did not declare sampling",
                 type="unavailable",
@@ -90,6 +113,20 @@ class ServeChannel(ToolChannel):
             mcp_types.SamplingMessage(role=m.role, content=mcp_types.TextContent(text=m.text))
             for m in request.messages
         ]
+        trip = self.round_trip
+        if trip is not None:
+            key = trip.key("sample")
+            answered = trip.sample_answer(key)
+            if answered is None:
+                params = mcp_types.CreateMessageRequestParams(
+                    messages=messages,
+                    max_tokens=request.max_tokens,
+                    system_prompt=request.system,
+                    temperature=request.temperature,
+                )
+                trip.ask(key, mcp_types.CreateMessageRequest(params=params))
+                raise NeedsInput(key)
+            return _sample(answered)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # sampling is deprecated in 2026-07-28, still served
@@ -102,8 +139,20 @@ class ServeChannel(ToolChannel):
                 )
         except (MCPError, NoBackChannelError, OSError) as exc:
             raise ToolError(f"the client's model could not answer: {exc}", type="unavailable") from None
-        content = result.content
-        text = getattr(content, "text", None)
-        if text is None:
-            raise ToolError(f"the client's model answered {getattr(content, 'type', '?')} content, not text")
-        return Sample(text, result.model, result.stop_reason)
+        return _sample(result)
+
+    def _needs(self, capability: str) -> None:
+        self.missing = capability
+        raise ToolError(f"the MCP client did not declare {capability}", type="unavailable")
+
+
+def _elicitation(result: mcp_types.ElicitResult) -> Elicitation:
+    return Elicitation(result.action, dict(result.content) if result.content is not None else None)
+
+
+def _sample(result: Any) -> Sample:
+    content = result.content
+    text = getattr(content, "text", None)
+    if text is None:
+        raise ToolError(f"the client's model answered {getattr(content, 'type', '?')} content, not text")
+    return Sample(text, result.model, result.stop_reason)

@@ -18,13 +18,16 @@ names the deferred tools) and the tools it promoted, and a promotion sends that 
 2026-07-28 requests have no session, so nothing can remember a promotion: such a client lists
 the exposed tools and `tool_search`, which returns the full definitions of the tools it finds,
 and may then call those deferred tools directly.
+
+The workspace's files and the results cut for length are resources (`resources.py`: listing,
+reading, templates, subscriptions watched on the same interval), the skills prompts
+(`prompts.py`); `completion/complete` serves both.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable
@@ -53,6 +56,9 @@ from tooldeck.core import (
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
 from tooldeck.serve.channel import ServeChannel
+from tooldeck.serve.prompts import ServedPrompts
+from tooldeck.serve.resources import ServedResources
+from tooldeck.serve.round_trips import RoundTrip
 
 if TYPE_CHECKING:
     import mcp_types
@@ -83,6 +89,9 @@ class ClientState:
     seen: wire.Signature | None = None
     # The lowest level of tools' log messages it gets (`logging/setLevel`; None: every level).
     log_level: LoggingLevel | None = None
+    # The resource URIs it subscribed to, and the ids of its calls' results cut and kept aside.
+    subscriptions: set[str] = field(default_factory=set)
+    spilled: list[str] = field(default_factory=list)
 
     @property
     def grants(self) -> Grants:
@@ -112,6 +121,17 @@ class DeckServer:
         self.platform = platform
         self.interval_s = interval_s
         self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
+        # The workspace's files and cut results as resources, the skills as prompts.
+        self.resources = ServedResources(
+            loadout=self.loadout,
+            state=self._state,
+            sessions=lambda: list(self._sessions.values()),
+            sessionless=lambda: self._session("serve", direct=True),
+            bus=self.bus,
+        )
+        self.prompts = ServedPrompts(
+            deck.config, state=self._state, sessions=lambda: list(self._sessions.values()), bus=self.bus
+        )
         with warnings.catch_warnings():  # logging is deprecated in 2026-07-28; older clients use it
             warnings.simplefilter("ignore")
             self.server: Server[Any] = _server_class()(
@@ -120,11 +140,25 @@ class DeckServer:
                 instructions="Tools assembled by tooldeck: the loadout `tooldeck tools` shows.",
                 on_list_tools=self._list_tools,
                 on_call_tool=self._call_tool,
-                on_subscriptions_listen=ListenHandler(self.bus),
+                on_subscriptions_listen=self.resources.listen(ListenHandler(self.bus)),
                 on_set_logging_level=self._set_logging_level,
+                on_list_resources=self.resources.list_resources,
+                on_list_resource_templates=self.resources.list_templates,
+                on_read_resource=self.resources.read_resource,
+                on_subscribe_resource=self.resources.subscribe,
+                on_unsubscribe_resource=self.resources.unsubscribe,
+                on_list_prompts=self.prompts.list_prompts,
+                on_get_prompt=self.prompts.get_prompt,
+                on_completion=self._complete,
             )
+        # requestState is sealed (AES-GCM under a key of this process, bound to the request,
+        # expiring) and verified before a handler sees it: a tampered one is -32602.
+        from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+        self.server.middleware.append(
+            RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
+        )
         self._sessions: OrderedDict[str, ClientState] = OrderedDict()
-        self._secret = secrets.token_bytes(32)
         self._seen: wire.Signature | None = None
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -147,11 +181,15 @@ class DeckServer:
         self._unsubscribe = [source.subscribe(self._source_changed) for source in self.deck.sources]
         try:
             self._seen = wire.signature(await self.loadout())
+            await self.prompts.tick()  # the first look: what later ones compare with
             while True:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.interval_s)
                 self._wake.clear()
                 await self.refresh()
+                # Subscribed files that changed, and the skills (prompts); each catches its own failures.
+                await self.resources.tick()
+                await self.prompts.tick()
         finally:
             for unsubscribe in self._unsubscribe:
                 unsubscribe()
@@ -259,19 +297,19 @@ class DeckServer:
         loadout = await self.loadout()
         view = state.view(loadout) if state is not None else loadout
         approver: Approver = CannotAsk()
+        # 2026-07-28: a call's questions go back in its result and come back answered.
+        trip = RoundTrip(params.request_state, params.input_responses) if state is None else None
         channel = ServeChannel(
             ctx.session,
             ctx.request_id,
             level=state.log_level if state is not None else None,
-            handshake=state is not None,
+            round_trip=trip,
         )
         services: dict[type, object] = {ToolChannel: channel}
         if supports_elicitation(ctx.session.client_capabilities):
-            if state is None:
-                approver = RoundTripApprover(
-                    self._secret, dict(params.input_responses or {}), params.request_state
-                )
-                # No asking mid-call at this era: a running tool's own questions get no.
+            if trip is not None:
+                approver = RoundTripApprover(trip)
+                # No asking mid-call at this era: a running tool's own approvals get no.
                 services[Approvals] = Approvals()
             else:
                 approver = ElicitationApprover(ctx.session, ctx.request_id)
@@ -285,9 +323,22 @@ class DeckServer:
         )
         if state is not None and result.update is not None and result.update.promoted is not None:
             await self._promoted(state, loadout, result.update.promoted)
-        if isinstance(approver, RoundTripApprover) and approver.pending is not None and not result.ok:
-            return approver.input_required()
+        self.resources.spilled(state, result)
+        if channel.missing is not None:
+            raise _missing_capability(channel.missing)
+        if trip is not None and trip.pending:
+            return trip.input_required()
         return wire.call_result(result)
+
+    async def _complete(
+        self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CompleteRequestParams
+    ) -> mcp_types.CompleteResult:
+        """Completion of a prompt's arguments (the skill's `values`) or a resource template's."""
+        import mcp_types
+
+        if isinstance(params.ref, mcp_types.PromptReference):
+            return await self.prompts.complete(params)
+        return await self.resources.complete(ctx, params)
 
     async def _promoted(self, state: ClientState, loadout: Loadout, record: Promotions) -> None:
         """Add a call's promotions to the session, and tell it its listing changed."""
@@ -299,12 +350,35 @@ class DeckServer:
             self.notifications_sent += 1
 
 
-def _server_class() -> type[Server[Any]]:
-    """The SDK's low-level server, declaring `tools.listChanged: true` whoever asks for its options.
+def _missing_capability(capability: str) -> Exception:
+    """The 2026-07-28 refusal of a call that needs a client capability the request did not declare."""
+    import mcp_types
+    from mcp.shared.exceptions import MCPError
+    from mcp_types.jsonrpc import MISSING_REQUIRED_CLIENT_CAPABILITY
 
-    The tool list does change, and clients are told (see the module docstring). The stdio runner
-    is handed the options, but the streamable HTTP manager asks the server for them with no
-    arguments, which would declare `false`: so the default itself says what is done.
+    needed = (
+        mcp_types.ClientCapabilities(sampling=mcp_types.SamplingCapability())
+        if capability == "sampling"
+        else mcp_types.ClientCapabilities(elicitation=mcp_types.ElicitationCapability())
+    )
+    data = mcp_types.MissingRequiredClientCapabilityErrorData(required_capabilities=needed)
+    return MCPError(
+        code=MISSING_REQUIRED_CLIENT_CAPABILITY,
+        message=f"this tool needs the client's {capability} capability, which the request did not declare",
+        data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
+    )
+
+
+def _server_class() -> type[Server[Any]]:
+    """The SDK's low-level server, declaring `tools.listChanged` and `prompts.listChanged` true
+    and `resources.listChanged` false whoever asks for its options.
+
+    The tool list does change, and clients are told (see the module docstring); so does the prompt
+    list (a SKILL.md edited, see `prompts.py`). The stdio runner is handed the options, but the
+    streamable HTTP manager asks the server for them with no arguments, which would declare
+    `false`: so the default itself says what is done. The resource list is not watched (see
+    `resources.py`), though at 2026-07-28 the SDK would derive `true` from `subscriptions/listen`
+    being served; subscribed resources are, so `resources.subscribe` stays as derived (true).
     """
     global _SERVER_CLASS
     if _SERVER_CLASS is None:
@@ -317,8 +391,29 @@ def _server_class() -> type[Server[Any]]:
                 experimental_capabilities: dict[str, dict[str, Any]] | None = None,
                 extensions: dict[str, dict[str, Any]] | None = None,
             ) -> Any:
-                options = notification_options or NotificationOptions(tools_changed=True)
+                options = notification_options or NotificationOptions(
+                    tools_changed=True, prompts_changed=True
+                )
                 return super().create_initialization_options(options, experimental_capabilities, extensions)
+
+            def get_capabilities(
+                self,
+                notification_options: NotificationOptions | None = None,
+                experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+                extensions: dict[str, dict[str, Any]] | None = None,
+                *,
+                protocol_version: str | None = None,
+            ) -> mcp_types.ServerCapabilities:
+                found = super().get_capabilities(
+                    notification_options,
+                    experimental_capabilities,
+                    extensions,
+                    protocol_version=protocol_version,
+                )
+                if found.resources is None:
+                    return found
+                resources = found.resources.model_copy(update={"list_changed": False})
+                return found.model_copy(update={"resources": resources})
 
         _SERVER_CLASS = DeckMcpServer
     return _SERVER_CLASS

@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck._core.channel import Elicitation, ElicitationRequest, LoggingLevel, ToolChannel
-from tooldeck._core.context import ToolContext
+from tooldeck._core.channel import Elicitation, ElicitationRequest, LogEntry, ProgressReport, ToolChannel
 
 Emit = Callable[..., None]
 
@@ -19,19 +18,19 @@ class CallChannel(ToolChannel):
         self._approver = approver  # the session's approver, read when asked (it may be replaced)
         self._emit = emit
 
-    async def progress(
-        self, context: ToolContext, progress: float, total: float | None, message: str | None
-    ) -> None:
-        await super().progress(context, progress, total, message)
+    async def progress(self, report: ProgressReport) -> None:
+        await super().progress(report)
         if self._emit is not None:
-            data = {"progress": progress, "total": total}
-            self._emit("progress", context.call_id, context.tool_name, message=message, data=data)
+            data = {"progress": report.progress, "total": report.total}
+            self._emit("progress", report.call_id, report.tool, message=report.message, data=data)
 
-    async def log(self, context: ToolContext, level: LoggingLevel, message: str, data: Any) -> None:
-        await super().log(context, level, message, data)
+    async def log(self, entry: LogEntry) -> None:
+        await super().log(entry)
         if self._emit is not None:
-            fields = {"level": level} if data is None else {"level": level, "data": data}
-            self._emit("log", context.call_id, context.tool_name, message=message, data=fields)
+            fields = (
+                {"level": entry.level} if entry.data is None else {"level": entry.level, "data": entry.data}
+            )
+            self._emit("log", entry.call_id, entry.tool, message=entry.message, data=fields)
 
     async def elicit(self, request: ElicitationRequest) -> Elicitation:
         approver = self._approver()

@@ -1,0 +1,90 @@
+"""The questions of one 2026-07-28 tool call, asked as `input_required` round trips.
+
+At this revision a server sends no requests: a call that needs an answer — an approval, a running
+tool's form (`ctx.elicit`), its question to the client's model (`ctx.sample`) — returns an
+`InputRequiredResult` with the questions, and the client calls again with the answers. The call
+runs again from the start on each retry, and each question it asks finds its answer by its key
+(`tooldeck_approval`, `tooldeck_elicit_0`, `tooldeck_sample_0`, ... in the order asked), so a
+tool should ask before it changes anything. The answers of earlier rounds travel in
+`requestState`, which the SDK's `RequestStateBoundary` seals (AES-GCM, bound to the tool and its
+exact arguments, expiring): a state the client altered or moved to another call is refused with
+-32602 before the call runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from tooldeck.errors import ToolError
+
+if TYPE_CHECKING:
+    import mcp_types
+
+
+class NeedsInput(ToolError):
+    """Raised inside a running tool when its question waits for the client's next round (the
+    call's result is then the `InputRequiredResult`, never this error)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"waiting for the client's answer to {key}", type="unavailable")
+
+
+class RoundTrip:
+    def __init__(self, state: str | None, responses: Mapping[str, Any] | None) -> None:
+        self.answers: dict[str, Any] = {}
+        if state:
+            try:  # plaintext this server minted: the boundary verified the seal
+                saved = json.loads(state)
+            except ValueError:
+                saved = {}
+            if isinstance(saved, dict) and isinstance(saved.get("answers"), dict):
+                self.answers.update(saved["answers"])
+        for key, response in (responses or {}).items():
+            self.answers[key] = (
+                response.model_dump(by_alias=True, mode="json", exclude_none=True)
+                if hasattr(response, "model_dump")
+                else response
+            )
+        self.pending: dict[str, mcp_types.ElicitRequest | mcp_types.CreateMessageRequest] = {}
+        self._asked: Counter[str] = Counter()
+
+    def key(self, kind: str) -> str:
+        """The next question's key of this kind (`tooldeck_approval` for the first approval)."""
+        n = self._asked[kind]
+        self._asked[kind] += 1
+        return f"tooldeck_{kind}" if kind == "approval" and n == 0 else f"tooldeck_{kind}_{n}"
+
+    def elicit_answer(self, key: str) -> mcp_types.ElicitResult | None:
+        import mcp_types
+
+        found = self.answers.get(key)
+        if not isinstance(found, Mapping):
+            return None
+        try:
+            return mcp_types.ElicitResult.model_validate(found)
+        except ValueError:
+            return None
+
+    def sample_answer(self, key: str) -> mcp_types.CreateMessageResult | None:
+        import mcp_types
+
+        found = self.answers.get(key)
+        if not isinstance(found, Mapping):
+            return None
+        try:
+            return mcp_types.CreateMessageResult.model_validate(found)
+        except ValueError:
+            return None
+
+    def ask(self, key: str, request: mcp_types.ElicitRequest | mcp_types.CreateMessageRequest) -> None:
+        self.pending[key] = request
+
+    def input_required(self) -> mcp_types.InputRequiredResult:
+        import mcp_types
+
+        return mcp_types.InputRequiredResult(
+            input_requests=dict(self.pending), request_state=json.dumps({"answers": self.answers})
+        )
