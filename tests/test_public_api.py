@@ -51,7 +51,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
             "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
             "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",
             "AudioContent", "ContentBlock", "EmbeddedResource", "ImageContent", "ResourceLink", "TextContent",
-            "CallChannel", "LOGGING_LEVELS", "LogEntry", "ProgressReport", "ToolChannel", "Elicitation", "ElicitationRequest", "LoggingLevel", "Sample",
+            "CallChannel", "LOGGING_LEVELS", "LogEntry", "ProgressReport", "Root", "RootsRequest", "ToolChannel", "Elicitation", "ElicitationRequest", "LoggingLevel", "Sample",
             "SamplingMessage", "SamplingRequest",
             "ToolResult", "ToolSource", "UndoReport", "WebConfig", "WebSearchConfig", "Workspace", "active_skills", "catalog_hash", "checkpoint_store", "content_from_mcp", "content_to_mcp",
             "close_mcp_servers", "config_schema_adapter", "current_checkpoint", "deferred_catalog", "deferred_listing", "describe_request",

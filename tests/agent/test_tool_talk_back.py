@@ -177,3 +177,13 @@ def test_bad_levels_and_budgets_are_refused() -> None:
         asyncio.run(ctx.sample("x", max_tokens=0))
     with pytest.raises(ToolError, match="at least one message"):
         asyncio.run(ctx.sample([]))
+
+
+def test_outside_serve_there_are_no_client_roots() -> None:
+    @tool(toolset="talk")
+    async def where(ctx: ToolContext) -> str:
+        """The client's roots."""
+        return repr(await ctx.list_roots(key="r"))
+
+    d = Deck(Config(platform_toolsets={"cli": ["talk"]}), tools=[where])
+    assert d.call_sync("where", {}).content == "()"

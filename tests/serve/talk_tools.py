@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from tooldeck import ToolContext, tool
@@ -53,3 +54,21 @@ async def ask_model(question: str, ctx: ToolContext) -> str:
     """Ask the client's model."""
     sample = await ctx.sample(question, max_tokens=50, system="Be brief.")
     return f"{sample.model}: {sample.text}"
+
+
+@tool(toolset="talk")
+async def roots(ctx: ToolContext) -> str:
+    """The client's roots."""
+    return json.dumps({"roots": [r.uri for r in await ctx.list_roots()]})
+
+
+@tool(toolset="talk")
+async def all_at_once(ctx: ToolContext) -> str:
+    """Ask the user, the model and the client's roots at once."""
+    answer, sample, found = await asyncio.gather(
+        ctx.elicit("Who are you?", FORM, key="user_name"),
+        ctx.sample("Greet Ada", max_tokens=20, key="greeting"),
+        ctx.list_roots(key="client_roots"),
+    )
+    name = (answer.content or {}).get("name")
+    return json.dumps({"name": name, "greeting": sample.text, "roots": [r.uri for r in found]})

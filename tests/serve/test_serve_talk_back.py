@@ -27,6 +27,8 @@ tools:
   - use: talk_tools:slow_count
   - use: talk_tools:ask_name
   - use: talk_tools:ask_model
+  - use: talk_tools:roots
+  - use: talk_tools:all_at_once
 home: home
 """
 MODES = ["legacy", "auto"]
@@ -136,11 +138,21 @@ def test_a_form_is_asked_through_elicitation_with_defaults_and_checked(tmp_path:
     asyncio.run(session())
 
 
-def test_without_the_capability_a_form_is_declined_and_sampling_is_an_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", MODES)
+def test_without_the_capability_a_form_is_declined(tmp_path: Path, mode: str) -> None:
     async def session() -> None:
-        async with Client(served(tmp_path), mode="legacy") as client:
+        async with Client(served(tmp_path), mode=mode) as client:
             declined = answer_of(await client.call_tool("ask_name", {}))
             assert declined["action"] == "decline" and "elicitation" in declined["reason"]
+            roots = answer_of(await client.call_tool("roots", {}))
+            assert roots == {"roots": []}  # no roots declared: none
+
+    asyncio.run(session())
+
+
+def test_without_the_capability_sampling_is_an_error_in_the_handshake_era(tmp_path: Path) -> None:
+    async def session() -> None:
+        async with Client(served(tmp_path), mode="legacy") as client:
             failed = await client.call_tool("ask_model", {"question": "2+2?"})
             assert failed.is_error is True
             error = json.loads(text_of(failed))["error"]
@@ -155,14 +167,45 @@ def test_a_2026_call_needing_an_undeclared_capability_is_refused_with_32021(tmp_
 
     async def session() -> None:
         async with Client(served(tmp_path), mode="auto") as client:
-            for tool, capability in (("ask_model", "sampling"), ("ask_name", "elicitation")):
-                with pytest.raises(MCPError) as raised:
-                    await client.call_tool(tool, {"question": "2+2?"} if tool == "ask_model" else {})
-                assert raised.value.error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
-                data = raised.value.error.data or {}
-                assert capability in data["requiredCapabilities"]
+            with pytest.raises(MCPError) as raised:
+                await client.call_tool("ask_model", {"question": "2+2?"})
+            assert raised.value.error.code == MISSING_REQUIRED_CLIENT_CAPABILITY
+            assert "sampling" in (raised.value.error.data or {})["requiredCapabilities"]
 
     asyncio.run(session())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_questions_asked_at_once_come_in_one_round_by_their_keys(tmp_path: Path, mode: str) -> None:
+    rounds: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        rounds.append("elicit")
+        return types.ElicitResult(action="accept", content={"name": "Ada", "colour": "r"})
+
+    async def sample(context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        rounds.append("sample")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(text="hi Ada"), model="m"
+        )
+
+    async def roots(context: Any) -> types.ListRootsResult:
+        rounds.append("roots")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///work/project", name="project")])
+
+    async def session() -> None:
+        async with Client(
+            served(tmp_path),
+            mode=mode,
+            elicitation_callback=elicit,
+            sampling_callback=sample,
+            list_roots_callback=roots,
+        ) as client:
+            got = answer_of(await client.call_tool("all_at_once", {}))
+            assert got == {"name": "Ada", "greeting": "hi Ada", "roots": ["file:///work/project"]}
+
+    asyncio.run(session())
+    assert sorted(rounds) == ["elicit", "roots", "sample"]
 
 
 @pytest.mark.parametrize("mode", MODES)

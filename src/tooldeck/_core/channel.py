@@ -86,6 +86,8 @@ class ElicitationRequest:
     call_id: str
     message: str
     schema: Mapping[str, Any]
+    # The question's name where answers come back by name (MCP 2026-07-28 `inputRequests`).
+    key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +113,23 @@ class SamplingRequest:
     max_tokens: int
     system: str | None = None
     temperature: float | None = None
+    key: str | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """A root the client works in (MCP roots): a `file://` URI and its name."""
+
+    uri: str
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RootsRequest:
+    tool: str
+    call_id: str
+    key: str | None = None
 
 
 class ToolChannel:
@@ -127,6 +145,10 @@ class ToolChannel:
 
     async def elicit(self, request: ElicitationRequest) -> Elicitation:
         return Elicitation("decline", reason="nobody can be asked here")
+
+    async def list_roots(self, request: RootsRequest) -> tuple[Root, ...]:
+        """The client's roots; none where no client declared any."""
+        return ()
 
     async def sample(self, request: SamplingRequest) -> Sample:
         raise ToolError(

@@ -27,6 +27,8 @@ from tooldeck._core.channel import (
     LogEntry,
     LoggingLevel,
     ProgressReport,
+    Root,
+    RootsRequest,
     Sample,
     SamplingMessage,
     SamplingRequest,
@@ -118,11 +120,17 @@ class ToolContext:
             raise ValueError(f"log level {level!r} is not one of {', '.join(LEVELS)}")
         await self.channel.log(LogEntry(self.tool_name, self.call_id, level, message, data))
 
-    async def elicit(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
-        """Ask the user to fill in a form (MCP elicitation); nobody to ask: declined."""
+    async def elicit(self, message: str, schema: Mapping[str, Any], *, key: str | None = None) -> Elicitation:
+        """Ask the user to fill in a form (MCP elicitation); nobody to ask: declined. `key` names
+        the question where answers come back by name (2026-07-28 round trips); several questions
+        at once: `asyncio.gather` them."""
         form = check_form(schema)
-        answer = await self.channel.elicit(ElicitationRequest(self.tool_name, self.call_id, message, form))
-        return checked_answer(form, answer)
+        request = ElicitationRequest(self.tool_name, self.call_id, message, form, key)
+        return checked_answer(form, await self.channel.elicit(request))
+
+    async def list_roots(self, *, key: str | None = None) -> tuple[Root, ...]:
+        """The roots the client works in (MCP roots); none where no client declared any."""
+        return await self.channel.list_roots(RootsRequest(self.tool_name, self.call_id, key))
 
     async def sample(
         self,
@@ -131,12 +139,19 @@ class ToolContext:
         max_tokens: int = 1024,
         system: str | None = None,
         temperature: float | None = None,
+        key: str | None = None,
     ) -> Sample:
         """Ask a model (MCP sampling: the client's; in the agent loop, the agent's own)."""
         if max_tokens < 1:
             raise ValueError("max_tokens must be at least 1")
         request = SamplingRequest(
-            self.tool_name, self.call_id, sampling_messages(messages), max_tokens, system, temperature
+            self.tool_name,
+            self.call_id,
+            sampling_messages(messages),
+            max_tokens,
+            system,
+            temperature,
+            key=key,
         )
         return await self.channel.sample(request)
 
@@ -148,8 +163,11 @@ class ToolContext:
     def log_sync(self, level: LoggingLevel, message: str, data: Any = None) -> None:
         self._blocking(self.log(level, message, data))
 
-    def elicit_sync(self, message: str, schema: Mapping[str, Any]) -> Elicitation:
-        return self._blocking(self.elicit(message, schema))
+    def elicit_sync(self, message: str, schema: Mapping[str, Any], *, key: str | None = None) -> Elicitation:
+        return self._blocking(self.elicit(message, schema, key=key))
+
+    def list_roots_sync(self, *, key: str | None = None) -> tuple[Root, ...]:
+        return self._blocking(self.list_roots(key=key))
 
     def sample_sync(
         self,
@@ -158,9 +176,10 @@ class ToolContext:
         max_tokens: int = 1024,
         system: str | None = None,
         temperature: float | None = None,
+        key: str | None = None,
     ) -> Sample:
         return self._blocking(
-            self.sample(messages, max_tokens=max_tokens, system=system, temperature=temperature)
+            self.sample(messages, max_tokens=max_tokens, system=system, temperature=temperature, key=key)
         )
 
     def _blocking(self, coro: Coroutine[Any, Any, T]) -> T:

@@ -21,6 +21,8 @@ from tooldeck.core import (
     LogEntry,
     LoggingLevel,
     ProgressReport,
+    Root,
+    RootsRequest,
     Sample,
     SamplingRequest,
     ToolChannel,
@@ -71,15 +73,13 @@ class ServeChannel(ToolChannel):
 
     async def elicit(self, request: ElicitationRequest) -> Elicitation:
         if not supports_elicitation(self.session.client_capabilities):
-            if self.round_trip is not None:
-                self._needs("elicitation")
             return Elicitation("decline", reason="the MCP client did not declare elicitation")
         import mcp_types
         from mcp.shared.exceptions import MCPError, NoBackChannelError
 
         trip = self.round_trip
         if trip is not None:
-            key = trip.key("elicit")
+            key = trip.key("elicit", request.key)
             given = trip.elicit_answer(key)
             if given is None:
                 params = mcp_types.ElicitRequestFormParams(
@@ -115,7 +115,7 @@ class ServeChannel(ToolChannel):
         ]
         trip = self.round_trip
         if trip is not None:
-            key = trip.key("sample")
+            key = trip.key("sample", request.key)
             answered = trip.sample_answer(key)
             if answered is None:
                 params = mcp_types.CreateMessageRequestParams(
@@ -141,9 +141,35 @@ class ServeChannel(ToolChannel):
             raise ToolError(f"the client's model could not answer: {exc}", type="unavailable") from None
         return _sample(result)
 
+    async def list_roots(self, request: RootsRequest) -> tuple[Root, ...]:
+        capabilities = self.session.client_capabilities
+        if capabilities is None or capabilities.roots is None:
+            return ()  # the client declared no roots
+        import mcp_types
+        from mcp.shared.exceptions import MCPError, NoBackChannelError
+
+        trip = self.round_trip
+        if trip is not None:
+            key = trip.key("roots", request.key)
+            answered = trip.roots_answer(key)
+            if answered is None:
+                trip.ask(key, mcp_types.ListRootsRequest())
+                raise NeedsInput(key)
+            return _roots(answered)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # roots are deprecated in 2026-07-28, still served
+                return _roots(await self.session.list_roots())
+        except (MCPError, NoBackChannelError, OSError) as exc:
+            raise ToolError(f"the client's roots could not be listed: {exc}", type="unavailable") from None
+
     def _needs(self, capability: str) -> None:
         self.missing = capability
         raise ToolError(f"the MCP client did not declare {capability}", type="unavailable")
+
+
+def _roots(result: mcp_types.ListRootsResult) -> tuple[Root, ...]:
+    return tuple(Root(str(r.uri), r.name) for r in result.roots)
 
 
 def _elicitation(result: mcp_types.ElicitResult) -> Elicitation:

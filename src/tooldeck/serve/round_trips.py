@@ -4,8 +4,9 @@ At this revision a server sends no requests: a call that needs an answer — an 
 tool's form (`ctx.elicit`), its question to the client's model (`ctx.sample`) — returns an
 `InputRequiredResult` with the questions, and the client calls again with the answers. The call
 runs again from the start on each retry, and each question it asks finds its answer by its key
-(`tooldeck_approval`, `tooldeck_elicit_0`, `tooldeck_sample_0`, ... in the order asked), so a
-tool should ask before it changes anything. The answers of earlier rounds travel in
+(`tooldeck_approval`, `tooldeck_elicit_0`, `tooldeck_sample_0`, `tooldeck_roots_0`, ... in the
+order asked, or the key the tool gave), so a tool should ask before it changes anything; questions
+asked at once (`asyncio.gather`) go in one round. The answers of earlier rounds travel in
 `requestState`, which the SDK's `RequestStateBoundary` seals (AES-GCM, bound to the tool and its
 exact arguments, expiring): a state the client altered or moved to another call is refused with
 -32602 before the call runs.
@@ -48,14 +49,21 @@ class RoundTrip:
                 if hasattr(response, "model_dump")
                 else response
             )
-        self.pending: dict[str, mcp_types.ElicitRequest | mcp_types.CreateMessageRequest] = {}
+        self.pending: dict[str, mcp_types.InputRequest] = {}
         self._asked: Counter[str] = Counter()
+        self._keys: set[str] = set()
 
-    def key(self, kind: str) -> str:
-        """The next question's key of this kind (`tooldeck_approval` for the first approval)."""
-        n = self._asked[kind]
-        self._asked[kind] += 1
-        return f"tooldeck_{kind}" if kind == "approval" and n == 0 else f"tooldeck_{kind}_{n}"
+    def key(self, kind: str, named: str | None = None) -> str:
+        """The question's key: the tool's name for it, else the next of its kind
+        (`tooldeck_approval` for the first approval). A key asked twice in one call is an error."""
+        if named is None:
+            n = self._asked[kind]
+            self._asked[kind] += 1
+            named = f"tooldeck_{kind}" if kind == "approval" and n == 0 else f"tooldeck_{kind}_{n}"
+        if named in self._keys:
+            raise ToolError(f"the question key {named!r} is used twice in one call", type="tool_error")
+        self._keys.add(named)
+        return named
 
     def elicit_answer(self, key: str) -> mcp_types.ElicitResult | None:
         import mcp_types
@@ -79,7 +87,18 @@ class RoundTrip:
         except ValueError:
             return None
 
-    def ask(self, key: str, request: mcp_types.ElicitRequest | mcp_types.CreateMessageRequest) -> None:
+    def roots_answer(self, key: str) -> mcp_types.ListRootsResult | None:
+        import mcp_types
+
+        found = self.answers.get(key)
+        if not isinstance(found, Mapping):
+            return None
+        try:
+            return mcp_types.ListRootsResult.model_validate(found)
+        except ValueError:
+            return None
+
+    def ask(self, key: str, request: mcp_types.InputRequest) -> None:
         self.pending[key] = request
 
     def input_required(self) -> mcp_types.InputRequiredResult:

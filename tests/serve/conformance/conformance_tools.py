@@ -260,7 +260,7 @@ def test_x_mcp_header(
 async def test_input_required_result_elicitation(ctx: ToolContext) -> str:
     """Asks the user's name (at 2026-07-28: an input_required round trip)."""
     form = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-    answer = await ctx.elicit("What is your name?", form)
+    answer = await ctx.elicit("What is your name?", form, key="user_name")
     if not answer.accepted:
         return f"no name: {answer.action} ({answer.reason})"
     return f"Hello, {dict(answer.content or {}).get('name')}!"

@@ -55,27 +55,10 @@ EXPECTED_FAILURES: frozenset[str] = frozenset(
         ),
         # Completions: asked for the suite's own prompt's arguments.
         *(f"{leg}/completion-complete" for leg in ALL),
-        # InputRequiredResult (SEP-2322): serve answers a running tool's own elicitation or
-        # sampling at 2026-07-28 with no (a decline, an error), never an input_required round
-        # trip: "Expected InputRequiredResult but got a complete result", "Expected resultType
-        # "input_required", got "complete""; prompts/get has no handler at all:
-        # "sep-2322-non-tool-incomplete: JSON-RPC error: Method not found"; the tampered-state
-        # check never gets its first round: "Prerequisite failed: could not get initial
-        # InputRequiredResult with requestState".
-        *(
-            f"{leg}/input-required-result-{name}"
-            for leg in (V2, V2_2026)
-            for name in (
-                "basic-elicitation",
-                "basic-list-roots",
-                "request-state",
-                "multiple-input-requests",
-                "multi-round",
-                "non-tool-request",
-                "tampered-state",
-                "capability-check",
-            )
-        ),
+        # InputRequiredResult for a prompt (SEP-2322): a prompt cannot ask questions yet:
+        # "sep-2322-non-tool-incomplete: JSON-RPC error: no prompt named
+        # 'test_input_required_result_prompt'".
+        *(f"{leg}/input-required-result-non-tool-request" for leg in (V2, V2_2026)),
         # The tasks extension (SEP-2663, extension scenarios, run on the default wire only): serve
         # creates no tasks: "expected resultType:"task"; got "complete"", "capabilities.extensions
         # MUST be advertised", "confirm_delete did not create a task". The SDK's own conformance
