@@ -97,7 +97,11 @@ def http_app(server: DeckServer, *, host: str, token: str | None) -> App:
             f"the bearer token is {len(token)} character{'s' if len(token) != 1 else ''} long: it needs at "
             f"least {MIN_TOKEN_CHARS} (e.g. python -c 'import secrets; print(secrets.token_urlsafe(24))')"
         )
-    app: App = server.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    from tooldeck.serve.event_store import RETRY_MS, event_store
+
+    app: App = server.server.streamable_http_app(
+        streamable_http_path=MCP_PATH, host=host, event_store=event_store(), retry_interval=RETRY_MS
+    )
     return BearerAuth(app, token) if token else app
 
 
