@@ -46,6 +46,10 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.workspace",
         "tooldeck._core.tool",
         "tooldeck._core.decorator",
+        # Prompts and resources declared in Python: what they take, and calling them.
+        "tooldeck._core.declared",
+        "tooldeck._core.prompts",
+        "tooldeck._core.resources",
     ),
     ("tooldeck._core.registry",),
     (

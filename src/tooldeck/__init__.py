@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from tooldeck._core.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
     from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, Approver, CallbackApprover
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
+    from tooldeck._core.prompts import PromptMessage, prompt
+    from tooldeck._core.resources import resource
     from tooldeck._core.session import Session
     from tooldeck._core.sources.base import Source, SourceListing, ToolSource
     from tooldeck._deck import Deck, Explanation
@@ -88,6 +90,9 @@ _LAZY: dict[str, str] = {
     "Fate": "tooldeck._core.assembly.loadout",
     "Loadout": "tooldeck._core.assembly.loadout",
     "ScriptedModel": "tooldeck.agent.models.scripted",
+    "PromptMessage": "tooldeck._core.prompts",
+    "prompt": "tooldeck._core.prompts",
+    "resource": "tooldeck._core.resources",
     "Source": "tooldeck._core.sources.base",
     "SourceListing": "tooldeck._core.sources.base",
     "ToolCall": "tooldeck._core.execution.types",
@@ -126,6 +131,7 @@ __all__ = [
     "Middleware",
     "ModelError",
     "ModelNotConfigured",
+    "PromptMessage",
     "Resource",
     "ResourceLink",
     "Sample",
@@ -158,5 +164,7 @@ __all__ = [
     "function_tool",
     "load_config",
     "parse_config",
+    "prompt",
+    "resource",
     "tool",
 ]

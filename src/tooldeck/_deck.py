@@ -31,7 +31,9 @@ from tooldeck._core.assembly.pipeline import Assembler
 from tooldeck._core.config import Config, ExecutionConfig
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.execution.middleware import Middleware, check_middleware
+from tooldeck._core.prompts import Prompt
 from tooldeck._core.registry import Registry
+from tooldeck._core.resources import DeclaredResource
 from tooldeck._core.sources.base import ChangeKind, SlowSource, StaticSource, ToolSource
 from tooldeck._core.tool import SOURCE_PRIORITY, Tool
 from tooldeck.errors import ConfigError, ToolConflictError
@@ -86,6 +88,8 @@ class Deck:
         sources: Iterable[ToolSource] = (),
         builtins: bool = True,
         middleware: Sequence[Middleware] = (),
+        prompts: Iterable[Prompt] = (),
+        resources: Iterable[DeclaredResource] = (),
     ) -> None:
         self.config = config if config is not None else Config()
         tools = list(tools)
@@ -97,6 +101,15 @@ class Deck:
         self.middleware: tuple[Middleware, ...] = (
             *self._given_middleware,
             *_config_middleware(self.config),
+        )
+        # What `tooldeck serve` offers besides the tools and the skills: the given ones, then config
+        # `prompts:` / `resources:`. Nothing else reads them (`tools` and `explain` show tools).
+        self._given_prompts = _checked(prompts, Prompt, "prompts", "@prompt")
+        self._given_resources = _checked(resources, DeclaredResource, "resources", "@resource")
+        configured_prompts, configured_resources = _config_declarations(self.config)
+        self.prompts: tuple[Prompt, ...] = _unique_prompts([*self._given_prompts, *configured_prompts])
+        self.resources: tuple[DeclaredResource, ...] = _unique_resources(
+            [*self._given_resources, *configured_resources]
         )
         self.sources: list[ToolSource] = [*_config_sources(self.config, builtins=builtins), *self._given]
         _check_unique_names(self.sources)
@@ -129,15 +142,32 @@ class Deck:
         sources: Iterable[ToolSource] = (),
         builtins: bool = True,
         middleware: Sequence[Middleware] = (),
+        prompts: Iterable[Prompt] = (),
+        resources: Iterable[DeclaredResource] = (),
     ) -> Deck:
         """Read the config file (default `./tooldeck.yaml` when present) and load every source."""
         from tooldeck._core.config_load import load_config
 
-        return cls(load_config(path), tools=tools, sources=sources, builtins=builtins, middleware=middleware)
+        return cls(
+            load_config(path),
+            tools=tools,
+            sources=sources,
+            builtins=builtins,
+            middleware=middleware,
+            prompts=prompts,
+            resources=resources,
+        )
 
     def with_config(self, config: Config) -> Deck:
         """A deck over the same tools and sources under another config (e.g. `config.with_section(...)`)."""
-        return Deck(config, sources=self._given, builtins=self._builtins, middleware=self._given_middleware)
+        return Deck(
+            config,
+            sources=self._given,
+            builtins=self._builtins,
+            middleware=self._given_middleware,
+            prompts=self._given_prompts,
+            resources=self._given_resources,
+        )
 
     # -- what the model sees ---------------------------------------------------------------
 
@@ -518,6 +548,58 @@ def _config_middleware(config: Config) -> list[Middleware]:
             raise ConfigError(str(exc), path=where) from None
         out.append(checked)
     return out
+
+
+def _config_declarations(config: Config) -> tuple[list[Prompt], list[DeclaredResource]]:
+    """What config `prompts:` and `resources:` name (a ConfigError names an entry that is wrong)."""
+    if not (config.prompts or config.resources):
+        return [], []
+    from tooldeck._core.sources.config_entries import config_prompts, config_resources
+
+    return config_prompts(config), config_resources(config)
+
+
+D = TypeVar("D", Prompt, DeclaredResource)
+
+
+def _checked(given: Iterable[object], kind: type[D], key: str, decorator: str) -> tuple[D, ...]:
+    out: list[D] = []
+    for i, value in enumerate(given):
+        if not isinstance(value, kind):
+            raise TypeError(
+                f"Deck({key}=...)[{i}] is a {type(value).__name__}, not a {decorator} declaration"
+            )
+        out.append(value)
+    return tuple(out)
+
+
+def _unique_prompts(prompts: list[Prompt]) -> tuple[Prompt, ...]:
+    """The prompts; a ToolConflictError when two declare one name (a skill of it is overridden
+    instead, see `tooldeck.serve`)."""
+    seen: dict[str, Prompt] = {}
+    for found in prompts:
+        first = seen.setdefault(found.name, found)
+        if first is not found:
+            raise ToolConflictError(
+                f"prompt {found.name!r} is declared twice: by {first.owner} and by {found.owner}",
+                name=found.name,
+                owners=(first.owner, found.owner),
+            )
+    return tuple(prompts)
+
+
+def _unique_resources(resources: list[DeclaredResource]) -> tuple[DeclaredResource, ...]:
+    """The resources; a ToolConflictError when two declare one URI or URI template."""
+    seen: dict[str, DeclaredResource] = {}
+    for found in resources:
+        first = seen.setdefault(found.uri, found)
+        if first is not found:
+            raise ToolConflictError(
+                f"resource {found.uri!r} is declared twice: by {first.owner} and by {found.owner}",
+                name=found.uri,
+                owners=(first.owner, found.owner),
+            )
+    return tuple(resources)
 
 
 def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:

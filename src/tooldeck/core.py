@@ -103,6 +103,10 @@ if TYPE_CHECKING:
     from tooldeck._core.fs import ConfinedRoot
     from tooldeck._core.fs import scan as scan_folder
     from tooldeck._core.output import ToolOutput
+
+    # Prompts and resources declared in Python (served by `tooldeck serve`)
+    from tooldeck._core.prompts import Prompt, PromptArgument, PromptMessage, prompt
+    from tooldeck._core.resources import DeclaredResource, resource
     from tooldeck._core.run_state import Promotions, RunState, RunStateUpdate, TodoItem, TodoStatus
 
     # A session and its calls
@@ -134,6 +138,12 @@ _LAZY: dict[str, str] = {
     "Approvals": "tooldeck._core.context",
     "service": "tooldeck._core.context",
     "ToolOutput": "tooldeck._core.output",
+    "Prompt": "tooldeck._core.prompts",
+    "PromptArgument": "tooldeck._core.prompts",
+    "PromptMessage": "tooldeck._core.prompts",
+    "prompt": "tooldeck._core.prompts",
+    "DeclaredResource": "tooldeck._core.resources",
+    "resource": "tooldeck._core.resources",
     "CallChannel": "tooldeck._core.execution.call_channel",
     "ToolChannel": "tooldeck._core.channel",
     "Elicitation": "tooldeck._core.channel",
@@ -262,6 +272,7 @@ __all__ = [
     "ConfinedRoot",
     "ContentBlock",
     "ControlPlane",
+    "DeclaredResource",
     "DescriptionContext",
     "Diagnostic",
     "EffectsConfig",
@@ -283,6 +294,9 @@ __all__ = [
     "ProgressReport",
     "PromotedView",
     "Promotions",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
     "Recording",
     "Resource",
     "ResourceLink",
@@ -338,7 +352,9 @@ __all__ = [
     "parse_config",
     "promote",
     "promoted_names",
+    "prompt",
     "render_loadout",
+    "resource",
     "scan_folder",
     "service",
     "skill_body",

@@ -1,8 +1,8 @@
 """Every public exception of tooldeck, in two families.
 
     TooldeckError                 -- something is wrong (user misuse, bad config, tool or provider failure)
-      ├── ToolDefinitionError     -- a Tool could not be built (bad name, schema, option)
-      ├── ToolConflictError       -- two owners claim one tool name in one kind of source
+      ├── ToolDefinitionError     -- a Tool, @prompt or @resource could not be built (bad name, schema)
+      ├── ToolConflictError       -- two owners claim one tool name (prompt name, resource URI)
       ├── ConfigError             -- the configuration is invalid (carries the key path)
       │     ├── UnknownPlatformError  -- a platform no config names ("did you mean ...")
       │     ├── ModelNotConfigured    -- no model endpoint, key or name to call
@@ -10,6 +10,8 @@
       ├── SourceError             -- a `use:` entry, plugin, package or server could not be loaded
       ├── ToolsetError            -- unknown toolset or include cycle (strict mode)
       ├── DialectError            -- an unknown dialect, or tools a dialect cannot carry
+      ├── ArgumentsError          -- a declared prompt or resource got arguments it cannot take
+      ├── RenderError             -- a declared prompt or resource function failed or returned a bad value
       ├── ToolError               -- raised by a handler: a clean failure the model is told about
       │     ├── ToolUnavailableError  -- what the tool needs is gone right now
       │     ├── WorkspaceError        -- a path outside the workspace (reported as `denied`)
@@ -101,11 +103,12 @@ class TooldeckError(Exception):
 
 
 class ToolDefinitionError(TooldeckError, ValueError):
-    """A tool definition is invalid; the message says which field and why."""
+    """A tool definition (or a `@prompt`, a `@resource`) is invalid; the message says what and why."""
 
 
 class ToolConflictError(TooldeckError):
-    """Two owners claim the same tool name within one kind of source."""
+    """Two owners claim the same tool name within one kind of source, or one deck's prompt name or
+    resource URI."""
 
     def __init__(self, message: str, *, name: str = "", owners: tuple[str, str] = ("", "")) -> None:
         super().__init__(message)
@@ -147,6 +150,20 @@ class ToolsetError(TooldeckError):
 
 class DialectError(TooldeckError, ValueError):
     """An unknown dialect name, or a set of tools one request cannot carry."""
+
+
+class ArgumentsError(TooldeckError, ValueError):
+    """A declared prompt or resource template was given arguments it cannot take: a required one
+    missing (`missing` names them), one it does not declare, or a value not of the parameter's type."""
+
+    def __init__(self, message: str, *, missing: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.missing = missing
+
+
+class RenderError(TooldeckError):
+    """A declared prompt or resource function raised (chained as the cause), or returned what a
+    prompt or a resource cannot be; the message names the declaration and what went wrong."""
 
 
 class ToolError(TooldeckError):
@@ -308,6 +325,7 @@ class CallRejected(TooldeckSignal):
 
 __all__ = [
     "AddressDenied",
+    "ArgumentsError",
     "BatchInputError",
     "BatchRunError",
     "CallRejected",
@@ -324,6 +342,7 @@ __all__ = [
     "ModelNotConfigured",
     "RefusalKind",
     "Refused",
+    "RenderError",
     "SandboxUnavailable",
     "ScriptExhausted",
     "SearchUsageError",

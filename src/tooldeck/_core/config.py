@@ -77,6 +77,12 @@ from tooldeck._core.config_sections import (
     PluginsConfig as PluginsConfig,
 )
 from tooldeck._core.config_sections import (
+    PromptEntry as PromptEntry,
+)
+from tooldeck._core.config_sections import (
+    ResourceEntry as ResourceEntry,
+)
+from tooldeck._core.config_sections import (
     SandboxConfig as SandboxConfig,
 )
 from tooldeck._core.config_sections import (
@@ -168,6 +174,12 @@ class Config(_Section):
     # each sees the call and its arguments, and may rewrite them, answer itself or change the
     # result. Applies to every path: calls, the agent, serve, batch, execute_code's nested calls.
     middleware: list[MiddlewareEntry] = field(default_factory=list)
+    # MCP prompts declared in Python (`@prompt`), which `tooldeck serve` lists before the skills;
+    # a declared prompt wins over a skill of the same name.
+    prompts: list[PromptEntry] = field(default_factory=list)
+    # MCP resources declared in Python (`@resource`: a fixed URI or a URI template), which
+    # `tooldeck serve` offers before the workspace's files.
+    resources: list[ResourceEntry] = field(default_factory=list)
     # Provider dialect options.
     dialects: DialectsConfig = field(default_factory=DialectsConfig)
     # The agent loop.

@@ -23,6 +23,8 @@ from tooldeck._core.config_platforms import check_platforms
 from tooldeck._core.config_sections import (
     AcpAgentConfig,
     McpServerConfig,
+    PromptEntry,
+    ResourceEntry,
     SandboxConfig,
     ShellConfig,
     ToolEntry,
@@ -50,6 +52,10 @@ class ConfigLike(Protocol):
 
     @property
     def tools(self) -> list[ToolEntry]: ...
+    @property
+    def prompts(self) -> list[PromptEntry]: ...
+    @property
+    def resources(self) -> list[ResourceEntry]: ...
     @property
     def sandbox(self) -> SandboxConfig: ...
     @property
@@ -150,6 +156,12 @@ def _check_meaning(config: ConfigLike) -> None:
     """What the types cannot say; each problem names its key path."""
     for i, entry in enumerate(config.tools):
         _check_tool_entry(entry, f"tools[{i}]")
+    for key, entries in (("prompts", config.prompts), ("resources", config.resources)):
+        for i, use in enumerate(e.use for e in entries):
+            if not USE_PATTERN.fullmatch(use):
+                raise ConfigError(
+                    f"must look like 'package.module:attribute', got {use!r}", path=f"{key}[{i}].use"
+                )
     _check_protected(config.sandbox.protected)
     for name, agent in config.acp_agents.items():
         if not TOOL_NAME.match(name):

@@ -603,6 +603,24 @@ class MiddlewareEntry(_Section):
 
 
 @section
+class PromptEntry(_Section):
+    """A `prompts:` entry: MCP prompts `tooldeck serve` offers beside the skills."""
+
+    __pydantic_config__ = _FORBID
+    # `package.module:attribute` naming a @prompt (a plain function is made one) or a list of them.
+    use: str
+
+
+@section
+class ResourceEntry(_Section):
+    """A `resources:` entry: MCP resources `tooldeck serve` offers beside the workspace's files."""
+
+    __pydantic_config__ = _FORBID
+    # `package.module:attribute` naming a @resource (a fixed URI or a URI template) or a list of them.
+    use: str
+
+
+@section
 class PluginsConfig(_Section):
     __pydantic_config__ = _FORBID
     # Load tools from installed distributions' `tooldeck.tools` entry points.

@@ -282,10 +282,12 @@ def _holds(rel: str, pattern: str) -> bool:
 
 
 def _module_protections(config: Config, root: str) -> list[Protection]:
-    """The files a config's `use:` (tools, middleware) and `discover:` entries import from
-    folders on the import path that lie in the workspace: the top-level package or module,
-    shadowing siblings, caches, and the same for the workspace modules their sources import."""
+    """The files a config's `use:` (tools, middleware, prompts, resources) and `discover:` entries
+    import from folders on the import path that lie in the workspace: the top-level package or
+    module, shadowing siblings, caches, and the same for the workspace modules their sources
+    import."""
     uses = [entry.use for entry in config.tools] + [entry.use for entry in config.middleware]
+    uses += [entry.use for entry in config.prompts] + [entry.use for entry in config.resources]
     tops = {use.split(":", 1)[0].split(".")[0] for use in uses}
     tops |= {name.split(".")[0] for name in config.discover}
     folders = [config.base_dir] if config.base_dir else []

@@ -29,7 +29,7 @@ from tooldeck.core import (
 )
 from tooldeck.errors import ToolError
 from tooldeck.serve.approvals import supports_elicitation
-from tooldeck.serve.round_trips import NeedsInput, RoundTrip
+from tooldeck.serve.round_trips import RoundTrip
 
 if TYPE_CHECKING:
     import mcp_types
@@ -85,8 +85,7 @@ class ServeChannel(ToolChannel):
                 params = mcp_types.ElicitRequestFormParams(
                     message=request.message, requested_schema=dict(request.schema)
                 )
-                trip.ask(key, mcp_types.ElicitRequest(params=params))
-                raise NeedsInput(key)
+                trip.wait_for(key, mcp_types.ElicitRequest(params=params))
             return _elicitation(given)
 
         try:
@@ -124,8 +123,7 @@ class ServeChannel(ToolChannel):
                     system_prompt=request.system,
                     temperature=request.temperature,
                 )
-                trip.ask(key, mcp_types.CreateMessageRequest(params=params))
-                raise NeedsInput(key)
+                trip.wait_for(key, mcp_types.CreateMessageRequest(params=params))
             return _sample(answered)
         try:
             with warnings.catch_warnings():
@@ -153,8 +151,7 @@ class ServeChannel(ToolChannel):
             key = trip.key("roots", request.key)
             answered = trip.roots_answer(key)
             if answered is None:
-                trip.ask(key, mcp_types.ListRootsRequest())
-                raise NeedsInput(key)
+                trip.wait_for(key, mcp_types.ListRootsRequest())
             return _roots(answered)
         try:
             with warnings.catch_warnings():

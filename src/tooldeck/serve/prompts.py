@@ -27,6 +27,9 @@ at most `MAX_ATTACHMENTS` files of `MAX_ATTACHMENT_BYTES` each, read confined to
 A prompt that does not exist, or a required argument that is missing or empty, is JSON-RPC
 invalid params naming it. The list changes when a SKILL.md does (checked on the server's watch
 interval), and sessions are told with `notifications/prompts/list_changed`.
+
+The prompts the deck declares in Python (`deck.prompts`, see `declared.py`) are listed first; a
+skill of the same name as one of them is left out, with a warning in the server's log.
 """
 
 from __future__ import annotations
@@ -38,15 +41,16 @@ import mimetypes
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
 import yaml
 
-from tooldeck.core import SKILL_FILE, ConfinedRoot, Skill, SkillCatalog, load_skills, skill_body
+from tooldeck.core import SKILL_FILE, ConfinedRoot, Prompt, Skill, SkillCatalog, load_skills, skill_body
 from tooldeck.errors import Refused
+from tooldeck.serve.declared import complete_with, mcp_prompt, prompt_result
 from tooldeck.serve.resources import invalid, text_of
 
 if TYPE_CHECKING:
@@ -276,9 +280,12 @@ def _read(root: ConfinedRoot, parts: tuple[str, ...]) -> bytes | None:
 class SkillPrompts:
     """The skills of one config as prompts."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, declared: Sequence[str] = ()) -> None:
         self.config = config
+        # The names of the declared prompts: they come first, and a skill of one of them is left out.
+        self.declared = tuple(declared)
         self._fingerprint: str | None = None
+        self._clashes: set[str] = set()
 
     def catalog(self) -> SkillCatalog:
         return load_skills(self.config)
@@ -287,7 +294,7 @@ class SkillPrompts:
         catalog = self.catalog()
         found = catalog.get(name)
         if found is None:
-            known = ", ".join(catalog.names) or "none"
+            known = ", ".join(dict.fromkeys([*self.declared, *catalog.names])) or "none"
             raise _unknown(name, known)
         return found
 
@@ -296,6 +303,15 @@ class SkillPrompts:
 
         out: list[mcp_types.Prompt] = []
         for skill in self.catalog().skills:
+            if skill.name in self.declared:
+                if skill.name not in self._clashes:
+                    self._clashes.add(skill.name)
+                    log.warning(
+                        "the skill %r is not served as a prompt: a declared prompt has its name (%s)",
+                        skill.name,
+                        skill.file,
+                    )
+                continue
             declared = skill_arguments(skill)
             arguments = [
                 mcp_types.PromptArgument(name=a.name, description=a.description, required=a.required)
@@ -368,8 +384,10 @@ class ServedPrompts:
         state: Callable[[ServerRequestContext[Any, Any]], Connected | None],
         sessions: Callable[[], Iterable[Connected]],
         bus: SubscriptionBus,
+        declared: Sequence[Prompt] = (),
     ) -> None:
-        self.skills = SkillPrompts(config)
+        self.declared = {p.name: p for p in declared}
+        self.skills = SkillPrompts(config, declared=list(self.declared))
         # Called on every request: the server remembers the session, to tell it of changes.
         self._state = state
         self._sessions = sessions
@@ -384,18 +402,29 @@ class ServedPrompts:
         self._state(ctx)
         if params is not None and params.cursor:
             raise invalid("invalid cursor: the prompts come in one page")
-        return mcp_types.ListPromptsResult(prompts=await asyncio.to_thread(self.skills.prompts))
+        declared = [mcp_prompt(p) for p in self.declared.values()]
+        return mcp_types.ListPromptsResult(prompts=declared + await asyncio.to_thread(self.skills.prompts))
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.GetPromptRequestParams
     ) -> mcp_types.GetPromptResult:
         self._state(ctx)
+        found = self.declared.get(params.name)
+        if found is not None:
+            return await prompt_result(found, params.arguments)
         return await asyncio.to_thread(self.skills.get, params.name, params.arguments)
 
     async def complete(self, params: mcp_types.CompleteRequestParams) -> mcp_types.CompleteResult:
         import mcp_types
 
         name = params.ref.name if isinstance(params.ref, mcp_types.PromptReference) else ""
+        found = self.declared.get(name)
+        if found is not None:
+            argument = params.argument
+            if argument.name not in {a.name for a in found.arguments}:
+                raise invalid(f"prompt {name!r} has no argument {argument.name!r}")
+            pending = found.completions(argument.name, argument.value)
+            return await complete_with(pending, {"prompt": name, "argument": argument.name})
         values, total = await asyncio.to_thread(
             self.skills.complete, name, params.argument.name, params.argument.value
         )

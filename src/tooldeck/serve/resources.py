@@ -26,6 +26,11 @@ whose call made it, and readable by that id through the template `tooldeck://res
 file's size, times or inode change (or it appears or goes), its subscribers get
 `notifications/resources/updated`. The file list itself is not watched (that would walk the whole
 workspace at every tick), so `resources.listChanged` is declared false.
+
+The resources the deck declares in Python (`deck.resources`, see `declared.py`) come first: its
+fixed ones head the first page of `resources/list`, its templates the template list, and a URI
+one of them names (or a template matches) is read by calling its function, before any file.
+They may be subscribed to; nothing watches them (a declared function cannot say it changed).
 """
 
 from __future__ import annotations
@@ -45,8 +50,9 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote, unquote, urlsplit
 
-from tooldeck.core import ControlPlane, Loadout, Session, ToolResult, Workspace
+from tooldeck.core import ControlPlane, DeclaredResource, Loadout, Session, ToolResult, Workspace
 from tooldeck.errors import Refused, TooldeckError, ToolError, WorkspaceError
+from tooldeck.serve.declared import complete_with, find_declared, mcp_resources, mcp_templates, read_declared
 
 if TYPE_CHECKING:
     import mcp_types
@@ -403,7 +409,8 @@ class ServedResources:
     `loadout` assembles the current loadout (the workspace and its protected set come from its
     config); `state` is the session of a request (None at 2026-07-28); `sessions` are the
     sessions remembered; `sessionless` is the session 2026-07-28 calls run in (their results'
-    spill store); `bus` carries events to `subscriptions/listen` streams.
+    spill store); `bus` carries events to `subscriptions/listen` streams; `declared` are the
+    deck's own resources and templates, served first.
     """
 
     def __init__(
@@ -414,7 +421,9 @@ class ServedResources:
         sessions: Callable[[], Iterable[Subscriber]],
         sessionless: Callable[[], Session],
         bus: SubscriptionBus,
+        declared: Sequence[DeclaredResource] = (),
     ) -> None:
+        self.declared = tuple(declared)
         self._loadout = loadout
         self._state = state
         self._sessions = sessions
@@ -466,7 +475,7 @@ class ServedResources:
         found, last = await asyncio.to_thread(files.page, after)
         if after is None:
             kept = state.spilled if state is not None else list(self._spilled)
-            found = [result_resource(rid) for rid in reversed(kept)] + found
+            found = mcp_resources(self.declared) + [result_resource(rid) for rid in reversed(kept)] + found
         return mcp_types.ListResourcesResult(
             resources=found, next_cursor=encode_cursor(last) if last is not None else None
         )
@@ -481,6 +490,7 @@ class ServedResources:
             raise invalid("invalid cursor: the templates come in one page")
         return mcp_types.ListResourceTemplatesResult(
             resource_templates=[
+                *mcp_templates(self.declared),
                 mcp_types.ResourceTemplate(
                     name="workspace-file",
                     title="A file of the workspace",
@@ -502,6 +512,9 @@ class ServedResources:
     ) -> mcp_types.ReadResourceResult:
         uri = str(params.uri)
         state = self._state(ctx)
+        own = find_declared(self.declared, uri)
+        if own is not None:
+            return await read_declared(own, uri)
         rid = result_id(uri)
         if rid is not None:
             session = state.calls if state is not None else self._sessionless()
@@ -521,6 +534,12 @@ class ServedResources:
         state = self._state(ctx)
         ref, argument = params.ref, params.argument
         uri = ref.uri if isinstance(ref, mcp_types.ResourceTemplateReference) else ""
+        own = next((r for r in self.declared if r.is_template and r.uri == uri), None)
+        if own is not None:
+            if argument.name not in own.variables:
+                raise invalid(f"resource template {uri!r} has no variable {argument.name!r}")
+            pending = own.completions(argument.name, argument.value)
+            return await complete_with(pending, {"uri": uri, "argument": argument.name})
         if uri == FILE_TEMPLATE and argument.name == "path":
             files = await self.files()
             values, total = await asyncio.to_thread(files.complete, argument.value)
@@ -531,9 +550,8 @@ class ServedResources:
         elif uri in (FILE_TEMPLATE, RESULT_TEMPLATE):
             values, total = [], 0
         else:
-            raise invalid(
-                f"no resource template {uri!r}: the templates are {FILE_TEMPLATE}, {RESULT_TEMPLATE}"
-            )
+            templates = [r.uri for r in self.declared if r.is_template] + [FILE_TEMPLATE, RESULT_TEMPLATE]
+            raise invalid(f"no resource template {uri!r}: the templates are {', '.join(templates)}")
         return mcp_types.CompleteResult(
             completion=mcp_types.Completion(values=values, total=total, has_more=total > len(values))
         )
@@ -549,7 +567,8 @@ class ServedResources:
         state = self._state(ctx)
         if state is None:  # the SDK does not route resources/subscribe at 2026-07-28
             raise invalid("resources/subscribe is for handshake-era sessions: use subscriptions/listen")
-        if result_id(uri) is None:  # kept results never change: nothing to watch
+        # Kept results never change, and nothing tells when a declared one does: nothing to watch.
+        if result_id(uri) is None and find_declared(self.declared, uri) is None:
             files = await self.files()
             await asyncio.to_thread(files.check, uri)
             if uri not in self._marks:
@@ -603,7 +622,9 @@ class ServedResources:
         watched = {uri for uris in self._streams.values() for uri in uris}
         for state in self._sessions():
             watched |= state.subscriptions
-        return {uri for uri in watched if result_id(uri) is None}
+        return {
+            uri for uri in watched if result_id(uri) is None and find_declared(self.declared, uri) is None
+        }
 
     def _forget_unwatched(self) -> None:
         watched = self._watched()

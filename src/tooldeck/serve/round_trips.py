@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tooldeck.errors import ToolError
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import mcp_types
 
 
-class NeedsInput(ToolError):
+class _NeedsInput(ToolError):
     """Raised inside a running tool when its question waits for the client's next round (the
     call's result is then the `InputRequiredResult`, never this error)."""
 
@@ -99,7 +99,13 @@ class RoundTrip:
             return None
 
     def ask(self, key: str, request: mcp_types.InputRequest) -> None:
+        """Add a question to the next round."""
         self.pending[key] = request
+
+    def wait_for(self, key: str, request: mcp_types.InputRequest) -> NoReturn:
+        """Add a running tool's question to the next round and stop the tool until it comes back."""
+        self.pending[key] = request
+        raise _NeedsInput(key)
 
     def input_required(self) -> mcp_types.InputRequiredResult:
         import mcp_types

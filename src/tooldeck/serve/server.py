@@ -19,9 +19,10 @@ names the deferred tools) and the tools it promoted, and a promotion sends that 
 the exposed tools and `tool_search`, which returns the full definitions of the tools it finds,
 and may then call those deferred tools directly.
 
-The workspace's files and the results cut for length are resources (`resources.py`: listing,
-reading, templates, subscriptions watched on the same interval), the skills prompts
-(`prompts.py`); `completion/complete` serves both.
+The resources and prompts the deck declares (`@resource`, `@prompt`: `declared.py`) come first;
+then the workspace's files and the results cut for length are resources (`resources.py`:
+listing, reading, templates, subscriptions watched on the same interval), the skills prompts
+(`prompts.py`); `completion/complete` serves all of them.
 """
 
 from __future__ import annotations
@@ -121,16 +122,22 @@ class DeckServer:
         self.platform = platform
         self.interval_s = interval_s
         self.bus: InMemorySubscriptionBus = InMemorySubscriptionBus()
-        # The workspace's files and cut results as resources, the skills as prompts.
+        # The declared resources, the workspace's files and cut results as resources; the declared
+        # prompts and the skills as prompts.
         self.resources = ServedResources(
             loadout=self.loadout,
             state=self._state,
             sessions=lambda: list(self._sessions.values()),
             sessionless=lambda: self._session("serve", direct=True),
             bus=self.bus,
+            declared=deck.resources,
         )
         self.prompts = ServedPrompts(
-            deck.config, state=self._state, sessions=lambda: list(self._sessions.values()), bus=self.bus
+            deck.config,
+            state=self._state,
+            sessions=lambda: list(self._sessions.values()),
+            bus=self.bus,
+            declared=deck.prompts,
         )
         with warnings.catch_warnings():  # logging is deprecated in 2026-07-28; older clients use it
             warnings.simplefilter("ignore")
@@ -333,7 +340,8 @@ class DeckServer:
     async def _complete(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CompleteRequestParams
     ) -> mcp_types.CompleteResult:
-        """Completion of a prompt's arguments (the skill's `values`) or a resource template's."""
+        """Completion of a prompt's arguments (a declared prompt's `complete=`, a skill's `values`)
+        or a resource template's variables."""
         import mcp_types
 
         if isinstance(params.ref, mcp_types.PromptReference):

@@ -3,14 +3,17 @@
 `python -m benchmarks conformance`.
 
 Names and results are those the suite's scenarios ask for (each scenario's "Server
-Implementation Requirements" in the suite's source, and the SDKs' reference servers). A scenario that
-needs what a tooldeck tool cannot express (resources, prompts, completions, tasks, a result of
-type `input_required`) has no tool here and fails; see EXPECTED_FAILURES in test_conformance.py.
+Implementation Requirements" in the suite's source, and the SDKs' reference servers). The suite's
+own prompts and resources are declared here too (`@prompt`, `@resource`, served beside the
+skills and the workspace's files). A scenario that needs what tooldeck cannot express yet
+(tasks, a result of type `input_required`) has nothing here and fails; see EXPECTED_FAILURES in
+test_conformance.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import struct
 import threading
 import zlib
@@ -26,6 +29,8 @@ from tooldeck import (
     Tool,
     ToolContext,
     ToolError,
+    prompt,
+    resource,
     tool,
 )
 
@@ -363,3 +368,80 @@ TOOLS = [
     test_dynamic_tool,
     json_schema_2020_12_tool,
 ]
+
+
+# -- the suite's prompts ------------------------------------------------------------------------
+
+
+@prompt
+def test_simple_prompt() -> str:
+    """A simple prompt without arguments."""
+    return "This is a simple prompt for testing."
+
+
+@prompt(complete={"arg1": ["paris", "park", "party"], "arg2": ["testValue1", "testValue2"]})
+def test_prompt_with_arguments(arg1: str, arg2: str) -> str:
+    """A prompt with two required arguments.
+
+    Args:
+        arg1: First test argument
+        arg2: Second test argument
+    """
+    return f"Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"
+
+
+@prompt
+def test_prompt_with_embedded_resource(resourceUri: str) -> list[object]:
+    """A prompt that embeds a resource.
+
+    Args:
+        resourceUri: URI of the resource to embed
+    """
+    return [
+        EmbeddedResource(resourceUri, mime_type="text/plain", text="Embedded resource content for testing."),
+        "Please process the embedded resource above.",
+    ]
+
+
+@prompt
+def test_prompt_with_image() -> list[object]:
+    """A prompt with an image (a 1x1 red PNG)."""
+    return [ImageContent(PNG, "image/png"), "Please analyze the image above."]
+
+
+PROMPTS = [
+    test_simple_prompt,
+    test_prompt_with_arguments,
+    test_prompt_with_embedded_resource,
+    test_prompt_with_image,
+]
+
+
+# -- the suite's resources ----------------------------------------------------------------------
+
+
+@resource("test://static-text", mime_type="text/plain")
+def static_text() -> str:
+    """A fixed text resource."""
+    return "This is the content of the static text resource."
+
+
+@resource("test://static-binary", mime_type="image/png")
+def static_binary() -> bytes:
+    """A fixed binary resource (a 1x1 red PNG)."""
+    return PNG
+
+
+@resource("test://template/{id}/data", mime_type="application/json", complete={"id": ["123", "456"]})
+def template_data(id: str) -> str:
+    """The data of one id."""
+    return json.dumps({"id": id, "templateTest": True, "data": f"Data for ID: {id}"}, separators=(",", ":"))
+
+
+@resource("test://watched-resource", mime_type="text/plain")
+def watched_resource() -> str:
+    """A resource clients subscribe to."""
+    return "Watched resource content"
+
+
+RESOURCES = [static_text, static_binary, template_data, watched_resource]

@@ -30,31 +30,6 @@ STATEFUL = (V1, V2)  # legs whose scenarios include the 2025 subscription ones
 # each group quotes the suite's failure message.
 EXPECTED_FAILURES: frozenset[str] = frozenset(
     {
-        # Resources: serve offers the workspace's files, not the suite's own test:// resources,
-        # which these read by name (a tooldeck config cannot declare resources of its own).
-        *(
-            f"{leg}/{name}"
-            for leg in ALL
-            for name in (
-                "resources-read-text",
-                "resources-read-binary",
-                "resources-templates-read",
-            )
-        ),
-        *(f"{leg}/{name}" for leg in STATEFUL for name in ("resources-subscribe", "resources-unsubscribe")),
-        # Prompts: serve offers the skills, not the suite's own test_* prompts these get by name.
-        *(
-            f"{leg}/{name}"
-            for leg in ALL
-            for name in (
-                "prompts-get-simple",
-                "prompts-get-with-args",
-                "prompts-get-embedded-resource",
-                "prompts-get-with-image",
-            )
-        ),
-        # Completions: asked for the suite's own prompt's arguments.
-        *(f"{leg}/completion-complete" for leg in ALL),
         # InputRequiredResult for a prompt (SEP-2322): a prompt cannot ask questions yet:
         # "sep-2322-non-tool-incomplete: JSON-RPC error: no prompt named
         # 'test_input_required_result_prompt'".

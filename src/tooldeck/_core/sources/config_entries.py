@@ -4,13 +4,20 @@ The attribute may be a Tool, a `@tool` function (already a Tool), a plain functi
 with `@tool`), or a list of tools. Options in the entry override the tool's own. A config
 `name` that differs from the tool's own name is reported as a warning: the model sees and
 routes by the tool's name, not the config label.
+
+`prompts:` and `resources:` entries are read the same way: a `@prompt` (or a plain function,
+made one), a `@resource`, or a list of them.
 """
 
 from __future__ import annotations
 
-from tooldeck._core.config import ToolEntry
+import sys
+
+from tooldeck._core.config import Config, ToolEntry
 from tooldeck._core.decorator import function_tool
 from tooldeck._core.diagnostics import Diagnostic
+from tooldeck._core.prompts import Prompt, prompt
+from tooldeck._core.resources import DeclaredResource
 from tooldeck._core.sources import tools_from_value
 from tooldeck._core.sources.base import Source, SourceListing
 from tooldeck._core.sources.imports import import_module
@@ -94,3 +101,54 @@ class ConfigEntrySource(Source):
             tools += found
             notes += n
         return SourceListing(tuple(tools), tuple(notes))
+
+
+# -- `prompts:` and `resources:` entries (served by `tooldeck serve`) ----------------------------
+
+
+def config_prompts(config: Config) -> list[Prompt]:
+    """The prompts config `prompts:` names, each labelled with its entry; a ConfigError names an
+    entry that cannot be imported or is not a @prompt (a plain function is made one)."""
+    out: list[Prompt] = []
+    for index, entry in enumerate(config.prompts):
+        where = f"prompts[{index}].use"
+        for value in _values(config, entry.use, where):
+            if callable(value) and not isinstance(value, Prompt | DeclaredResource | Tool | type):
+                try:
+                    value = prompt(value)
+                except ToolDefinitionError as exc:
+                    raise ConfigError(str(exc), path=where) from None
+            if not isinstance(value, Prompt):
+                raise ConfigError(
+                    f"{entry.use} holds a {type(value).__name__}, not a prompt: point `use:` at a "
+                    "@prompt function or a list of them",
+                    path=where,
+                )
+            out.append(value.relabeled(owner=f"config prompts[{index}] ({entry.use})"))
+    return out
+
+
+def config_resources(config: Config) -> list[DeclaredResource]:
+    """The resources config `resources:` names, each labelled with its entry; a ConfigError names
+    an entry that cannot be imported or is not a @resource."""
+    out: list[DeclaredResource] = []
+    for index, entry in enumerate(config.resources):
+        where = f"resources[{index}].use"
+        for value in _values(config, entry.use, where):
+            if not isinstance(value, DeclaredResource):
+                raise ConfigError(
+                    f"{entry.use} holds a {type(value).__name__}, not a resource: point `use:` at a "
+                    "@resource('scheme://...') function or a list of them",
+                    path=where,
+                )
+            out.append(value.relabeled(owner=f"config resources[{index}] ({entry.use})"))
+    return out
+
+
+def _values(config: Config, use: str, where: str) -> list[object]:
+    """What `use` names: one value, or the items of a list or tuple of them."""
+    # Modules next to the config file are importable (after the installed ones, as for `tools:`).
+    if config.base_dir and config.base_dir not in sys.path:
+        sys.path.append(config.base_dir)
+    value = resolve_use(use, where=where)
+    return list(value) if isinstance(value, list | tuple) else [value]
