@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from tooldeck import ToolContext, tool
+from tooldeck import ToolContext, prompt, tool
 
 FORM = {
     "type": "object",
@@ -72,3 +72,11 @@ async def all_at_once(ctx: ToolContext) -> str:
     )
     name = (answer.content or {}).get("name")
     return json.dumps({"name": name, "greeting": sample.text, "roots": [r.uri for r in found]})
+
+
+@prompt
+async def briefing(topic: str, ctx: ToolContext) -> str:
+    """A briefing on a topic, for an audience the user names."""
+    form = {"type": "object", "properties": {"audience": {"type": "string"}}, "required": ["audience"]}
+    answer = await ctx.elicit(f"Who is the briefing on {topic} for?", form, key="audience")
+    return f"Brief {dict(answer.content or {}).get('audience', 'everyone')} on {topic}."

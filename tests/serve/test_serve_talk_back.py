@@ -29,6 +29,8 @@ tools:
   - use: talk_tools:ask_model
   - use: talk_tools:roots
   - use: talk_tools:all_at_once
+prompts:
+  - use: talk_tools:briefing
 home: home
 """
 MODES = ["legacy", "auto"]
@@ -251,3 +253,24 @@ def test_a_2026_retry_with_a_state_the_client_made_up_is_refused(tmp_path: Path)
             assert answer_of(await client.call_tool("ask_name", {}))["content"]["name"] == "Mallory"
 
     asyncio.run(session())
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_declared_prompt_asks_the_user_like_a_tool(tmp_path: Path, mode: str) -> None:
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"audience": "the board"})
+
+    async def session() -> types.GetPromptResult:
+        async with Client(served(tmp_path), mode=mode, elicitation_callback=elicit) as client:
+            listed = [p.name for p in (await client.list_prompts()).prompts]
+            assert "briefing" in listed
+            return await client.get_prompt("briefing", {"topic": "costs"})
+
+    result = asyncio.run(session())
+    assert asked == ["Who is the briefing on costs for?"]
+    [message] = result.messages
+    assert isinstance(message.content, types.TextContent)
+    assert message.content.text == "Brief the board on costs."

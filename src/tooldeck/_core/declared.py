@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from tooldeck._core.context import ToolContext
 from tooldeck._utils.text import describe_exception
 from tooldeck.errors import ArgumentsError, RenderError, ToolDefinitionError
 
@@ -51,9 +52,13 @@ class Call:
     params: tuple[Param, ...]
     what: str  # "prompt 'x'", "resource 'test://y'": what messages name
     _adapters: dict[str, Any] = field(default_factory=dict, repr=False)
+    # The parameter annotated `ToolContext`, filled with the request's context (not an argument).
+    context_param: str | None = None
 
-    async def __call__(self, values: Mapping[str, str]) -> Any:
+    async def __call__(self, values: Mapping[str, str], context: ToolContext | None = None) -> Any:
         arguments = {p.name: self._convert(p, values[p.name]) for p in self.params if p.name in values}
+        if self.context_param is not None:
+            arguments[self.context_param] = context if context is not None else ToolContext()
         try:
             if inspect.iscoroutinefunction(self.fn):
                 return await self.fn(**arguments)
@@ -89,8 +94,18 @@ class Call:
             ) from None
 
 
+def context_param(fn: Callable[..., Any]) -> str | None:
+    """The parameter of `fn` annotated `ToolContext` (how it asks the client, see channel.py)."""
+    try:
+        signature = inspect.signature(fn, eval_str=True)
+    except Exception:  # boundary: read_params reports what is wrong with the signature
+        return None
+    return next((p.name for p in signature.parameters.values() if p.annotation is ToolContext), None)
+
+
 def read_params(fn: Callable[..., Any], what: str) -> tuple[Param, ...]:
-    """The parameters of `fn` a client fills in by name; a ToolDefinitionError for what cannot be."""
+    """The parameters of `fn` a client fills in by name (all but a `ToolContext` one); a
+    ToolDefinitionError for what cannot be."""
     if not callable(fn):
         raise ToolDefinitionError(f"{what}: needs a function, got {type(fn).__name__}")
     try:
@@ -101,6 +116,8 @@ def read_params(fn: Callable[..., Any], what: str) -> tuple[Param, ...]:
         raise ToolDefinitionError(f"{what}: cannot read type hints: {describe_exception(exc)}") from exc
     out: list[Param] = []
     for p in signature.parameters.values():
+        if p.annotation is ToolContext:
+            continue
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY):
             raise ToolDefinitionError(
                 f"{what}: parameter {p.name!r} cannot be filled in by name; a client sends each argument "
@@ -188,6 +205,7 @@ __all__ = [
     "Param",
     "checked_completions",
     "completions",
+    "context_param",
     "name_of",
     "owner_of",
     "read_params",

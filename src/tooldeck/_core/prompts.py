@@ -28,11 +28,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, overload
 
 from tooldeck._core.content import BLOCK_TYPES, ContentBlock, TextContent
+from tooldeck._core.context import ToolContext
 from tooldeck._core.declared import (
     Call,
     Completion,
     checked_completions,
     completions,
+    context_param,
     name_of,
     owner_of,
     read_params,
@@ -108,7 +110,7 @@ class Prompt:
         doc, described = summary(self.fn)
         arguments = tuple(PromptArgument(p.name, described.get(p.name), p.required) for p in params)
         object.__setattr__(self, "arguments", arguments)
-        object.__setattr__(self, "_call", Call(self.fn, params, what))
+        object.__setattr__(self, "_call", Call(self.fn, params, what, context_param=context_param(self.fn)))
         object.__setattr__(
             self, "complete", checked_completions(self.complete, [a.name for a in arguments], what)
         )
@@ -128,9 +130,12 @@ class Prompt:
             owner=owner,
         )
 
-    async def render(self, arguments: Mapping[str, str] | None = None) -> tuple[PromptMessage, ...]:
+    async def render(
+        self, arguments: Mapping[str, str] | None = None, context: ToolContext | None = None
+    ) -> tuple[PromptMessage, ...]:
         """The messages of this prompt for `arguments`: an `ArgumentsError` for a required one
-        missing or one it does not take, a `RenderError` when the function fails."""
+        missing or one it does not take, a `RenderError` when the function fails. A function with
+        a `ToolContext` parameter gets `context` there (it may ask the client: `ctx.elicit`)."""
         given = dict(arguments or {})
         missing = tuple(a.name for a in self.arguments if a.required and a.name not in given)
         if missing:
@@ -146,7 +151,7 @@ class Prompt:
                 f"prompt {self.name!r} takes no argument {', '.join(repr(u) for u in unknown)}; "
                 f"its arguments are: {known}"
             )
-        return messages_of(await self._call(given), self.name)
+        return messages_of(await self._call(given, context), self.name)
 
     async def completions(self, argument: str, typed: str) -> tuple[list[str], int]:
         """Completion values of one argument for what was typed, and how many there are."""

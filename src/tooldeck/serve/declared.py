@@ -17,7 +17,7 @@ import logging
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tooldeck.core import DeclaredResource, EmbeddedResource, Prompt, content_to_mcp
+from tooldeck.core import DeclaredResource, EmbeddedResource, Prompt, ToolContext, content_to_mcp
 from tooldeck.errors import ArgumentsError, RenderError
 
 if TYPE_CHECKING:
@@ -61,10 +61,12 @@ def mcp_prompt(declared: Prompt) -> mcp_types.Prompt:
     )
 
 
-async def prompt_result(declared: Prompt, arguments: Mapping[str, str] | None) -> mcp_types.GetPromptResult:
+async def prompt_result(
+    declared: Prompt, arguments: Mapping[str, str] | None, context: ToolContext | None = None
+) -> mcp_types.GetPromptResult:
     import mcp_types
 
-    rendered = await answered(declared.render(arguments), {"prompt": declared.name})
+    rendered = await answered(declared.render(arguments, context), {"prompt": declared.name})
     messages = [
         mcp_types.PromptMessage.model_validate({"role": m.role, "content": content_to_mcp(m.block)})
         for m in rendered

@@ -48,10 +48,22 @@ from urllib.parse import quote
 
 import yaml
 
-from tooldeck.core import SKILL_FILE, ConfinedRoot, Prompt, Skill, SkillCatalog, load_skills, skill_body
+from tooldeck.core import (
+    SKILL_FILE,
+    ConfinedRoot,
+    Prompt,
+    Skill,
+    SkillCatalog,
+    ToolChannel,
+    ToolContext,
+    load_skills,
+    skill_body,
+)
 from tooldeck.errors import Refused
+from tooldeck.serve.channel import ServeChannel
 from tooldeck.serve.declared import complete_with, mcp_prompt, prompt_result
 from tooldeck.serve.resources import invalid, text_of
+from tooldeck.serve.round_trips import RoundTrip
 
 if TYPE_CHECKING:
     import mcp_types
@@ -407,12 +419,30 @@ class ServedPrompts:
 
     async def get_prompt(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.GetPromptRequestParams
-    ) -> mcp_types.GetPromptResult:
-        self._state(ctx)
+    ) -> mcp_types.GetPromptResult | mcp_types.InputRequiredResult:
+        state = self._state(ctx)
         found = self.declared.get(params.name)
-        if found is not None:
-            return await prompt_result(found, params.arguments)
-        return await asyncio.to_thread(self.skills.get, params.name, params.arguments)
+        if found is None:
+            return await asyncio.to_thread(self.skills.get, params.name, params.arguments)
+        # A prompt function may ask the client as a tool does (`ctx.elicit`): on the request's
+        # stream in the handshake era, as input_required round trips at 2026-07-28.
+        trip = RoundTrip(params.request_state, params.input_responses) if state is None else None
+        channel = ServeChannel(ctx.session, ctx.request_id, level=None, round_trip=trip)
+        context = ToolContext(
+            call_id=f"prompt-{ctx.request_id}",
+            tool_name=found.name,
+            services={ToolChannel: channel},
+            loop=asyncio.get_running_loop(),
+        )
+        from mcp.shared.exceptions import MCPError
+
+        try:
+            result = await prompt_result(found, params.arguments, context)
+        except MCPError:
+            if trip is not None and trip.pending:
+                return trip.input_required()
+            raise
+        return trip.input_required() if trip is not None and trip.pending else result
 
     async def complete(self, params: mcp_types.CompleteRequestParams) -> mcp_types.CompleteResult:
         import mcp_types

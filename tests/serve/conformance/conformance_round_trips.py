@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tooldeck import ToolContext, tool
+from tooldeck import ToolContext, prompt, tool
 
 SET = "conformance"
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
@@ -74,3 +74,14 @@ TOOLS = [
     test_input_required_result_list_roots,
     test_input_required_result_capabilities,
 ]
+
+
+@prompt
+async def test_input_required_result_prompt(ctx: ToolContext) -> str:
+    """A prompt that asks the user for its context first."""
+    form = {"type": "object", "properties": {"context": {"type": "string"}}, "required": ["context"]}
+    answer = await ctx.elicit("What context should the prompt use?", form, key="user_context")
+    return f"Use this context: {dict(answer.content or {}).get('context')}"
+
+
+PROMPTS = [test_input_required_result_prompt]

@@ -30,10 +30,6 @@ STATEFUL = (V1, V2)  # legs whose scenarios include the 2025 subscription ones
 # each group quotes the suite's failure message.
 EXPECTED_FAILURES: frozenset[str] = frozenset(
     {
-        # InputRequiredResult for a prompt (SEP-2322): a prompt cannot ask questions yet:
-        # "sep-2322-non-tool-incomplete: JSON-RPC error: no prompt named
-        # 'test_input_required_result_prompt'".
-        *(f"{leg}/input-required-result-non-tool-request" for leg in (V2, V2_2026)),
         # The tasks extension (SEP-2663, extension scenarios, run on the default wire only): serve
         # creates no tasks: "expected resultType:"task"; got "complete"", "capabilities.extensions
         # MUST be advertised", "confirm_delete did not create a task". The SDK's own conformance
