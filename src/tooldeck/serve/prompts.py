@@ -62,8 +62,8 @@ from tooldeck.core import (
 from tooldeck.errors import Refused
 from tooldeck.serve.channel import ServeChannel
 from tooldeck.serve.declared import complete_with, mcp_prompt, prompt_result
-from tooldeck.serve.resources import invalid, text_of
 from tooldeck.serve.round_trips import RoundTrip
+from tooldeck.serve.workspace_files import invalid, text_of
 
 if TYPE_CHECKING:
     import mcp_types
