@@ -32,10 +32,11 @@ def test_keys_follow_the_order_asked_unless_the_tool_names_them() -> None:
 def test_answers_come_from_earlier_rounds_and_the_retry_and_go_back_in_the_state() -> None:
     earlier = json.dumps({"answers": {"step1": {"action": "accept", "content": {"name": "Ada"}}}})
     trip = RoundTrip(earlier, {"step2": types.ElicitResult(action="accept", content={"color": "blue"})})
-    first, second = trip.elicit_answer("step1"), trip.elicit_answer("step2")
+    first, second = trip.answer("step1", types.ElicitResult), trip.answer("step2", types.ElicitResult)
     assert first is not None and first.content == {"name": "Ada"}
     assert second is not None and second.content == {"color": "blue"}
-    assert trip.elicit_answer("step3") is None and trip.sample_answer("step1") is None
+    assert trip.answer("step3", types.ElicitResult) is None
+    assert trip.answer("step1", types.CreateMessageResult) is None
     trip.ask("step3", types.ListRootsRequest())
     result = trip.input_required()
     assert list(result.input_requests or {}) == ["step3"]
@@ -44,5 +45,5 @@ def test_answers_come_from_earlier_rounds_and_the_retry_and_go_back_in_the_state
 
 def test_an_answer_of_the_wrong_shape_is_no_answer() -> None:
     trip = RoundTrip(json.dumps({"answers": {"k": {"action": "maybe"}, "r": "junk"}}), None)
-    assert trip.elicit_answer("k") is None and trip.roots_answer("r") is None
+    assert trip.answer("k", types.ElicitResult) is None and trip.answer("r", types.ListRootsResult) is None
     assert RoundTrip("not json", None).answers == {}

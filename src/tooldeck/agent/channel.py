@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tooldeck.agent.events import EventSink, ToolLogged, ToolProgress
+from tooldeck.agent.events import EventSink
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.core import CallChannel, LogEntry, ProgressReport, Sample, SamplingRequest
@@ -22,11 +22,11 @@ class AgentChannel(CallChannel):
 
     async def progress(self, report: ProgressReport) -> None:
         await super().progress(report)
-        self.events(ToolProgress(report.call_id, report.tool, report.progress, report.total, report.message))
+        self.events(report)
 
     async def log(self, entry: LogEntry) -> None:
         await super().log(entry)
-        self.events(ToolLogged(entry.call_id, entry.tool, entry.level, entry.message, entry.data))
+        self.events(entry)
 
     async def sample(self, request: SamplingRequest) -> Sample:
         messages = tuple(Message(role=m.role, content=m.text) for m in request.messages)

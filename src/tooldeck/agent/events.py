@@ -12,7 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tooldeck.agent.messages import Usage
-from tooldeck.core import RunStateUpdate, ToolCall, ToolResult
+from tooldeck.core import LogEntry, ProgressReport, RunStateUpdate, ToolCall, ToolResult
+
+# A running tool said how far it is (`ctx.report_progress`) or logged (`ctx.log`): the core's own
+# records, as they come.
+ToolProgress = ProgressReport
+ToolLogged = LogEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,28 +95,6 @@ class TurnFinished:
     text: str
     iterations: int
     usage: Usage = field(default_factory=Usage)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolProgress:
-    """A running tool said how far it is (`ctx.report_progress`)."""
-
-    call_id: str
-    tool: str
-    progress: float
-    total: float | None = None
-    message: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolLogged:
-    """A running tool logged a message (`ctx.log`); `level` is MCP's (debug ... emergency)."""
-
-    call_id: str
-    tool: str
-    level: str
-    message: str
-    data: Any = None
 
 
 Event = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tooldeck.safety.argv import word_operands
 from tooldeck.safety.model import Invocation
 
 # The words that start a read of secret values (after the program's global options).
@@ -43,17 +44,7 @@ def prints_secrets(inv: Invocation) -> bool:
     """Whether `inv` writes secret values to its standard output."""
     if inv.name not in _PROGRAMS:
         return False
-    words: list[str] = []
-    texts = inv.arg_texts()
-    i = 0
-    while i < len(texts):
-        if texts[i] in _VALUED:
-            i += 2
-            continue
-        if not texts[i].startswith("-"):
-            words.append(texts[i])
-        i += 1
-    command = (inv.name, *words)
+    command = (inv.name, *word_operands(inv.arg_texts(), _VALUED))
     for prefix in _READS:
         head = command[: len(prefix)]
         if head == prefix or (

@@ -110,7 +110,7 @@ class RoundTripApprover:
 
         trip = self.round_trip
         key = trip.key("approval")
-        given = trip.elicit_answer(key)
+        given = trip.answer(key, mcp_types.ElicitResult)
         if given is not None:
             return answer_of(given)
         ask = mcp_types.ElicitRequest(

@@ -79,14 +79,11 @@ class ServeChannel(ToolChannel):
 
         trip = self.round_trip
         if trip is not None:
-            key = trip.key("elicit", request.key)
-            given = trip.elicit_answer(key)
-            if given is None:
-                params = mcp_types.ElicitRequestFormParams(
-                    message=request.message, requested_schema=dict(request.schema)
-                )
-                trip.wait_for(key, mcp_types.ElicitRequest(params=params))
-            return _elicitation(given)
+            params = mcp_types.ElicitRequestFormParams(
+                message=request.message, requested_schema=dict(request.schema)
+            )
+            ask = mcp_types.ElicitRequest(params=params)
+            return _elicitation(trip.answered("elicit", request.key, mcp_types.ElicitResult, ask))
 
         try:
             result = await self.session.elicit_form(
@@ -114,17 +111,14 @@ class ServeChannel(ToolChannel):
         ]
         trip = self.round_trip
         if trip is not None:
-            key = trip.key("sample", request.key)
-            answered = trip.sample_answer(key)
-            if answered is None:
-                params = mcp_types.CreateMessageRequestParams(
-                    messages=messages,
-                    max_tokens=request.max_tokens,
-                    system_prompt=request.system,
-                    temperature=request.temperature,
-                )
-                trip.wait_for(key, mcp_types.CreateMessageRequest(params=params))
-            return _sample(answered)
+            params = mcp_types.CreateMessageRequestParams(
+                messages=messages,
+                max_tokens=request.max_tokens,
+                system_prompt=request.system,
+                temperature=request.temperature,
+            )
+            ask = mcp_types.CreateMessageRequest(params=params)
+            return _sample(trip.answered("sample", request.key, mcp_types.CreateMessageResult, ask))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # sampling is deprecated in 2026-07-28, still served
@@ -148,11 +142,8 @@ class ServeChannel(ToolChannel):
 
         trip = self.round_trip
         if trip is not None:
-            key = trip.key("roots", request.key)
-            answered = trip.roots_answer(key)
-            if answered is None:
-                trip.wait_for(key, mcp_types.ListRootsRequest())
-            return _roots(answered)
+            asked = mcp_types.ListRootsRequest()
+            return _roots(trip.answered("roots", request.key, mcp_types.ListRootsResult, asked))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # roots are deprecated in 2026-07-28, still served

@@ -17,12 +17,15 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
     import mcp_types
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 
 class _NeedsInput(ToolError):
@@ -65,38 +68,25 @@ class RoundTrip:
         self._keys.add(named)
         return named
 
-    def elicit_answer(self, key: str) -> mcp_types.ElicitResult | None:
-        import mcp_types
-
+    def answer(self, key: str, kind: type[M]) -> M | None:
+        """The answer to `key` as a `kind` (ElicitResult, CreateMessageResult, ListRootsResult);
+        None when there is none, or it is not of that shape."""
         found = self.answers.get(key)
         if not isinstance(found, Mapping):
             return None
         try:
-            return mcp_types.ElicitResult.model_validate(found)
+            return kind.model_validate(found)
         except ValueError:
             return None
 
-    def sample_answer(self, key: str) -> mcp_types.CreateMessageResult | None:
-        import mcp_types
-
-        found = self.answers.get(key)
-        if not isinstance(found, Mapping):
-            return None
-        try:
-            return mcp_types.CreateMessageResult.model_validate(found)
-        except ValueError:
-            return None
-
-    def roots_answer(self, key: str) -> mcp_types.ListRootsResult | None:
-        import mcp_types
-
-        found = self.answers.get(key)
-        if not isinstance(found, Mapping):
-            return None
-        try:
-            return mcp_types.ListRootsResult.model_validate(found)
-        except ValueError:
-            return None
+    def answered(self, kind: str, named: str | None, result: type[M], request: mcp_types.InputRequest) -> M:
+        """A running tool's question answered in an earlier round, or asked in the next one (the
+        tool stops here until then)."""
+        key = self.key(kind, named)
+        found = self.answer(key, result)
+        if found is None:
+            self.wait_for(key, request)
+        return found
 
     def ask(self, key: str, request: mcp_types.InputRequest) -> None:
         """Add a question to the next round."""

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit
 
+from tooldeck._utils.fds import read_up_to
 from tooldeck.core import Session, Workspace
 from tooldeck.errors import Refused, TooldeckError, ToolError, WorkspaceError
 
@@ -204,7 +205,7 @@ class WorkspaceFiles:
                 raise refused(uri, f"it is a protected path ({why})")
             if info.st_size > MAX_READ_BYTES:
                 raise refused(uri, f"it is {info.st_size} bytes, more than the {MAX_READ_BYTES} served")
-            data = _read_all(fd, MAX_READ_BYTES + 1)
+            data = read_up_to(fd, MAX_READ_BYTES + 1)
         finally:
             os.close(fd)
         if len(data) > MAX_READ_BYTES:
@@ -267,15 +268,6 @@ def _protects(ws: Workspace, fd: int, parts: Sequence[str]) -> str | None:
     except OSError:
         real = ws.resolve(parts)
     return plane.protects(real)
-
-
-def _read_all(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit and (chunk := os.read(fd, min(1 << 20, limit - size))):
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
 
 
 def text_of(data: bytes) -> str | None:

@@ -11,6 +11,7 @@ import os
 import stat
 from dataclasses import dataclass
 
+from tooldeck._utils.fds import read_up_to
 from tooldeck.core import ToolContext, Workspace
 from tooldeck.errors import ToolError
 from tooldeck.tools.textfile import SNIFF_BYTES, Codec, NotText, decode, line_endings, sniff
@@ -91,7 +92,7 @@ def read_bytes(ws: Workspace, path: str, limit: int) -> bytes:
     try:
         if info.st_size > limit:
             raise ToolError(f"{path!r} is {info.st_size} bytes, more than the {limit} allowed here")
-        return _read_all(fd, limit)
+        return read_up_to(fd, limit)
     finally:
         os.close(fd)
 
@@ -119,7 +120,7 @@ def load_text(ws: Workspace, path: str, parts: tuple[str, ...], *, tool: str) ->
                 f"{path!r} is {info.st_size // (1024 * 1024)} MB; {tool} edits files up to "
                 f"{MAX_EDIT_BYTES // (1024 * 1024)} MB (read_file can still page through it)"
             )
-        data = _read_all(fd, MAX_EDIT_BYTES + 1)
+        data = read_up_to(fd, MAX_EDIT_BYTES + 1)
     finally:
         os.close(fd)
     try:
@@ -133,15 +134,6 @@ def load_text(ws: Workspace, path: str, parts: tuple[str, ...], *, tool: str) ->
     return Loaded(text, codec, stat.S_IMODE(info.st_mode), len(data))
 
 
-def _read_all(fd: int, limit: int) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size < limit and (chunk := os.read(fd, min(1 << 20, limit - size))):
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
 def existing_style(ws: Workspace, parts: tuple[str, ...]) -> tuple[Codec, str] | None:
     """The codec and line endings of the text file at `parts`, if there is one (for write_file),
     judged from its first 64 KiB."""
@@ -152,7 +144,7 @@ def existing_style(ws: Workspace, parts: tuple[str, ...]) -> tuple[Codec, str] |
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        head = _read_all(fd, SNIFF_BYTES)
+        head = read_up_to(fd, SNIFF_BYTES)
         codec = sniff(head)
     except NotText:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 
+from tooldeck.safety.argv import word_operands
 from tooldeck.safety.effects import emptied_files
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import classify
@@ -90,8 +91,14 @@ _CLOUD_AUDIT: tuple[tuple[str, ...], ...] = (
 )
 
 
+# Options of the cloud CLIs that take a value (`aws --profile prod cloudtrail ...`).
+_CLOUD_VALUED = frozenset(
+    {"--profile", "--region", "--output", "-o", "--endpoint-url", "--project", "--subscription", "--query"}
+)
+
+
 def _cloud_audit(inv: Invocation) -> str | None:
-    words = [inv.name] + [w for w in inv.arg_texts() if not w.startswith("-")]
+    words = [inv.name, *word_operands(inv.arg_texts(), _CLOUD_VALUED)]
     for prefix in _CLOUD_AUDIT:
         if tuple(words[: len(prefix)]) == prefix:
             return f"{' '.join(prefix)} stops or deletes the record of what happens in the account"
