@@ -35,7 +35,7 @@ from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 HERE = CHECKOUT / "tests" / "serve" / "conformance"
-TOOLS_FILES = ("conformance_tools.py", "conformance_round_trips.py", "tooldeck.yaml")
+TOOLS_FILES = ("conformance_tools.py", "conformance_round_trips.py", "conformance_tasks.py", "tooldeck.yaml")
 
 # The suite versions scripts/setup.sh installs (CONFORMANCE_SUITES there), with Node 22.
 SUITE_VERSIONS = ("0.1.16", "0.2.0-alpha.12")

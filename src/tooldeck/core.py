@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Sample,
         SamplingMessage,
         SamplingRequest,
+        TaskRequest,
         ToolChannel,
     )
     from tooldeck._core.checkpoints import Checkpoint, CheckpointStore, PathState
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
         ExecutionConfig,
         ModelConfig,
         SandboxConfig,
+        ServeConfig,
         WebConfig,
         WebSearchConfig,
     )
@@ -157,6 +159,7 @@ _LAZY: dict[str, str] = {
     "LOGGING_LEVELS": "tooldeck._core.channel:LEVELS",
     "SamplingMessage": "tooldeck._core.channel",
     "SamplingRequest": "tooldeck._core.channel",
+    "TaskRequest": "tooldeck._core.channel",
     "AudioContent": "tooldeck._core.content",
     "ContentBlock": "tooldeck._core.content",
     "EmbeddedResource": "tooldeck._core.content",
@@ -181,6 +184,7 @@ _LAZY: dict[str, str] = {
     "Config": "tooldeck._core.config",
     "ModelConfig": "tooldeck._core.config",
     "SandboxConfig": "tooldeck._core.config",
+    "ServeConfig": "tooldeck._core.config",
     "ApprovalsConfig": "tooldeck._core.config",
     "ExecutionConfig": "tooldeck._core.config",
     "BrowserConfig": "tooldeck._core.config",
@@ -308,6 +312,7 @@ __all__ = [
     "SamplingMessage",
     "SamplingRequest",
     "SandboxConfig",
+    "ServeConfig",
     "ServerSpec",
     "ServerStatus",
     "Session",
@@ -315,6 +320,7 @@ __all__ = [
     "SkillCatalog",
     "Source",
     "SourceListing",
+    "TaskRequest",
     "TerminalApprover",
     "TextContent",
     "TodoItem",

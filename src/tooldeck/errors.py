@@ -189,6 +189,24 @@ class ToolError(TooldeckError):
         self.output = output
 
 
+class ProtocolError(ToolError):
+    """The request itself failed, not the tool's work (MCP's SDKs raise `MCPError` for this).
+
+    Through `tooldeck serve` the `tools/call` is answered with the JSON-RPC error `code` (default
+    -32603, internal error), `message` and `data`; a call running as a task ends `failed` with it
+    (the tasks extension keeps `failed` for these, a tool's own error is `completed` with
+    `isError`). Everywhere else it is an error result like any `ToolError`.
+    """
+
+    # The `meta` key of the call's result that carries {"code", "message", "data"}.
+    META_KEY = "tooldeck.protocol_error"
+
+    def __init__(self, message: str, *, code: int = -32603, data: Any = None) -> None:
+        super().__init__(message, type="tool_error")
+        self.code = code
+        self.data = data
+
+
 class ToolUnavailableError(ToolError):
     """What a tool needs is gone right now (server down, binary missing); maybe later."""
 
@@ -340,6 +358,7 @@ __all__ = [
     "ModelError",
     "ModelErrorKind",
     "ModelNotConfigured",
+    "ProtocolError",
     "RefusalKind",
     "Refused",
     "RenderError",

@@ -132,6 +132,16 @@ class RootsRequest:
     key: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TaskRequest:
+    """A running tool asking to go on as a task (MCP's tasks extension): the client gets a task
+    handle now and polls for the result; `message` is the task's first status message."""
+
+    tool: str
+    call_id: str
+    message: str | None = None
+
+
 class ToolChannel:
     """What answers a running tool. Subclasses override what their layer can do."""
 
@@ -149,6 +159,10 @@ class ToolChannel:
     async def list_roots(self, request: RootsRequest) -> tuple[Root, ...]:
         """The client's roots; none where no client declared any."""
         return ()
+
+    async def as_task(self, request: TaskRequest) -> bool:
+        """True when the call now goes on as a task; False (here: always) when it goes on as it was."""
+        return False
 
     async def sample(self, request: SamplingRequest) -> Sample:
         raise ToolError(

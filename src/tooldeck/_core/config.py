@@ -89,6 +89,9 @@ from tooldeck._core.config_sections import (
     SandboxLimitsConfig as SandboxLimitsConfig,
 )
 from tooldeck._core.config_sections import (
+    ServeConfig as ServeConfig,
+)
+from tooldeck._core.config_sections import (
     ShellConfig as ShellConfig,
 )
 from tooldeck._core.config_sections import (
@@ -170,6 +173,8 @@ class Config(_Section):
     effects: EffectsConfig = field(default_factory=EffectsConfig)
     # How tool calls run.
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    # `tooldeck serve`: calls as tasks for MCP clients of the tasks extension.
+    serve: ServeConfig = field(default_factory=ServeConfig)
     # Middleware around every tool call, outermost first (after any given to `Deck(middleware=)`):
     # each sees the call and its arguments, and may rewrite them, answer itself or change the
     # result. Applies to every path: calls, the agent, serve, batch, execute_code's nested calls.

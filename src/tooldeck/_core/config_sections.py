@@ -171,6 +171,10 @@ class ToolEntry(_Section):
     defer: bool | None = None
     # `process`: each call runs in a child process killed at its deadline with all it started.
     isolation: Literal["process"] | None = None
+    # Through `tooldeck serve`, to clients of MCP's tasks extension: `optional` (it may become a
+    # task: after serve.task_after_s, or when it asks), `required` (always answered as a task;
+    # other clients get -32021) or `forbidden` (always answered at once).
+    task_support: Literal["forbidden", "optional", "required"] | None = None
 
     def options(self) -> dict[str, Any]:
         """The tool options this entry sets (unset ones are left to the tool)."""
@@ -445,6 +449,25 @@ class CheckpointsConfig(_Section):
     # A file larger than this (bytes) is too large to checkpoint: changing it needs approval, as a
     # deletion does (denied, with nothing changed, when nobody can be asked) (64 MiB).
     max_file_bytes: Annotated[int, Ge(1)] = 64 << 20
+
+
+@section
+class ServeConfig(_Section):
+    """`tooldeck serve`: how calls become tasks for MCP clients of the tasks extension (SEP-2663).
+
+    A call of a tool whose `task_support` is `optional` that is still running after `task_after_s`
+    is answered with a task handle and goes on in the background; the client polls `tasks/get`.
+    """
+
+    __pydantic_config__ = _FORBID
+    # Seconds a call may run before a client that declared the tasks extension gets a task instead.
+    task_after_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 2.0
+    # Seconds a task (and its result) is kept from its creation; a task still running then is
+    # cancelled.
+    task_ttl_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 3600.0
+    # Tasks kept at once; beyond it the oldest finished one is forgotten, and with none finished
+    # an optional call is answered at once instead of as a task (a required one is refused).
+    max_tasks: Annotated[int, Ge(1)] = 1000
 
 
 @section

@@ -32,6 +32,7 @@ from tooldeck._core.channel import (
     Sample,
     SamplingMessage,
     SamplingRequest,
+    TaskRequest,
     ToolChannel,
     check_form,
     checked_answer,
@@ -154,6 +155,17 @@ class ToolContext:
             key=key,
         )
         return await self.channel.sample(request)
+
+    async def run_as_task(self, message: str | None = None) -> bool:
+        """Go on as a task where the caller can take one (an MCP client of `tooldeck serve` that
+        declared the tasks extension): the client gets a task handle now and polls for the result,
+        and the questions asked from here on wait in the task (`input_required`) instead of
+        making the client call again. True when the call is now a task; False where there is no
+        such caller (the agent loop, `tooldeck call`), and the call simply goes on."""
+        return await self.channel.as_task(TaskRequest(self.tool_name, self.call_id, message))
+
+    def run_as_task_sync(self, message: str | None = None) -> bool:
+        return self._blocking(self.run_as_task(message))
 
     def report_progress_sync(
         self, progress: float, total: float | None = None, message: str | None = None

@@ -126,9 +126,19 @@ class Tool:
     # a call's value is then given as structured content too, checked against it. `@tool`
     # infers it from a return annotation that is a pydantic model, a TypedDict or a dataclass.
     output_schema: Mapping[str, Any] | None = None
+    # Through `tooldeck serve`, to an MCP client of the tasks extension (SEP-2663): "optional" (a
+    # call may become a task: when it runs past `serve.task_after_s` or calls
+    # `ctx.run_as_task()`), "required" (always answered as a task; a client without the
+    # extension gets -32021) or "forbidden" (always answered at once). Elsewhere calls just run.
+    task_support: Literal["forbidden", "optional", "required"] = "optional"
 
     def __post_init__(self) -> None:
         _check_name(self.name)
+        if self.task_support not in ("forbidden", "optional", "required"):
+            raise ToolDefinitionError(
+                f"tool {self.name!r}: task_support must be 'forbidden', 'optional' or 'required', "
+                f"got {self.task_support!r}"
+            )
         if self.output_schema is not None and (
             not isinstance(self.output_schema, Mapping) or self.output_schema.get("type") != "object"
         ):
@@ -301,6 +311,7 @@ class ToolOptions(TypedDict, total=False):
     source: SourceKind
     meta: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
+    task_support: Literal["forbidden", "optional", "required"]
 
 
 def check_options(where: str, options: Mapping[str, Any]) -> None:

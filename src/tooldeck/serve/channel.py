@@ -6,13 +6,15 @@ for a tool's question to the client's model, each only when the client declared 
 Handshake-era sessions (2025 protocol versions) are asked on the call's own request stream. A
 2026-07-28 client is asked through `input_required` round trips (round_trips.py): the question
 goes back in the call's result, the client answers and calls again, and the tool, run again,
-finds its answer.
+finds its answer. A call that went on as a task (tasks.py) asks in the task instead: its
+questions wait in `inputRequests` until the client answers with `tasks/update`, and its progress
+and log messages stay in the tooldeck log (a progress message is the task's status message).
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tooldeck.core import (
     LOGGING_LEVELS,
@@ -25,15 +27,20 @@ from tooldeck.core import (
     RootsRequest,
     Sample,
     SamplingRequest,
+    TaskRequest,
     ToolChannel,
 )
 from tooldeck.errors import ToolError
 from tooldeck.serve.approvals import supports_elicitation
 from tooldeck.serve.round_trips import RoundTrip
+from tooldeck.serve.tasks import ServedTask, TaskHandoff
 
 if TYPE_CHECKING:
     import mcp_types
     from mcp.server.session import ServerSession
+    from pydantic import BaseModel
+
+M = TypeVar("M", bound="BaseModel")
 
 
 class ServeChannel(ToolChannel):
@@ -44,23 +51,40 @@ class ServeChannel(ToolChannel):
         *,
         level: LoggingLevel | None,
         round_trip: RoundTrip | None = None,
+        handoff: TaskHandoff | None = None,
     ) -> None:
         self.session = session
         self.request_id = request_id
         self.level = level  # the session's logging/setLevel (None: every level)
         self.round_trip = round_trip  # 2026-07-28: questions go back in the result
+        self.handoff = handoff  # the call may go on as a task (the client declared tasks)
         # 2026-07-28: a capability the call needed and the client did not declare (the call is
         # then refused with -32021, MISSING_REQUIRED_CLIENT_CAPABILITY).
         self.missing: str | None = None
 
+    @property
+    def task(self) -> ServedTask | None:
+        """The task this call went on as, if it did."""
+        return self.handoff.task if self.handoff is not None else None
+
+    async def as_task(self, request: TaskRequest) -> bool:
+        return self.handoff is not None and await self.handoff.request(request.message)
+
     async def progress(self, report: ProgressReport) -> None:
         await super().progress(report)
+        if (task := self.task) is not None:
+            task.progressed(report.message)
+            return
+        if self.handoff is not None and report.message:
+            self.handoff.progress = report.message
         await self.session.report_progress(
             report.progress, report.total, report.message
         )  # a no-op without a token
 
     async def log(self, entry: LogEntry) -> None:
         await super().log(entry)
+        if self.task is not None:
+            return  # a task's messages stay in the tooldeck log
         level = entry.level
         if self.level is not None and LOGGING_LEVELS.index(level) < LOGGING_LEVELS.index(self.level):
             return
@@ -83,7 +107,9 @@ class ServeChannel(ToolChannel):
                 message=request.message, requested_schema=dict(request.schema)
             )
             ask = mcp_types.ElicitRequest(params=params)
-            return _elicitation(trip.answered("elicit", request.key, mcp_types.ElicitResult, ask))
+            return _elicitation(
+                await self._answered(trip, "elicit", request.key, mcp_types.ElicitResult, ask)
+            )
 
         try:
             result = await self.session.elicit_form(
@@ -118,7 +144,9 @@ class ServeChannel(ToolChannel):
                 temperature=request.temperature,
             )
             ask = mcp_types.CreateMessageRequest(params=params)
-            return _sample(trip.answered("sample", request.key, mcp_types.CreateMessageResult, ask))
+            return _sample(
+                await self._answered(trip, "sample", request.key, mcp_types.CreateMessageResult, ask)
+            )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # sampling is deprecated in 2026-07-28, still served
@@ -143,13 +171,25 @@ class ServeChannel(ToolChannel):
         trip = self.round_trip
         if trip is not None:
             asked = mcp_types.ListRootsRequest()
-            return _roots(trip.answered("roots", request.key, mcp_types.ListRootsResult, asked))
+            return _roots(await self._answered(trip, "roots", request.key, mcp_types.ListRootsResult, asked))
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # roots are deprecated in 2026-07-28, still served
                 return _roots(await self.session.list_roots())
         except (MCPError, NoBackChannelError, OSError) as exc:
             raise ToolError(f"the client's roots could not be listed: {exc}", type="unavailable") from None
+
+    async def _answered(
+        self, trip: RoundTrip, kind: str, named: str | None, result: type[M], request: mcp_types.InputRequest
+    ) -> M:
+        """The answer to a question: from an earlier round trip, else asked in the task the call
+        went on as (waiting for `tasks/update`), else in the next round trip."""
+        task = self.task
+        if task is None:
+            return trip.answered(kind, named, result, request)
+        key = trip.key(kind, named)
+        found = trip.answer(key, result)
+        return found if found is not None else await task.ask(key, request, result)
 
     def _needs(self, capability: str) -> None:
         self.missing = capability

@@ -19,6 +19,10 @@ names the deferred tools) and the tools it promoted, and a promotion sends that 
 the exposed tools and `tool_search`, which returns the full definitions of the tools it finds,
 and may then call those deferred tools directly.
 
+To 2026-07-28 clients that declare MCP's tasks extension, a call may be answered with a task
+handle and go on in the background (`tasks.py`: `serve.task_after_s`, a tool's `task_support`,
+`ctx.run_as_task()`); the extension is advertised in `server/discover`.
+
 The resources and prompts the deck declares (`@resource`, `@prompt`: `declared.py`) come first;
 then the workspace's files and the results cut for length are resources (`resources.py`:
 listing, reading, templates, subscriptions watched on the same interval), the skills prompts
@@ -50,20 +54,23 @@ from tooldeck.core import (
     ToolCall,
     ToolChannel,
     ToolRendering,
+    ToolResult,
     ToolSource,
     catalog_hash,
     promote,
 )
+from tooldeck.errors import ProtocolError
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
 from tooldeck.serve.channel import ServeChannel
 from tooldeck.serve.prompts import ServedPrompts
 from tooldeck.serve.resources import ServedResources
 from tooldeck.serve.round_trips import RoundTrip
+from tooldeck.serve.tasks import TASKS, ServedTasks, TaskHandoff, declared, missing_extension
 
 if TYPE_CHECKING:
     import mcp_types
-    from mcp.server.context import ServerRequestContext
+    from mcp.server.context import HandlerResult, ServerRequestContext
     from mcp.server.lowlevel.server import Server
     from mcp.server.session import ServerSession
     from mcp.server.subscriptions import InMemorySubscriptionBus
@@ -146,7 +153,6 @@ class DeckServer:
                 version=__version__,
                 instructions="Tools assembled by tooldeck: the loadout `tooldeck tools` shows.",
                 on_list_tools=self._list_tools,
-                on_call_tool=self._call_tool,
                 on_subscriptions_listen=self.resources.listen(ListenHandler(self.bus)),
                 on_set_logging_level=self._set_logging_level,
                 on_list_resources=self.resources.list_resources,
@@ -165,6 +171,14 @@ class DeckServer:
         self.server.middleware.append(
             RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=name)
         )
+        # A call may be answered with a task handle as well as a result (registered here: the
+        # constructor's hook is typed for results only).
+        import mcp_types
+
+        self.server.add_request_handler("tools/call", mcp_types.CallToolRequestParams, self._call_tool)
+        # MCP's tasks extension: long calls as tasks the client polls (tasks.py).
+        self.tasks = ServedTasks(deck.config.serve)
+        self.tasks.install(self.server)
         self._sessions: OrderedDict[str, ClientState] = OrderedDict()
         self._seen: wire.Signature | None = None
         self._wake: asyncio.Event | None = None
@@ -293,24 +307,32 @@ class DeckServer:
 
     async def _call_tool(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+    ) -> HandlerResult:
         with tracing.continued(params.meta):  # the caller's trace, from `_meta.traceparent`
             return await self._run_call(ctx, params)
 
     async def _run_call(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
+    ) -> HandlerResult:
         state = self._state(ctx)
         loadout = await self.loadout()
         view = state.view(loadout) if state is not None else loadout
         approver: Approver = CannotAsk()
         # 2026-07-28: a call's questions go back in its result and come back answered.
         trip = RoundTrip(params.request_state, params.input_responses) if state is None else None
+        # The tasks extension (2026-07-28, declared on this request): the call may become a task.
+        tool = view.get(params.name)
+        support = tool.task_support if tool is not None else "forbidden"
+        tasks_ok = trip is not None and declared(ctx.session.client_capabilities)
+        if support == "required" and not tasks_ok:
+            raise missing_extension(f"tool {params.name!r}")
+        handoff = TaskHandoff() if tasks_ok and support != "forbidden" else None
         channel = ServeChannel(
             ctx.session,
             ctx.request_id,
             level=state.log_level if state is not None else None,
             round_trip=trip,
+            handoff=handoff,
         )
         services: dict[type, object] = {ToolChannel: channel}
         if supports_elicitation(ctx.session.client_capabilities):
@@ -325,17 +347,31 @@ class DeckServer:
         call = ToolCall(f"mcp-{ctx.request_id}", params.name, params.arguments)
         # A copy: calls of one session may run at once, and promotions are merged here, in turn.
         run_state = state.state.copy() if state is not None else RunState()
-        [result] = await session.execute(
-            [call], loadout=view, state=run_state, approver=approver, services=services
+        work = session.execute([call], loadout=view, state=run_state, approver=approver, services=services)
+
+        async def answer(result: ToolResult) -> HandlerResult:
+            if state is not None and result.update is not None and result.update.promoted is not None:
+                await self._promoted(state, loadout, result.update.promoted)
+            self.resources.spilled(state, result)
+            if channel.missing is not None:
+                raise _missing_capability(channel.missing)
+            if (error := result.meta.get(ProtocolError.META_KEY)) is not None:
+                raise _protocol_error(error)
+            if trip is not None and trip.pending and channel.task is None:
+                return trip.input_required()
+            return wire.call_result(result)
+
+        if handoff is None:
+            [result] = await work
+            return await answer(result)
+        return await self.tasks.run(
+            params.name,
+            work,
+            handoff,
+            required=support == "required",
+            answer=answer,
+            asking=lambda: trip is not None and bool(trip.pending),
         )
-        if state is not None and result.update is not None and result.update.promoted is not None:
-            await self._promoted(state, loadout, result.update.promoted)
-        self.resources.spilled(state, result)
-        if channel.missing is not None:
-            raise _missing_capability(channel.missing)
-        if trip is not None and trip.pending:
-            return trip.input_required()
-        return wire.call_result(result)
 
     async def _complete(
         self, ctx: ServerRequestContext[Any, Any], params: mcp_types.CompleteRequestParams
@@ -375,6 +411,13 @@ def _missing_capability(capability: str) -> Exception:
         message=f"this tool needs the client's {capability} capability, which the request did not declare",
         data=data.model_dump(by_alias=True, mode="json", exclude_none=True),
     )
+
+
+def _protocol_error(error: Any) -> Exception:
+    """The JSON-RPC error of a call whose tool raised `ProtocolError`."""
+    from mcp.shared.exceptions import MCPError
+
+    return MCPError(code=int(error["code"]), message=str(error["message"]), data=error.get("data"))
 
 
 def _server_class() -> type[Server[Any]]:
@@ -418,6 +461,10 @@ def _server_class() -> type[Server[Any]]:
                     extensions,
                     protocol_version=protocol_version,
                 )
+                if found.extensions and TASKS in found.extensions and _legacy(protocol_version):
+                    # Tasks are served at 2026-07-28 only (the extension is defined on that revision).
+                    rest = {k: v for k, v in found.extensions.items() if k != TASKS}
+                    found = found.model_copy(update={"extensions": rest or None})
                 if found.resources is None:
                     return found
                 resources = found.resources.model_copy(update={"list_changed": False})
@@ -428,3 +475,10 @@ def _server_class() -> type[Server[Any]]:
 
 
 _SERVER_CLASS: type[Server[Any]] | None = None
+
+
+def _legacy(protocol_version: str | None) -> bool:
+    """A handshake-era protocol version (None: not known, as when the HTTP manager asks)."""
+    from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+    return protocol_version is not None and protocol_version not in MODERN_PROTOCOL_VERSIONS

@@ -28,28 +28,7 @@ STATEFUL = (V1, V2)  # legs whose scenarios include the 2025 subscription ones
 
 # "leg/scenario" for each scenario that fails today, grouped by what it lacks; the comment above
 # each group quotes the suite's failure message.
-EXPECTED_FAILURES: frozenset[str] = frozenset(
-    {
-        # The tasks extension (SEP-2663, extension scenarios, run on the default wire only): serve
-        # creates no tasks: "expected resultType:"task"; got "complete"", "capabilities.extensions
-        # MUST be advertised", "confirm_delete did not create a task". The SDK's own conformance
-        # server fails these nine too.
-        *(
-            f"{V2}/tasks-{name}"
-            for name in (
-                "lifecycle",
-                "capability-negotiation",
-                "wire-fields",
-                "request-state-removal",
-                "mrtr-input",
-                "request-headers",
-                "dispatch-and-envelope",
-                "required-task-error",
-                "mrtr-composition",
-            )
-        ),
-    }
-)
+EXPECTED_FAILURES: frozenset[str] = frozenset()
 
 
 def _collect() -> tuple[list[object], set[str], dict[str, str]]:

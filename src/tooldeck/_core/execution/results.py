@@ -26,7 +26,7 @@ from tooldeck._core.execution.types import ErrorEnvelope, ErrorType, ToolError, 
 from tooldeck._core.run_state import RunStateUpdate
 from tooldeck._core.tool import Tool
 from tooldeck._utils.text import exception_text, json_dumps, utf8_safe
-from tooldeck.errors import TooldeckError
+from tooldeck.errors import ProtocolError, TooldeckError
 
 if TYPE_CHECKING:
     from tooldeck._core.fs import ConfinedRoot
@@ -47,8 +47,12 @@ def failure_result(call_id: str, tool: str, exc: ToolError, duration_s: float) -
     # A ToolError subclass may not call ToolError.__init__, or set `output` to something else.
     output = getattr(exc, "output", None)
     output = utf8_safe(output) if isinstance(output, str) else None
-    return error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s,
-                        output=output)  # fmt: skip
+    result = error_result(call_id, tool, exc.type, message, retryable=exc.retryable, duration_s=duration_s,
+                          output=output)  # fmt: skip
+    if isinstance(exc, ProtocolError):  # for `tooldeck serve`: the request's JSON-RPC error
+        error = {"code": int(exc.code), "message": message, "data": exc.data}
+        result = result.replace(meta={ProtocolError.META_KEY: error})
+    return result
 
 
 @dataclass(frozen=True, slots=True)
