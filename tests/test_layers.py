@@ -72,7 +72,7 @@ LAYERS: list[tuple[str, ...]] = [
     # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
     ("tooldeck.agent", "tooldeck.testing"),
     ("tooldeck._deck",),
-    ("tooldeck.serve", "tooldeck.batch"),
+    ("tooldeck.serve", "tooldeck.batch", "tooldeck.inspect"),
     ("tooldeck.cli",),
 ]
 
@@ -86,6 +86,7 @@ SATELLITES = (
     "tooldeck.testing",
     "tooldeck.serve",
     "tooldeck.batch",
+    "tooldeck.inspect",
     "tooldeck.cli",
 )
 # What a satellite may import of tooldeck besides the satellites: the front door, the errors, the
@@ -279,6 +280,7 @@ def test_the_core_is_private_and_imports_no_satellite_built_on_it() -> None:
         "tooldeck.testing",
         "tooldeck.serve",
         "tooldeck.batch",
+        "tooldeck.inspect",
         "tooldeck.cli",
     )
     public_modules = sorted(

@@ -66,3 +66,11 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
     # The front door's names that the core also offers are the same objects.
     shared = set(core.__all__) & set(tooldeck.__all__)
     assert shared and all(getattr(core, n) is getattr(tooldeck, n) for n in shared)
+
+
+def test_the_inspect_package_is_pinned_and_every_name_resolves() -> None:
+    import tooldeck.inspect as inspect_pkg
+
+    assert sorted(inspect_pkg.__all__) == ["InspectorApi", "PageApprover", "inspect_app", "serve_app"]
+    for name in inspect_pkg.__all__:
+        assert getattr(inspect_pkg, name) is not None

@@ -16,7 +16,6 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import (
@@ -94,14 +93,9 @@ def run(args: argparse.Namespace) -> int:
         result = session.call_sync(args.name, arguments, call_id=call_id)
     session.spill.prune(older_than_s=KEEP_CUT_RESULTS_S)
     if args.as_json:
-        error = result.error.envelope()["error"] if result.error is not None else None
-        meta = dict(result.meta)
-        record: dict[str, Any] = {"ok": result.ok, "content": result.content, "error": error, "meta": meta}
-        if result.blocks:  # in MCP's JSON form (base64 data, camelCase keys)
-            record["blocks"] = [b.to_mcp() for b in result.blocks]
-        if result.structured is not None:
-            record["structured_content"] = result.structured
-        print_json(record)
+        from tooldeck.inspect.records import call_record
+
+        print_json(call_record(result))
     else:
         emit(for_terminal(result.content))
         if result.error is not None:

@@ -42,9 +42,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck import Explanation
-    from tooldeck.cli.views import cost_record, render_costs
+    from tooldeck.cli.views import render_costs
     from tooldeck.errors import ConfigError, ToolsetError
+    from tooldeck.inspect.records import explain_records
 
     deck = load_deck(args.config)
     try:
@@ -61,14 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.as_json:
         # stdout stays the array SPEC promises; every diagnostic, notes included, goes to stderr.
         warn_diagnostics(diagnostics, notes=True)
-        records = Explanation(everything.platform, tuple(fates), everything.diagnostics).to_json()
-        judged = _judging(deck, fates)
-        for record, f in zip(records, fates, strict=True):
-            record["owner"] = f.tool.owner
-            if f.name in judged:
-                record["effects"] = judged[f.name]
-            record.update(cost_record(costs.get(f.name) if f.status == "exposed" else None))
-        print_json(records)
+        print_json(explain_records(deck, fates, loadout, costs))
         return 0 if fates or not args.names else 1
     if not fates:
         fail("none of the named tools is a candidate", 1)
@@ -78,17 +71,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judging(deck: Deck, fates: list[Fate]) -> dict[str, str]:
-    from tooldeck._utils.home import tooldeck_home
-    from tooldeck.tools.effects_judging import judging
-
-    config = deck.config
-    return judging(config, (f.tool for f in fates), tooldeck_home(config.home, base_dir=config.base_dir))
-
-
 def _print_judging(deck: Deck, fates: list[Fate]) -> None:
     """How the changes of each tool that runs commands (or an agent) are judged before they land."""
-    judged = _judging(deck, fates)
+    from tooldeck.inspect.records import judging_of
+
+    judged = judging_of(deck, fates)
     if not judged:
         return
     con = console()

@@ -45,6 +45,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "the effective configuration, its JSON Schema (--schema) or reference",
     ),
     "serve": ("tooldeck.cli.serve_cmd", "the loadout as an MCP server (stdio or streamable HTTP)"),
+    "inspect": (
+        "tooldeck.cli.inspect_cmd",
+        "a local web page over the loadout: every gate's reason, schemas per dialect, live calls",
+    ),
     "mcp": ("tooldeck.cli.mcp_cmd", "MCP servers: `mcp list` shows each one's state, tools and errors"),
     "shell-check": (
         "tooldeck.cli.shell_check_cmd",

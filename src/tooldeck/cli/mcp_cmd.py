@@ -49,11 +49,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _status(spec: ServerSpec, source: McpSource | None) -> ServerStatus:
-    from tooldeck.core import ServerStatus
+    from tooldeck.inspect.records import server_status  # what `tooldeck inspect` shows too
 
-    if source is None:
-        return ServerStatus(spec.name, "disabled", (), None, spec.transport, spec.target)
-    return source.status()
+    return server_status(spec, source)
 
 
 def _wait(specs: list[ServerSpec], sources: dict[str, McpSource], *, progress: bool) -> None:

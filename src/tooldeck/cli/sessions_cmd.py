@@ -74,21 +74,9 @@ def list_command(limit: int, all_: bool, config: Path | None, as_json: bool) -> 
     with open_store(config) as store:
         rows = store.list_sessions(limit=limit, include_children=all_)
     if as_json:
-        print_json(
-            [
-                {
-                    "id": r.id,
-                    "title": r.title,
-                    "model": r.model,
-                    "status": r.status,
-                    "created_at": r.created_at,
-                    "updated_at": r.updated_at,
-                    "messages": r.message_count,
-                    "parent_id": r.parent_id,
-                }
-                for r in rows
-            ]
-        )
+        from tooldeck.inspect.records import session_summary_record
+
+        print_json([session_summary_record(r) for r in rows])
         return
     from rich.table import Table
 
@@ -110,25 +98,9 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
             fail(f"session error: {exc}")
     turns = _turn_checkpoints(s, config)
     if as_json:
-        print_json(
-            {
-                "id": s.id,
-                "title": s.title,
-                "model": s.model,
-                "status": s.status,
-                "parent_id": s.parent_id,
-                "created_at": s.created_at,
-                "updated_at": s.updated_at,
-                "system": s.system,
-                "messages": [m.to_dict() for m in s.messages],
-                "state": s.state,
-                "interrupt": s.interrupt,
-                "turns": [
-                    {"turn": n, "checkpoints": [c.to_json() for c in found]}
-                    for n, found in enumerate(turns, 1)
-                ],
-            }
-        )
+        from tooldeck.inspect.records import session_record
+
+        print_json(session_record(s, turns))
         return
 
     con = console()
@@ -199,15 +171,9 @@ def _turn_checkpoints(session: StoredSession, config: Path | None) -> list[list[
         stored = checkpoint_store(_load(config)).checkpoints(session_id=session.id)
     except CheckpointError as exc:
         fail(str(exc), 1)
-    by_call = {c.call_id: c for c in stored}
-    turns: list[list[Checkpoint]] = []
-    for m in session.messages:
-        if m.role == "user" or not turns:
-            turns.append([])
-        turns[-1] += [by_call[c.id] for c in m.tool_calls if c.id in by_call]
-    for turn in turns:
-        turn.sort(key=lambda c: c.id)
-    return turns
+    from tooldeck.inspect.records import turn_checkpoints
+
+    return turn_checkpoints(session, stored)
 
 
 def _checkpoint_line(checkpoint: Checkpoint) -> str:

@@ -20,18 +20,6 @@ def render_costs(loadout: Loadout, dialect: str, strict: bool, profile: str | No
     return tool_costs(loadout, dialect, strict=strict, profile=profile)
 
 
-def cost_record(cost: ToolCost | None) -> dict[str, Any]:
-    """The `explain --json` fields for one candidate (null for tools that are not sent)."""
-    if cost is None:
-        return {"tokens": None, "token_share": None, "strict_reason": None, "schema_notes": []}
-    return {
-        "tokens": cost.tokens,
-        "token_share": round(cost.share, 4),
-        "strict_reason": cost.strict_reason,
-        "schema_notes": list(cost.notes),
-    }
-
-
 def cost_cell(cost: ToolCost | None) -> str:
     return f"{cost.tokens} ({cost.share:.1%})" if cost is not None else ""
 

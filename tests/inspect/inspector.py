@@ -1,0 +1,161 @@
+"""Run the real `tooldeck inspect` in a subprocess and talk to it over loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+BIN = Path(sys.executable).parent / "tooldeck"
+TINY = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "tiny_server.py"
+
+TOOLS_MODULE = '''
+from pathlib import Path
+from tooldeck import tool
+
+FLAG = Path(__file__).with_name("flag.txt")
+
+
+def flag_set() -> bool:
+    return FLAG.exists()
+
+
+@tool(toolset="demo")
+def echo(text: str, times: int = 1, loud: bool = False) -> str:
+    """Echo a text back. <script>window.hacked = 1</script><b>not bold</b>"""
+    out = " ".join([text] * times)
+    return out.upper() if loud else out
+
+
+@tool(toolset="demo", requires_approval=True)
+def launch(target: str) -> str:
+    """Launch something: needs approval."""
+    return f"launched {target}"
+
+
+@tool(toolset="demo", check=flag_set)
+def flagged() -> str:
+    """Available only while flag.txt exists."""
+    return "flag is up"
+
+
+@tool(toolset="extra")
+def other() -> str:
+    """A tool of a disabled toolset."""
+    return "x"
+'''
+
+CONFIG = """
+home: ./home
+plugins: {enabled: false}
+tools:
+  - {use: "td_inspect_tools:echo"}
+  - {use: "td_inspect_tools:launch"}
+  - {use: "td_inspect_tools:flagged"}
+  - {use: "td_inspect_tools:other"}
+platform_toolsets:
+  cli: [demo, extra, file{mcp}]
+  gateway: [demo]
+disabled_toolsets: [extra]
+sandbox: {workspace: .}
+"""
+
+
+def write_workspace(folder: Path, *, mcp: dict[str, Any] | None = None) -> Path:
+    """A config with the demo tools above (and `mcp` servers) in `folder`; returns its path."""
+    (folder / "td_inspect_tools.py").write_text(textwrap.dedent(TOOLS_MODULE), encoding="utf-8")
+    toolsets = "".join(f", mcp-{name}" for name in mcp or {})
+    text = textwrap.dedent(CONFIG).replace("{mcp}", toolsets)
+    if mcp is not None:
+        text += "mcp_servers: " + json.dumps(mcp) + "\n"
+    path = folder / "tooldeck.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def tooldeck(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+@dataclass
+class Inspector:
+    proc: subprocess.Popen[str]
+    url: str  # as printed: http://127.0.0.1:N/?token=T
+    base: str
+    token: str
+    stderr: list[str]
+
+    def client(self, *, authorized: bool = True) -> httpx.Client:
+        params = {"token": self.token} if authorized else {}
+        return httpx.Client(base_url=self.base, params=params, timeout=60)
+
+    def get(self, path: str, **params: str) -> Any:
+        with self.client() as c:
+            response = c.get(path, params={"token": self.token, **params})
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def post(self, path: str, body: Any) -> Any:
+        with self.client() as c:
+            response = c.post(path, json=body)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def stop(self, sig: int = signal.SIGTERM) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            raise AssertionError("tooldeck inspect did not stop within 30 s of the signal") from None
+
+
+@contextmanager
+def running(config: Path, *args: str) -> Iterator[Inspector]:
+    """`tooldeck inspect --no-open --config CONFIG ARGS`, until the block ends (then SIGTERM)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    proc = subprocess.Popen(
+        [str(BIN), "inspect", "--no-open", "--config", str(config), *args],
+        cwd=config.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr: list[str] = []
+    errors = proc.stderr
+    reader = threading.Thread(target=lambda: stderr.extend(errors), daemon=True)
+    reader.start()
+    line = proc.stdout.readline().strip()  # the URL, flushed as soon as it listens
+    if not line.startswith("http://127.0.0.1:"):
+        proc.kill()
+        proc.wait()
+        reader.join(10)
+        proc.stdout.close()
+        errors.close()
+        raise AssertionError(f"no URL on stdout: {line!r}; stderr: {''.join(stderr)}")
+    base, _, token = line.partition("/?token=")
+    inspector = Inspector(proc, line, base, token, stderr)
+    try:
+        yield inspector
+    finally:
+        inspector.stop()
+        reader.join(10)
+        proc.stdout.close()
+        errors.close()

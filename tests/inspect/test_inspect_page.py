@@ -1,0 +1,245 @@
+"""The inspector's page in a real Chromium (Debian's, driven by Playwright), used as a person
+would: by visible text, labels and roles."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from .inspector import Inspector, running, tooldeck, write_workspace
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    config = write_workspace(tmp_path_factory.mktemp("inspect-page"))
+    store_a_session(config)
+    return config
+
+
+def store_a_session(config: Path) -> None:
+    """One stored agent session with a tool call and its result, as `tooldeck run` leaves them."""
+    from tooldeck.agent.messages import Message
+    from tooldeck.agent.services import sessions_db
+    from tooldeck.agent.sessions import SessionStore
+    from tooldeck.core import ToolCall, load_config
+
+    db = sessions_db(load_config(config))
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with SessionStore(db) as store:
+        store.create(session_id="sess-tides", title="Tide tables", model="scripted")
+        for message in (
+            Message("user", "When is high tide?"),
+            Message("assistant", "", tool_calls=(ToolCall("c1", "echo", {"text": "six"}),)),
+            Message("tool", "six <img src=x onerror=alert(1)>", tool_call_id="c1", name="echo"),
+            Message("assistant", "High tide is at six."),
+        ):
+            store.append_message("sess-tides", message)
+
+
+@pytest.fixture(scope="module")
+def inspector(workspace: Path) -> Iterator[Inspector]:
+    with running(workspace) as found:
+        yield found
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser, inspector: Inspector) -> Iterator[Page]:
+    context = browser.new_context()
+    opened = context.new_page()
+    dialogs: list[str] = []
+    opened.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    opened.goto(inspector.url)
+    expect(opened.get_by_role("heading", name=re.compile("Loadout"))).to_be_visible()
+    yield opened
+    assert dialogs == []  # nothing the page shows may open a dialog (no script from data runs)
+    context.close()
+
+
+def row(page: Page, name: str) -> object:
+    return page.get_by_role("row").filter(has=page.get_by_role("link", name=name, exact=True))
+
+
+def test_without_the_token_the_page_is_refused(browser: Browser, inspector: Inspector) -> None:
+    context = browser.new_context()
+    bare = context.new_page()
+    response = bare.goto(inspector.base + "/")
+    assert response is not None and response.status == 401
+    context.close()
+
+
+def test_rows_show_each_tool_with_its_fate_gate_and_reason_as_explain_words_them(
+    page: Page, workspace: Path
+) -> None:
+    explained = json.loads(
+        tooldeck("explain", "--config", str(workspace), "--json", cwd=workspace.parent).stdout
+    )
+    other = next(r for r in explained if r["name"] == "other")
+    hidden = row(page, "other")
+    for text in ("hidden", "extra", "config", "disabled_toolsets", other["reason"]):
+        expect(hidden).to_contain_text(text)
+    expect(row(page, "echo")).to_contain_text("exposed")
+    exposed = [r for r in explained if r["status"] == "exposed"]
+    total = sum(r["tokens"] for r in exposed)
+    expect(page.get_by_text(f"{len(exposed)} exposed ({total} tokens")).to_be_visible()
+
+
+def test_the_filter_narrows_the_rows_by_name(page: Page) -> None:
+    expect(row(page, "echo")).to_have_count(1)
+    page.get_by_label("Filter").fill("laun")
+    expect(row(page, "launch")).to_have_count(1)
+    expect(row(page, "echo")).to_have_count(0)
+    expect(row(page, "other")).to_have_count(0)
+    page.get_by_placeholder("Search").fill("")
+    expect(row(page, "echo")).to_have_count(1)
+
+
+def test_the_platform_switcher_shows_that_platforms_loadout(page: Page) -> None:
+    page.get_by_role("button", name="gateway").click()
+    expect(page.get_by_role("heading", name="Loadout — platform gateway")).to_be_visible()
+    expect(row(page, "read_file")).to_contain_text("hidden")
+    page.get_by_role("button", name="cli", exact=True).click()
+    expect(row(page, "read_file")).to_contain_text("exposed")
+
+
+def schema_of(page: Page) -> object:
+    return json.loads(page.get_by_label("Schema").inner_text())
+
+
+def test_a_dialect_switch_changes_the_schema_text_and_its_token_count(page: Page, workspace: Path) -> None:
+    page.get_by_role("link", name="echo", exact=True).click()
+    expect(page.get_by_role("heading", name="echo", exact=True)).to_be_visible()
+    for dialect in ("anthropic", "gemini", "openai"):
+        page.get_by_role("button", name=dialect, exact=True).click()
+        expect(page.get_by_role("heading", name=f"Schema as {dialect} receives it")).to_be_visible()
+        sent = json.loads(
+            tooldeck(
+                "tools", "--config", str(workspace), "--dialect", dialect, "--json", cwd=workspace.parent
+            ).stdout
+        )
+        assert schema_of(page) in sent
+        [explained] = json.loads(
+            tooldeck(
+                "explain",
+                "echo",
+                "--config",
+                str(workspace),
+                "--dialect",
+                dialect,
+                "--json",
+                cwd=workspace.parent,
+            ).stdout
+        )
+        expect(page.get_by_text(f"{explained['tokens']} tokens", exact=True)).to_be_visible()
+    assert "input_schema" not in json.dumps(schema_of(page))
+    page.get_by_role("button", name="anthropic", exact=True).click()
+    expect(page.get_by_label("Schema")).to_contain_text('"input_schema"')
+
+
+def test_a_hostile_description_is_shown_as_text(page: Page) -> None:
+    page.get_by_role("link", name="echo", exact=True).click()
+    expect(page.get_by_text("<script>window.hacked = 1</script><b>not bold</b>").first).to_be_visible()
+    assert page.evaluate("window.hacked") is None
+    assert page.locator("main b").count() == 0 and page.locator("main script").count() == 0
+
+
+def test_the_form_calls_the_tool_through_the_execution_path(page: Page) -> None:
+    page.get_by_role("link", name="echo", exact=True).click()
+    page.get_by_label("text", exact=True).fill("tide")
+    page.get_by_label("times").fill("3")
+    page.get_by_label("loud").check()
+    page.get_by_role("button", name=re.compile("^Call")).click()
+    result = page.get_by_role("region", name="Result")
+    expect(result).to_contain_text("TIDE TIDE TIDE")
+    expect(result).to_contain_text("ok")
+    # An invalid value comes back as the error envelope a model would read.
+    page.get_by_label("times").fill("2.5")
+    page.get_by_role("button", name=re.compile("^Call")).click()
+    expect(result).to_contain_text("error: invalid_arguments")
+
+
+def test_an_approval_is_asked_in_the_page_and_deny_gives_denied(page: Page) -> None:
+    page.get_by_role("link", name="launch", exact=True).click()
+    page.get_by_label("target").fill("the moon")
+    page.get_by_role("button", name=re.compile("^Call")).click()
+    request = page.get_by_role("region", name="Approval request for launch")
+    expect(request).to_contain_text("requires_approval:launch")
+    expect(request).to_contain_text("the moon")
+    request.get_by_role("button", name="Deny").click()
+    result = page.get_by_role("region", name="Result")
+    expect(result).to_contain_text("error: denied")
+    expect(request).to_have_count(0)
+    page.get_by_role("link", name="Approvals").click()
+    log = page.get_by_role("table", name="Approvals audit log")
+    expect(log.get_by_role("row").nth(1)).to_contain_text("launch")
+    expect(log.get_by_role("row").nth(1)).to_contain_text("refused")
+    expect(log.get_by_role("row").nth(1)).to_contain_text("PageApprover")
+
+
+def test_an_approved_call_runs(page: Page) -> None:
+    page.get_by_role("link", name="launch", exact=True).click()
+    page.get_by_label("target").fill("the sea")
+    page.get_by_role("button", name=re.compile("^Call")).click()
+    page.get_by_role("region", name="Approval request for launch").get_by_role(
+        "button", name="Approve"
+    ).click()
+    expect(page.get_by_role("region", name="Result")).to_contain_text("launched the sea")
+
+
+def test_a_session_opens_on_its_transcript(page: Page) -> None:
+    page.get_by_role("link", name="Sessions").click()
+    page.get_by_role("link", name="Tide tables").click()
+    expect(page.get_by_role("heading", name="Session Tide tables")).to_be_visible()
+    main = page.locator("main")
+    expect(main).to_contain_text("When is high tide?")
+    expect(main).to_contain_text("tool call echo")
+    expect(main).to_contain_text("six <img src=x onerror=alert(1)>")
+    expect(main).to_contain_text("High tide is at six.")
+    assert page.locator("main img").count() == 0
+
+
+def test_the_mcp_and_checkpoints_pages_say_what_there_is(page: Page) -> None:
+    page.get_by_role("link", name="MCP").click()
+    expect(page.get_by_text("No MCP servers configured")).to_be_visible()
+    page.get_by_role("link", name="Checkpoints").click()
+    expect(page.get_by_text("No checkpoints for this workspace.")).to_be_visible()
+
+
+def test_the_mcp_page_shows_each_servers_name_state_and_error(browser: Browser, tmp_path: Path) -> None:
+    import sys
+
+    from .inspector import TINY
+
+    servers = {
+        "tiny": {"command": sys.executable, "args": [str(TINY)]},
+        "broken": {"command": sys.executable, "args": [str(TINY), "--exit-at-start", "3"]},
+    }
+    config = write_workspace(tmp_path, mcp=servers)
+    with running(config) as inspector:
+        statuses = {s["name"]: s for s in inspector.get("/api/mcp")}
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(inspector.url)
+        page.get_by_role("link", name="MCP", exact=True).click()
+        table = page.get_by_role("table", name="MCP servers")
+        for name, status in statuses.items():
+            line = table.get_by_role("row").filter(has_text=name)
+            expect(line).to_contain_text(status["state"])
+            if status["error"]:
+                expect(line).to_contain_text(status["error"])
+        expect(table.get_by_role("row").filter(has_text="tiny")).to_contain_text("mcp__tiny__echo")
+        context.close()
