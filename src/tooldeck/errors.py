@@ -16,6 +16,7 @@
       │     ├── ToolUnavailableError  -- what the tool needs is gone right now
       │     ├── WorkspaceError        -- a path outside the workspace (reported as `denied`)
       │     ├── AddressDenied         -- a URL's host is an address the web policy refuses
+      │     ├── ProtocolError         -- the request itself failed (serve: a JSON-RPC error)
       │     └── StartupFailed         -- an ACP agent did not start or open a session
       ├── ModelError              -- a model provider call failed
       ├── SessionError            -- an unknown session id, or an unusable session database
