@@ -42,6 +42,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.conformance",
         "`tooldeck serve` vs the official MCP conformance suite (both pinned versions), SDK server as control",
     ),
+    "interop": (
+        "benchmarks.interop",
+        "per-call overhead of the LangChain, pydantic-ai and OpenAI Agents adapters vs their own tools",
+    ),
     "graph": (
         "benchmarks.import_graph",
         "src/tooldeck's file import graph: floors, arrows back up, circles across files",

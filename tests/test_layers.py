@@ -70,7 +70,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.core",),
     ("tooldeck.tools",),
     # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
-    ("tooldeck.agent", "tooldeck.testing"),
+    # The interop adapters (other frameworks' tools in, the loadout out) take a deck as it is.
+    ("tooldeck.agent", "tooldeck.testing", "tooldeck.interop"),
     ("tooldeck._deck",),
     ("tooldeck.serve", "tooldeck.batch", "tooldeck.inspect"),
     ("tooldeck.cli",),
@@ -84,6 +85,7 @@ SATELLITES = (
     "tooldeck.tools",
     "tooldeck.agent",
     "tooldeck.testing",
+    "tooldeck.interop",
     "tooldeck.serve",
     "tooldeck.batch",
     "tooldeck.inspect",
@@ -278,6 +280,7 @@ def test_the_core_is_private_and_imports_no_satellite_built_on_it() -> None:
         "tooldeck.tools",
         "tooldeck.agent",
         "tooldeck.testing",
+        "tooldeck.interop",
         "tooldeck.serve",
         "tooldeck.batch",
         "tooldeck.inspect",

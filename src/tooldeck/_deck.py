@@ -84,7 +84,7 @@ class Deck:
         self,
         config: Config | None = None,
         *,
-        tools: Iterable[Tool] = (),
+        tools: Iterable[Tool | object] = (),
         sources: Iterable[ToolSource] = (),
         builtins: bool = True,
         middleware: Sequence[Middleware] = (),
@@ -92,7 +92,7 @@ class Deck:
         resources: Iterable[DeclaredResource] = (),
     ) -> None:
         self.config = config if config is not None else Config()
-        tools = list(tools)
+        tools = _own_tools(tools)
         # What was given besides the config: kept for `with_config`.
         self._given = ([StaticSource(tools)] if tools else []) + list(sources)
         self._builtins = builtins
@@ -138,7 +138,7 @@ class Deck:
         cls,
         path: str | Path | None = None,
         *,
-        tools: Iterable[Tool] = (),
+        tools: Iterable[Tool | object] = (),
         sources: Iterable[ToolSource] = (),
         builtins: bool = True,
         middleware: Sequence[Middleware] = (),
@@ -474,6 +474,29 @@ class Deck:
             max_iterations=max_iterations,
         )
 
+    # -- other frameworks ------------------------------------------------------------------
+
+    def langchain_tools(self) -> list[Any]:
+        """The exposed tools as LangChain `BaseTool`s, each call through this deck
+        (`tooldeck.interop.langchain_tools`)."""
+        from tooldeck.interop import langchain_tools
+
+        return list(langchain_tools(self))
+
+    def pydantic_ai_toolset(self) -> Any:
+        """The loadout as a pydantic-ai toolset, re-assembled at each run step, each call through
+        this deck (`tooldeck.interop.pydantic_ai_toolset`)."""
+        from tooldeck.interop import pydantic_ai_toolset
+
+        return pydantic_ai_toolset(self)
+
+    def openai_agents_tools(self) -> list[Any]:
+        """The exposed tools as OpenAI Agents SDK `FunctionTool`s, each call through this deck
+        (`tooldeck.interop.openai_agents_tools`)."""
+        from tooldeck.interop import openai_agents_tools
+
+        return list(openai_agents_tools(self))
+
     # -- sources ---------------------------------------------------------------------------
 
     def _sync(self, source: ToolSource) -> None:
@@ -514,6 +537,28 @@ class Deck:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _foreign_tools(value: object, where: str) -> list[Tool] | None:
+    """A LangChain, pydantic-ai or OpenAI Agents SDK tool as tooldeck Tools; None for anything
+    else (told from the object's classes: no framework is imported here)."""
+    if isinstance(value, Tool):
+        return None
+    from tooldeck.interop.detect import foreign_tools
+
+    return foreign_tools(value, where)
+
+
+def _own_tools(given: Iterable[Tool | object]) -> list[Tool]:
+    """`Deck(tools=...)` with other frameworks' tools made tooldeck Tools."""
+    out: list[Any] = []
+    for index, value in enumerate(given):
+        found = _foreign_tools(value, f"Deck(tools=...)[{index}]")
+        if found is None:
+            out.append(value)  # a Tool, or what the registry will refuse with its own words
+        else:
+            out.extend(found)
+    return out
 
 
 def _config_middleware(config: Config) -> list[Middleware]:
@@ -631,7 +676,7 @@ def _config_sources(config: Config, *, builtins: bool) -> list[ToolSource]:
         skip = frozenset({os.path.realpath(config.base_dir)} if config.base_dir else ())
         out.append(PluginSource(disabled=frozenset(config.plugins.disabled), skip=skip))
     if config.tools:
-        out.append(ConfigEntrySource(list(config.tools)))
+        out.append(ConfigEntrySource(list(config.tools), convert=_foreign_tools))
     if config.mcp_servers:
         from tooldeck._core.sources.mcp import mcp_sources
 

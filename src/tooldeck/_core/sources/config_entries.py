@@ -1,7 +1,8 @@
 """Config `tools:` entries: `use: package.module:attribute` (DeerFlow's convention).
 
 The attribute may be a Tool, a `@tool` function (already a Tool), a plain function (wrapped
-with `@tool`), or a list of tools. Options in the entry override the tool's own. A config
+with `@tool`), or a list of tools; with a `convert` function (the deck gives one), also another
+framework's tool object, which `convert` turns into Tools (LangChain, pydantic-ai, ...). Options in the entry override the tool's own. A config
 `name` that differs from the tool's own name is reported as a warning: the model sees and
 routes by the tool's name, not the config label.
 
@@ -12,6 +13,7 @@ made one), a `@resource`, or a list of them.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from tooldeck._core.config import Config, ToolEntry
 from tooldeck._core.decorator import function_tool
@@ -23,6 +25,9 @@ from tooldeck._core.sources.base import Source, SourceListing
 from tooldeck._core.sources.imports import import_module
 from tooldeck._core.tool import Tool
 from tooldeck.errors import ConfigError, SourceError, ToolDefinitionError
+
+# Another framework's tool object as Tools, or None when `value` is not one (`where` names it).
+Converter = Callable[[object, str], "list[Tool] | None"]
 
 
 def resolve_use(use: str, *, where: str) -> object:
@@ -46,9 +51,16 @@ def entry_owner(index: int, entry: ToolEntry) -> str:
     return f"config tools[{index}] ({entry.use})"
 
 
-def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnostic]]:
+def load_entry(
+    entry: ToolEntry, index: int, convert: Converter | None = None
+) -> tuple[list[Tool], list[Diagnostic]]:
     where = f"tools[{index}].use"
     value = resolve_use(entry.use, where=where)
+    if convert is not None:
+        try:
+            value = _converted(value, entry.use, convert)
+        except ToolDefinitionError as exc:
+            raise ConfigError(str(exc), path=where) from None
     if isinstance(value, type):
         raise ConfigError(
             f"{entry.use} is a class, not a tool: point `use:` at a Tool, a @tool function or a plain function",
@@ -85,19 +97,32 @@ def load_entry(entry: ToolEntry, index: int) -> tuple[list[Tool], list[Diagnosti
     return out, notes
 
 
+def _converted(value: object, where: str, convert: Converter) -> object:
+    """`value` with another framework's tools (itself, or items of a list) made Tools."""
+    if isinstance(value, list | tuple):
+        return [_converted(item, f"{where}[{i}]", convert) for i, item in enumerate(value)]
+    if isinstance(value, Tool):
+        return value
+    found = convert(value, where)
+    return value if found is None else found
+
+
 class ConfigEntrySource(Source):
     """The tools named by the config's `tools:` entries (highest priority)."""
 
-    def __init__(self, entries: list[ToolEntry], *, name: str = "config") -> None:
+    def __init__(
+        self, entries: list[ToolEntry], *, name: str = "config", convert: Converter | None = None
+    ) -> None:
         super().__init__(name, "config")
         self.entries = list(entries)
+        self.convert = convert
 
     def load(self) -> SourceListing:
         """Every entry's tools; an entry that cannot be loaded is a `ConfigError` naming it."""
         tools: list[Tool] = []
         notes: list[Diagnostic] = []
         for i, entry in enumerate(self.entries):
-            found, n = load_entry(entry, i)
+            found, n = load_entry(entry, i, self.convert)
             tools += found
             notes += n
         return SourceListing(tuple(tools), tuple(notes))
