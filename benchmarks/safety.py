@@ -7,7 +7,8 @@ analyser nor the other splits; measured once at 124/130 and 7/131, then tuned on
 fourth split (written the same way after the rules were widened; measured once at 118/130 and
 0/130, then tuned on), on the fifth (the same, after that: 124/130 and 0/130, then tuned on) and
 on the sixth (the same, after the fifth's rules: 122/130 and 0/130, then tuned on) and on the
-seventh (written the same way after the sixth's rules; never tuned on):
+seventh (written the same way after the sixth's rules: 120/130 and 0/130, then tuned on) and on the
+eighth (written the same way after the seventh's rules; never tuned on):
 
   * recall on dangerous commands and false-positive rate on benign ones, overall and per
     category, for tooldeck's `analyse_command` and for Hermes's terminal guard (its three
@@ -237,7 +238,7 @@ def _yes(value: bool | None) -> str:
 
 
 # The splits in benchmarks/data, in the order they were written (file: dangerous_commands_NAME.jsonl).
-SPLITS = ("heldout", "third", "fourth", "fifth", "sixth", "seventh")
+SPLITS = ("heldout", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 
 
 def _named_split(text: str) -> tuple[str, Path]:

@@ -109,7 +109,7 @@ def _signal_finding(signal: Signal, policy: ShellPolicy) -> Finding:
 
 
 def _shown(text: str) -> str:
-    return text.replace("\ue000", "~")
+    return text.replace("\ue000", "~").replace("\ue001", ".")
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

@@ -9,17 +9,31 @@ programs run through a hook (`hooks.py`: sed's `e`, `git -c core.pager=`, `ssh -
 
 from __future__ import annotations
 
+import re
 from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from tooldeck.safety.downloads import downloaded_tree
 from tooldeck.safety.expand import Expander, Scope
 from tooldeck.safety.flows import FETCHERS, file_writes, output_of
 from tooldeck.safety.history_vars import history_off
 from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
-from tooldeck.safety.model import DYNAMIC, EMPTY_FLOW, HOME_MARK, NETWORK, Field, Flow, Invocation, Redirect
+from tooldeck.safety.model import (
+    DYNAMIC,
+    EMPTY_FLOW,
+    HOME_MARK,
+    NETWORK,
+    WORKSPACE_MARK,
+    Field,
+    Flow,
+    Invocation,
+    Redirect,
+)
+from tooldeck.safety.moves import Renames, mark_secret, through_renames
+from tooldeck.safety.moves import remember as remember_moves
 from tooldeck.safety.parser import ParseFailure, node_text, parse, spawns_in_background
 from tooldeck.safety.paths import resolve
 from tooldeck.safety.programs import CodeSource, basename, code_source, unwrap
@@ -42,11 +56,21 @@ class State:
     # by resolved path; shared with subshells, since they describe the filesystem.
     downloads: set[str] = field(default_factory=set)
     files: dict[str, str] = field(default_factory=dict)
+    # Paths a move or link made stand for another, and paths holding copied credentials (`moves.py`).
+    renames: Renames = field(default_factory=dict)
+    secrets: set[str] = field(default_factory=set)
 
     def copy(self) -> State:
         """A subshell's state: its own variables and directory; the same filesystem."""
         return State(
-            self.scope.copy(), dict(self.functions), dict(self.aliases), self.cwd, self.downloads, self.files
+            self.scope.copy(),
+            dict(self.functions),
+            dict(self.aliases),
+            self.cwd,
+            self.downloads,
+            self.files,
+            self.renames,
+            self.secrets,
         )
 
 
@@ -191,7 +215,8 @@ class CommandSemantics:
         if not peeled.argv:
             # Only wrappers (`sudo -i`, `nohup`): the wrapper itself is what runs.
             peeled = replace(peeled, argv=argv, wrappers=peeled.wrappers[:-1])
-        fields = tuple(_mark_downloaded(f, state) for f in peeled.argv)
+        fields = tuple(_mark_downloaded(f, state, command=i == 0) for i, f in enumerate(peeled.argv))
+        fields = tuple(mark_secret(f, state.cwd, state.secrets) for f in fields)
         inv = Invocation(
             fields,
             redirects,
@@ -204,6 +229,9 @@ class CommandSemantics:
             env=state.scope.environment() + env + peeled.env,
         )
         self.record(inv)
+        renamed = through_renames(inv, state.renames)
+        if renamed is not None:
+            self.record(renamed)
         if peeled.root_shell:
             return EMPTY_FLOW
         self._effects(inv, state)
@@ -211,6 +239,7 @@ class CommandSemantics:
         self._runs(inv, state, inner)
         out = output_of(inv)
         self._remember_writes(inv, out, state)
+        remember_moves(inv, out, state.renames, state.secrets)
         return out
 
     def _remember_writes(self, inv: Invocation, out: Flow, state: State) -> None:
@@ -231,17 +260,19 @@ class CommandSemantics:
     def _effects(self, inv: Invocation, state: State) -> None:
         """State changes a command makes: the working directory, downloads, aliases."""
         name = inv.name
-        if name == "cd":
+        if name in ("cd", "pushd"):
             target = next(
                 (a for a in inv.args if not a.text.startswith("-") or a.text == "-"), Field(HOME_MARK)
             )
-            state.cwd = (
-                resolve(target.text, state.cwd).shown().replace("~", HOME_MARK, 1) if target.exact else "$CWD"
-            )
-            if state.cwd.startswith("./") or state.cwd == ".":
-                state.cwd = None if state.cwd == "." else state.cwd
+            if target.text == "-":
+                target = state.scope.lookup("OLDPWD") or Field("$OLDPWD", exact=False)
+            _change_directory(state, target)
         elif name in FETCHERS:
             state.downloads.update(resolve(f.text, state.cwd).shown() for f in file_writes(inv))
+        elif name in ("tar", "unzip", "git"):
+            tree = downloaded_tree(inv)
+            if tree is not None:
+                state.downloads.add(resolve(tree, state.cwd).shown() + "/**")
         elif name == "alias":
             for arg in inv.args:
                 if "=" in arg.text:
@@ -285,8 +316,7 @@ class CommandSemantics:
                 if "=" in arg.text:
                     self.run_script(arg.text.split("=", 1)[1], state.copy(), frame.nested("alias"))
         elif "/" in inv.argv[0].text and resolve(inv.argv[0].text, state.cwd).shown() in state.files:
-            script = state.files[resolve(inv.argv[0].text, state.cwd).shown()]
-            self.run_script(script, state.copy(), frame.nested(f"script {inv.argv[0].shown()}"))
+            self._script_file(inv.argv[0], state, frame, positional=list(inv.args))
         else:
             text = _embedded_shell_code(inv)
             if text is not None:
@@ -320,6 +350,10 @@ class CommandSemantics:
         elif source.file is not None and source.file.content is not None:
             text = source.file.content.text
         elif source.file is not None:
+            known = resolve(source.file.text, state.cwd).shown() in state.files
+            if known and source.language == "shell" and inv.name not in ("source", "."):
+                self._script_file(source.file, state, frame, positional=list(source.positional))
+                return
             text = state.files.get(resolve(source.file.text, state.cwd).shown())
         if text is None:
             return
@@ -337,6 +371,23 @@ class CommandSemantics:
                 source.positional[1:] if source.origin == "arg" else source.positional
             )
         self.run_script(text, inner, frame.nested(label))
+
+    def _script_file(self, path: Field, state: State, frame: Frame, *, positional: list[Field]) -> None:
+        """Run a script file whose content this command wrote. A script that starts itself again
+        through a pipe or in the background (`"$0" & "$0"`) multiplies, like a function would."""
+        key = f"script {resolve(path.text, state.cwd).shown()}"
+        if key in frame.calls:
+            if frame.spawning:
+                self.signal("fork-bomb", f"the script {path.shown()} starts copies of itself", path.shown())
+            return
+        inner = state.copy()
+        inner.scope.positional = positional
+        inner.scope.zero = path
+        self.run_script(
+            state.files[key.removeprefix("script ")],
+            inner,
+            replace(frame.nested(f"script {path.shown()}"), calls=(*frame.calls, key)),
+        )
 
     def _interpreter(
         self, inv: Invocation, source: CodeSource, code: str, state: State, frame: Frame
@@ -381,6 +432,20 @@ class CommandSemantics:
         )
 
 
+def _change_directory(state: State, target: Field) -> None:
+    """`cd TARGET`: the new working directory, and `$OLDPWD` (the shell's record of the one left)."""
+    previous = state.cwd
+    state.cwd = resolve(target.text, state.cwd).shown().replace("~", HOME_MARK, 1) if target.exact else "$CWD"
+    if state.cwd.startswith("./") or state.cwd == ".":
+        state.cwd = None if state.cwd == "." else state.cwd
+    if previous is None:
+        state.scope.variables["OLDPWD"] = Field(WORKSPACE_MARK)
+    elif previous != "$CWD":
+        state.scope.variables["OLDPWD"] = Field(previous)
+    else:
+        state.scope.variables.pop("OLDPWD", None)
+
+
 def _backgrounds(text: str) -> bool:
     try:
         return spawns_in_background(parse(text))
@@ -388,9 +453,17 @@ def _backgrounds(text: str) -> bool:
         return False
 
 
-def _mark_downloaded(arg: Field, state: State) -> Field:
-    """A path that an earlier download wrote is network content wherever it is used."""
-    if state.downloads and resolve(arg.text, state.cwd).shown() in state.downloads:
+def _mark_downloaded(arg: Field, state: State, *, command: bool = False) -> Field:
+    """A path that an earlier download wrote (or that lies in an archive unpacked from the
+    network, or a repository just cloned) is network content wherever it is used. A command
+    name without a slash is looked up on PATH, never in the folder."""
+    if not state.downloads or not arg.exact:
+        return arg
+    path = resolve(arg.text, state.cwd).shown()
+    in_tree = not (command and "/" not in arg.text) and any(
+        t.endswith("/**") and path.startswith(t[:-2]) for t in state.downloads
+    )
+    if path in state.downloads or in_tree:
         return replace(arg, taint=arg.taint | {NETWORK})
     return arg
 
@@ -403,9 +476,13 @@ def _embedded_shell_code(inv: Invocation) -> Field | None:
     """Commands that hand a string to a shell: `su -c`, `watch`, `ssh host CMD`, `script -c`, `flock -c`."""
     args = inv.args
     words = [a.text for a in args]
-    if inv.name in ("su", "runuser", "sg", "script", "flock") and "-c" in words:
-        index = words.index("-c")
-        return args[index + 1] if index + 1 < len(args) else None
+    if inv.name in ("su", "runuser", "sg", "script", "flock"):
+        # `-c CMD`, or -c last in a cluster of flags (`script -qc CMD`, `su -lc CMD`).
+        index = next(
+            (i for i, w in enumerate(words) if w in ("-c", "--command") or re.fullmatch(r"-[a-zA-Z]+c", w)),
+            None,
+        )
+        return args[index + 1] if index is not None and index + 1 < len(args) else None
     if inv.name == "watch":
         rest = [a for a in args if not a.text.startswith("-") and not a.text.replace(".", "").isdigit()]
         return Field(" ".join(a.text for a in rest), all(a.exact for a in rest)) if rest else None

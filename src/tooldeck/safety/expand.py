@@ -60,10 +60,19 @@ class Scope:
     refs: dict[str, str] = field(default_factory=dict)
     # Names passed to every later program's environment (`export GIT_SSH_COMMAND=...`).
     exported: set[str] = field(default_factory=set)
+    # `$0`: the script's own path while a known script file runs (else the shell's name).
+    zero: Field | None = None
 
     def copy(self) -> Scope:
         arrays = {name: dict(items) for name, items in self.arrays.items()}
-        return Scope(dict(self.variables), list(self.positional), arrays, dict(self.refs), set(self.exported))
+        return Scope(
+            dict(self.variables),
+            list(self.positional),
+            arrays,
+            dict(self.refs),
+            set(self.exported),
+            self.zero,
+        )
 
     def environment(self) -> tuple[tuple[str, Field], ...]:
         """The exported variables whose values are known to the analysis."""
@@ -84,7 +93,7 @@ class Scope:
         if name.isdigit():
             index = int(name)
             if index == 0:
-                return Field("bash")
+                return self.zero or Field("bash")
             return self.positional[index - 1] if index <= len(self.positional) else None
         if name == "HOME":
             return Field(HOME_MARK)
@@ -438,6 +447,9 @@ def _word_piece(raw: str, *, quoted: bool, first: bool) -> _Piece:
         user = raw[i + 1 :] if end < 0 else raw[i + 1 : end]
         if re.fullmatch(r"[A-Za-z0-9._-]*", user):
             out.append(HOME_MARK if not user else f"/home/{user}")
+            i = len(raw) if end < 0 else end
+        elif user == "+":  # `~+` is $PWD
+            out.append(".")
             i = len(raw) if end < 0 else end
     while i < len(raw):
         ch = raw[i]

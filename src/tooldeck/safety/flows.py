@@ -13,6 +13,7 @@ import binascii
 import re
 from collections.abc import Callable
 
+from tooldeck.safety.credential_names import credential_taint
 from tooldeck.safety.expand import decode_ansi_c
 from tooldeck.safety.model import DECODED, EMPTY_FLOW, FILE, NETWORK, SECRET, Field, Flow, Invocation, Taint
 from tooldeck.safety.paths import is_secret
@@ -107,6 +108,8 @@ def _arg_taint(inv: Invocation) -> frozenset[Taint]:
     out: set[Taint] = set()
     for arg in inv.args:
         out |= arg.taint
+        if inv.name in ("echo", "printf"):
+            out |= credential_taint(arg)
         if arg.content is not None:
             out |= arg.content.taint
         if is_secret(arg.text.split("=", 1)[-1].lstrip("@"), inv.cwd):
@@ -357,6 +360,10 @@ def file_writes(inv: Invocation) -> list[Field]:
             and nxt is not None
             and (t in ("-O", "--output-document") or re.fullmatch(r"-[a-zA-Z]*O", t))
         ):
+            out.append(nxt)
+        # aria2c, BSD fetch, HTTPie and xh name their output file with -o / --out(put).
+        named = t in ("-o", "--out", "--output") or (t == "-d" and inv.name == "aria2c")
+        if inv.name in ("aria2c", "fetch", "http", "https", "xh") and nxt is not None and named:
             out.append(nxt)
     urls = [w for w in words if re.match(r"(https?|ftp)://", w.text)]
     remote_name = inv.name == "curl" and any(

@@ -163,6 +163,60 @@ def _ansible(inv: Invocation) -> list[Hook]:
     return out
 
 
+_EXEC_VALUE = frozenset(
+    {
+        "-e",
+        "--env",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "--env-file",
+        "--detach-keys",
+        "--index",
+        "-c",
+        "--container",
+    }
+    | {"-n", "--namespace", "--context", "--kubeconfig", "-f", "--file", "-p", "--project-name", "--profile"}
+)
+
+
+def _container_exec(inv: Invocation) -> list[Hook]:
+    """`docker exec C CMD`, `docker compose exec|run S CMD`, `kubectl exec POD -- CMD`,
+    `lxc exec C -- CMD`: CMD runs in the container, against whatever it reaches (a database...)."""
+    args = list(inv.args)
+    words = [a.text for a in args]
+    i = 0
+    while i < len(words) and words[i].startswith("-"):  # global options (`docker -H x`, `kubectl -n x`)
+        i += 2 if words[i] in _EXEC_VALUE or words[i] in ("-H", "--host") else 1
+    if words[i : i + 1] == ["compose"]:
+        i += 1
+        while i < len(words) and words[i].startswith("-"):
+            i += 2 if words[i] in _EXEC_VALUE else 1
+    if (
+        i >= len(words)
+        or words[i] not in ("exec", "run")
+        or (
+            words[i] == "run"
+            and inv.name not in ("docker-compose", "podman-compose")
+            and "compose" not in words[:i]
+        )
+    ):
+        return []
+    rest = words[i + 1 :]
+    if "--" in rest:
+        start = i + 1 + rest.index("--") + 1
+    elif inv.name in ("kubectl", "oc", "lxc", "incus"):
+        return []
+    else:
+        j = 0
+        while j < len(rest) and rest[j].startswith("-"):
+            j += 2 if rest[j] in _EXEC_VALUE else 1
+        start = i + 1 + j + 1  # past the container's or service's name
+    argv = tuple(args[start:])
+    return [Hook(f"{inv.name} exec", argv=argv, usual=True)] if argv else []
+
+
 def _operands(words: list[str], takes_value: frozenset[str]) -> list[str]:
     out: list[str] = []
     i = 0
@@ -192,4 +246,8 @@ RUNNERS: dict[str, Callable[[Invocation], list[Hook]]] = {
     "screen": _screen,
     "ip": _ip,
     "ansible": _ansible,
+    **dict.fromkeys(
+        ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "kubectl", "oc", "lxc", "incus"),
+        _container_exec,
+    ),
 }

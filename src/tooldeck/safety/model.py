@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 HOME_MARK = "\ue000"
+# The workspace (the directory the command starts in), wherever the command has moved since:
+# what `$OLDPWD` holds after a `cd` out of it.
+WORKSPACE_MARK = "\ue001"
 
 Taint = Literal["network", "decoded", "secret", "file", "dynamic"]
 NETWORK: Taint = "network"
@@ -61,7 +64,7 @@ class Field:
     opaque: bool = False
 
     def shown(self) -> str:
-        return self.text.replace(HOME_MARK, "~")
+        return self.text.replace(HOME_MARK, "~").replace(WORKSPACE_MARK, ".")
 
 
 @dataclass(frozen=True, slots=True)

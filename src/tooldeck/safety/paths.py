@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tooldeck._utils.pathnames import is_within
-from tooldeck.safety.model import HOME_MARK
+from tooldeck.safety.model import HOME_MARK, WORKSPACE_MARK
 from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
 
 PathKind = Literal[
@@ -224,6 +224,8 @@ def resolve(text: str, cwd: str | None = None) -> Resolved:
         return Resolved("?", ())
     if text.startswith(HOME_MARK):
         anchor, rest = "~", text[len(HOME_MARK) :]
+    elif text.startswith(WORKSPACE_MARK):
+        anchor, rest = ".", text[len(WORKSPACE_MARK) :]
     elif text.startswith("/"):
         anchor, rest = "/", text
     elif cwd is not None:
@@ -390,6 +392,9 @@ def is_secret(text: str, cwd: str | None = None) -> bool:
             return True
         sub = "/".join(path.parts)
         if any(is_within(sub, c) for c in CREDENTIAL_SUBPATHS):
+            return True
+        # Shell and client history: every password and token ever typed on a command line.
+        if (first in HISTORY_FILES and len(path.parts) == 1) or sub == ".local/share/fish/fish_history":
             return True
     joined = path.shown()
     if joined in ("/etc/shadow", "/etc/gshadow") or re.fullmatch(r"/etc/ssh/ssh_host_\w+_key", joined):

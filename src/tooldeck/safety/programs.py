@@ -97,6 +97,8 @@ SIMPLE_WRAPPERS = frozenset(
         "pkexec",
         "run0",
         "unshare",
+        "dbus-launch",
+        "dbus-run-session",
     ]
 )
 WRAPPERS = SIMPLE_WRAPPERS | frozenset(_VALUE_OPTIONS) | {"busybox", "toybox", "chroot"}

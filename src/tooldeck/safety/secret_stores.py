@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tooldeck.safety.argv import word_operands
+from tooldeck.safety.credential_names import credential_names
 from tooldeck.safety.model import Invocation
 
 # The words that start a read of secret values (after the program's global options).
@@ -32,6 +33,23 @@ _READS: tuple[tuple[str, ...], ...] = (
     ("heroku", "config"),
     ("security", "find-generic-password"),
     ("security", "find-internet-password"),
+    ("security", "dump-keychain"),
+    ("aws", "configure", "get"),
+    ("aws", "ecr", "get-login-password"),
+    ("aws", "codeartifact", "get-authorization-token"),
+    ("gcloud", "auth", "print-identity-token"),
+    ("gcloud", "auth", "application-default", "print-access-token"),
+    ("secret-tool", "lookup"),
+    ("keyring", "get"),
+    ("git", "credential", "fill"),
+    ("docker-credential-desktop", "get"),
+    ("docker-credential-pass", "get"),
+    ("docker-credential-secretservice", "get"),
+    ("docker-credential-osxkeychain", "get"),
+    ("ansible-vault", "view"),
+    ("ansible-vault", "decrypt"),
+    ("bw", "get"),
+    ("lpass", "show"),
 )
 _PROGRAMS = frozenset(words[0] for words in _READS)
 # Global options that take a value before the subcommand (`kubectl -n prod get secret`).
@@ -42,6 +60,13 @@ _VALUED = frozenset(
 
 def prints_secrets(inv: Invocation) -> bool:
     """Whether `inv` writes secret values to its standard output."""
+    words = inv.arg_texts()
+    if inv.name in ("kubectl", "oc") and "view" in words and "config" in words and "--raw" in words:
+        return True
+    if inv.name == "sops" and any(w in ("-d", "--decrypt") for w in words):
+        return True
+    if inv.name == "printenv":
+        return any(credential_names("$" + a.text) for a in inv.args if not a.text.startswith("-"))
     if inv.name not in _PROGRAMS:
         return False
     command = (inv.name, *word_operands(inv.arg_texts(), _VALUED))

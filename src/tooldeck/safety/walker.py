@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tooldeck.safety.commands import CommandSemantics, Frame, State
+from tooldeck.safety.credential_names import credential_taint
 from tooldeck.safety.expand import Expander
 from tooldeck.safety.flows import ENDLESS_COUNT
 from tooldeck.safety.model import (
@@ -28,6 +29,7 @@ from tooldeck.safety.model import (
     Signal,
     Taint,
 )
+from tooldeck.safety.moves import mark_secret
 from tooldeck.safety.parser import ParseFailure, node_text, parse, spawns_in_background
 from tooldeck.safety.paths import is_secret
 
@@ -162,7 +164,10 @@ class Walker(CommandSemantics):
         else:
             out = self.walk(body, state, frame, stdin) if body is not None else EMPTY_FLOW
             if redirects:
-                self.record(Invocation((Field(":"),), redirects, stdin, via=frame.via, cwd=state.cwd))
+                inv = Invocation((Field(":"),), redirects, stdin, via=frame.via, cwd=state.cwd)
+                self.record(inv)
+                # `a | b > f`: f holds what the pipeline wrote (a script to run later, a download).
+                self._remember_writes(inv, out, state)
         # The grammar nests what follows a heredoc's start line (`cat <<EOF | sh`) in the heredoc.
         for redirect in redirect_nodes:
             for rest in redirect.named_children:
@@ -191,7 +196,9 @@ class Walker(CommandSemantics):
             if node.type == "herestring_redirect":
                 word = next((c for c in node.children if c.is_named), None)
                 value = expander.value(word)
-                stdin = Flow(value.text + "\n" if value.exact else None, value.taint)
+                stdin = Flow(
+                    value.text + "\n" if value.exact else None, value.taint | credential_taint(value)
+                )
                 continue
             op, fd, target = _redirect_parts(node)
             if target is None:
@@ -199,7 +206,7 @@ class Walker(CommandSemantics):
             field_ = expander.value(target)
             out.append(Redirect(op, field_, fd))
             if op == "<":
-                stdin = _file_flow(field_, state.cwd)
+                stdin = _file_flow(mark_secret(field_, state.cwd, state.secrets), state.cwd)
         return tuple(out), stdin
 
     def _loop(self, node: Node, state: State, frame: Frame, stdin: Flow | None) -> Flow:

@@ -66,6 +66,11 @@ def sql_texts(inv: Invocation) -> list[str]:
         texts += [o.text for o in operands[1:]]
     if inv.name in (*_SQL_OPTION, "sqlite3", "sqlite") and inv.data.text is not None and not texts:
         texts.append(inv.data.text)
+    # A framework's database shell reads SQL from standard input (`manage.py dbshell <<< SQL`).
+    words = inv.arg_texts()
+    shell = "dbshell" in words[:2] or (inv.name == "rails" and words[:1] in (["dbconsole"], ["db"]))
+    if shell and inv.data.text is not None and not texts:
+        texts.append(inv.data.text)
     return texts
 
 
@@ -252,11 +257,34 @@ _FRAMEWORK = re.compile(
     r"|\bprisma\s+(migrate\s+reset|db\s+push\s+.*--force-reset)|\bsupabase\s+db\s+reset"
     r"|\bfirebase\s+(firestore:delete|database:remove)|\bdrizzle-kit\s+drop|\btypeorm\s+schema:drop"
     r"|\bmix\s+ecto\.(drop|reset)|doctrine:(database|schema):drop"
+    # Every migration undone: the schema, and the data in it, gone.
+    r"|\b(alembic|flask\s+db)\s+downgrade\s+(\S+\s+)*base\b|(manage\.py|django-admin)\s+migrate\s+\S+\s+zero\b"
+    r"|\b(rails|rake)\s+db:(migrate:reset|seed:replant|migrate\s+(\S+\s+)*VERSION=0\b)"
+    r"|\bmix\s+ecto\.rollback\s+(\S+\s+)*--all\b|\bsequelize(-cli)?\s+db:migrate:undo:all"
+    r"|\bdbmate\s+(\S+\s+)*drop\b|\bgoose\s+(\S+\s+)*(reset|down-to\s+0)\b|\bflyway\s+(\S+\s+)*clean\b"
+    r"|\bliquibase\s+(\S+\s+)*(drop-all|dropAll)\b|\bdiesel\s+database\s+reset|\bsqlx\s+database\s+(drop|reset)"
+    r"|\bmigrate\s+(\S+\s+)*(drop\b|down\s+(\S+\s+)*-all\b)|\bhasura\s+migrate\s+apply\s+(\S+\s+)*--down\s+all"
+    r"|doctrine:fixtures:load(?!.*--append)"
 )
+# An explicit test environment: the test database is rebuilt for every run.
+_TEST_ENV = re.compile(
+    r"(?i)(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|FLASK_ENV|NODE_ENV|DJANGO_ENV|ENV)=(test|testing)"
+)
+_TEST_OPTION = re.compile(r"(?i)--env(=|\s+)(test|testing)\b|--settings[= ]\S*test|-e\s+test\b")
+
+
+def _test_environment(inv: Invocation, command: str) -> bool:
+    if re.search(r"DISABLE_DATABASE_ENVIRONMENT_CHECK=1", command):
+        return False
+    assigned = " ".join(f"{key}={value.text}" for key, value in inv.env)
+    return bool(_TEST_ENV.search(assigned) or _TEST_ENV.search(command) or _TEST_OPTION.search(command))
 
 
 @rules.rule("framework-db-reset", "approve", "a framework command that flushes, drops or resets the database")
 def _framework(inv: Invocation) -> str | None:
     words = [inv.argv[0].text.rsplit("/", 1)[-1], *inv.arg_texts()]
-    match = _FRAMEWORK.search(" ".join(words))
-    return f"{match.group(0)} deletes the application's data" if match else None
+    command = " ".join(words)
+    match = _FRAMEWORK.search(command)
+    if match is None or _test_environment(inv, command):
+        return None
+    return f"{match.group(0)} deletes the application's data"

@@ -50,10 +50,17 @@ def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
         return [(f, recursive or "**" in f.text.split("/")) for f in operands]
     if name in ("rimraf", "del", "del-cli", "rimraf.cmd"):
         return [(f, True) for f in options(inv).operands]
-    if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio"):
-        return [
-            (f, name in ("srm", "trash", "trash-put")) for f in options(inv).operands if f.text != "trash"
-        ]
+    if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio", "gvfs-trash", "trash-cli"):
+        # Trashing a folder takes all of it: `gio trash DIR` is `rm -r DIR` with an undo few use.
+        trash = name != "gio" or inv.arg_texts()[:1] == ["trash"]
+        recursive = name in ("srm", "trash", "trash-put", "gvfs-trash", "trash-cli") or (
+            name == "gio" and trash
+        )
+        return [(f, recursive) for f in options(inv).operands if f.text != "trash"]
+    if name in ("kioclient", "kioclient5", "kioclient6") and inv.arg_texts()[:1] in (["move"], ["mv"]):
+        operands = [f for f in options(inv).operands[1:]]
+        if operands and operands[-1].text.startswith("trash:"):
+            return [(f, True) for f in operands[:-1]]
     if name == "rsync":
         opts = options(inv, frozenset({"-e", "--rsh", "--exclude", "--include", "--filter", "-f"}))
         deletes = any(w.startswith("--delete") or w in ("--remove-source-files",) for w in opts.long)

@@ -113,6 +113,9 @@ _WIPERS: dict[str, tuple[str, ...]] = {
     "badblocks": ("-w",),
     "hdparm": ("--security-erase", "--security-erase-enhanced", "--trim-sector-ranges", "--write-sector"),
     "mdadm": ("--zero-superblock",),
+    # Filesystem debuggers opened for writing edit the on-disk structures directly.
+    "debugfs": ("-w", "--writable"),
+    "xfs_db": ("-x", "--expert"),
 }
 _READ_ONLY = frozenset(
     {
@@ -255,12 +258,36 @@ def _writes_endlessly(inv: Invocation) -> bool:
     return output_of(inv).endless
 
 
+# A size computed from the filesystem's free space (`$(df --output=avail -B1 / | tail -1)`,
+# `$(stat -f -c '%a*%S' /)`, `$(findmnt -bno AVAIL /)`): the file takes all of it.
+_FREE_SPACE = re.compile(
+    r"(?:\$\(|`)[^`]*?(?:\bdf\b|\bstat\s[^|;)`]*(?:-f\b|--file-system)|\bfindmnt\b|statvfs)"
+)
+_SIZE_OPTIONS = frozenset({"-l", "--length", "-s", "--size", "-c", "--bytes"})
+
+
+def _sized_by_free_space(inv: Invocation) -> bool:
+    if inv.name not in ("fallocate", "truncate", "head", "dd", "xfs_mkfile", "mkfile"):
+        return False
+    words = inv.arg_texts()
+    sizes = [words[i + 1] for i, w in enumerate(words[:-1]) if w in _SIZE_OPTIONS]
+    sizes += [
+        w.split("=", 1)[1] for w in words if w.split("=", 1)[0] in ("count", "bs", "--length", "--size")
+    ]
+    if inv.name in ("xfs_mkfile", "mkfile"):
+        sizes += words[:1]
+    return any(_FREE_SPACE.search(size) for size in sizes)
+
+
 @rules.rule(
     "fill-disk",
     "approve",
-    "writes a file of 10 GiB or more, or without end (fallocate -l 500G, yes > f, cat /dev/zero > f)",
+    "writes a file of 10 GiB or more, or as large as the free space, or without end "
+    "(fallocate -l 500G, fallocate -l $(df ...), yes > f, cat /dev/zero > f)",
 )
 def _fill(inv: Invocation) -> str | None:
+    if _sized_by_free_space(inv):
+        return f"{inv.name} writes a file as large as the filesystem's free space, filling the disk"
     size = _allocated(inv)
     if size is not None and size >= FILL_BYTES:
         return f"{inv.name} writes a {size / 1024**3:.0f} GiB file, which can fill the disk"

@@ -40,6 +40,7 @@ def _fork_program(inv: Invocation) -> str | None:
     if text is None or not (forks_forever(text) or _runs_itself_twice(text)):
         return None
     for target, kind in written_files(inv):
-        if _SOURCE.search(target.text):
+        # A file named as source code, or any file that starts with `#!` (a script to run).
+        if _SOURCE.search(target.text) or text.lstrip().startswith("#!"):
             return f"{inv.name} {kind}s {target.shown()}, a program that forks without end"
     return None

@@ -43,6 +43,11 @@ def _logs(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "journalctl" and any(w.startswith("--vacuum") for w in words):
         return f"journalctl {' '.join(words)} deletes journal entries"
+    # Logs cleared through their own tool: the kernel ring buffer, the last-login records.
+    if inv.name == "dmesg" and any(w in ("-C", "-c", "--clear", "--read-clear") for w in words):
+        return "dmesg --clear empties the kernel's message log"
+    if inv.name == "lastlog" and any(w in ("-C", "--clear") for w in words):
+        return "lastlog --clear erases the record of logins"
     path = _wiped(inv, "log")
     return f"{inv.name} destroys the system log {path}" if path else None
 

@@ -48,11 +48,14 @@ def _mode_and_targets(inv: Invocation) -> tuple[str, list[str]]:
         return "", [o.text for o in options(inv, _ACL_VALUE).operands]
     opts = options(inv, frozenset({"--reference"}))
     operands = [o.text for o in opts.operands]
-    if inv.name == "chmod" and opts.short and not opts.has("-R", "-f", "-v", "-c") and inv.args:
-        # A symbolic mode such as -x or -w looks like an option: it is the first argument.
-        first = inv.args[0].text
-        if re.fullmatch(r"-[rwxXst]+", first):
-            return first, operands
+    if inv.name == "chmod" and opts.short and inv.args:
+        # A symbolic mode such as -x or -w looks like an option: it is the first argument that is
+        # not one of chmod's own flags (`chmod -R -x .`).
+        words = [a.text for a in inv.args]
+        flags = ("-R", "-f", "-v", "-c", "--recursive", "--silent", "--quiet", "--verbose", "--changes")
+        rest = [w for w in words if w not in flags and not re.fullmatch(r"-[Rfvc]+", w)]
+        if rest and re.fullmatch(r"-[rwxXst]+(?:,[ugoa]*[-+=][rwxXst]*)*", rest[0]):
+            return rest[0], [w for w in rest[1:] if w != "--"]
     if inv.name in ("chmod", "chown", "chgrp") and operands:
         return operands[0], operands[1:]
     return "", operands
@@ -170,6 +173,19 @@ def _other_owner(owner: str) -> bool:
     return bool(user) and not _SELF_OWNER.fullmatch(user) and not user.startswith("$")
 
 
+def _named_other_owner(owner: str) -> bool:
+    """An owner that is surely not the user: a name, or uid 0 (`1000:1000` may well be the user)."""
+    user = owner.split(":", 1)[0].split(".", 1)[0]
+    return _other_owner(owner) and (not user.isdigit() or int(user) == 0)
+
+
+# Trees of the user's files deeper down (`~/projects/webapp`, `./src`): given away or frozen,
+# they can no longer be edited, built or deleted by their owner.
+def _deep_own_tree(target: str, cwd: str | None) -> bool:
+    path = resolve(target.removesuffix("/**"), cwd)
+    return classify(target.removesuffix("/**"), cwd) == "local" and path.anchor in (".", "~")
+
+
 @rules.rule(
     "chown-own-tree",
     "approve",
@@ -182,7 +198,9 @@ def _chown_tree(inv: Invocation) -> str | None:
     if not _other_owner(owner):
         return None
     for target in targets:
-        if classify(target.removesuffix("/**"), inv.cwd) in _OWN_TREES:
+        if classify(target.removesuffix("/**"), inv.cwd) in _OWN_TREES or (
+            _named_other_owner(owner) and _deep_own_tree(target, inv.cwd)
+        ):
             shown = resolve(target, inv.cwd).shown()
             return f"chown -R {owner} hands all of {shown} to another owner: the user can no longer change it"
     return None
@@ -201,7 +219,7 @@ def _immutable_tree(inv: Invocation) -> str | None:
     if not flags:
         return None
     for target in (w for w in words if not w.startswith(("-", "+", "="))):
-        if classify(target, inv.cwd) in _OWN_TREES:
+        if classify(target, inv.cwd) in _OWN_TREES or _deep_own_tree(target, inv.cwd):
             return f"chattr {flags[0]} on all of {target}: nothing in it can be changed until root undoes it"
     return None
 
@@ -323,4 +341,54 @@ def _install_setuid(inv: Invocation) -> str | None:
     mode = options(inv, frozenset({"-m", "--mode", "-o", "-g", "-t"})).value("-m", "--mode")
     if mode is not None and mode_bits(mode)[0]:
         return f"install -m {mode} makes the installed file run with its owner's privileges"
+    return None
+
+
+def owner_loses_access(mode: str) -> str | None:
+    """What the owner loses for good by a mode: "search" (x, so directories cannot be entered) or
+    "read"; None when a later clause gives it back (`a-x+X` keeps directories searchable)."""
+    if re.fullmatch(r"[0-7]{3,4}", mode):
+        owner = int(mode.zfill(4)[1])
+        return "read" if not owner & 0b100 else "search" if not owner & 0b001 else None
+    lost: dict[str, bool] = {"x": False, "r": False}
+    for clause in mode.split(","):
+        match = re.fullmatch(r"([ugoa]*)((?:[-+=][rwxXstugo]*)+)", clause)
+        if match is None:
+            return None
+        who, actions = match.groups()
+        if who and "u" not in who and "a" not in who:
+            continue
+        for op, perms in re.findall(r"([-+=])([rwxXstugo]*)", actions):
+            for bit in ("x", "r"):
+                given = bit in perms or (bit == "x" and "X" in perms)
+                if op == "+" and given:
+                    lost[bit] = False
+                elif (op == "-" and bit in perms) or (op == "=" and not given):
+                    lost[bit] = True
+    return "read" if lost["r"] else "search" if lost["x"] else None
+
+
+_NOT_TREES: frozenset[PathKind] = frozenset(
+    {"credentials", "scratch", "cache", "pseudo", "device", "unknown", "history", "log"}
+)
+
+
+@rules.rule(
+    "lock-out-tree",
+    "approve",
+    "recursively takes the owner's read or search (x) permission from a tree (chmod -R a-x ., chmod -R 644 ~/work)",
+)
+def _lock_out(inv: Invocation) -> str | None:
+    if inv.name != "chmod" or not options(inv).has("-R", "--recursive"):
+        return None
+    mode, targets = _mode_and_targets(inv)
+    lost = owner_loses_access(mode)
+    if lost is None:
+        return None
+    for target in targets:
+        last = target.rstrip("/").rsplit("/", 1)[-1]
+        if re.fullmatch(r"[*?]+\.\w+", last) or classify(target, inv.cwd) in _NOT_TREES:
+            continue  # `./scripts/*.txt` names files; `~/.ssh` is tightened, not locked
+        why = "directories can no longer be entered" if lost == "search" else "nothing can be read"
+        return f"chmod -R {mode} on {resolve(target, inv.cwd).shown()}: {why}, even by the owner"
     return None

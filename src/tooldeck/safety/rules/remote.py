@@ -7,6 +7,7 @@ import re
 from tooldeck.safety.model import NETWORK, Invocation, Taint
 from tooldeck.safety.programs import SHELLS, CodeSource, code_source
 from tooldeck.safety.rules.base import RuleSet
+from tooldeck.safety.rules.known_packages import well_known_npx
 
 rules = RuleSet("remote_code_exec")
 
@@ -139,11 +140,17 @@ _SPEC_OPTIONS = frozenset({"--spec", "--from", "-p", "--package", "--with"})
     "fetches a package from a repository or URL and runs it (npx github:user/repo, uvx --from git+https://...)",
 )
 def _remote_package(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    positional = [w for w in words if not w.startswith("-")]
+    by_address = _run_by_address(inv.name, positional)
+    if by_address is not None:
+        return by_address
+    unprompted = _unprompted_package(inv, positional)
+    if unprompted is not None:
+        return unprompted
     sub = _PACKAGE_RUNNERS.get(inv.name)
     if sub is None:
         return None
-    words = inv.arg_texts()
-    positional = [w for w in words if not w.startswith("-")]
     if tuple(positional[: len(sub)]) != sub:
         return None
     # The package: what a --spec/--from/-p option names, else the first word after the verb.
@@ -154,6 +161,44 @@ def _remote_package(inv: Invocation) -> str | None:
     for spec in specs:
         if _REMOTE_SPEC.search(spec) and not spec.startswith("@"):  # @scope/name is a registry's
             return f"{inv.name} fetches {spec[:80]} and runs its code"
+    return None
+
+
+def _run_by_address(name: str, positional: list[str]) -> str | None:
+    """`go run host/path@version` (a module fetched and built), `deno run URL`, `bun run URL`."""
+    if name == "go" and positional[:1] == ["run"] and len(positional) > 1:
+        module = positional[1]
+        if "@" in module and not module.startswith((".", "/")) and "." in module.split("/", 1)[0]:
+            return f"go run fetches {module[:80]}, builds it and runs it"
+    if (
+        name in ("deno", "bun")
+        and positional[:1] == ["run"]
+        and re.match(r"(?:https?|ftp)://", "".join(positional[1:2]))
+    ):
+        return f"{name} runs {positional[1][:80]}, code fetched from the network"
+    return None
+
+
+def _unprompted_package(inv: Invocation, positional: list[str]) -> str | None:
+    """`npx -y PKG` / `npm exec --yes PKG`: a registry package installed and run with its prompt
+    answered in advance; only widely used tools pass."""
+    words = inv.arg_texts()
+    yes = any(w in ("-y", "--yes", "--yes=true") for w in words) or (
+        (value := inv.env_value("npm_config_yes")) is not None and value.text == "true"
+    )
+    if not yes:
+        return None
+    if inv.name == "npx":
+        specs = positional
+    elif inv.name == "npm" and positional[:1] in (["exec"], ["x"]):
+        specs = positional[1:]
+    else:
+        return None
+    packages = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-p", "--package")]
+    packages += [w.split("=", 1)[1] for w in words if w.startswith("--package=")]
+    spec = packages[0] if packages else (specs[0] if specs else "")
+    if spec and not well_known_npx(spec):
+        return f"{inv.name} --yes installs and runs {spec[:80]} without asking, code no one has reviewed"
     return None
 
 
@@ -178,4 +223,55 @@ def _remote_manifest(inv: Invocation) -> str | None:
             return f"{inv.name} applies {target[:80]} to the cluster, fetched unreviewed"
         if target == "-" and NETWORK in inv.data.taint:
             return f"{inv.name} applies a manifest piped in from the network to the cluster"
+    return None
+
+
+# Package managers and the words that make them install (and so run the package's scripts).
+_INSTALLERS: dict[str, frozenset[str]] = {
+    "dpkg": frozenset({"-i", "--install"}),
+    "rpm": frozenset({"-i", "-U", "-F", "--install", "--upgrade", "--freshen"}),
+    "apt": frozenset({"install", "reinstall"}),
+    "apt-get": frozenset({"install", "reinstall"}),
+    "dnf": frozenset({"install", "reinstall", "localinstall"}),
+    "yum": frozenset({"install", "reinstall", "localinstall"}),
+    "zypper": frozenset({"install", "in"}),
+    "pip": frozenset({"install"}),
+    "pip3": frozenset({"install"}),
+    "npm": frozenset({"install", "i", "add"}),
+    "gem": frozenset({"install"}),
+    "snap": frozenset({"install"}),
+    "apk": frozenset({"add"}),
+}
+_PACKAGE_ADDRESS = re.compile(
+    r"(?:https?|ftp)://\S+\.(?:deb|rpm|whl|tar\.gz|tgz|zip|gem|apk|snap)(?:[?#]\S*)?$"
+)
+
+
+@rules.rule(
+    "install-downloaded-package",
+    "approve",
+    "installs a package file that was just downloaded or is fetched from an address (wget x.deb && dpkg -i x.deb, "
+    "pip install https://.../x.tar.gz): its install scripts run unreviewed",
+)
+def _install_downloaded(inv: Invocation) -> str | None:
+    name = "pip" if inv.name == "python" or inv.name.startswith("python3") else inv.name
+    args = inv.args
+    if name == "pip" and inv.name != "pip" and [a.text for a in args[:2]] == ["-m", "pip"]:
+        args = args[2:]
+    verbs = _INSTALLERS.get(name)
+    if verbs is None:
+        return None
+    words = [a.text for a in args]
+    if not any(w in verbs or (name == "rpm" and re.fullmatch(r"-[a-zA-Z]*[iUF][a-zA-Z]*", w)) for w in words):
+        return None
+    for arg in args:
+        package_file = "/" in arg.text or re.search(
+            r"\.(?:deb|rpm|whl|tar\.gz|tgz|zip|gem|apk|snap)$", arg.text
+        )
+        if NETWORK in arg.taint and package_file and not arg.text.startswith("-"):
+            return (
+                f"{inv.name} installs {arg.shown()[:80]}, which was downloaded, running its install scripts"
+            )
+        if _PACKAGE_ADDRESS.match(arg.text):
+            return f"{inv.name} installs {arg.text[:80]} from the network, running its install scripts"
     return None

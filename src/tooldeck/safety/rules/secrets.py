@@ -54,6 +54,8 @@ def _secret_arg(arg: Field, cwd: str | None) -> bool:
     parts = re.split(r"[=@,;]", arg.text)
     # socat's addresses name a file after a type: FILE:~/.docker/config.json, OPEN:..., GOPEN:...
     parts += [m.group(1) for m in re.finditer(r"(?i)\b(?:FILE|OPEN|GOPEN|READLINE):([^,]+)", arg.text)]
+    # `@~/.aws/credentials`: curl reads no `~`, but the intent is the home directory's file.
+    parts = [HOME_MARK + p[1:] if p.startswith("~/") else p for p in parts]
     return any(part and is_secret(part, cwd) for part in parts)
 
 
@@ -95,6 +97,9 @@ def _sent_args(inv: Invocation) -> list[Field]:
         out.append(args[i])
         i += 1
     return out
+
+
+sent_args = _sent_args
 
 
 @rules.rule("send-secrets", "approve", "sends keys, credentials or the environment over the network")

@@ -70,8 +70,15 @@ def service_actions(inv: Invocation) -> list[tuple[str, str]]:
         return [("stop", words[0])]
     if inv.argv and inv.argv[0].text.startswith("/etc/init.d/") and words[:1] == ["stop"]:
         return [("stop", inv.name)]
-    if inv.name == "update-rc.d" and "disable" in words:
-        return [("disable", words[0] if words else "")]
+    operands = [w for w in words if not w.startswith("-")]
+    if inv.name == "update-rc.d" and ("disable" in words or "remove" in words):
+        return [("disable", operands[0] if operands else "")]
+    if inv.name == "chkconfig" and operands[-1:] == ["off"] and len(operands) >= 2:
+        return [("disable", operands[0])]
+    if inv.name == "rc-update" and operands[:1] in (["del"], ["delete"]) and len(operands) >= 2:
+        return [("disable", operands[1])]
+    if inv.name == "sv" and operands[:1] in (["down"], ["stop"], ["d"], ["force-stop"]):
+        return [("stop", unit) for unit in operands[1:]]
     return []
 
 
@@ -107,6 +114,8 @@ _CRITICAL_PROCESSES = frozenset(
         "auditd",
     ]
 )
+
+CRITICAL_PROCESSES = _CRITICAL_PROCESSES
 
 
 def _kill_targets(words: list[str]) -> list[str]:
