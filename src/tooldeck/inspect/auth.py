@@ -16,6 +16,7 @@ from http.cookies import CookieError, SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs
 
+from tooldeck._utils.asgi import send_unauthorized
 from tooldeck.errors import ConfigError
 
 Scope = MutableMapping[str, Any]
@@ -92,16 +93,6 @@ class TokenGate:
 
 
 async def _unauthorized(send: Send) -> None:
-    body = b'{"error": "unauthorized: open the URL tooldeck inspect printed (it carries ?token=...)"}'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
+    await send_unauthorized(
+        send, "unauthorized: open the URL tooldeck inspect printed (it carries ?token=...)"
     )
-    await send({"type": "http.response.body", "body": body})

@@ -17,6 +17,7 @@ import socket
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from tooldeck._utils.asgi import send_unauthorized
 from tooldeck.errors import ConfigError
 from tooldeck.errors import ListenError as ListenError
 from tooldeck.serve.server import DeckServer
@@ -57,19 +58,11 @@ class BearerAuth:
 
 
 async def _unauthorized(send: Send) -> None:
-    body = b'{"error": "unauthorized: this server needs Authorization: Bearer <token>"}'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"www-authenticate", b'Bearer realm="tooldeck"'),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
+    await send_unauthorized(
+        send,
+        "unauthorized: this server needs Authorization: Bearer <token>",
+        extra_headers=((b"www-authenticate", b'Bearer realm="tooldeck"'),),
     )
-    await send({"type": "http.response.body", "body": body})
 
 
 async def serve_stdio(server: DeckServer) -> None:

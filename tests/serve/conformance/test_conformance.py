@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.conformance_params import scenario_params
 
 from benchmarks import conformance as cf
 
@@ -31,32 +32,9 @@ STATEFUL = (V1, V2)  # legs whose scenarios include the 2025 subscription ones
 EXPECTED_FAILURES: frozenset[str] = frozenset()
 
 
-def _collect() -> tuple[list[object], set[str], dict[str, str]]:
-    """A param per listed scenario of each leg (and its "leg/scenario" key); a leg whose suite is
-    missing gets one param, which fails saying so."""
-    params: list[object] = []
-    listed: set[str] = set()
-    missing: dict[str, str] = {}
-    for leg in cf.LEGS:
-        try:
-            names = cf.scenarios(leg)
-        except cf.SuiteMissing as exc:
-            missing[leg.name] = str(exc)
-            params.append(pytest.param(leg, "", id=f"{leg.name}/suite-not-installed"))
-            continue
-        for name in names:
-            key = f"{leg.name}/{name}"
-            listed.add(key)
-            marks = (
-                [pytest.mark.xfail(strict=True, reason="EXPECTED_FAILURES")]
-                if key in EXPECTED_FAILURES
-                else []
-            )
-            params.append(pytest.param(leg, name, id=key, marks=marks))
-    return params, listed, missing
-
-
-PARAMS, LISTED, MISSING = _collect()
+PARAMS, LISTED, MISSING = scenario_params(
+    cf.LEGS, cf.scenarios, EXPECTED_FAILURES, label=lambda leg: leg.name
+)
 
 
 class Runs:

@@ -1,0 +1,26 @@
+"""Small ASGI answers shared by the HTTP servers (`serve`'s transport, the inspector page)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+async def send_unauthorized(
+    send: Any, error: str, *, extra_headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    """A 401 with a JSON body `{"error": ERROR}`, never cached."""
+    body = json.dumps({"error": error}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                *extra_headers,
+                (b"content-length", str(len(body)).encode()),
+                (b"cache-control", b"no-store"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
