@@ -14,6 +14,9 @@ only tooldeck is measured.
 A scenario passes when none of its checks is a FAILURE (the suite's own verdict: WARNING, INFO
 and SKIPPED checks do not fail it). Node >= 22 and the suite come from scripts/setup.sh, into
 $TOOLDECK_CONFORMANCE_DIR (default ~/.cache/tooldeck-conformance).
+
+`--client` measures tooldeck's MCP client instead, against the suite's client scenarios (see
+benchmarks/conformance_client.py).
 """
 
 from __future__ import annotations
@@ -121,9 +124,14 @@ def _suite_env() -> dict[str, str]:
 
 def scenarios(leg: Leg) -> list[str]:
     """The leg's server scenarios, as `conformance list --server` names them."""
+    return listed_scenarios(leg, "server")
+
+
+def listed_scenarios(leg: Leg, side: str) -> list[str]:
+    """The leg's scenarios of one side (`server`, `client`), as `conformance list --SIDE` names them."""
     extra = ["--spec-version", leg.spec_version] if leg.spec_version else []
     run = subprocess.run(
-        suite_command(leg.suite, "list", "--server", *extra),
+        suite_command(leg.suite, "list", f"--{side}", *extra),
         capture_output=True,
         text=True,
         timeout=60,
@@ -131,12 +139,21 @@ def scenarios(leg: Leg) -> list[str]:
     )
     if run.returncode != 0:
         raise SuiteMissing(
-            f"`conformance list` of {leg.suite} failed ({run.returncode}): {run.stderr.strip()}"
+            f"`conformance list --{side}` of {leg.suite} failed ({run.returncode}): {run.stderr.strip()}"
         )
     names = re.findall(r"^\s+- (\S+)", run.stdout, flags=re.MULTILINE)
     if not names:
-        raise SuiteMissing(f"`conformance list` of {leg.suite} named no server scenario:\n{run.stdout}")
+        raise SuiteMissing(
+            f"`conformance list --{side}` of {leg.suite} named no {side} scenario:\n{run.stdout}"
+        )
     return names
+
+
+def judged(checks: list[dict[str, object]]) -> tuple[list[str], list[str]]:
+    """The suite's checks of one scenario: what each FAILURE and each WARNING says."""
+    failures = [_said(c) for c in checks if c.get("status") == "FAILURE"]
+    warnings = [_said(c) for c in checks if c.get("status") == "WARNING"]
+    return failures, warnings
 
 
 # -- running it -------------------------------------------------------------------------------
@@ -152,8 +169,7 @@ def read_results(out_dir: Path) -> dict[str, Outcome]:
         if match is None or not (folder / "checks.json").is_file():
             continue
         checks = json.loads((folder / "checks.json").read_text())
-        failures = [_said(c) for c in checks if c.get("status") == "FAILURE"]
-        warnings = [_said(c) for c in checks if c.get("status") == "WARNING"]
+        failures, warnings = judged(checks)
         name = match["name"]
         outcomes[name] = Outcome(name, not failures, len(checks), failures, warnings)
     return outcomes
@@ -300,6 +316,10 @@ def table(reports: list[LegReport], *, reasons: bool = False) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if "--client" in argv:  # tooldeck's MCP client instead of its server: benchmarks/conformance_client.py
+        from benchmarks import conformance_client
+
+        return conformance_client.main([a for a in argv if a != "--client"])
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks conformance", description=__doc__.splitlines()[0]
     )

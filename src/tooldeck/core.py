@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         TaskRequest,
         ToolChannel,
     )
+    from tooldeck._core.channel import checked_answer as checked_form_answer
     from tooldeck._core.checkpoints import Checkpoint, CheckpointStore, PathState
     from tooldeck._core.checkpoints import store_of as checkpoint_store
     from tooldeck._core.checkpoints import undo_in as undo_checkpoints
@@ -126,6 +127,8 @@ if TYPE_CHECKING:
     from tooldeck._core.sources.mcp import McpSource, ServerSpec, ServerStatus
     from tooldeck._core.sources.mcp import close_all as close_mcp_servers
     from tooldeck._core.sources.mcp import server_specs as mcp_server_specs
+    from tooldeck._core.sources.mcp.oauth_login import login as mcp_login
+    from tooldeck._core.sources.mcp.oauth_login import logout as mcp_logout
     from tooldeck._core.tool import DescriptionContext, Resource, Tool
 
     # The workspace and confined paths
@@ -157,6 +160,7 @@ _LAZY: dict[str, str] = {
     "Root": "tooldeck._core.channel",
     "RootsRequest": "tooldeck._core.channel",
     "LOGGING_LEVELS": "tooldeck._core.channel:LEVELS",
+    "checked_form_answer": "tooldeck._core.channel:checked_answer",
     "SamplingMessage": "tooldeck._core.channel",
     "SamplingRequest": "tooldeck._core.channel",
     "TaskRequest": "tooldeck._core.channel",
@@ -181,6 +185,8 @@ _LAZY: dict[str, str] = {
     "ServerStatus": "tooldeck._core.sources.mcp",
     "close_mcp_servers": "tooldeck._core.sources.mcp:close_all",
     "mcp_server_specs": "tooldeck._core.sources.mcp:server_specs",
+    "mcp_login": "tooldeck._core.sources.mcp.oauth_login:login",
+    "mcp_logout": "tooldeck._core.sources.mcp.oauth_login:logout",
     "Config": "tooldeck._core.config",
     "ModelConfig": "tooldeck._core.config",
     "SandboxConfig": "tooldeck._core.config",
@@ -341,6 +347,7 @@ __all__ = [
     "Workspace",
     "active_skills",
     "catalog_hash",
+    "checked_form_answer",
     "checkpoint_store",
     "close_mcp_servers",
     "config_schema_adapter",
@@ -353,6 +360,8 @@ __all__ = [
     "entry_owner",
     "load_config",
     "load_skills",
+    "mcp_login",
+    "mcp_logout",
     "mcp_server_specs",
     "parse_answer",
     "parse_config",

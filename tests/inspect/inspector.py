@@ -19,10 +19,12 @@ import httpx
 
 BIN = Path(sys.executable).parent / "tooldeck"
 TINY = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "tiny_server.py"
+ASKING = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "asking_server.py"
 
 TOOLS_MODULE = '''
+import json
 from pathlib import Path
-from tooldeck import tool
+from tooldeck import ToolContext, tool
 
 FLAG = Path(__file__).with_name("flag.txt")
 
@@ -54,6 +56,33 @@ def flagged() -> str:
 def other() -> str:
     """A tool of a disabled toolset."""
     return "x"
+
+
+SURVEY = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "title": "Your name", "default": "Ada", "minLength": 1},
+        "age": {"type": "integer", "title": "Age", "minimum": 0, "maximum": 150, "default": 36},
+        "colour": {
+            "type": "string",
+            "title": "Colour",
+            "description": "<i>pick one</i>",
+            "oneOf": [{"const": "r", "title": "Red"}, {"const": "g", "title": "Green"}],
+            "default": "g",
+        },
+        "size": {"type": "string", "title": "Size", "enum": ["s", "m", "l"]},
+        "news": {"type": "boolean", "title": "Send news", "default": True},
+    },
+    "required": ["name", "age"],
+}
+
+
+@tool(toolset="demo")
+async def survey(ctx: ToolContext, message: str = "Tell me about you") -> str:
+    """Ask the user to fill in a form; answers what came back, as JSON."""
+    answer = await ctx.elicit(message, SURVEY)
+    content = dict(answer.content) if answer.content is not None else None
+    return json.dumps({"action": answer.action, "content": content, "reason": answer.reason})
 '''
 
 CONFIG = """
@@ -64,6 +93,7 @@ tools:
   - {use: "td_inspect_tools:launch"}
   - {use: "td_inspect_tools:flagged"}
   - {use: "td_inspect_tools:other"}
+  - {use: "td_inspect_tools:survey"}
 platform_toolsets:
   cli: [demo, extra, file{mcp}]
   gateway: [demo]
@@ -72,13 +102,15 @@ sandbox: {workspace: .}
 """
 
 
-def write_workspace(folder: Path, *, mcp: dict[str, Any] | None = None) -> Path:
-    """A config with the demo tools above (and `mcp` servers) in `folder`; returns its path."""
+def write_workspace(folder: Path, *, mcp: dict[str, Any] | None = None, extra: str = "") -> Path:
+    """A config with the demo tools above (and `mcp` servers, and the YAML `extra`) in `folder`;
+    returns its path."""
     (folder / "td_inspect_tools.py").write_text(textwrap.dedent(TOOLS_MODULE), encoding="utf-8")
     toolsets = "".join(f", mcp-{name}" for name in mcp or {})
     text = textwrap.dedent(CONFIG).replace("{mcp}", toolsets)
     if mcp is not None:
         text += "mcp_servers: " + json.dumps(mcp) + "\n"
+    text += extra
     path = folder / "tooldeck.yaml"
     path.write_text(text, encoding="utf-8")
     return path

@@ -74,7 +74,7 @@ def test_the_loadout_is_exactly_what_explain_json_says(inspector: Inspector, wor
         )
     gateway = inspector.get("/api/loadout", platform="gateway")
     assert gateway == cli_json(workspace, "explain", "--platform", "gateway")
-    assert {r["name"] for r in gateway if r["status"] == "exposed"} <= {"echo", "launch", "flagged"}
+    assert {r["name"] for r in gateway if r["status"] == "exposed"} <= {"echo", "launch", "flagged", "survey"}
 
 
 def test_a_tool_carries_its_exact_entry_of_tools_json_in_each_dialect(

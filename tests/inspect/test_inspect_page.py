@@ -243,3 +243,104 @@ def test_the_mcp_page_shows_each_servers_name_state_and_error(browser: Browser, 
                 expect(line).to_contain_text(status["error"])
         expect(table.get_by_role("row").filter(has_text="tiny")).to_contain_text("mcp__tiny__echo")
         context.close()
+
+
+# -- forms (elicitation) asked during a call from the page ------------------------------------
+
+
+def ask_survey(page: Page, message: str | None = None) -> object:
+    """Call `survey` from its page; the form it asks, as the page shows it."""
+    page.get_by_role("link", name="survey", exact=True).click()
+    if message is not None:
+        page.get_by_label("message", exact=True).fill(message)
+    page.get_by_role("button", name=re.compile("^Call")).click()
+    card = page.get_by_role("region", name="Form from survey")
+    expect(card).to_be_visible()
+    return card
+
+
+def returned(page: Page) -> object:
+    """The JSON the tool returned, once the call's result is shown (an MCP server's inside the
+    untrusted-content frame)."""
+    content = page.get_by_role("region", name="Result").get_by_role("region", name="Content")
+    expect(content).to_contain_text('"action"')
+    text = content.inner_text()
+    return json.JSONDecoder().raw_decode(text[text.index("{") :])[0]
+
+
+def test_a_tools_form_shows_with_its_defaults_and_accept_hands_the_tool_the_values(page: Page) -> None:
+    card = ask_survey(page)
+    expect(card).to_contain_text("Tell me about you")
+    expect(card.get_by_label("Your name")).to_have_value("Ada")
+    expect(card.get_by_label("Age")).to_have_value("36")
+    expect(card.get_by_label("Colour")).to_have_value("g")  # a select: the titles are its options
+    expect(card.get_by_label("Send news")).to_be_checked()
+    card.get_by_label("Your name").fill("Bo")
+    card.get_by_label("Colour").select_option(label="Red")
+    card.get_by_label("Size").select_option("m")
+    card.get_by_label("Send news").uncheck()
+    card.get_by_role("button", name="Accept").click()
+    assert returned(page) == {
+        "action": "accept",
+        "content": {"name": "Bo", "age": 36, "colour": "r", "size": "m", "news": False},
+        "reason": "",
+    }
+    expect(card).to_have_count(0)
+
+
+def test_a_form_declined_in_the_page_reaches_the_tool_as_declined(page: Page) -> None:
+    card = ask_survey(page)
+    card.get_by_role("button", name="Decline").click()
+    assert returned(page) == {"action": "decline", "content": None, "reason": "declined in the inspector"}
+    expect(card).to_have_count(0)
+
+
+def test_a_bad_value_is_refused_naming_the_field_and_the_form_stays(page: Page) -> None:
+    card = ask_survey(page)
+    card.get_by_label("Age").fill("500")
+    card.get_by_role("button", name="Accept").click()
+    expect(card.get_by_role("alert")).to_contain_text("field 'age'")
+    expect(card.get_by_role("alert")).to_contain_text("150")
+    expect(card.get_by_label("Your name")).to_have_value("Ada")  # still there, as it was
+    card.get_by_label("Age").fill("40")
+    card.get_by_role("button", name="Accept").click()
+    got = returned(page)
+    assert got["action"] == "accept" and got["content"]["age"] == 40
+
+
+def test_a_hostile_form_message_is_shown_as_text(page: Page) -> None:
+    hostile = "<img src=x onerror=alert(1)><script>window.hacked = 1</script><b>not bold</b>"
+    card = ask_survey(page, hostile)
+    expect(card.get_by_text(hostile)).to_be_visible()
+    expect(card.get_by_text("<i>pick one</i>")).to_be_visible()  # a field's description
+    pending = page.locator("#pending")
+    for tag in ("img", "script", "b", "i"):
+        assert pending.locator(tag).count() == 0, tag
+    assert page.evaluate("window.hacked") is None
+    card.get_by_role("button", name="Cancel").click()
+    assert returned(page)["action"] == "cancel"
+
+
+def test_an_mcp_servers_form_is_answered_in_the_page(browser: Browser, tmp_path: Path) -> None:
+    import sys
+
+    from .inspector import ASKING
+
+    servers = {"ask": {"command": sys.executable, "args": [str(ASKING)], "protocol": "legacy"}}
+    with running(write_workspace(tmp_path, mcp=servers)) as inspector:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(inspector.url)
+        page.get_by_role("link", name="mcp__ask__ask_profile", exact=True).click()
+        page.get_by_role("button", name=re.compile("^Call")).click()
+        card = page.get_by_role("region", name="Form from mcp__ask__ask_profile")
+        expect(card).to_contain_text("Tell me about you")
+        name, colour = card.get_by_label("Name", exact=True), card.get_by_label("Color", exact=True)
+        expect(name).to_have_value("Ada")  # the server's defaults, its enum a select
+        expect(colour).to_have_value("green")
+        expect(card.get_by_label("Age", exact=True)).to_have_value("36")
+        name.fill("Bo")
+        colour.select_option("red")
+        card.get_by_role("button", name="Accept").click()
+        assert returned(page) == {"action": "accept", "content": {"name": "Bo", "color": "red", "age": 36}}
+        context.close()

@@ -140,12 +140,18 @@ def node_http_server(mode: str) -> Iterator[int]:
         wait_for(lambda: _listening(port), 30.0, f"server-everything {mode} on port {port}")
         yield port
     finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, grace=5)
+
+
+def stop_process(proc: subprocess.Popen[Any], grace: float = 10.0) -> None:
+    """Stop a server process: SIGTERM, and SIGKILL when it is still there after `grace` seconds
+    (one waiting for a client's open stream to end)."""
+    proc.terminate()
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _listening(port: int) -> bool:

@@ -22,6 +22,7 @@ from tooldeck._core import config_sections as sections
 from tooldeck._core.config_platforms import check_platforms
 from tooldeck._core.config_sections import (
     AcpAgentConfig,
+    McpAuthConfig,
     McpServerConfig,
     PromptEntry,
     ResourceEntry,
@@ -304,6 +305,93 @@ def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
         raise ConfigError("headers are sent to remote servers (`url`) only", path=f"{where}.headers")
     if server.scope == "thread" and transport != "stdio":
         raise ConfigError("thread-scoped sessions are for servers run with `command`", path=f"{where}.scope")
+    if server.auth is not None:
+        _check_mcp_auth(server, transport, f"{where}.auth")
+
+
+def _check_mcp_auth(server: McpServerConfig, transport: str, where: str) -> None:
+    auth = server.auth
+    assert auth is not None
+    if transport == "stdio":
+        raise ConfigError("OAuth is for remote servers (`url`); a local server needs none", path=where)
+    if any(k.lower() == "authorization" for k in server.headers):
+        raise ConfigError("give either an Authorization header or `auth`, not both", path=where)
+    if auth.client_secret_env is not None and auth.client_id is None:
+        raise ConfigError(
+            "a client secret belongs to a `client_id`; none is given", path=f"{where}.client_secret_env"
+        )
+    for key in ("client_secret_env", "client_key_env", "idp_client_secret_env", "idp_id_token_env"):
+        value = getattr(auth, key)
+        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+            raise ConfigError(
+                f"must name an environment variable (not hold the secret itself), got {len(value)} characters",
+                path=f"{where}.{key}",
+            )
+    if auth.client_key_env is not None and auth.grant != "client_credentials":
+        raise ConfigError("a signing key is for the client_credentials grant", path=f"{where}.client_key_env")
+    if auth.client_key_env is not None and auth.client_secret_env is not None:
+        raise ConfigError(
+            "give either `client_secret_env` or `client_key_env`, not both", path=f"{where}.client_key_env"
+        )
+    has_credential = auth.client_secret_env is not None or auth.client_key_env is not None
+    if auth.grant == "client_credentials" and (auth.client_id is None or not has_credential):
+        raise ConfigError(
+            "the client_credentials grant needs `client_id` and `client_secret_env` (or `client_key_env`)",
+            path=f"{where}.grant",
+        )
+    _check_identity_assertion(auth, where)
+    method = auth.token_endpoint_auth_method
+    if method in ("client_secret_basic", "client_secret_post") and auth.client_secret_env is None:
+        raise ConfigError(
+            f"{method} sends a client secret: give `client_secret_env`",
+            path=f"{where}.token_endpoint_auth_method",
+        )
+    if auth.grant in ("client_credentials", "identity_assertion") and method == "none":
+        raise ConfigError(
+            f"the {auth.grant} grant authenticates the client",
+            path=f"{where}.token_endpoint_auth_method",
+        )
+    url = auth.client_metadata_url
+    if url is not None and not re.fullmatch(r"https://[^/?#]+/[^?#]+", url):
+        raise ConfigError(
+            f"must be an https:// URL with a path, got {url!r}", path=f"{where}.client_metadata_url"
+        )
+    if auth.issuer is not None and not re.match(r"https?://", auth.issuer):
+        raise ConfigError(f"must be an http:// or https:// URL, got {auth.issuer!r}", path=f"{where}.issuer")
+    for i, scope in enumerate(auth.scopes):
+        if not scope or any(c.isspace() for c in scope):
+            raise ConfigError(f"a scope is one word, got {scope!r}", path=f"{where}.scopes[{i}]")
+
+
+_IDP_KEYS = ("idp_token_endpoint", "idp_client_id", "idp_client_secret_env", "idp_id_token_env")
+# What the identity_assertion grant cannot go without.
+_ASSERTION_NEEDS = (
+    "client_id",
+    "client_secret_env",
+    "issuer",
+    "idp_token_endpoint",
+    "idp_client_id",
+    "idp_id_token_env",
+)
+
+
+def _check_identity_assertion(auth: McpAuthConfig, where: str) -> None:
+    """The identity_assertion grant (SEP-990): its own keys, all it needs, and only with it."""
+    if auth.grant != "identity_assertion":
+        for key in _IDP_KEYS:
+            if getattr(auth, key) is not None:
+                raise ConfigError(
+                    f"is for the identity_assertion grant (`grant` is {auth.grant})", path=f"{where}.{key}"
+                )
+        return
+    missing = [f"`{key}`" for key in _ASSERTION_NEEDS if getattr(auth, key) is None]
+    if missing:
+        raise ConfigError(f"the identity_assertion grant needs {', '.join(missing)}", path=f"{where}.grant")
+    url = auth.idp_token_endpoint or ""
+    if not re.fullmatch(r"https?://[^/?#\s]+(/\S*)?", url):
+        raise ConfigError(
+            f"must be an http:// or https:// URL, got {url!r}", path=f"{where}.idp_token_endpoint"
+        )
 
 
 def _check_web(config: ConfigLike) -> None:

@@ -545,6 +545,55 @@ class AgentConfig(_Section):
 
 
 @section
+class McpAuthConfig(_Section):
+    """OAuth for a remote MCP server (`mcp_servers.NAME.auth`). Without it, a server that asks
+    for OAuth is logged in to with `tooldeck mcp login NAME`, registering tooldeck dynamically."""
+
+    __pydantic_config__ = _FORBID
+    # authorization_code: a person logs in once (`tooldeck mcp login NAME`), later runs use and
+    # refresh the stored tokens; client_credentials: tooldeck gets tokens itself with
+    # `client_id` and its secret, no person involved; identity_assertion: enterprise-managed
+    # authorization (SEP-990), no person involved either: the user's ID token is exchanged at the
+    # enterprise IdP (`idp_token_endpoint`) for an identity assertion (ID-JAG), which the client
+    # (`client_id`, `client_secret_env`) presents to the authorization server `issuer`.
+    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] = "authorization_code"
+    # A client registered beforehand with the authorization server (default: dynamic registration,
+    # or `client_metadata_url` where the server takes it).
+    client_id: str | None = None
+    # The environment variable holding that client's secret (the secret is never written in the config).
+    client_secret_env: str | None = None
+    # With client_credentials, instead of a secret: the environment variable holding the client's
+    # private key (PEM), which signs a private_key_jwt assertion for each token request.
+    client_key_env: str | None = None
+    # The algorithm that signs it.
+    signing_algorithm: Literal["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"] = "RS256"
+    # How the client authenticates at the token endpoint (default: client_secret_basic with a
+    # secret, none without).
+    token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "none"] | None = None
+    # Scopes to ask for, besides those the server names in its challenge or metadata.
+    scopes: list[str] = field(default_factory=list)
+    # An https URL of tooldeck's client ID metadata document, used as the client ID by
+    # authorization servers that support such documents (instead of registering).
+    client_metadata_url: str | None = None
+    # The issuer URL of the authorization server the client belongs to; with client_credentials
+    # the secret is sent only there (default: whichever server the MCP server names). Required
+    # with identity_assertion: the assertion and the secret go to this server and no other.
+    issuer: str | None = None
+    # identity_assertion: the enterprise IdP's token endpoint (RFC 8693 token exchange).
+    idp_token_endpoint: str | None = None
+    # identity_assertion: tooldeck's client ID at the enterprise IdP.
+    idp_client_id: str | None = None
+    # identity_assertion: the environment variable holding that client's secret at the IdP, for
+    # an IdP that authenticates its clients (default: none, the client ID alone is sent).
+    idp_client_secret_env: str | None = None
+    # identity_assertion: the environment variable holding the user's ID token from the IdP.
+    idp_id_token_env: str | None = None
+    # The loopback port `tooldeck mcp login` listens on for the browser's redirect (default: any
+    # free port); a pre-registered client's redirect URI names it: http://127.0.0.1:PORT/callback.
+    redirect_port: Annotated[int, Ge(1), Le(65535)] | None = None
+
+
+@section
 class McpServerConfig(_Section):
     """One MCP server: a command run over stdio, or a URL (streamable HTTP or SSE)."""
 
@@ -587,6 +636,17 @@ class McpServerConfig(_Section):
     max_sessions: Annotated[int, Ge(1)] = 8
     # Seconds an idle thread-scoped session is kept.
     idle_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
+    # Whether the server may ask the agent's model (MCP sampling): "allow" lets the model of the
+    # run answer it (outside an agent run there is no model: refused); "deny" does not offer
+    # sampling to the server at all, so the model never sees its requests.
+    sampling: Literal["allow", "deny"] = "deny"
+    # The protocol revision: "auto" asks `server/discover` (2026-07-28) and falls back to the
+    # `initialize` handshake; "legacy" always does the handshake (for a server that cannot take
+    # an unknown request); "2026-07-28" adopts that revision without asking.
+    protocol: Literal["auto", "legacy", "2026-07-28"] = "auto"
+    # OAuth settings of a remote server (see below); any remote server without an Authorization
+    # header of its own logs in with OAuth when it asks for it.
+    auth: McpAuthConfig | None = None
 
 
 @section

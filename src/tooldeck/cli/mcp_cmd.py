@@ -1,4 +1,5 @@
-"""`tooldeck mcp list`: the configured MCP servers, their state, their tools, and what went wrong."""
+"""`tooldeck mcp list`: the configured MCP servers, their state, their tools, and what went wrong
+(`login` / `logout`: `mcp_login_cmd`)."""
 
 from __future__ import annotations
 
@@ -21,11 +22,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     listing = sub.add_parser("list", help="each server's state, tool count, tools and errors")
     add_config(listing)
     add_json(listing)
+    from tooldeck.cli import mcp_login_cmd
+
+    mcp_login_cmd.configure(sub)
 
 
 def run(args: argparse.Namespace) -> int:
     from tooldeck.core import McpSource, close_mcp_servers, load_config, mcp_server_specs
     from tooldeck.errors import ConfigError
+
+    if args.action in ("login", "logout"):
+        from tooldeck.cli import mcp_login_cmd
+
+        return mcp_login_cmd.run(args)
 
     try:
         config = load_config(args.config)

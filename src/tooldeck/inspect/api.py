@@ -4,7 +4,9 @@
     GET  /api/loadout               the rows of `explain --json` (?platform= &dialect= &strict=)
     GET  /api/tools/<name>          one tool: its entry of `tools --dialect X --json`, tokens, notes
     POST /api/call                  {"name", "arguments"} -> what `call --json` prints
-    GET  /api/approvals             questions waiting in the page; POST /api/approvals/<id> answers
+    GET  /api/approvals             what waits in the page: approvals and forms ("kind")
+    POST /api/approvals/<id>        {"decision": "approve" | "deny", "scope"} answers an approval
+    POST /api/forms/<id>            {"action": "accept" | "decline" | "cancel", "content"} a form
     GET  /api/mcp                   `mcp list --json`
     GET  /api/sessions[/<id>]       `sessions list --json` / `sessions show ID --json`
     GET  /api/audit                 the approvals audit log, newest first
@@ -79,7 +81,7 @@ class InspectorApi:
     def __init__(self, deck: Deck, *, platform: str | None = None) -> None:
         self.deck = deck
         self.platform = platform
-        self.approver = PageApprover()
+        self.approver = PageApprover(timeout_s=deck.config.approvals.timeout_s)
         self._sessions: dict[str | None, Session] = {}
         self._calls = itertools.count(1)
 
@@ -213,6 +215,23 @@ class InspectorApi:
             raise _ApiError(400, str(exc)) from None
         if not found:
             raise _ApiError(404, "no approval waits under that id (answered already, or timed out)")
+        return json_response({"answered": True})
+
+    async def answer_form(self, request: Request) -> Response:
+        body = await _json_body(request)
+        if not isinstance(body, dict):
+            raise _ApiError(
+                400,
+                'the body must be a JSON object {"action": "accept" | "decline" | "cancel", "content": {...}}',
+            )
+        try:
+            found = self.approver.answer_form(
+                request.path_params["id"], str(body.get("action")), body.get("content")
+            )
+        except ValueError as exc:
+            raise _ApiError(400, str(exc)) from None
+        if not found:
+            raise _ApiError(404, "no form waits under that id (answered already, or timed out)")
         return json_response({"answered": True})
 
     # -- MCP servers, sessions, the audit log, checkpoints -----------------------------------

@@ -70,6 +70,7 @@ def inspect_app(api: InspectorApi, *, token: str) -> App:
         Route("/api/call", guarded(api.call), methods=["POST"]),
         Route("/api/approvals", guarded(api.approvals)),
         Route("/api/approvals/{id}", guarded(api.answer), methods=["POST"]),
+        Route("/api/forms/{id}", guarded(api.answer_form), methods=["POST"]),
         Route("/api/mcp", guarded(api.mcp)),
         Route("/api/sessions", guarded(api.sessions)),
         Route("/api/sessions/{id}", guarded(api.session_detail)),

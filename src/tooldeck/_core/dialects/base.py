@@ -79,11 +79,10 @@ class Dialect(ABC):
 
 
 class JsonSchemaTransformer(SchemaTransformer):
-    """Full JSON Schema dialects (OpenAI, Anthropic): keep keywords, fix the root's shape."""
+    """Full JSON Schema dialects (OpenAI, Anthropic): keep keywords (the root's `$schema` and `$id`
+    too, as MCP's JSON Schema 2020-12 rules ask of a client), fix the root's shape."""
 
     def root(self, schema: JsonSchema, state: WalkState) -> JsonSchema:
-        schema.pop("$schema", None)
-        schema.pop("$id", None)
         schema["type"] = "object"
         if not isinstance(schema.get("properties"), dict):
             schema["properties"] = {}

@@ -365,20 +365,30 @@ async function showTool(name) {
   );
 }
 
-// -- approvals waiting in the page -----------------------------------------------------------
+// -- approvals and forms waiting in the page -------------------------------------------------
 
-let shownApprovals = "";
+// The cards shown, by id: a poll adds the new ones and drops the answered ones, and leaves the
+// others as they are (a form half filled in keeps what was typed).
+const pendingCards = new Map();
+let pollsStarted = 0;
+let pollsShown = 0;
+let formsMade = 0;
+
+async function sendAnswer(card, problem, path, body) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  problem.replaceChildren();
+  try {
+    await post(path, body);
+  } catch (err) {
+    problem.replaceChildren(failure(err));
+    for (const b of card.querySelectorAll("button")) b.disabled = false;
+    return;
+  }
+  pollApprovals();
+}
 
 function approvalCard(item) {
-  const answer = async (decision, card) => {
-    for (const b of card.querySelectorAll("button")) b.disabled = true;
-    try {
-      await post(`/api/approvals/${encodeURIComponent(item.id)}`, { decision });
-    } catch (err) {
-      card.append(failure(err));
-    }
-    pollApprovals();
-  };
+  const problem = el("div", {});
   const card = el(
     "div",
     { class: "card", role: "region", "aria-label": `Approval request for ${item.tool}` },
@@ -395,25 +405,158 @@ function approvalCard(item) {
       el("dd", {}, json(item.arguments)),
     ),
   );
+  const answer = (decision) => sendAnswer(card, problem, `/api/approvals/${encodeURIComponent(item.id)}`, { decision });
   card.append(
-    el("button", { type: "button", class: "primary", onclick: () => answer("approve", card) }, "Approve"),
+    el("button", { type: "button", class: "primary", onclick: () => answer("approve") }, "Approve"),
     " ",
-    el("button", { type: "button", class: "danger", onclick: () => answer("deny", card) }, "Deny"),
+    el("button", { type: "button", class: "danger", onclick: () => answer("deny") }, "Deny"),
+    problem,
   );
   return card;
 }
 
+// The options of an enum field (enum with optional enumNames, or oneOf/anyOf of {const, title})
+// or of a multi-select's items, as [value, title]; null when the field is no enum.
+function optionsOf(prop) {
+  const source = prop.type === "array" ? prop.items || {} : prop;
+  if (Array.isArray(source.enum)) {
+    const names = Array.isArray(source.enumNames) ? source.enumNames : [];
+    return source.enum.map((v, i) => [String(v), String(names[i] === undefined ? v : names[i])]);
+  }
+  for (const key of ["oneOf", "anyOf"]) {
+    if (Array.isArray(source[key])) {
+      return source[key]
+        .filter((o) => o && typeof o === "object")
+        .map((o) => [String(o.const), String(o.title === undefined ? o.const : o.title)]);
+    }
+  }
+  return null;
+}
+
+function formField(name, prop, required, id) {
+  const options = optionsOf(prop);
+  let input;
+  let kind;
+  if (prop.type === "array") {
+    kind = "multi";
+    const chosen = new Set(Array.isArray(prop.default) ? prop.default.map(String) : []);
+    input = el("select", { id, multiple: true }, (options || []).map(([v, title]) => el("option", { value: v, selected: chosen.has(v) }, title)));
+  } else if (options) {
+    kind = "enum";
+    const given = prop.default === undefined ? null : String(prop.default);
+    input = el(
+      "select",
+      { id },
+      given === null ? el("option", { value: "" }, required ? "(choose one)" : "(not given)") : null,
+      options.map(([v, title]) => el("option", { value: v, selected: v === given }, title)),
+    );
+  } else if (prop.type === "boolean") {
+    kind = "boolean";
+    input = el("input", { type: "checkbox", id, checked: prop.default === true });
+  } else if (prop.type === "integer" || prop.type === "number") {
+    kind = prop.type;
+    input = el("input", { type: "number", id, step: kind === "integer" ? "1" : "any", min: prop.minimum, max: prop.maximum });
+    if (typeof prop.default === "number") input.value = String(prop.default);
+  } else {
+    kind = "string";
+    input = el("input", { type: "text", id, autocomplete: "off" });
+    if (typeof prop.default === "string") input.value = prop.default;
+  }
+  input.dataset.kind = kind;
+  input.dataset.name = name;
+  if (required) input.setAttribute("aria-required", "true");
+  const bounds = [];
+  if (prop.format) bounds.push(prop.format);
+  if (prop.minLength !== undefined) bounds.push(`at least ${prop.minLength} characters`);
+  if (prop.maxLength !== undefined) bounds.push(`at most ${prop.maxLength} characters`);
+  if (prop.minimum !== undefined) bounds.push(`≥ ${prop.minimum}`);
+  if (prop.maximum !== undefined) bounds.push(`≤ ${prop.maximum}`);
+  const hint = [kind === "multi" ? "choose any" : kind, required ? "required" : "optional", ...bounds, prop.description]
+    .filter((part) => part !== undefined && part !== null && part !== "")
+    .join(" · ");
+  return el(
+    "div",
+    { class: "field" },
+    el("label", { for: id }, prop.title === undefined ? name : String(prop.title)),
+    input,
+    el("span", { class: "hint" }, required ? el("span", { class: "required" }, "* ") : null, hint),
+  );
+}
+
+function readAnswer(form, required) {
+  const content = {};
+  for (const input of form.querySelectorAll("[data-name]")) {
+    const name = input.dataset.name;
+    const kind = input.dataset.kind;
+    if (kind === "boolean") content[name] = input.checked;
+    else if (kind === "multi") {
+      const chosen = Array.from(input.selectedOptions).map((o) => o.value);
+      if (chosen.length || required.has(name)) content[name] = chosen;
+    } else if (input.value !== "") {
+      content[name] = kind === "integer" || kind === "number" ? Number(input.value) : input.value;
+    } else if (kind === "string" && required.has(name)) content[name] = "";
+  }
+  return content;
+}
+
+function formCard(item) {
+  const schema = item.schema || {};
+  const props = schema.properties || {};
+  const required = new Set(schema.required || []);
+  const made = ++formsMade;
+  const problem = el("div", {});
+  const form = el("form", { "aria-label": "Form fields", novalidate: true });
+  const card = el(
+    "div",
+    { class: "card", role: "region", "aria-label": `Form from ${item.tool}` },
+    el("h2", {}, `Question from ${item.tool}`),
+    el("div", { class: "description" }, item.message),
+    form,
+  );
+  const path = `/api/forms/${encodeURIComponent(item.id)}`;
+  form.append(...Object.entries(props).map(([name, prop], i) => formField(name, prop || {}, required.has(name), `form-${made}-${i}`)));
+  if (!Object.keys(props).length) form.append(el("p", { class: "muted" }, "This form has no fields."));
+  form.append(
+    el(
+      "div",
+      { class: "actions" },
+      el("button", { type: "submit", class: "primary" }, "Accept"),
+      el("button", { type: "button", class: "danger", onclick: () => sendAnswer(card, problem, path, { action: "decline" }) }, "Decline"),
+      el("button", { type: "button", onclick: () => sendAnswer(card, problem, path, { action: "cancel" }) }, "Cancel"),
+    ),
+    problem,
+  );
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    sendAnswer(card, problem, path, { action: "accept", content: readAnswer(form, required) });
+  });
+  return card;
+}
+
 async function pollApprovals() {
+  const mine = ++pollsStarted;
   let items;
   try {
     items = await api("/api/approvals");
   } catch (err) {
     return;
   }
-  const key = items.map((i) => i.id).join(",");
-  if (key === shownApprovals) return;
-  shownApprovals = key;
-  document.getElementById("pending").replaceChildren(...items.map(approvalCard));
+  if (mine < pollsShown) return; // a later poll has answered already
+  pollsShown = mine;
+  const holder = document.getElementById("pending");
+  const waiting = new Set(items.map((i) => i.id));
+  for (const [id, card] of pendingCards) {
+    if (!waiting.has(id)) {
+      card.remove();
+      pendingCards.delete(id);
+    }
+  }
+  for (const item of items) {
+    if (pendingCards.has(item.id)) continue;
+    const card = item.kind === "form" ? formCard(item) : approvalCard(item);
+    pendingCards.set(item.id, card);
+    holder.append(card);
+  }
 }
 
 // -- MCP servers, sessions, the audit log, checkpoints ----------------------------------------

@@ -1,7 +1,11 @@
 """One live MCP session with one server: connect, list tools, call, notice when it is gone.
 
 A `Connection` runs as a task on the MCP loop (an MCP session must be opened and closed in one
-task). Everything the server sends passes a watch first, so the connection knows when the
+task). The session is the SDK's `Client`, which speaks both protocol revisions: it probes
+`server/discover` (2026-07-28) and falls back to the `initialize` handshake for older servers,
+stamps each request's `_meta` and HTTP headers, caches list results as the server's `ttlMs` and
+`cacheScope` allow, and drives `input_required` round trips. What the server asks back goes
+through `asks.Asks` to the call that caused it. Everything the server sends passes a watch first, so the connection knows when the
 transport ended (the child exited, the HTTP stream broke) and why, and a server that answers
 with something that is not JSON-RPC fails the connect at once instead of hanging it. A failure
 to reach the server is a `TransportFailure`; an error the server reports for a request is an
@@ -15,6 +19,15 @@ import contextlib
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._core.sources.mcp.asks import Asks, Caller
+from tooldeck._core.sources.mcp.listing import (
+    ListCache,
+    ListingError,
+    announces_changes,
+    follow_changes,
+    list_all_tools,
+)
+from tooldeck._core.sources.mcp.oauth import connection_auth, login_reason
 from tooldeck._core.sources.mcp.sdk import sdk_loaded
 from tooldeck._core.sources.mcp.settings import ServerSpec
 from tooldeck._core.sources.mcp.stdio import ChildInfo, stdio_transport
@@ -22,8 +35,6 @@ from tooldeck._core.sources.mcp.stdio import ChildInfo, stdio_transport
 if TYPE_CHECKING:
     import mcp_types
 
-# Pages of `tools/list` followed before a server counts as looping.
-MAX_PAGES = 1000
 CLIENT_NAME = "tooldeck"
 
 
@@ -38,12 +49,20 @@ class McpRequestError(Exception):
 class Connection:
     """A session with a server, from `open()` to `close()`."""
 
-    def __init__(self, spec: ServerSpec, *, on_tools_changed: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        *,
+        on_tools_changed: Callable[[], None] | None = None,
+        list_cache: ListCache | None = None,
+    ) -> None:
         self.spec = spec
+        self._list_cache = list_cache
         self.child = ChildInfo() if spec.transport == "stdio" else None
         self.tools: list[mcp_types.Tool] = []
         self.reason: str | None = None
-        self.session: Any = None
+        self.session: Any = None  # the SDK's Client, once it is connected
+        self.asks = Asks(spec.name, sampling=spec.sampling == "allow", roots=spec.roots)
         self.phase = "starting the server"
         self._on_tools_changed = on_tools_changed
         self._ready = asyncio.Event()
@@ -53,6 +72,8 @@ class Connection:
         # The last HTTP error answer of a remote server ("HTTP 401 Unauthorized: ..."), which the
         # SDK reduces to a generic error.
         self.http_error: str | None = None
+        # The OAuth of a remote server (see `oauth`), made with the transport.
+        self.auth: Any = None
 
     @property
     def alive(self) -> bool:
@@ -77,6 +98,7 @@ class Connection:
             return
         if self.reason is None:
             self.reason = f"timed out: no answer while {self.phase} within {self.spec.connect_timeout:g} s"
+        self.reason = login_reason(self.auth) or self.reason
         await self.close()
         raise TransportFailure(self.reason)
 
@@ -100,18 +122,8 @@ class Connection:
                     await sdk_loaded()  # a stdio server is started first, while the SDK loads
                 read, write = await stack.enter_async_context(self._transport())
                 await sdk_loaded()
-                from mcp.client.session import ClientSession
-                from mcp_types import Implementation
-
-                session = ClientSession(
-                    _Watched(read, self),
-                    write,
-                    message_handler=self._on_message,
-                    client_info=Implementation(name=CLIENT_NAME, version=_version()),
-                )
-                await stack.enter_async_context(session)
                 self.phase = "initializing"
-                await session.initialize()
+                session = await stack.enter_async_context(self._client(_Watched(read, self), write))
                 if self.child is not None:
                     self.child.answered = True
                 self.phase = "listing tools"
@@ -119,6 +131,12 @@ class Connection:
                 self.session = session
                 self.phase = "ready"
                 self._ready.set()
+                if self._on_tools_changed is not None and announces_changes(session):
+                    # Entered and left in a task of its own; it ends with the session.
+                    following = asyncio.ensure_future(
+                        follow_changes(session, self.spec.name, self._on_tools_changed)
+                    )
+                    stack.push_async_callback(_stopped, following)
                 await self._stop.wait()
         except Exception as exc:  # boundary: whatever broke the session is its reason, reported
             if self.reason is None:
@@ -131,6 +149,25 @@ class Connection:
                 self.child.stderr.close()
             self.closed.set()
 
+    def _client(self, read: Any, write: Any) -> Any:
+        """The SDK's client over the transport's streams, answering the server through `asks`."""
+        from mcp.client.client import Client
+        from mcp_types import Implementation
+
+        asks = self.asks
+        cache = {"cache": self._list_cache.config(self.spec)} if self._list_cache is not None else {}
+        return Client(
+            _Streams(read, write),
+            mode=self.spec.protocol,
+            message_handler=self._on_message,
+            client_info=Implementation(name=CLIENT_NAME, version=_version()),
+            elicitation_callback=asks.elicit,
+            list_roots_callback=asks.list_roots if asks.roots else None,
+            sampling_callback=asks.sample if asks.sampling else None,
+            logging_callback=asks.log,
+            **cache,
+        )
+
     def _transport(self) -> contextlib.AbstractAsyncContextManager[tuple[Any, Any]]:
         spec = self.spec
         if spec.transport == "stdio":
@@ -140,32 +177,27 @@ class Connection:
             from mcp.client.sse import sse_client
 
             def client(headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None) -> Any:
-                return self._watched_client(headers=headers, timeout=timeout, auth=auth)
+                return http_client(spec, self._note_http_error, headers=headers, timeout=timeout, auth=auth)
 
+            self.auth = connection_auth(spec.name, spec.url, spec.auth)
             return sse_client(
                 spec.url or "",
+                auth=self.auth,
                 headers=dict(spec.headers),
                 timeout=spec.connect_timeout,
                 httpx_client_factory=client,
             )
-        return _http_transport(spec, self._watched_client(headers=dict(spec.headers)))
+        self.auth = connection_auth(spec.name, spec.url, spec.auth)
+        return _http_transport(spec, http_client(spec, self._note_http_error, auth=self.auth))
 
-    def _watched_client(self, **options: Any) -> Any:
-        """The SDK's HTTP client, noting error answers so a failure can say what the server said."""
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        client = create_mcp_http_client(**options)
-
-        async def note(response: Any) -> None:
-            if response.status_code >= 400:
-                await response.aread()
-                body = " ".join(response.text.split())[:200]
-                self.http_error = f"HTTP {response.status_code} {response.reason_phrase}" + (
-                    f": {body}" if body else ""
-                )
-
-        client.event_hooks["response"].append(note)
-        return client
+    async def _note_http_error(self, response: Any) -> None:
+        """Keep an error answer, so a failure can say what the server said."""
+        if response.status_code >= 400:
+            await response.aread()
+            body = " ".join(response.text.split())[:200]
+            self.http_error = f"HTTP {response.status_code} {response.reason_phrase}" + (
+                f": {body}" if body else ""
+            )
 
     def _garbage_first(self, item: Exception) -> None:
         self.reason = f"the server sent something that is not MCP: {_garbage(item)}"
@@ -187,13 +219,19 @@ class Connection:
         if isinstance(message, ToolListChangedNotification) and self._on_tools_changed is not None:
             self._on_tools_changed()
 
-    async def call(self, name: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
-        """Call a server tool; TransportFailure if the server cannot be reached, McpRequestError if it refuses."""
+    async def call(
+        self, name: str, arguments: dict[str, Any], caller: Caller | None = None
+    ) -> mcp_types.CallToolResult:
+        """Call a server tool; TransportFailure if the server cannot be reached, McpRequestError if
+        it refuses. What the server asks meanwhile (and its progress) goes to `caller`."""
         session = self.session
         if session is None or self.closed.is_set():
             raise TransportFailure(self.reason or "not connected")
         try:
-            result: mcp_types.CallToolResult = await session.call_tool(name, arguments)
+            with self.asks.calling(caller):
+                result: mcp_types.CallToolResult = await session.call_tool(
+                    name, arguments, progress_callback=self.asks.progress(caller)
+                )
         except Exception as exc:  # boundary: sorted into the two failures a caller can tell apart
             raise await self._failure(exc) from None
         return result
@@ -203,6 +241,9 @@ class Connection:
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED
 
+        needs_login = login_reason(self.auth)
+        if needs_login is not None:  # the request was stopped for want of a login: say what to run
+            return TransportFailure(needs_login)
         if isinstance(exc, MCPError):
             if exc.code == CONNECTION_CLOSED or self.closed.is_set() or self._stop.is_set():
                 await self._settle()
@@ -210,6 +251,8 @@ class Connection:
             return McpRequestError(f"the server answered with error {exc.code}: {exc.message}")
         if isinstance(exc, RuntimeError):  # the SDK's word for a result that breaks the tool's output schema
             return McpRequestError(str(exc))
+        if _answered_badly(exc):
+            return McpRequestError(f"the server's answer was not valid MCP: {describe(exc)}")
         # Any other failure of the request is the transport's.
         await self._settle()
         return TransportFailure(self.reason or describe(exc))
@@ -217,7 +260,10 @@ class Connection:
     async def refresh_tools(self) -> list[mcp_types.Tool]:
         if self.session is None:
             raise TransportFailure(self.reason or "not connected")
-        self.tools = await list_all_tools(self.session)
+        try:
+            self.tools = await list_all_tools(self.session, fresh=True)
+        except ListingError as exc:
+            raise McpRequestError(str(exc)) from None
         return self.tools
 
     async def _settle(self) -> None:
@@ -287,24 +333,48 @@ class _Watched:
         await self.aclose()
 
 
-async def list_all_tools(session: Any) -> list[mcp_types.Tool]:
-    """Every page of `tools/list`."""
-    from mcp_types import PaginatedRequestParams
+class _Streams:
+    """Streams already open, as the transport the SDK's `Client` enters."""
 
-    tools: list[mcp_types.Tool] = []
-    cursor: str | None = None
-    seen: set[str] = set()
-    for _ in range(MAX_PAGES):
-        params = PaginatedRequestParams(cursor=cursor) if cursor is not None else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.next_cursor
-        if cursor is None:
-            return tools
-        if cursor in seen:
-            raise McpRequestError(f"tools/list returned cursor {cursor!r} twice; stopped following it")
-        seen.add(cursor)
-    raise McpRequestError(f"tools/list went on for more than {MAX_PAGES} pages; stopped following it")
+    def __init__(self, read: Any, write: Any) -> None:
+        self._streams = (read, write)
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        return self._streams
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+def http_client(
+    spec: ServerSpec,
+    on_response: Callable[[Any], Any],
+    *,
+    headers: dict[str, str] | None = None,
+    timeout: Any = None,
+    auth: Any = None,
+) -> Any:
+    """The HTTP client every request to a remote server goes through (streamable HTTP and SSE):
+    the server's headers, the SDK's timeouts, its OAuth (`auth`, an httpx2.Auth), and
+    `on_response` seeing each answer."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    sent = dict(spec.headers) if headers is None else headers
+    client = create_mcp_http_client(headers=sent, timeout=timeout, auth=auth)
+    client.event_hooks["response"].append(on_response)
+    return client
+
+
+async def _stopped(task: asyncio.Future[None]) -> None:
+    task.cancel()
+    # Boundary: a listen stream torn down with its session may fail in any way; it is over.
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
+def _answered_badly(exc: Exception) -> bool:
+    """A result that does not parse as the negotiated revision's (pydantic's ValidationError)."""
+    return type(exc).__name__ == "ValidationError" and type(exc).__module__.startswith("pydantic")
 
 
 @contextlib.asynccontextmanager

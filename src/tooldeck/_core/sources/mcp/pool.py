@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tooldeck._core.sources.mcp.asks import Caller
 from tooldeck._core.sources.mcp.connection import Connection, McpRequestError, TransportFailure
 from tooldeck._core.sources.mcp.settings import ServerSpec
 from tooldeck.errors import ToolError, ToolUnavailableError
@@ -68,12 +69,17 @@ class SessionPool:
         return [s.conn.child.pid for s in self._sessions.values() if s.conn.child and s.conn.child.pid]
 
     async def call(
-        self, key: ThreadKey, workspace: Path, tool: str, arguments: dict[str, Any]
+        self,
+        key: ThreadKey,
+        workspace: Path,
+        tool: str,
+        arguments: dict[str, Any],
+        caller: Caller | None = None,
     ) -> mcp_types.CallToolResult:
         session = await self._acquire(key, workspace)
         session.busy += 1
         try:
-            return await session.conn.call(tool, arguments)
+            return await session.conn.call(tool, arguments, caller)
         except TransportFailure as exc:
             await self._drop(key, session)
             raise ToolUnavailableError(

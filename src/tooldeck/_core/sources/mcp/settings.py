@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from tooldeck._core.config import Config, McpServerConfig
+from tooldeck._core.sources.mcp.oauth import OAuthSettings, oauth_settings
 
 Transport = Literal["stdio", "http", "sse"]
 Approval = Literal["destructive", "always", "never"]
@@ -49,6 +50,13 @@ class ServerSpec:
     max_sessions: int = 8
     idle_timeout: float = 600.0
     enabled: bool = True
+    # OAuth for a remote server (None: a local one, or one with its own Authorization header).
+    auth: OAuthSettings | None = None
+    sampling: Literal["allow", "deny"] = "deny"
+    protocol: Literal["auto", "legacy", "2026-07-28"] = "auto"
+    # The folders the server is told it works in (MCP roots): the deck's workspace, or the
+    # thread's for a thread-scoped session.
+    roots: tuple[Path, ...] = ()
 
     @property
     def target(self) -> str:
@@ -73,7 +81,7 @@ class ServerSpec:
         tmp = workspace / ".tmp"
         env = dict(self.env)
         env.update(dict.fromkeys(TEMP_VARS, str(tmp)))
-        return dataclasses.replace(self, cwd=workspace, env=env)
+        return dataclasses.replace(self, cwd=workspace, env=env, roots=(workspace,))
 
 
 def server_specs(config: Config, *, environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
@@ -108,6 +116,10 @@ def to_spec(name: str, server: McpServerConfig, config: Config, environ: Mapping
         max_sessions=server.max_sessions,
         idle_timeout=server.idle_timeout,
         enabled=server.enabled,
+        auth=oauth_settings(name, server, config, environ) if transport != "stdio" else None,
+        sampling=server.sampling,
+        protocol=server.protocol,
+        roots=(config.workspace,),
     )
 
 

@@ -21,6 +21,7 @@ from tooldeck._core.context import ToolContext
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.output import ToolOutput
 from tooldeck._core.sources.base import ChangeKind, Source, SourceListing
+from tooldeck._core.sources.mcp.asks import Caller
 from tooldeck._core.sources.mcp.convert import call_output, deck_tools, path_rewriter
 from tooldeck._core.sources.mcp.loop import McpLoop, mcp_loop
 from tooldeck._core.sources.mcp.naming import MAX_NAME, server_prefix
@@ -145,7 +146,7 @@ class McpSource(Source):
         async def call_shared(
             arguments: dict[str, Any], context: ToolContext | None = None
         ) -> str | ToolOutput:
-            result = await loop.bridge(sup.call(server_tool, arguments))
+            result = await loop.bridge(sup.call(server_tool, arguments, _caller(context)))
             return call_output(result, files=files, call_id=_call_id(context))
 
         async def call_in_thread(
@@ -153,7 +154,8 @@ class McpSource(Source):
         ) -> str | ToolOutput:
             assert pool is not None
             key, workspace = self._thread(context)
-            result = await loop.bridge(pool.call(key, workspace, server_tool, arguments))
+            caller = _caller(context)
+            result = await loop.bridge(pool.call(key, workspace, server_tool, arguments, caller))
             rewrite = path_rewriter(workspace)
             return call_output(result, files=workspace / ".tmp", call_id=_call_id(context), rewrite=rewrite)
 
@@ -195,6 +197,13 @@ def _discovery(spec: ServerSpec, workspace: Path | None) -> ServerSpec:
     with contextlib.suppress(OSError):  # if it cannot be made, the server's start says so
         (workspace / ".tmp").mkdir(parents=True, exist_ok=True)
     return spec.pinned(workspace)
+
+
+def _caller(context: ToolContext | None) -> Caller | None:
+    """Whom the server's questions during this call go to: the call's own channel."""
+    if context is None:
+        return None
+    return Caller(context.channel, context.loop, context.tool_name, context.call_id)
 
 
 def _call_id(context: ToolContext | None) -> str:

@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from tooldeck._core.sources.base import ChangeKind
+from tooldeck._core.sources.mcp.asks import Caller
 from tooldeck._core.sources.mcp.connection import Connection, McpRequestError, TransportFailure, describe
+from tooldeck._core.sources.mcp.listing import ListCache
 from tooldeck._core.sources.mcp.settings import ServerSpec
 from tooldeck._utils.logs import get_logger
 from tooldeck.errors import ToolError, ToolUnavailableError
@@ -77,6 +79,8 @@ class Supervisor:
         self._closing = False
         self._wake: asyncio.Event | None = None
         self._refreshing: asyncio.Task[None] | None = None
+        # The server's list results, kept across reconnections while its `ttlMs` lasts.
+        self._list_cache = ListCache()
         self._future = loop.submit(self._main())
         loop.track(self)
 
@@ -96,7 +100,9 @@ class Supervisor:
     async def _keep_connected(self) -> None:
         assert self._wake is not None
         while not self._closing:
-            conn = self._current = Connection(self.spec, on_tools_changed=self._tools_changed)
+            conn = self._current = Connection(
+                self.spec, on_tools_changed=self._tools_changed, list_cache=self._list_cache
+            )
             try:
                 await conn.open()
             except TransportFailure as exc:
@@ -183,12 +189,14 @@ class Supervisor:
 
     # -- calls (on the loop) -----------------------------------------------------------------
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> mcp_types.CallToolResult:
+    async def call(
+        self, tool: str, arguments: dict[str, Any], caller: Caller | None = None
+    ) -> mcp_types.CallToolResult:
         conn = self._conn
         if conn is None or not conn.alive or self.state not in USABLE:
             raise ToolUnavailableError(self.unavailable_reason())
         try:
-            result = await conn.call(tool, arguments)
+            result = await conn.call(tool, arguments, caller)
         except TransportFailure as exc:
             raise ToolUnavailableError(self.transport_failed(conn, str(exc))) from None
         except McpRequestError as exc:
