@@ -25,6 +25,7 @@ INTERNAL: dict[str, str] = {
     "tooldeck.cli.main.CliError": "cli.main: one line on stderr and an exit status",
     "tooldeck._core.sources.mcp.connection.TransportFailure": "sources.mcp pool / supervisor: reconnects",
     "tooldeck._core.sources.mcp.connection.McpRequestError": "sources.mcp pool / supervisor: a ToolError",
+    "tooldeck._core.sources.mcp.listing.ListingError": "sources.mcp connection: an McpRequestError",
     "tooldeck.tools.textfile.NotText": "the file tools: a ToolError",
     "tooldeck.tools.web.failures.FetchError": "the web tools: a ToolError",
     "tooldeck.tools.v4a.PatchError": "tools.v4a: a ToolError naming the hunk",
