@@ -9,7 +9,8 @@ import subprocess
 import sys
 import textwrap
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -191,3 +192,14 @@ def running(config: Path, *args: str) -> Iterator[Inspector]:
         reader.join(10)
         proc.stdout.close()
         errors.close()
+
+
+def wait_for(find: Callable[[], Any], what: str, seconds: float = 30) -> Any:
+    """What `find` returns once it is truthy; an AssertionError naming `what` after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = find()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"{what}: not seen within {seconds} s")

@@ -7,7 +7,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from .inspector import TINY, Inspector, running, tooldeck, write_workspace
+from .inspector import TINY, Inspector, running, tooldeck, wait_for, write_workspace
 
 DIALECTS = ("openai", "responses", "anthropic", "gemini")
 
@@ -130,16 +129,6 @@ def test_a_call_answers_what_call_json_prints(inspector: Inspector, workspace: P
         inspector.post("/api/call", {"name": "echo", "arguments": {"text": "a", "times": 3}})["content"]
         == "a a a"
     )
-
-
-def wait_for(find: Any, what: str, seconds: float = 30) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = find()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not seen within {seconds} s")
 
 
 def test_an_approval_waits_in_the_page_and_deny_gives_the_denied_result(inspector: Inspector) -> None:

@@ -8,30 +8,19 @@ from __future__ import annotations
 import json
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .inspector import ASKING, Inspector, running, write_workspace
+from .inspector import ASKING, Inspector, running, wait_for, write_workspace
 
 
 @pytest.fixture(scope="module")
 def inspector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Inspector]:
     with running(write_workspace(tmp_path_factory.mktemp("inspect-forms"))) as found:
         yield found
-
-
-def wait_for(find: Callable[[], Any], what: str, seconds: float = 30) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = find()
-        if found:
-            return found
-        time.sleep(0.1)
-    raise AssertionError(f"{what}: not seen within {seconds} s")
 
 
 class Calling:

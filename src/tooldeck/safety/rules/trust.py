@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.config_targets import config_file_tool, written_text
 from tooldeck.safety.effects import written_files
-from tooldeck.safety.flows import output_of
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import resolve
 from tooldeck.safety.rules.base import RuleSet
-from tooldeck.safety.sed_script import sed_scripts
 
 rules = RuleSet("config_tampering")
 
@@ -147,34 +146,6 @@ _INSECURE_LINES = {
 }
 
 
-def _config_file_kind(shown: str) -> str | None:
-    """Which tool's configuration a path is (`~/.curlrc`, `./.npmrc`, `~/.config/pip/pip.conf`)."""
-    name = shown.rsplit("/", 1)[-1]
-    if shown in ("~/.ssh/config", "/etc/ssh/ssh_config") or shown.startswith("/etc/ssh/ssh_config.d/"):
-        return "ssh"
-    if name in (".curlrc", "curlrc"):
-        return "curlrc"
-    if name in (".wgetrc", "wgetrc"):
-        return "wgetrc"
-    if name == ".npmrc" or shown.endswith("/etc/npmrc"):
-        return "npmrc"
-    if name in (".yarnrc", ".yarnrc.yml"):
-        return "yarnrc"
-    if name == ".condarc":
-        return "condarc"
-    if name in ("pip.conf", "pip.ini"):
-        return "pip"
-    return None
-
-
-def _written_text(inv: Invocation) -> str:
-    if inv.name == "tee":
-        return inv.data.text or ""
-    if inv.name in ("sed", "gsed"):
-        return "\n".join(s.text for s in sed_scripts(inv))
-    return output_of(inv).text or ""
-
-
 @rules.rule(
     "disable-verification",
     "approve",
@@ -205,10 +176,10 @@ def _verification(inv: Invocation) -> str | None:
         ):
             return f"go env -w {key}={value[:40]}: later module downloads are no longer verified"
         return None
-    text = _written_text(inv)
+    text = written_text(inv)
     for target, kind in written_files(inv):
         shown = resolve(target.text, inv.cwd).shown()
-        tool = _config_file_kind(shown)
+        tool = config_file_tool(shown)
         ssh_off = _SSH_OPTION_OFF if inv.name in ("sed", "gsed") else _SSH_TRUST_OFF
         if tool == "ssh" and ssh_off.search(text):
             return (

@@ -161,8 +161,11 @@ class Asks:
 
     async def list_roots(self, context: Any) -> mcp_types.ListRootsResult:
         from mcp_types import ListRootsResult, Root
+        from pydantic import FileUrl
 
-        return ListRootsResult(roots=[Root(uri=p.as_uri(), name=p.name or str(p)) for p in self.roots])  # type: ignore[arg-type]
+        return ListRootsResult(
+            roots=[Root(uri=FileUrl(p.as_uri()), name=p.name or str(p)) for p in self.roots]
+        )
 
     async def log(self, params: mcp_types.LoggingMessageNotificationParams) -> None:
         caller, _ = self._caller()
