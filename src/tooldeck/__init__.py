@@ -56,6 +56,7 @@ from tooldeck.errors import (
 
 # Imported on first use, so that a module that only defines tools stays cheap to import.
 if TYPE_CHECKING:
+    from tooldeck._core.assembly.explanation import Explanation
     from tooldeck._core.assembly.loadout import Fate, Loadout
     from tooldeck._core.config import Config
     from tooldeck._core.config_load import load_config, parse_config
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     from tooldeck._core.resources import resource
     from tooldeck._core.session import Session
     from tooldeck._core.sources.base import Source, SourceListing, ToolSource
-    from tooldeck._deck import Deck, Explanation
+    from tooldeck._deck import Deck
     from tooldeck.agent.models.scripted import ScriptedModel
     from tooldeck.agent.runtime import Agent
 
