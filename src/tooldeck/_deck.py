@@ -6,11 +6,10 @@
     await deck.call("read_file", {"path": "README.md"})
     agent = deck.agent(model)                      # the agent loop over this deck
 
-A façade: what the config brings is worked out by `tooldeck._core.configured`, the sources are
-kept listed by `tooldeck._core.listing` (a slow one, an MCP server connecting, waited for only
-when needed), calls run in a `Session`, and the satellites bring their own parts (the agent
-and its services: `tooldeck.agent.for_deck`; other frameworks: `tooldeck.interop`). Every
-call and agent turn uses the loadout as assembled at that moment, under this deck's config.
+A façade: what the config brings is worked out by `tooldeck._core.configured`, the sources kept
+listed by `tooldeck._core.listing` (a slow one waited for only when needed), calls run in a
+`Session`, and the satellites bring their own parts (`tooldeck.agent.for_deck`, `interop`).
+Every call and agent turn uses the loadout as assembled at that moment.
 """
 
 from __future__ import annotations
@@ -82,11 +81,7 @@ class Deck:
         resources: Iterable[DeclaredResource] = (),
     ) -> None:
         self.config = config if config is not None else Config()
-        given_tools: list[Any] = list(tools)
-        if not all(isinstance(t, Tool) for t in given_tools):
-            from tooldeck.interop.detect import own_tools
-
-            given_tools = own_tools(given_tools)  # other frameworks' tools made tooldeck's
+        given_tools = _own_tools(tools)
         # What was given besides the config: kept for `with_config`.
         self._given = ([StaticSource(given_tools)] if given_tools else []) + list(sources)
         self._builtins = builtins
@@ -97,12 +92,7 @@ class Deck:
         self._given_prompts = given(prompts, Prompt, "prompts", "@prompt")
         self._given_resources = given(resources, DeclaredResource, "resources", "@resource")
         self.prompts, self.resources = declarations(self.config, self._given_prompts, self._given_resources)
-        library: list[ToolSource] = []
-        if builtins:  # tooldeck's tool library: its manifest, and the tools built from config
-            from tooldeck._core.sources.builtin import BuiltinSource
-            from tooldeck.tools.library import LibrarySource
-
-            library = [BuiltinSource(), LibrarySource(self.config)]
+        library = _library(self.config) if builtins else []
         self.sources: list[ToolSource] = [
             *config_sources(self.config, library=library, convert=_foreign_tools),
             *self._given,
@@ -132,8 +122,6 @@ class Deck:
             prompts=self._given_prompts,
             resources=self._given_resources,
         )
-
-    # -- what the model sees ---------------------------------------------------------------
 
     def loadout(
         self, platform: str | None = None, *, agent: bool = False, calling: Collection[str] | None = None
@@ -196,8 +184,6 @@ class Deck:
         from tooldeck._core.checkpoints import undo_in
 
         return undo_in(self.config, checkpoint, force=force)
-
-    # -- calls -----------------------------------------------------------------------------
 
     def session(
         self,
@@ -348,8 +334,6 @@ class Deck:
 
         return loop_of(self.sources)
 
-    # -- satellites: the agent, other frameworks ------------------------------------------
-
     def agent(self, model: ModelClient | str | None = None, **options: Unpack[AgentOptions]) -> Agent:
         """The agent loop over this deck. `model` is a client, a model name, or None for config
         `model:`; `options`: `platform`, `approver`, `policy`, `events`, `store`, `max_iterations`,
@@ -389,12 +373,27 @@ class Deck:
 
 
 def _foreign_tools(value: object, where: str) -> list[Tool] | None:
-    """Another framework's tool as tooldeck Tools; None for anything else (a `tools:` entry's)."""
-    if isinstance(value, Tool):
-        return None
+    """A `tools:` entry's value from another framework as tooldeck Tools; None for anything else."""
     from tooldeck.interop.detect import foreign_tools
 
     return foreign_tools(value, where)
+
+
+def _own_tools(given: Iterable[Tool | object]) -> list[Any]:  # other frameworks' tools made ours
+    tools = list(given)
+    if all(isinstance(t, Tool) for t in tools):
+        return tools
+    from tooldeck.interop.detect import own_tools
+
+    return own_tools(tools)
+
+
+def _library(config: Config) -> list[ToolSource]:
+    """tooldeck's tool library: its manifest, and the tools built from the config."""
+    from tooldeck._core.sources.builtin import BuiltinSource
+    from tooldeck.tools.library import LibrarySource
+
+    return [BuiltinSource(), LibrarySource(config)]
 
 
 __all__ = ["Deck"]
