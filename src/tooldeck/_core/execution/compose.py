@@ -127,9 +127,9 @@ def compose(loadout: Loadout, **options: Unpack[CallOptions]) -> CallPath:
     # How a running tool talks back (progress, logs, questions); serve and the agent offer theirs.
     offered.setdefault(ToolChannel, CallChannel(lambda: gate.approver, emit))
     truncate = TruncateResults(limits.max_result_chars, spill)
-    builtin = _links(config, index, gate, emit if events is not None else None, truncate)
-    builtin["checkpoint"] = _checkpointing(config, index, home, workspace, offered)
     placed = placed_middleware(list(options.get("middleware", ())))
+    builtin = _links(config, index, gate, emit if events is not None else None, truncate, placed)
+    builtin["checkpoint"] = _checkpointing(config, index, home, workspace, offered)
     user = tuple(p.middleware for p in placed)
     chain = arrange({k: v for k, v in builtin.items() if v is not None}, placed)
     return CallPath(
@@ -232,16 +232,20 @@ def _links(
     gate: CallGate,
     emit: Callable[..., None] | None,
     truncate: TruncateResults,
+    placed: Sequence[Placed],
 ) -> dict[str, Middleware | None]:
     """tooldeck's links by name; None for one this loadout does not need."""
     from tooldeck import tracing
 
     tools = index.tools.values()
+    # Nothing placed between validate and approvals: the approvals link validates too (one frame
+    # a call instead of two; nothing can tell the difference).
+    between = any(p.after == "validate" or p.before == "approvals" for p in placed)
     return {
         # `execute_tool` spans around everything else, when the application traces.
         "trace": tracing.TracingMiddleware() if tracing.enabled() else None,
-        "validate": Validate(emit),
-        "approvals": Approvals(gate),
+        "validate": Validate(emit) if between else None,
+        "approvals": Approvals(gate) if between else Approvals(gate, emit),
         "effects": Effects(config.effects)
         if config.effects.enabled and any(t.runs_shell for t in tools)
         else None,

@@ -66,11 +66,12 @@ class Validate(Link):
         emit = self.emit
 
         async def validated(call: ToolCallRequest) -> ToolResult:
-            checked = validated_call(call, emit)
-            if type(checked) is ToolResult:
-                return checked
-            assert isinstance(checked, ToolCallRequest)
-            return await call_next(checked)
+            if call.validated is None:
+                checked = validated_call(call, emit)
+                if isinstance(checked, ToolResult):
+                    return checked
+                call = checked
+            return await call_next(call)
 
         return validated
 
@@ -79,28 +80,34 @@ class Approvals(Link):
     """`approvals`: the deferred and skill gates, the policy, approvals and grants, every
     decision written to the audit log (see `gate`); a refused call never reaches further in."""
 
-    __slots__ = ("gate",)
+    __slots__ = ("emit", "gate")
     name = "approvals"
 
-    def __init__(self, gate: CallGate) -> None:
+    def __init__(self, gate: CallGate, emit: Emit | None = None) -> None:
         self.gate = gate
+        # Given when this link validates too: with nothing placed between `validate` and it,
+        # one frame a call does both (see `compose`).
+        self.emit = emit
 
     def bind(self, call_next: CallNext) -> CallNext:
-        quick, decide = self.gate.quick, self.decide
+        quick, decide, emit = self.gate.quick, self.decide, self.emit
 
         async def approved(call: ToolCallRequest) -> ToolResult:
-            checked = validated_call(call)
-            if type(checked) is ToolResult:
-                return checked
-            assert isinstance(checked, ToolCallRequest) and checked.validated is not None
-            verdict = quick(checked.validated)
+            vc = call.validated
+            if vc is None:  # not validated here yet, or a middleware replaced the arguments since
+                checked = validated_call(call, emit)
+                if isinstance(checked, ToolResult):
+                    return checked
+                call, vc = checked, checked.validated
+                assert vc is not None
+            verdict = quick(vc)
             if verdict is not True:
                 if isinstance(verdict, ErrorEnvelope):
                     return refused(call.id, verdict)
-                refusal = await decide(checked.validated, checked.batch)
+                refusal = await decide(vc, call.batch)
                 if refusal is not None:
                     return refused(call.id, refusal)
-            return await call_next(checked)
+            return await call_next(call)
 
         return approved
 

@@ -82,10 +82,10 @@ class Run(Link):
         vc = request.validated
         if vc is None:  # a middleware placed after `validate` replaced the arguments
             checked = validated_call(request)
-            if type(checked) is ToolResult:
+            if isinstance(checked, ToolResult):
                 return checked
-            assert isinstance(checked, ToolCallRequest) and checked.validated is not None
             vc = checked.validated
+            assert vc is not None
         batch: Batch = request.batch
         tool = vc.tool
         plan = self._plan(tool)
