@@ -101,3 +101,14 @@ def test_the_command_line_check_catches_an_option_that_does_not_exist() -> None:
     block = Block("bash", None, "tooldeck explain --colour word_count\ntooldeck tools --json\n", "", 1)
     problems = [cli_problem(argv[1:]) for argv in command_lines(block)]
     assert problems[0] and "--colour" in problems[0] and problems[1] is None
+
+
+def test_every_block_is_of_a_language_these_tests_check() -> None:
+    """A block of another language (or none) would be shown to readers unchecked."""
+    unchecked = [
+        f"{page}:{b.line}: {b.lang or 'no language'}"
+        for page in PAGES
+        for b in blocks(DOCS / page)
+        if b.lang not in ("python", "yaml", "json", "bash", "console")
+    ]
+    assert unchecked == []
