@@ -27,6 +27,8 @@ def script_step(block: Block) -> str | None:
     if block.lang == "bash":
         # The installation is the venv this test runs in: the walk uses its `python` and `tooldeck`.
         return "".join(line + "\n" for line in block.body.splitlines() if not line.startswith("pip install"))
+    if block.lang == "console":  # the `$ ` lines are commands, the others what they print
+        return "".join(line[2:] + "\n" for line in block.body.splitlines() if line.startswith("$ "))
     return None  # a config fragment shown for reading (validated by test_docs_blocks)
 
 
@@ -63,6 +65,18 @@ def step_output(outputs: dict[int, str], needle: str) -> str:
     return outputs[line]
 
 
+def shown_output_is_printed(outputs: dict[int, str]) -> None:
+    """Each line a console block shows a command printing is among the lines it printed (runs
+    of spaces aside: the table's column widths follow the terminal)."""
+    for block in blocks(PAGE):
+        if block.lang != "console":
+            continue
+        printed = {" ".join(line.split()) for line in outputs[block.line].splitlines()}
+        for line in block.body.splitlines():
+            if not line.startswith("$ ") and line.strip():
+                assert " ".join(line.split()) in printed, f"getting-started.md:{block.line}: {line}"
+
+
 def test_a_newcomer_reaches_explain_and_a_scripted_agent_turn_from_the_page_alone(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:
@@ -85,13 +99,14 @@ def test_a_newcomer_reaches_explain_and_a_scripted_agent_turn_from_the_page_alon
     outputs = walk(folder, env)
 
     assert {"calls.json", "my_tools.py", "tooldeck.yaml"} <= {p.name for p in folder.iterdir()}
-    explained = step_output(outputs, "tooldeck explain word_count translate read_file")
-    tools, _ = json.JSONDecoder().raw_decode(explained)  # `tools --json` comes first in that step
+    tools = json.loads(step_output(outputs, "tooldeck tools --json"))
     assert [t["function"]["name"] for t in tools] == ["word_count"]
+    explained = step_output(outputs, "tooldeck explain word_count translate read_file")
     rows = {line.split("│")[1].strip(): line for line in explained.splitlines() if line.count("│") > 4}
     assert "exposed" in rows["word_count"]
     assert "availability" in rows["translate"] and "DEEPL_API_KEY" in rows["translate"]
     assert "toolset" in rows["read_file"] and "not selected" in rows["read_file"]
+    shown_output_is_printed(outputs)
     assert step_output(outputs, "tooldeck call word_count").strip() == "10"
 
     turn = step_output(outputs, "--model scripted")
