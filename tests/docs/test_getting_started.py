@@ -7,12 +7,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support.doc_walk import shown_output_is_printed, step_output, walk, walk_env
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "getting-started.md"
 
 
+# A whole page of commands, each a process start-up (a batch's workers too), may take more than
+# the suite's default two minutes on a loaded machine; the walk itself gives up after four.
+@pytest.mark.timeout(300)
 def test_a_newcomer_reaches_explain_and_a_scripted_agent_turn_from_the_page_alone(
     tmp_path: Path, scripted_server: ScriptedServer
 ) -> None:

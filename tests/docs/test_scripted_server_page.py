@@ -6,11 +6,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from support.doc_walk import step_output, walk, walk_env
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
 
 
+# A whole page of commands, each a process start-up (a batch's workers too), may take more than
+# the suite's default two minutes on a loaded machine; the walk itself gives up after four.
+@pytest.mark.timeout(300)
 def test_the_scripted_server_drives_a_run_and_a_batch_as_the_page_shows(tmp_path: Path) -> None:
     folder = tmp_path / "reader"
     folder.mkdir()
