@@ -21,6 +21,7 @@ from tooldeck.safety.history_vars import history_off
 from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
+from tooldeck.safety.knowledge.table import ONLY_PRINTS, chdir_of, command_fields
 from tooldeck.safety.model import (
     DYNAMIC,
     EMPTY_FLOW,
@@ -229,6 +230,9 @@ class CommandSemantics:
             env=state.scope.environment() + env + peeled.env,
         )
         self.record(inv)
+        view = _past_global_options(inv)
+        if view is not None:
+            self.record(view)
         renamed = through_renames(inv, state.renames)
         if renamed is not None:
             self.record(renamed)
@@ -430,6 +434,22 @@ class CommandSemantics:
         return self.walk(
             body, inner, replace(frame.nested(f"function {name}"), calls=(*frame.calls, name)), stdin
         )
+
+
+def _past_global_options(inv: Invocation) -> Invocation | None:
+    """The same invocation without the CLI's global options (the table's), so that rules read
+    `docker --context prod run --privileged` as `docker run --privileged`; run in the directory a
+    global option names (`git -C DIR`). None when there are no global options to drop."""
+    given, rest = command_fields(inv.name, inv.args)
+    if not given or any(f.text in ONLY_PRINTS for f in given):
+        return None
+    directory = chdir_of(inv.name, given)
+    cwd = inv.cwd
+    if directory is not None:
+        moved = State(cwd=inv.cwd)
+        _change_directory(moved, directory)
+        cwd = moved.cwd
+    return replace(inv, argv=(inv.argv[0], *rest), cwd=cwd)
 
 
 def _change_directory(state: State, target: Field) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.knowledge.table import command_words
 from tooldeck.safety.model import Invocation
 
 # `--help` belongs here too: asking how a verb works carries nothing out.
@@ -66,15 +67,8 @@ def is_dry_run(inv: Invocation) -> bool:
         return True
     letter = _SHORT.get(inv.name)
     if inv.name == "git":
-        letter = "n" if _git_subcommand(words) in _GIT_SHORT else None
+        letter = "n" if command_words(inv)[:1] in [[verb] for verb in _GIT_SHORT] else None
     return letter is not None and any(re.fullmatch(rf"-[A-Za-z]*{letter}[A-Za-z]*", w) for w in words)
-
-
-def _git_subcommand(words: list[str]) -> str:
-    i = 0
-    while i < len(words) and words[i].startswith("-"):
-        i += 2 if words[i] in ("-C", "-c", "--git-dir", "--work-tree", "--namespace") else 1
-    return words[i] if i < len(words) else ""
 
 
 def _before_separator(words: list[str]) -> list[str]:

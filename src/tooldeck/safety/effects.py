@@ -4,38 +4,29 @@ dd of=, truncate, shred, and deletions. Rules about configuration and logs read 
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from tooldeck.safety.argv import options
+from tooldeck.safety.knowledge.table import WriteKind, written_by_table
 from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.sed_script import sed_effects, sed_scripts
 
-WriteKind = Literal["append", "overwrite", "edit", "replace", "empty"]
 _NULL_SOURCES = frozenset({"/dev/null", "/dev/zero"})
 
 
 def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
-    """Every file `inv` writes, and how."""
+    """Every file `inv` writes, and how: its redirections, the files the table says it writes
+    (tee, cp, dd of=, truncate, curl -o...), in-place edits and sed's `w` commands."""
     out: list[tuple[Field, WriteKind]] = [
         (r.target, "append" if r.op in (">>", "&>>") else "overwrite") for r in inv.redirects if r.writes
     ]
     name = inv.name
-    if name == "tee":
-        opts = options(inv)
-        kind: WriteKind = "append" if opts.has("-a", "--append") else "overwrite"
-        out += [(f, kind) for f in opts.operands]
-    elif name in ("cp", "mv", "install", "ln", "rsync", "scp"):
-        opts = options(
-            inv, frozenset({"-t", "--target-directory", "-m", "--mode", "-o", "-g", "-S", "--suffix"})
-        )
-        directory = opts.value("-t", "--target-directory")
-        operands = list(opts.operands)
-        if directory is not None:
-            out.append((Field(directory), "replace"))
-        elif len(operands) >= 2:
-            source = operands[0].text
-            out.append((operands[-1], "empty" if source in _NULL_SOURCES else "replace"))
-    elif name in ("sed", "perl") and any(
+    table = written_by_table(name, inv.args)
+    if name == "tee" and options(inv).has("-a", "--append"):
+        table = [(f, "append") for f, _ in table]
+    elif table and table[0][1] == "replace" and any(a.text in _NULL_SOURCES for a in inv.args[:-1]):
+        table = [(f, "empty") for f, _ in table]  # `cp /dev/null FILE` empties FILE
+    out += table
+    if name in ("sed", "perl") and any(
         re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a.text) for a in inv.args
     ):
         edited = options(inv, frozenset({"-e", "-f", "--expression", "--file"})).operands
@@ -47,10 +38,6 @@ def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
             for script in sed_scripts(inv)
             for path in sed_effects(script.text).writes
         ]
-    if name == "dd":
-        out += [(Field(a.text[3:], a.exact), "overwrite") for a in inv.args if a.text.startswith("of=")]
-    elif name == "truncate":
-        out += [(f, "empty") for f in options(inv, frozenset({"-s", "--size", "-r", "--reference"})).operands]
     return out
 
 

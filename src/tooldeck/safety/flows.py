@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from tooldeck.safety.credential_names import credential_taint
 from tooldeck.safety.expand import decode_ansi_c
+from tooldeck.safety.knowledge.table import written_by_table
 from tooldeck.safety.model import DECODED, EMPTY_FLOW, FILE, NETWORK, SECRET, Field, Flow, Invocation, Taint
 from tooldeck.safety.paths import is_secret
 from tooldeck.safety.runs import find_item
@@ -343,28 +344,9 @@ def _listed_paths(inv: Invocation) -> tuple[str, ...]:
 
 
 def file_writes(inv: Invocation) -> list[Field]:
-    """Files a download writes (`curl -o F`, `curl -O URL`, `wget URL`, `wget -O F`)."""
+    """Files a download writes (`curl -o F`, `wget -O F` by the table; `curl -O URL`, `wget URL`)."""
     words = list(inv.args)
-    out: list[Field] = []
-    for i, w in enumerate(words):
-        t = w.text
-        nxt = words[i + 1] if i + 1 < len(words) else None
-        if (
-            inv.name == "curl"
-            and nxt is not None
-            and (t in ("-o", "--output") or re.fullmatch(r"-[a-zA-Z]*o", t))
-        ):
-            out.append(nxt)
-        if (
-            inv.name == "wget"
-            and nxt is not None
-            and (t in ("-O", "--output-document") or re.fullmatch(r"-[a-zA-Z]*O", t))
-        ):
-            out.append(nxt)
-        # aria2c, BSD fetch, HTTPie and xh name their output file with -o / --out(put).
-        named = t in ("-o", "--out", "--output") or (t == "-d" and inv.name == "aria2c")
-        if inv.name in ("aria2c", "fetch", "http", "https", "xh") and nxt is not None and named:
-            out.append(nxt)
+    out = [target for target, _kind in written_by_table(inv.name, inv.args)] if inv.name in FETCHERS else []
     urls = [w for w in words if re.match(r"(https?|ftp)://", w.text)]
     remote_name = inv.name == "curl" and any(
         w.text in ("-O", "--remote-name") or re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", w.text) for w in words

@@ -22,9 +22,9 @@ from tooldeck.safety.hook_types import (
     Hook,
     program_of,
 )
+from tooldeck.safety.knowledge.table import command_fields
 from tooldeck.safety.model import HOME_MARK, Field, Invocation
 
-_GLOBAL_VALUE = frozenset({"-C", "--git-dir", "--work-tree", "--namespace", "--exec-path", "--config-env"})
 _BOOLEAN = frozenset({"true", "false", "yes", "no", "on", "off", "0", "1", ""})
 
 
@@ -108,16 +108,15 @@ def config_hook(name: str, value: str, via: str) -> Hook | None:
 
 
 def git_hooks(inv: Invocation) -> list[Hook]:
-    words = inv.arg_texts()
+    given, after = command_fields("git", inv.args)
+    words = [f.text for f in given]
     out: list[Hook] = []
-    i = 0
-    while i < len(words) and words[i].startswith("-"):
-        if words[i] == "-c" and i + 1 < len(words):
+    for i, word in enumerate(words[:-1]):
+        if word == "-c":
             key, _sep, value = words[i + 1].partition("=")
             hook = config_hook(key, value, f"git -c {key}")
             out += [hook] if hook is not None else []
-        i += 2 if words[i] in _GLOBAL_VALUE or words[i] == "-c" else 1
-    rest = words[i:]
+    rest = [f.text for f in after]
     if rest[:1] == ["config"]:
         out += _config_set(rest[1:])
     out += [

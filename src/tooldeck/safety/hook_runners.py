@@ -11,34 +11,24 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from tooldeck.safety.argv import word_operands
 from tooldeck.safety.hook_types import Hook
+from tooldeck.safety.knowledge.table import command_fields, programs
 from tooldeck.safety.model import HOME_MARK, Field, Invocation
-
-_NPX_VALUE = frozenset({"-p", "--package", "-c", "--call", "--registry", "--cache", "-w", "--workspace"})
+from tooldeck.safety.programs import package_command
 
 
 def _package_runner(inv: Invocation) -> list[Hook]:
-    """`npx PKG ARGS`, `npm exec -- PKG ARGS`, `yarn dlx`, `pnpm dlx|exec`, `bunx`."""
-    args = list(inv.args)
-    if inv.name in ("npm", "yarn", "pnpm", "bun"):
-        if not args or args[0].text not in ("exec", "x", "dlx"):
-            return []
-        args = args[1:]
-    words = [a.text for a in args]
-    calls = [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-c", "--call")]
+    """What a package runner of the table runs: `npx PKG ARGS`, `pipx run PKG`, `poetry run CMD`."""
+    runner = programs().runners.get(inv.name)
+    if runner is None:
+        return []
+    words = inv.arg_texts()
+    calls = [words[i + 1] for i, w in enumerate(words[:-1]) if w in runner.call_options]
     if calls:
         return [Hook(f"{inv.name} --call", code=c, usual=True) for c in calls]
-    i = 0
-    while i < len(args) and args[i].text.startswith("-"):
-        if args[i].text == "--":
-            i += 1
-            break
-        i += 2 if args[i].text in _NPX_VALUE else 1
-    rest = tuple(args[i:])
-    if not rest:
-        return []
-    package = rest[0].text.rsplit("@", 1)[0] if not rest[0].text.startswith("@") else rest[0].text
-    return [Hook(f"{inv.name} {package}", argv=(Field(package.rsplit("/", 1)[-1]), *rest[1:]), usual=True)]
+    argv = package_command(inv.argv)
+    return [Hook(f"{inv.name} {argv[0].text}", argv=argv, usual=True)] if argv else []
 
 
 _CMAKE_REMOVALS = {"rm": None, "remove": "-f", "remove_directory": "-rf"}
@@ -106,13 +96,13 @@ def _tmux(inv: Invocation) -> list[Hook]:
         return []
     command, rest = words[0], words[1:]
     if command in ("send-keys", "send"):
-        keys = [w for w in _operands(rest, _TMUX_VALUE) if w not in _KEY_NAMES]
+        keys = [w for w in word_operands(rest, _TMUX_VALUE) if w not in _KEY_NAMES]
         return [Hook("tmux send-keys", code=" ".join(keys), usual=True)] if keys else []
     if command in ("run-shell", "run"):
-        operands = _operands(rest, _TMUX_VALUE)
+        operands = word_operands(rest, _TMUX_VALUE)
         return [Hook("tmux run-shell", code=operands[0], usual=True)] if operands else []
     if command in _TMUX_RUNS:
-        operands = _operands(rest, _TMUX_VALUE)
+        operands = word_operands(rest, _TMUX_VALUE)
         return [Hook(f"tmux {command}", code=" ".join(operands), usual=True)] if operands else []
     return []
 
@@ -184,11 +174,10 @@ _EXEC_VALUE = frozenset(
 def _container_exec(inv: Invocation) -> list[Hook]:
     """`docker exec C CMD`, `docker compose exec|run S CMD`, `kubectl exec POD -- CMD`,
     `lxc exec C -- CMD`: CMD runs in the container, against whatever it reaches (a database...)."""
+    given = command_fields(inv.name, inv.args)[0]  # past `docker -H x`, `kubectl -n x`
     args = list(inv.args)
     words = [a.text for a in args]
-    i = 0
-    while i < len(words) and words[i].startswith("-"):  # global options (`docker -H x`, `kubectl -n x`)
-        i += 2 if words[i] in _EXEC_VALUE or words[i] in ("-H", "--host") else 1
+    i = len(given)
     if words[i : i + 1] == ["compose"]:
         i += 1
         while i < len(words) and words[i].startswith("-"):
@@ -217,27 +206,8 @@ def _container_exec(inv: Invocation) -> list[Hook]:
     return [Hook(f"{inv.name} exec", argv=argv, usual=True)] if argv else []
 
 
-def _operands(words: list[str], takes_value: frozenset[str]) -> list[str]:
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        if words[i] in takes_value:
-            i += 2
-            continue
-        if not words[i].startswith("-"):
-            out.append(words[i])
-        i += 1
-    return out
-
-
 RUNNERS: dict[str, Callable[[Invocation], list[Hook]]] = {
-    "npx": _package_runner,
-    "bunx": _package_runner,
-    "pnpx": _package_runner,
-    "npm": _package_runner,
-    "yarn": _package_runner,
-    "pnpm": _package_runner,
-    "bun": _package_runner,
+    **dict.fromkeys(programs().runners, _package_runner),
     "cmake": _cmake,
     "nodemon": _watcher,
     "watchexec": _watcher,

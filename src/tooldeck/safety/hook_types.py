@@ -12,8 +12,9 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from tooldeck.safety.knowledge.table import programs
 from tooldeck.safety.model import Field
-from tooldeck.safety.programs import WRAPPERS, Language
+from tooldeck.safety.programs import Language
 
 SSH_PROGRAMS = frozenset({"ssh", "autossh", "sshpass", "tsh", "ssh.exe", "mosh", "rsh", "plink"})
 PROXY_PROGRAMS = SSH_PROGRAMS | frozenset(
@@ -188,7 +189,8 @@ def program_of(code: str, *, path: bool = False) -> str:
         words = shlex.split(code)
     except ValueError:
         words = code.split()
-    while words and (_ASSIGNMENT.match(words[0]) or words[0].rsplit("/", 1)[-1] in WRAPPERS):
+    wrappers = programs().wrappers
+    while words and (_ASSIGNMENT.match(words[0]) or words[0].rsplit("/", 1)[-1] in wrappers):
         words = words[1:]
         while words and words[0].startswith("-"):
             words = words[1:]

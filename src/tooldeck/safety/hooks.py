@@ -26,6 +26,7 @@ from tooldeck.safety.hook_types import (
     Hook,
     program_of,
 )
+from tooldeck.safety.knowledge.table import sql_of
 from tooldeck.safety.model import HOME_MARK, Field, Invocation
 from tooldeck.safety.paths import classify
 from tooldeck.safety.sed_script import sed_effects, sed_scripts
@@ -215,19 +216,8 @@ def _gdb(inv: Invocation) -> list[Hook]:
     ]
 
 
-_SQL_COMMAND_OPTIONS = {
-    "psql": ("-c", "--command"),
-    "mysql": ("-e", "--execute"),
-    "mariadb": ("-e", "--execute"),
-}
-
-
 def _database_shell(inv: Invocation) -> list[Hook]:
-    words = inv.arg_texts()
-    if inv.name in ("sqlite3", "sqlite"):
-        texts = [w for w in words[1:] if not w.startswith("-")]
-    else:
-        texts = option_values(words, *_SQL_COMMAND_OPTIONS[inv.name])
+    texts = sql_of(inv.name, inv.args)
     if inv.data.text is not None:
         texts.append(inv.data.text)
     return [

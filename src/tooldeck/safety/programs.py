@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from tooldeck.safety.knowledge.table import Table, Wrapper, programs
 from tooldeck.safety.model import Field, Taint
 
 SHELLS = frozenset(
@@ -35,74 +36,6 @@ SHELLS = frozenset(
 Language = Literal["shell", "python", "perl", "ruby", "node", "php", "awk", "lua"]
 Origin = Literal["arg", "stdin", "file"]
 
-# Wrappers whose options take a value, so the value is not mistaken for the wrapped command.
-_VALUE_OPTIONS: dict[str, frozenset[str]] = {
-    "sudo": frozenset(
-        [
-            "-u",
-            "-g",
-            "-h",
-            "-p",
-            "-C",
-            "-D",
-            "-r",
-            "-t",
-            "-U",
-            "-T",
-            "-R",
-            "--user",
-            "--group",
-            "--host",
-            "--prompt",
-            "--chdir",
-            "--role",
-            "--type",
-        ]
-    ),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "--unset", "--chdir", "-P", "--split-string"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "ionice": frozenset({"-c", "-n", "-p", "-P", "-u", "--class", "--classdata"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "taskset": frozenset({"-c"}),
-    "chrt": frozenset(),
-    "exec": frozenset({"-a"}),
-    "runuser": frozenset({"-u", "-g", "-G", "--user", "--group"}),
-    "systemd-run": frozenset(
-        {"-u", "--unit", "-p", "--property", "--uid", "--gid", "-E", "--setenv", "--slice"}
-    ),
-    "nsenter": frozenset({"-t", "--target", "-S", "-G"}),
-    "strace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
-    "ltrace": frozenset({"-o", "-e", "-p", "-s", "-u"}),
-    "flock": frozenset({"-w", "--timeout", "-E", "--conflict-exit-code"}),
-    "xvfb-run": frozenset({"-n", "-s", "-f", "--server-num", "--server-args", "--auth-file"}),
-    "firejail": frozenset(),
-}
-SIMPLE_WRAPPERS = frozenset(
-    [
-        "nohup",
-        "time",
-        "command",
-        "builtin",
-        "setsid",
-        "unbuffer",
-        "eatmydata",
-        "fakeroot",
-        "catchsegv",
-        "torsocks",
-        "proxychains",
-        "proxychains4",
-        "caffeinate",
-        "pkexec",
-        "run0",
-        "unshare",
-        "dbus-launch",
-        "dbus-run-session",
-    ]
-)
-WRAPPERS = SIMPLE_WRAPPERS | frozenset(_VALUE_OPTIONS) | {"busybox", "toybox", "chroot"}
-
 
 @dataclass(frozen=True, slots=True)
 class Unwrapped:
@@ -119,8 +52,9 @@ def basename(field: Field) -> str:
     return field.text.rsplit("/", 1)[-1]
 
 
-def unwrap(argv: tuple[Field, ...]) -> Unwrapped:
-    """Peel wrapper programs until the program that does the work is first."""
+def unwrap(argv: tuple[Field, ...], table: Table | None = None) -> Unwrapped:
+    """Peel wrapper programs (the table's `[[wrapper]]`s) until the program that does the work is first."""
+    known = (table or programs()).wrappers
     wrappers: list[str] = []
     env: list[tuple[str, Field]] = []
     privileged = False
@@ -130,13 +64,15 @@ def unwrap(argv: tuple[Field, ...]) -> Unwrapped:
         if not current:
             break
         name = basename(current[0])
-        if name not in WRAPPERS or (name == "command" and _command_lookup(current)):
+        wrapper = known.get(name)
+        if wrapper is None or (name == "command" and _command_lookup(current)):
             break
-        rest, as_root, shell = _peel_one(name, current[1:])
-        if name in ("env", "sudo", "doas"):
+        if wrapper.subcommands and not (current[1:2] and current[1].text in wrapper.subcommands):
+            break
+        rest, as_root, shell = _peel_one(name, wrapper, current[1:])
+        if wrapper.sets_env:
             env += _assignments(current[1 : len(current) - len(rest)])
-        if name in ("sudo", "doas", "pkexec", "run0", "runuser", "chroot") and as_root:
-            privileged = True
+        privileged = privileged or (wrapper.privileged and as_root)
         root_shell = root_shell or (shell and not rest)
         wrappers.append(name)
         current = rest
@@ -160,45 +96,28 @@ def _command_lookup(argv: tuple[Field, ...]) -> bool:
     return any(a.text in ("-v", "-V") for a in argv[1:2])
 
 
-def _peel_one(name: str, args: tuple[Field, ...]) -> tuple[tuple[Field, ...], bool, bool]:
+def _peel_one(name: str, wrapper: Wrapper, args: tuple[Field, ...]) -> tuple[tuple[Field, ...], bool, bool]:
     """The wrapped argv, whether it runs as root, and whether a bare root shell was asked for."""
-    if name in ("busybox", "toybox"):
-        return args, False, False
-    if name == "chroot":
-        operands = [i for i, a in enumerate(args) if not a.text.startswith("-")]
-        return (args[operands[0] + 1 :] if operands else ()), True, False
-    if name == "timeout":
-        rest = _skip_options(name, args)
-        return rest[1:], False, False  # the first operand is the duration
-    if name == "flock":
-        rest = _skip_options(name, args)[1:]  # the first operand is the lock file
-        if rest[:1] and rest[0].text in ("-c", "--command"):
-            return (Field("sh"), Field("-c"), *rest[1:]), False, False
-        return rest, False, False
-    if name == "taskset":
-        rest = _skip_options(name, args)
-        cpu_list = any(a.text.startswith("-") and "c" in a.text for a in args[: len(args) - len(rest)])
-        return (rest if cpu_list else rest[1:]), False, False
-    if name == "chrt":
-        rest = _skip_options(name, args)
-        return rest[1:], False, False  # the first operand is the priority
     if name == "env":
-        return _peel_env(args), False, False
-    rest = _skip_options(name, args)
-    if name in ("sudo", "doas"):
+        return _peel_env(wrapper, args), False, False
+    if wrapper.subcommands and args[:1] and args[0].text in wrapper.subcommands:
+        args = args[1:]
+    rest = _skip_options(wrapper, args)
+    given = args[: len(args) - len(rest)]
+    rest = rest[wrapper.skip_operands :]
+    if rest[:1] and rest[0].text in wrapper.command_options:
+        return (Field("sh"), Field("-c"), *rest[1:]), False, False
+    if wrapper.sets_env:
         # sudo sets the variables written before the command (`sudo EDITOR=x visudo`).
         while rest and _ASSIGNMENT.fullmatch(rest[0].text):
             rest = rest[1:]
-    user = _option_value(args[: len(args) - len(rest)], "-u", "--user")
-    as_root = user in (None, "root", "0", "#0")
-    shell = name in ("sudo", "doas") and any(
-        a.text in ("-i", "-s", "--login", "--shell") for a in args[: len(args) - len(rest)]
-    )
+    user = _option_value(given, "-u", "--user") or _option_value(given, "--userspec", "--userspec")
+    as_root = user is None or user.split(":", 1)[0] in ("root", "0", "#0")
+    shell = any(a.text in wrapper.shell_options for a in given)
     return rest, as_root, shell
 
 
-def _skip_options(name: str, args: tuple[Field, ...]) -> tuple[Field, ...]:
-    takes_value = _VALUE_OPTIONS.get(name, frozenset())
+def _skip_options(wrapper: Wrapper, args: tuple[Field, ...]) -> tuple[Field, ...]:
     i = 0
     while i < len(args):
         text = args[i].text
@@ -206,13 +125,7 @@ def _skip_options(name: str, args: tuple[Field, ...]) -> tuple[Field, ...]:
             return args[i + 1 :]
         if not text.startswith("-") or text == "-":
             break
-        if name == "nice" and re.fullmatch(r"-\d+", text):
-            i += 1
-            continue
-        if text in takes_value or (len(text) == 2 and text in takes_value):
-            i += 2
-            continue
-        i += 1
+        i += 2 if text in wrapper.value_options else 1
     return args[i:]
 
 
@@ -227,7 +140,7 @@ def _option_value(args: tuple[Field, ...], short: str, long: str) -> str | None:
     return None
 
 
-def _peel_env(args: tuple[Field, ...]) -> tuple[Field, ...]:
+def _peel_env(wrapper: Wrapper, args: tuple[Field, ...]) -> tuple[Field, ...]:
     i = 0
     while i < len(args):
         text = args[i].text
@@ -238,13 +151,43 @@ def _peel_env(args: tuple[Field, ...]) -> tuple[Field, ...]:
             return tuple(Field(w) for w in text[2:].split()) + args[i + 1 :]
         if text == "--":
             return args[i + 1 :]
-        if text in _VALUE_OPTIONS["env"]:
+        if text in wrapper.value_options:
             i += 2
-        elif text.startswith("-") or re.match(r"[A-Za-z_][A-Za-z0-9_]*=", text):
+        elif text.startswith("-") or _ASSIGNMENT.match(text):
             i += 1
         else:
             break
     return args[i:]
+
+
+def package_command(argv: tuple[Field, ...], table: Table | None = None) -> tuple[Field, ...] | None:
+    """What a package runner runs (the table's `[[runner]]`s): `npx rimraf@5 ~` runs `rimraf ~`,
+    `pipx run --spec x black .` runs `black .`; None when `argv` runs no package."""
+    runner = (table or programs()).runners.get(basename(argv[0])) if argv else None
+    if runner is None:
+        return None
+    args = argv[1:]
+    if runner.subcommands:
+        words = [a.text for a in args]
+        sub = next((s for s in runner.subcommands if tuple(words[: len(s)]) == s), None)
+        if sub is None:
+            return None
+        args = args[len(sub) :]
+    words = [a.text for a in args]
+    if "--" in words and (runner.bare or not any(not w.startswith("-") for w in words[: words.index("--")])):
+        rest = args[words.index("--") + 1 :]
+    else:
+        i = 0
+        while i < len(args) and args[i].text.startswith("-") and args[i].text != "-":
+            i += 2 if args[i].text in runner.value_options else 1
+        rest = args[i:]
+    if not rest:
+        return None
+    if runner.bare:
+        return rest
+    package = rest[0].text
+    package = package.rsplit("@", 1)[0] if "@" in package[1:] else package
+    return (Field(package.rsplit("/", 1)[-1], rest[0].exact, rest[0].taint), *rest[1:])
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,66 +5,19 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.knowledge.table import programs, sql_of
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.rules.base import RuleSet, options
 from tooldeck.safety.sql import destructive_statement
 
 rules = RuleSet("database_destruction")
 
-_SQL_OPTION = {
-    "psql": ("-c", "--command"),
-    "mysql": ("-e", "--execute"),
-    "mariadb": ("-e", "--execute"),
-    "clickhouse-client": ("-q", "--query"),
-    "cockroach": ("-e", "--execute"),
-    "duckdb": ("-c",),
-    "sqlcmd": ("-Q", "-q"),
-    "cqlsh": ("-e", "--execute"),
-    "snowsql": ("-q", "--query"),
-    "usql": ("-c", "--command"),
-}
-_VALUE_OPTIONS = frozenset(
-    [
-        "-d",
-        "-U",
-        "-h",
-        "-p",
-        "-u",
-        "-P",
-        "-D",
-        "-H",
-        "-f",
-        "--host",
-        "--port",
-        "--user",
-        "--dbname",
-        "--database",
-        "-init",
-        "-cmd",
-        "-separator",
-    ]
-)
-
 
 def sql_texts(inv: Invocation) -> list[str]:
-    """SQL an invocation sends: from its query option, sqlite3's argument, or standard input."""
-    texts: list[str] = []
-    if inv.name in _SQL_OPTION:
-        flags = _SQL_OPTION[inv.name]
-        words = inv.arg_texts()
-        for i, word in enumerate(words):
-            if word in flags and i + 1 < len(words):
-                texts.append(words[i + 1])
-            elif any(word.startswith(f + "=") for f in flags if f.startswith("--")):
-                texts.append(word.split("=", 1)[1])
-            elif any(word.startswith(f) and len(word) > len(f) for f in flags if not f.startswith("--")):
-                texts.append(word[2:])
-    elif inv.name in ("sqlite3", "sqlite"):
-        operands = options(inv, _VALUE_OPTIONS).operands
-        if operands and operands[0].text == ":memory:":
-            return []
-        texts += [o.text for o in operands[1:]]
-    if inv.name in (*_SQL_OPTION, "sqlite3", "sqlite") and inv.data.text is not None and not texts:
+    """SQL an invocation sends: from its query option, sqlite3's argument (the table's SQL clients),
+    or standard input."""
+    texts = sql_of(inv.name, inv.args)
+    if inv.name in _SQL_CLIENTS and inv.data.text is not None and not texts:
         texts.append(inv.data.text)
     # A framework's database shell reads SQL from standard input (`manage.py dbshell <<< SQL`).
     words = inv.arg_texts()
@@ -72,6 +25,9 @@ def sql_texts(inv: Invocation) -> list[str]:
     if shell and inv.data.text is not None and not texts:
         texts.append(inv.data.text)
     return texts
+
+
+_SQL_CLIENTS = programs().in_class("sql-client")
 
 
 @rules.rule("sql-destructive", "approve", "DROP, TRUNCATE, or DELETE/UPDATE without an effective WHERE")

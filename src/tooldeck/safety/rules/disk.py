@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.effects import written_files
 from tooldeck.safety.flows import output_of
 from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.paths import classify, computed_device
@@ -41,17 +42,8 @@ def _format_unknown(inv: Invocation) -> str | None:
 
 
 def _written(inv: Invocation) -> list[Field]:
-    """Everything this invocation writes raw: dd of=, cp/tee/pv targets, output redirections."""
-    out = [r.target for r in inv.redirects if r.writes]
-    if inv.name == "dd":
-        out += [Field(a.text[3:], a.exact) for a in inv.args if a.text.startswith("of=")]
-    elif inv.name in ("cp", "tee", "pv", "install", "mv", "cat", "ddrescue", "dcfldd"):
-        operands = options(inv).operands
-        targets = list(operands) if inv.name == "tee" else list(operands[-1:]) if inv.name != "cat" else []
-        if inv.name in ("ddrescue", "dcfldd"):
-            targets = list(operands[1:2]) + [Field(a.text[3:]) for a in inv.args if a.text.startswith("of=")]
-        out += targets
-    return out
+    """Everything this invocation writes (`effects.written_files`: dd of=, cp/tee targets, redirections)."""
+    return [target for target, _kind in written_files(inv)]
 
 
 def written_devices(inv: Invocation) -> list[Field]:

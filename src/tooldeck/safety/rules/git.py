@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.knowledge.table import command_words
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import classify, resolve
 from tooldeck.safety.rules.base import RuleSet
@@ -15,18 +16,13 @@ rules = RuleSet("git_destruction")
 PROTECTED = re.compile(
     r"(refs/heads/)?(main|master|trunk|develop|development|production|prod|release(/.*)?|stable)"
 )
-_GLOBAL_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
 
 def git_words(inv: Invocation) -> list[str]:
     """The subcommand and its arguments, with git's global options removed."""
     if inv.name != "git":
         return []
-    words = inv.arg_texts()
-    i = 0
-    while i < len(words) and words[i].startswith("-"):
-        i += 2 if words[i] in _GLOBAL_VALUE else 1
-    rest = words[i:]
+    rest = command_words(inv)
     return [] if "--help" in rest or "-h" in rest[1:2] else rest
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from tooldeck.safety.argv import word_operands as operands
+from tooldeck.safety.knowledge.table import command_words, programs
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.rules.base import RuleSet
 
@@ -113,7 +114,7 @@ def _kubectl(inv: Invocation) -> str | None:
     return None
 
 
-_PROVISIONERS = frozenset({"terraform", "tofu", "opentofu", "terragrunt", "terraform.exe"})
+_PROVISIONERS = programs().in_class("provisioner")
 
 
 @rules.rule(
@@ -123,7 +124,7 @@ _PROVISIONERS = frozenset({"terraform", "tofu", "opentofu", "terragrunt", "terra
     previewable=True,
 )
 def _destroy(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
+    words = command_words(inv)
     positional = [w for w in words if not w.startswith("-")]
     if inv.name in _PROVISIONERS:
         while positional[:1] and positional[0] in ("run-all", "run"):
@@ -249,7 +250,7 @@ def _cloud(inv: Invocation) -> str | None:
     return None
 
 
-_ENGINES = frozenset({"docker", "podman", "nerdctl", "finch"})
+_ENGINES = programs().in_class("container-engine")
 _ENGINE_VALUE = frozenset(
     {
         "-H",
@@ -277,7 +278,7 @@ _ENGINE_VALUE = frozenset(
 )
 def _containers(inv: Invocation) -> str | None:
     words = inv.arg_texts()
-    if inv.name == "docker-compose":
+    if inv.name in programs().in_class("container-compose"):
         words = ["compose", *words]
     elif inv.name not in _ENGINES:
         return None

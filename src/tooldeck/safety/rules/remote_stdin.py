@@ -6,9 +6,13 @@ an earlier command downloaded (`curl -o a.ps1 ... && pwsh -File a.ps1`)."""
 
 from __future__ import annotations
 
+from tooldeck.safety.knowledge.table import programs
 from tooldeck.safety.model import NETWORK, Field, Invocation
 from tooldeck.safety.programs import SHELLS
 from tooldeck.safety.rules.base import RuleSet
+
+# Programs whose `exec` runs a command in a container or pod.
+_EXEC_CLIS = programs().in_class("container-engine") | programs().in_class("kubernetes-cli") - {"helm"}
 
 rules = RuleSet("remote_code_exec")
 
@@ -89,7 +93,7 @@ def _remote_shell(inv: Invocation) -> str | None:
         if not command or command[0].rsplit("/", 1)[-1] in SHELLS:
             return f"ssh {operands[0] if operands else ''}".strip()
         return None
-    if inv.name in ("docker", "podman", "nerdctl", "kubectl", "oc") and "exec" in words[:2]:
+    if inv.name in _EXEC_CLIS and "exec" in words[:2]:
         interactive = any(w in ("-i", "-it", "-ti", "--interactive", "--stdin") for w in words)
         shell = any(w.rsplit("/", 1)[-1] in SHELLS for w in words[2:])
         if interactive and shell:

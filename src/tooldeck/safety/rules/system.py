@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from tooldeck.safety.knowledge.table import programs
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import classify
 from tooldeck.safety.programs import SHELLS
@@ -12,6 +13,9 @@ from tooldeck.safety.rules.base import RuleSet, options
 from tooldeck.safety.rules.remote import source_of
 
 rules = RuleSet("privilege_system")
+
+# Container engines (docker, podman, nerdctl, finch...): the table's one list.
+ENGINES = programs().in_class("container-engine")
 
 _LOGGING_UNITS = re.compile(r"(auditd|rsyslog|syslog-ng|syslog|systemd-journald|journald)(\.service)?")
 
@@ -192,7 +196,7 @@ def _network(inv: Invocation) -> str | None:
 )
 def _container(inv: Invocation) -> str | None:
     words = inv.arg_texts()
-    if inv.name not in ("docker", "podman", "nerdctl") or not set(words[:2]) & {"run", "create"}:
+    if inv.name not in ENGINES or not set(words[:2]) & {"run", "create"}:
         return None
     for i, word in enumerate(words):
         if word in ("--privileged", "--pid=host", "--userns=host") or (

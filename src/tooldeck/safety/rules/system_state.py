@@ -11,7 +11,7 @@ from tooldeck.safety.argv import word_operands
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import resolve
 from tooldeck.safety.rules.base import RuleSet
-from tooldeck.safety.rules.system import CRITICAL_PROCESSES
+from tooldeck.safety.rules.system import CRITICAL_PROCESSES, ENGINES
 
 rules = RuleSet("privilege_system")
 
@@ -246,13 +246,13 @@ def _clock(inv: Invocation) -> str | None:
 
 
 _EVERY_CONTAINER = re.compile(
-    r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:ps|ls)\b(?![^)`]*(?:-f|--filter)\b)[^)`]*-\w*q"
+    r"\b(?:docker|podman|nerdctl|finch)\s+(?:container\s+)?(?:ps|ls)\b(?![^)`]*(?:-f|--filter)\b)[^)`]*-\w*q"
 )
 
 
 @rules.rule("stop-all-containers", "approve", "stops, kills or force-removes every running container")
 def _containers(inv: Invocation) -> str | None:
-    if inv.name not in ("docker", "podman", "nerdctl"):
+    if inv.name not in ENGINES:
         return None
     words = [w for w in inv.arg_texts() if w != "container"]
     verb = next((w for w in words if not w.startswith("-")), "")

@@ -1,0 +1,419 @@
+"""The table of programs (`programs.toml`): wrappers, package runners and CLIs, declared once.
+
+`programs()` loads the table the first time it is asked for and checks every entry's examples
+against the readers that use it (`unwrap`, `package_command`, `command_words`); a wrong
+example is a `TableError` naming the entry and the line. Rules ask the table which programs
+belong to a class (`in_class("container-engine")`) and what a CLI's words are after its global
+options (`command_words`), so a new program like a known one is a table entry, not code.
+"""
+
+from __future__ import annotations
+
+import shlex
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from tooldeck.safety.model import Field, Invocation
+
+TABLE_FILE = Path(__file__).with_name("programs.toml")
+Operands = Literal["", "all", "last", "second"]
+WriteKind = Literal["append", "overwrite", "edit", "replace", "empty"]
+
+
+class TableError(ValueError):
+    """The program table is malformed or one of its examples does not hold."""
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """`line` read as the analyser reads it gives `expected` under `key` (runs, command, writes, sql),
+    or, when `negative`, does not."""
+
+    line: str
+    key: str
+    expected: str
+    negative: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapper:
+    """A program that runs the program named in its arguments (`sudo`, `timeout 5`, `nice -n 5`)."""
+
+    names: tuple[str, ...]
+    value_options: frozenset[str] = frozenset()
+    skip_operands: int = 0
+    privileged: bool = False
+    sets_env: bool = False
+    shell_options: frozenset[str] = frozenset()
+    command_options: frozenset[str] = frozenset()
+    subcommands: frozenset[str] = frozenset()
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Runner:
+    """A package runner: `npx PKG ARGS`, `pipx run PKG ARGS`, `poetry run CMD ARGS`."""
+
+    names: tuple[str, ...]
+    subcommands: tuple[tuple[str, ...], ...] = ()
+    value_options: frozenset[str] = frozenset()
+    call_options: frozenset[str] = frozenset()
+    # The operand is the command itself, not a package (no `@version` to drop).
+    bare: bool = False
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """Which of a program's words name files it writes."""
+
+    options: frozenset[str] = frozenset()
+    keys: tuple[str, ...] = ()
+    operands: Operands = ""
+    value_options: frozenset[str] = frozenset()
+    kind: WriteKind = "overwrite"
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A CLI: its global options (skipped before the subcommand), classes and file effects."""
+
+    names: tuple[str, ...]
+    classes: frozenset[str] = frozenset()
+    global_values: frozenset[str] = frozenset()
+    global_flags: frozenset[str] = frozenset()
+    chdir: frozenset[str] = frozenset()
+    sql_options: tuple[str, ...] = ()
+    sql_operands: bool = False
+    writes: Writes | None = None
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    wrappers: dict[str, Wrapper] = field(default_factory=dict)
+    runners: dict[str, Runner] = field(default_factory=dict)
+    programs: dict[str, Program] = field(default_factory=dict)
+
+    def in_class(self, name: str) -> frozenset[str]:
+        """Every name (aliases included) of the programs in class `name`."""
+        return frozenset(n for n, p in self.programs.items() if name in p.classes)
+
+
+def _strings(entry: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = entry.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TableError(f"{where}.{key}: expected a list of strings")
+    return tuple(value)
+
+
+def _examples(entry: dict[str, Any], where: str, keys: tuple[str, ...]) -> tuple[Example, ...]:
+    out: list[Example] = []
+    for list_key, prefix in (("examples", ""), ("not_examples", "not_")):
+        for i, example in enumerate(entry.get(list_key, [])):
+            found = [k for k in keys if isinstance(example, dict) and prefix + k in example]
+            if len(found) != 1 or "line" not in example or len(example) != 2:
+                wanted = " or ".join(prefix + k for k in keys)
+                raise TableError(f"{where}.{list_key}[{i}]: expected {{line, {wanted}}}")
+            expected = str(example[prefix + found[0]])
+            out.append(Example(str(example["line"]), found[0], expected, bool(prefix)))
+    if not any(not e.negative for e in out):
+        raise TableError(f"{where}: an entry needs at least one example")
+    return tuple(out)
+
+
+_KNOWN_KEYS = {
+    "wrapper": {"names", "value_options", "skip_operands", "privileged", "sets_env", "shell_options"}
+    | {"command_options", "subcommands", "examples", "not_examples"},
+    "runner": {"names", "subcommands", "value_options", "call_options", "bare", "examples", "not_examples"},
+    "program": {"names", "classes", "global_values", "global_flags", "chdir", "sql_options"}
+    | {"sql_operands", "writes", "examples", "not_examples"},
+}
+
+
+def _entries(data: dict[str, Any], kind: str) -> Iterable[tuple[str, dict[str, Any]]]:
+    for i, entry in enumerate(data.get(kind, [])):
+        names = entry.get("names")
+        where = f"{kind}[{i}]" + (f" ({names[0]})" if isinstance(names, list) and names else "")
+        unknown = set(entry) - _KNOWN_KEYS[kind]
+        if unknown:
+            raise TableError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+        if not _strings(entry, "names", where):
+            raise TableError(f"{where}.names: an entry needs at least one name")
+        yield where, entry
+
+
+def _wrapper(entry: dict[str, Any], where: str) -> Wrapper:
+    return Wrapper(
+        _strings(entry, "names", where),
+        frozenset(_strings(entry, "value_options", where)),
+        int(entry.get("skip_operands", 0)),
+        bool(entry.get("privileged", False)),
+        bool(entry.get("sets_env", False)),
+        frozenset(_strings(entry, "shell_options", where)),
+        frozenset(_strings(entry, "command_options", where)),
+        frozenset(_strings(entry, "subcommands", where)),
+        _examples(entry, where, ("runs",)),
+    )
+
+
+def _runner(entry: dict[str, Any], where: str) -> Runner:
+    return Runner(
+        _strings(entry, "names", where),
+        tuple(tuple(s.split()) for s in _strings(entry, "subcommands", where)),
+        frozenset(_strings(entry, "value_options", where)),
+        frozenset(_strings(entry, "call_options", where)),
+        bool(entry.get("bare", False)),
+        _examples(entry, where, ("runs",)),
+    )
+
+
+def _program(entry: dict[str, Any], where: str) -> Program:
+    writes = entry.get("writes")
+    if writes is not None:
+        operands, kind = writes.get("operands", ""), writes.get("kind", "overwrite")
+        if operands not in ("", "all", "last", "second"):
+            raise TableError(f"{where}.writes.operands: expected all, last or second, not {operands!r}")
+        if kind not in ("overwrite", "replace", "empty"):
+            raise TableError(f"{where}.writes.kind: expected overwrite, replace or empty, not {kind!r}")
+        writes = Writes(
+            frozenset(_strings(writes, "options", where + ".writes")),
+            _strings(writes, "keys", where + ".writes"),
+            operands,
+            frozenset(_strings(writes, "value_options", where + ".writes")),
+            kind,
+        )
+    return Program(
+        _strings(entry, "names", where),
+        frozenset(_strings(entry, "classes", where)),
+        frozenset(_strings(entry, "global_values", where)),
+        frozenset(_strings(entry, "global_flags", where)),
+        frozenset(_strings(entry, "chdir", where)),
+        _strings(entry, "sql_options", where),
+        bool(entry.get("sql_operands", False)),
+        writes,
+        _examples(entry, where, ("command", "writes", "sql")),
+    )
+
+
+def _index(entries: Iterable[tuple[str, Any]], kind: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for where, item in entries:
+        for name in item.names:
+            if name in out:
+                raise TableError(f"{where}: {name!r} is declared twice as a {kind}")
+            out[name] = item
+    return out
+
+
+def load_table(path: Path = TABLE_FILE) -> Table:
+    """Parse and check a program table; every example must hold."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise TableError(f"{path.name}: {exc}") from exc
+    table = Table(
+        _index(((w, _wrapper(e, w)) for w, e in _entries(data, "wrapper")), "wrapper"),
+        _index(((w, _runner(e, w)) for w, e in _entries(data, "runner")), "runner"),
+        _index(((w, _program(e, w)) for w, e in _entries(data, "program")), "program"),
+    )
+    check_examples(table, path.name)
+    return table
+
+
+@cache
+def programs() -> Table:
+    """The package's table, loaded and checked once."""
+    return load_table()
+
+
+# Global options after which a CLI only prints its help or version (`terraform -help destroy`).
+ONLY_PRINTS = frozenset({"-h", "--help", "-help", "--version", "-version"})
+
+
+def command_words(inv: Invocation, table: Table | None = None) -> list[str]:
+    """A CLI's words after its global options: `docker --context prod run x` gives `run x`;
+    nothing when a global option asks only for help or the version."""
+    given, rest = command_fields(inv.name, inv.args, table)
+    return [] if any(f.text in ONLY_PRINTS for f in given) else [f.text for f in rest]
+
+
+def command_fields(
+    name: str, args: tuple[Field, ...], table: Table | None = None
+) -> tuple[tuple[Field, ...], tuple[Field, ...]]:
+    """(global options, the rest) of `name args`; no global options for a program not in the table."""
+    program = (table or programs()).programs.get(name)
+    if program is None or not (program.global_values or program.global_flags or program.chdir):
+        return (), args
+    i = 0
+    while i < len(args):
+        text = args[i].text
+        if text == "--" or not text.startswith("-") or text == "-":
+            break
+        option = text.split("=", 1)[0]
+        takes_value = option in program.global_values or option in program.chdir
+        i += 2 if takes_value and "=" not in text else 1
+    return args[:i], args[i:]
+
+
+def chdir_of(name: str, global_options: tuple[Field, ...], table: Table | None = None) -> Field | None:
+    """The directory a global option moves the program to (`git -C DIR`, `terraform -chdir=DIR`)."""
+    program = (table or programs()).programs.get(name)
+    if program is None or not program.chdir:
+        return None
+    found: Field | None = None
+    for i, word in enumerate(global_options):
+        option, _, value = word.text.partition("=")
+        if option in program.chdir:
+            if value:
+                found = Field(value, word.exact, word.taint)
+            elif i + 1 < len(global_options):
+                found = global_options[i + 1]
+    return found
+
+
+def written_by_table(
+    name: str, args: tuple[Field, ...], table: Table | None = None
+) -> list[tuple[Field, WriteKind]]:
+    """The files `name args` writes by the table's `writes` (options, `key=` words, operands)."""
+    program = (table or programs()).programs.get(name)
+    writes = program.writes if program is not None else None
+    if writes is None:
+        return []
+    out: list[Field] = []
+    operands: list[Field] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        text = word.text
+        if text == "--":
+            operands += args[i + 1 :]
+            break
+        option, eq, value = text.partition("=")
+        key = next((k for k in writes.keys if text.startswith(k)), None)
+        if key is not None:
+            out.append(Field(text[len(key) :], word.exact, word.taint))
+        elif option in writes.options and eq and text.startswith("--"):
+            out.append(Field(value, word.exact, word.taint))
+        elif text.startswith("-") and len(text) > 1:
+            clustered = not text.startswith("--") and any(
+                text.endswith(o[1:]) for o in _short(writes.options)
+            )
+            if (text in writes.options or clustered) and i + 1 < len(args):
+                out.append(args[i + 1])
+                i += 1
+            elif text in writes.value_options:
+                i += 1
+        else:
+            operands.append(word)
+        i += 1
+    # A target option (`cp -t DIR`) names the destination instead of the last operand.
+    last = operands[-1:] if len(operands) > 1 and not out else []
+    picked = {"all": operands, "last": last}
+    picked["second"] = operands[1:2]
+    out += picked.get(writes.operands, [])
+    return [(f, writes.kind) for f in out]
+
+
+def _short(options: frozenset[str]) -> list[str]:
+    return [o for o in options if len(o) == 2 and o[0] == "-" and o[1] != "-"]
+
+
+def sql_of(name: str, args: tuple[Field, ...], table: Table | None = None) -> list[str]:
+    """The SQL a client sends in its arguments: its query options' values, or sqlite's operands."""
+    program = (table or programs()).programs.get(name)
+    if program is None:
+        return []
+    words = [a.text for a in args]
+    texts: list[str] = []
+    if program.sql_operands:
+        operands: list[str] = []
+        i = 0
+        while i < len(words):
+            if words[i].startswith("-") and words[i] not in ("-", "--"):
+                i += 2 if words[i] in _SQLITE_VALUE else 1
+                continue
+            operands.append(words[i])
+            i += 1
+        if operands[:1] != [":memory:"]:
+            texts += operands[1:]
+    for i, word in enumerate(words):
+        for flag in program.sql_options:
+            if word == flag and i + 1 < len(words):
+                texts.append(words[i + 1])
+            elif flag.startswith("--") and word.startswith(flag + "="):
+                texts.append(word.split("=", 1)[1])
+            elif not flag.startswith("--") and word.startswith(flag) and len(word) > len(flag):
+                texts.append(word[len(flag) :])
+    return texts
+
+
+# sqlite3's options that take a value (the rest are flags).
+_SQLITE_VALUE = frozenset({"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-lookaside"})
+
+
+def _fields(line: str) -> tuple[Field, ...]:
+    return tuple(Field(w) for w in shlex.split(line))
+
+
+def _starts(words: list[str], expected: str) -> bool:
+    want = expected.split()
+    return words[: len(want)] == want
+
+
+def check_examples(table: Table, source: str = "programs.toml") -> None:
+    """Every example of every entry, read the way the analyser reads it."""
+    from tooldeck.safety.programs import package_command, unwrap
+
+    def runs(argv: tuple[Field, ...]) -> list[str]:
+        peeled = unwrap(argv, table)
+        command = package_command(peeled.argv, table) if peeled.argv else None
+        return [f.text for f in (command if command is not None else peeled.argv)]
+
+    readers: dict[str, Callable[[tuple[Field, ...]], list[str]]] = {
+        "runs": runs,
+        "command": lambda argv: [f.text for f in command_fields(argv[0].text, argv[1:], table)[1]],
+        "writes": lambda argv: [f.text for f, _ in written_by_table(argv[0].text, argv[1:], table)],
+        "sql": lambda argv: sql_of(argv[0].text, argv[1:], table),
+    }
+    entries: list[Wrapper | Runner | Program] = [
+        *table.wrappers.values(),
+        *table.runners.values(),
+        *table.programs.values(),
+    ]
+    for item in {id(v): v for v in entries}.values():
+        for example in item.examples:
+            got = readers[example.key](_fields(example.line))
+            # `runs` and `command` are word prefixes; `writes` and `sql` are one of several values.
+            holds = (
+                _starts(got, example.expected)
+                if example.key in ("runs", "command")
+                else example.expected in got
+            )
+            if holds == example.negative:
+                expected = ("not " if example.negative else "") + repr(example.expected)
+                raise TableError(
+                    f"{source}: {item.names[0]}: `{example.line}` {example.key} {got!r}, expected {expected}"
+                )
+
+
+__all__ = [
+    "ONLY_PRINTS",
+    "Program",
+    "Runner",
+    "Table",
+    "TableError",
+    "Wrapper",
+    "Writes",
+    "chdir_of",
+    "command_fields",
+    "command_words",
+    "load_table",
+    "programs",
+    "sql_of",
+    "written_by_table",
+]
