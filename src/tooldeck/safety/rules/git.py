@@ -181,7 +181,7 @@ def _discard(inv: Invocation) -> str | None:
 @rules.rule("git-rewrite-history", "approve", "rewrites history (filter-branch, filter-repo, BFG)")
 def _rewrite(inv: Invocation) -> str | None:
     words = git_words(inv)
-    if words[:1] in (["filter-branch"], ["filter-repo"]):
+    if words[:1] in (["filter-branch"], ["filter-repo"]) and not {"--analyze", "--dry-run"} & set(words):
         return f"git {words[0]} rewrites every commit"
     if inv.name == "bfg" or (inv.name == "java" and any("bfg" in w for w in inv.arg_texts())):
         return "BFG rewrites repository history"
