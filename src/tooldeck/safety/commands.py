@@ -21,7 +21,8 @@ from tooldeck.safety.history_vars import history_off
 from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
-from tooldeck.safety.knowledge.table import ONLY_PRINTS, chdir_of, command_fields
+from tooldeck.safety.knowledge.table import ONLY_PRINTS, chdir_of, command_fields, programs
+from tooldeck.safety.knowledge.wrappers import unwrap
 from tooldeck.safety.model import (
     DYNAMIC,
     EMPTY_FLOW,
@@ -37,7 +38,7 @@ from tooldeck.safety.moves import Renames, mark_secret, through_renames
 from tooldeck.safety.moves import remember as remember_moves
 from tooldeck.safety.parser import ParseFailure, node_text, parse, spawns_in_background
 from tooldeck.safety.paths import resolve
-from tooldeck.safety.programs import CodeSource, basename, code_source, unwrap
+from tooldeck.safety.programs import CodeSource, basename, code_source
 from tooldeck.safety.runs import find_actions, parallel_argv, unbounded_parallel, xargs_argv
 from tooldeck.safety.variables import assign, builtin_assignments, declare
 
@@ -212,7 +213,7 @@ class CommandSemantics:
             )
         if first.exact and first.text in state.functions:
             return self._call_function(first.text, argv, state, frame, stdin)
-        peeled = unwrap(argv)
+        peeled = unwrap(argv, programs())
         if not peeled.argv:
             # Only wrappers (`sudo -i`, `nohup`): the wrapper itself is what runs.
             peeled = replace(peeled, argv=argv, wrappers=peeled.wrappers[:-1])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 from tooldeck.safety.argv import options
-from tooldeck.safety.knowledge.table import WriteKind, written_by_table
+from tooldeck.safety.knowledge.entries import WriteKind
+from tooldeck.safety.knowledge.table import written_by_table
 from tooldeck.safety.model import Field, Invocation
 from tooldeck.safety.sed_script import sed_effects, sed_scripts
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from tooldeck.safety.argv import word_operands
 from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.knowledge.table import command_fields, programs
+from tooldeck.safety.knowledge.wrappers import package_command
 from tooldeck.safety.model import HOME_MARK, Field, Invocation
-from tooldeck.safety.programs import package_command
 
 
 def _package_runner(inv: Invocation) -> list[Hook]:
@@ -27,7 +27,7 @@ def _package_runner(inv: Invocation) -> list[Hook]:
     calls = [words[i + 1] for i, w in enumerate(words[:-1]) if w in runner.call_options]
     if calls:
         return [Hook(f"{inv.name} --call", code=c, usual=True) for c in calls]
-    argv = package_command(inv.argv)
+    argv = package_command(inv.argv, programs())
     return [Hook(f"{inv.name} {argv[0].text}", argv=argv, usual=True)] if argv else []
 
 

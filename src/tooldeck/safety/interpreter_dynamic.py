@@ -124,10 +124,35 @@ def _project_file(sk: Skeleton, arg: str) -> bool:
     return bool(path) and not path.startswith(("/", "~", "..", "$")) and "/../" not in path
 
 
+# execute_code's own module: its functions are tools, each call goes through every gate.
+_OWN_TOOLS_IMPORT = re.compile(
+    r"(?m)^[ \t]*import[ \t]+tooldeck_tools(?:[ \t]+as[ \t]+(\w+))?[ \t]*(?:#.*)?$"
+)
+
+
+def own_tool_modules(text: str) -> frozenset[str]:
+    """Names bound to execute_code's `tooldeck_tools` module (`import tooldeck_tools [as t]`) and
+    to nothing else: `getattr(tooldeck_tools, name)(**args)` calls a tool, as `call(name)` does."""
+    names = {m.group(1) or "tooldeck_tools" for m in _OWN_TOOLS_IMPORT.finditer(text)}
+    rest = _OWN_TOOLS_IMPORT.sub("", text)
+    return frozenset(name for name in names if not _rebinds(name).search(rest))
+
+
+def _rebinds(name: str) -> re.Pattern[str]:
+    """Anything else that binds `name`: an assignment, `as NAME`, an import, a def, a loop variable."""
+    return re.compile(
+        rf"(?<![\w.]){name}\s*(?::[^=\n]*)?=(?!=)|\bas\s+{name}\b|\bimport\s+(?:[^\n]*,\s*)?{name}\b"
+        rf"|\b(?:def|class|global|nonlocal|del)\s+{name}\b|\bfor\s+[^\n]*\b{name}\b[^\n]*\bin\b"
+    )
+
+
 def _python(sk: Skeleton) -> str | None:
     text = sk.text
+    own = own_tool_modules(text)
     for match in re.finditer(r"(?<![\w.])getattr\s*\(", text):
         args = call_args(text, match.end() - 1)
+        if args and args[0].strip() in own:
+            continue
         name = sk.literal(args[1]) if len(args) > 1 else None
         if len(args) > 1 and name is None:
             return "getattr reaches a function whose name is computed at run time"

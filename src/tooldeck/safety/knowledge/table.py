@@ -12,96 +12,24 @@ from __future__ import annotations
 import shlex
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from tooldeck.safety.knowledge.entries import (
+    Example,
+    Program,
+    Runner,
+    Table,
+    TableError,
+    Wrapper,
+    WriteKind,
+    Writes,
+)
+from tooldeck.safety.knowledge.wrappers import package_command, unwrap
 from tooldeck.safety.model import Field, Invocation
 
 TABLE_FILE = Path(__file__).with_name("programs.toml")
-Operands = Literal["", "all", "last", "second"]
-WriteKind = Literal["append", "overwrite", "edit", "replace", "empty"]
-
-
-class TableError(ValueError):
-    """The program table is malformed or one of its examples does not hold."""
-
-
-@dataclass(frozen=True, slots=True)
-class Example:
-    """`line` read as the analyser reads it gives `expected` under `key` (runs, command, writes, sql),
-    or, when `negative`, does not."""
-
-    line: str
-    key: str
-    expected: str
-    negative: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Wrapper:
-    """A program that runs the program named in its arguments (`sudo`, `timeout 5`, `nice -n 5`)."""
-
-    names: tuple[str, ...]
-    value_options: frozenset[str] = frozenset()
-    skip_operands: int = 0
-    privileged: bool = False
-    sets_env: bool = False
-    shell_options: frozenset[str] = frozenset()
-    command_options: frozenset[str] = frozenset()
-    subcommands: frozenset[str] = frozenset()
-    examples: tuple[Example, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Runner:
-    """A package runner: `npx PKG ARGS`, `pipx run PKG ARGS`, `poetry run CMD ARGS`."""
-
-    names: tuple[str, ...]
-    subcommands: tuple[tuple[str, ...], ...] = ()
-    value_options: frozenset[str] = frozenset()
-    call_options: frozenset[str] = frozenset()
-    # The operand is the command itself, not a package (no `@version` to drop).
-    bare: bool = False
-    examples: tuple[Example, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Writes:
-    """Which of a program's words name files it writes."""
-
-    options: frozenset[str] = frozenset()
-    keys: tuple[str, ...] = ()
-    operands: Operands = ""
-    value_options: frozenset[str] = frozenset()
-    kind: WriteKind = "overwrite"
-
-
-@dataclass(frozen=True, slots=True)
-class Program:
-    """A CLI: its global options (skipped before the subcommand), classes and file effects."""
-
-    names: tuple[str, ...]
-    classes: frozenset[str] = frozenset()
-    global_values: frozenset[str] = frozenset()
-    global_flags: frozenset[str] = frozenset()
-    chdir: frozenset[str] = frozenset()
-    sql_options: tuple[str, ...] = ()
-    sql_operands: bool = False
-    writes: Writes | None = None
-    examples: tuple[Example, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    wrappers: dict[str, Wrapper] = field(default_factory=dict)
-    runners: dict[str, Runner] = field(default_factory=dict)
-    programs: dict[str, Program] = field(default_factory=dict)
-
-    def in_class(self, name: str) -> frozenset[str]:
-        """Every name (aliases included) of the programs in class `name`."""
-        return frozenset(n for n, p in self.programs.items() if name in p.classes)
 
 
 def _strings(entry: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -367,7 +295,6 @@ def _starts(words: list[str], expected: str) -> bool:
 
 def check_examples(table: Table, source: str = "programs.toml") -> None:
     """Every example of every entry, read the way the analyser reads it."""
-    from tooldeck.safety.programs import package_command, unwrap
 
     def runs(argv: tuple[Field, ...]) -> list[str]:
         peeled = unwrap(argv, table)
