@@ -109,6 +109,15 @@ DANGEROUS = [
     "uvx --from rimraf rimraf ~/",
     "pipx run --spec trash-cli trash-empty && poetry run rm -rf ~",
     "sudo finch --debug run -v /var/run/docker.sock:/var/run/docker.sock alpine",
+    "lima nerdctl run --privileged -v /:/host alpine",
+    "k --context prod delete namespace payments",
+    "aws-vault exec prod -- aws s3 rb s3://prod-backups --force",
+    "op run --env-file .env -- rm -rf ~",
+    "cpulimit -l 50 -- rm -rf ~",
+    "gosu root rm -rf /etc",
+    "watch -n 60 'rm -rf ~/*'",
+    "nix-shell -p git --run 'git push --force origin main'",
+    "sshpass -p x ssh deploy@host 'sudo reboot'",
 ]
 BENIGN = [
     "git --config-env core.pager=X push origin feature/x",
@@ -126,6 +135,10 @@ BENIGN = [
     "uvx --from ruff ruff check .",
     "poetry run pytest -x",
     "systemctl --user stop my-app",
+    "aws-vault exec prod -- aws s3 ls",
+    "op run -- npm test",
+    "watch -n 5 kubectl --context prod get pods",
+    "sshpass -p x ssh deploy@host uptime",
 ]
 
 

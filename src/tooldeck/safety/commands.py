@@ -9,7 +9,6 @@ programs run through a hook (`hooks.py`: sed's `e`, `git -c core.pager=`, `ssh -
 
 from __future__ import annotations
 
-import re
 from abc import abstractmethod
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
@@ -21,7 +20,7 @@ from tooldeck.safety.history_vars import history_off
 from tooldeck.safety.hook_types import Hook
 from tooldeck.safety.hooks import hooks_of
 from tooldeck.safety.interpreters import inspect_code
-from tooldeck.safety.knowledge.table import ONLY_PRINTS, chdir_of, command_fields, programs
+from tooldeck.safety.knowledge.table import ONLY_PRINTS, chdir_of, command_fields, programs, shell_string_of
 from tooldeck.safety.knowledge.wrappers import unwrap
 from tooldeck.safety.model import (
     DYNAMIC,
@@ -323,7 +322,7 @@ class CommandSemantics:
         elif "/" in inv.argv[0].text and resolve(inv.argv[0].text, state.cwd).shown() in state.files:
             self._script_file(inv.argv[0], state, frame, positional=list(inv.args))
         else:
-            text = _embedded_shell_code(inv)
+            text = shell_string_of(inv.name, inv.args)
             if text is not None:
                 self.run_script(text.text, state.copy(), frame.nested(f"{name} command"))
         for hook in hooks_of(inv):
@@ -491,63 +490,6 @@ def _mark_downloaded(arg: Field, state: State, *, command: bool = False) -> Fiel
 
 def _shell_word(arg: Field) -> str:
     return "'" + arg.text.replace("'", "'\\''") + "'" if arg.exact else arg.text
-
-
-def _embedded_shell_code(inv: Invocation) -> Field | None:
-    """Commands that hand a string to a shell: `su -c`, `watch`, `ssh host CMD`, `script -c`, `flock -c`."""
-    args = inv.args
-    words = [a.text for a in args]
-    if inv.name in ("su", "runuser", "sg", "script", "flock"):
-        # `-c CMD`, or -c last in a cluster of flags (`script -qc CMD`, `su -lc CMD`).
-        index = next(
-            (i for i, w in enumerate(words) if w in ("-c", "--command") or re.fullmatch(r"-[a-zA-Z]+c", w)),
-            None,
-        )
-        return args[index + 1] if index is not None and index + 1 < len(args) else None
-    if inv.name == "watch":
-        rest = [a for a in args if not a.text.startswith("-") and not a.text.replace(".", "").isdigit()]
-        return Field(" ".join(a.text for a in rest), all(a.exact for a in rest)) if rest else None
-    if inv.name == "ssh":
-        operands = _ssh_operands(words)
-        if len(operands) > 1:
-            return Field(" ".join(operands[1:]))
-    return None
-
-
-def _ssh_operands(words: list[str]) -> list[str]:
-    takes_value = set(
-        [
-            "-b",
-            "-c",
-            "-D",
-            "-E",
-            "-e",
-            "-F",
-            "-I",
-            "-i",
-            "-J",
-            "-L",
-            "-l",
-            "-m",
-            "-O",
-            "-o",
-            "-p",
-            "-Q",
-            "-R",
-            "-S",
-            "-W",
-            "-w",
-        ]
-    )
-    out: list[str] = []
-    i = 0
-    while i < len(words):
-        if not out and words[i].startswith("-"):
-            i += 2 if words[i] in takes_value else 1
-            continue
-        out.append(words[i])
-        i += 1
-    return out
 
 
 __all__ = ["CommandSemantics", "Frame", "State", "basename"]

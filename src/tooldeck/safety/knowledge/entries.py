@@ -41,6 +41,18 @@ class Wrapper:
 
 
 @dataclass(frozen=True, slots=True)
+class ShellString:
+    """A program that hands a string to a shell: an option's value (`su -c CMD`, `script -qc CMD`)
+    or its operands joined (`watch CMD`, `ssh HOST CMD` after `skip_operands`)."""
+
+    names: tuple[str, ...]
+    options: frozenset[str] = frozenset()
+    value_options: frozenset[str] = frozenset()
+    skip_operands: int = 0
+    examples: tuple[Example, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Runner:
     """A package runner: `npx PKG ARGS`, `pipx run PKG ARGS`, `poetry run CMD ARGS`."""
 
@@ -83,6 +95,7 @@ class Program:
 class Table:
     wrappers: dict[str, Wrapper] = field(default_factory=dict)
     runners: dict[str, Runner] = field(default_factory=dict)
+    shell_strings: dict[str, ShellString] = field(default_factory=dict)
     programs: dict[str, Program] = field(default_factory=dict)
 
     def in_class(self, name: str) -> frozenset[str]:
@@ -95,6 +108,7 @@ __all__ = [
     "Operands",
     "Program",
     "Runner",
+    "ShellString",
     "Table",
     "TableError",
     "Wrapper",

@@ -9,6 +9,7 @@ options (`command_words`), so a new program like a known one is a table entry, n
 
 from __future__ import annotations
 
+import re
 import shlex
 import tomllib
 from collections.abc import Callable, Iterable
@@ -20,6 +21,7 @@ from tooldeck.safety.knowledge.entries import (
     Example,
     Program,
     Runner,
+    ShellString,
     Table,
     TableError,
     Wrapper,
@@ -58,6 +60,7 @@ _KNOWN_KEYS = {
     "wrapper": {"names", "value_options", "skip_operands", "privileged", "sets_env", "shell_options"}
     | {"command_options", "subcommands", "examples", "not_examples"},
     "runner": {"names", "subcommands", "value_options", "call_options", "bare", "examples", "not_examples"},
+    "shell_string": {"names", "options", "value_options", "skip_operands", "examples", "not_examples"},
     "program": {"names", "classes", "global_values", "global_flags", "chdir", "sql_options"}
     | {"sql_operands", "writes", "examples", "not_examples"},
 }
@@ -97,6 +100,16 @@ def _runner(entry: dict[str, Any], where: str) -> Runner:
         frozenset(_strings(entry, "call_options", where)),
         bool(entry.get("bare", False)),
         _examples(entry, where, ("runs",)),
+    )
+
+
+def _shell_string(entry: dict[str, Any], where: str) -> ShellString:
+    return ShellString(
+        _strings(entry, "names", where),
+        frozenset(_strings(entry, "options", where)),
+        frozenset(_strings(entry, "value_options", where)),
+        int(entry.get("skip_operands", 0)),
+        _examples(entry, where, ("code",)),
     )
 
 
@@ -147,6 +160,7 @@ def load_table(path: Path = TABLE_FILE) -> Table:
     table = Table(
         _index(((w, _wrapper(e, w)) for w, e in _entries(data, "wrapper")), "wrapper"),
         _index(((w, _runner(e, w)) for w, e in _entries(data, "runner")), "runner"),
+        _index(((w, _shell_string(e, w)) for w, e in _entries(data, "shell_string")), "shell string"),
         _index(((w, _program(e, w)) for w, e in _entries(data, "program")), "program"),
     )
     check_examples(table, path.name)
@@ -284,6 +298,35 @@ def sql_of(name: str, args: tuple[Field, ...], table: Table | None = None) -> li
 _SQLITE_VALUE = frozenset({"-cmd", "-init", "-separator", "-newline", "-nullvalue", "-vfs", "-lookaside"})
 
 
+def shell_string_of(name: str, args: tuple[Field, ...], table: Table | None = None) -> Field | None:
+    """The shell code a program hands to a shell (the table's `[[shell_string]]`s): `su -c CMD`,
+    `script -qc CMD`, `watch -n 5 CMD`, `ssh -p 22 HOST CMD`."""
+    entry = (table or programs()).shell_strings.get(name)
+    if entry is None:
+        return None
+    words = [a.text for a in args]
+    if entry.options:
+        letters = "".join(o[1] for o in entry.options if len(o) == 2 and o[1] != "-")
+        for i, word in enumerate(words[:-1]):
+            cluster = bool(letters) and re.fullmatch(rf"-[a-zA-Z]*[{letters}]", word) is not None
+            if word in entry.options or cluster:
+                return args[i + 1]
+        return None
+    i, skipped = 0, 0
+    while i < len(args):
+        if words[i] == "--":
+            i += 1
+            break
+        if words[i].startswith("-") and words[i] != "-":
+            i += 2 if words[i] in entry.value_options else 1
+        elif skipped < entry.skip_operands:
+            skipped, i = skipped + 1, i + 1
+        else:
+            break
+    rest = args[i:]
+    return Field(" ".join(a.text for a in rest), all(a.exact for a in rest)) if rest else None
+
+
 def _fields(line: str) -> tuple[Field, ...]:
     return tuple(Field(w) for w in shlex.split(line))
 
@@ -306,10 +349,12 @@ def check_examples(table: Table, source: str = "programs.toml") -> None:
         "command": lambda argv: [f.text for f in command_fields(argv[0].text, argv[1:], table)[1]],
         "writes": lambda argv: [f.text for f, _ in written_by_table(argv[0].text, argv[1:], table)],
         "sql": lambda argv: sql_of(argv[0].text, argv[1:], table),
+        "code": lambda argv: [f.text for f in [shell_string_of(argv[0].text, argv[1:], table)] if f],
     }
-    entries: list[Wrapper | Runner | Program] = [
+    entries: list[Wrapper | Runner | ShellString | Program] = [
         *table.wrappers.values(),
         *table.runners.values(),
+        *table.shell_strings.values(),
         *table.programs.values(),
     ]
     for item in {id(v): v for v in entries}.values():
@@ -341,6 +386,7 @@ __all__ = [
     "command_words",
     "load_table",
     "programs",
+    "shell_string_of",
     "sql_of",
     "written_by_table",
 ]

@@ -75,6 +75,8 @@ def _peel_one(name: str, wrapper: Wrapper, args: tuple[Field, ...]) -> tuple[tup
     rest = _skip_options(wrapper, args)
     given = args[: len(args) - len(rest)]
     rest = rest[wrapper.skip_operands :]
+    if wrapper.skip_operands and rest[:1] and rest[0].text == "--":
+        rest = rest[1:]  # `aws-vault exec PROFILE -- CMD`
     if rest[:1] and rest[0].text in wrapper.command_options:
         return (Field("sh"), Field("-c"), *rest[1:]), False, False
     if wrapper.sets_env:

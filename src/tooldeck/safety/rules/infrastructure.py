@@ -31,7 +31,7 @@ def _flags(words: list[str]) -> set[str]:
     return out
 
 
-_KUBE_CLIS = frozenset({"kubectl", "oc", "kubecolor"})
+_KUBE_CLIS = programs().in_class("kubernetes-cli") - {"helm"}
 _KUBE_VALUE = frozenset(
     {
         "-n",
