@@ -61,7 +61,7 @@ not_examples = [{ line = "mywrap -t 5 rm x", not_runs = "5" }]
         ),
         (
             '[[program]]\nnames = ["x"]\nexamples = [{ line = "x", runs = "x" }]\n',
-            r"examples\[0\]: expected \{line, command or writes or sql\}",
+            r"examples\[0\]: expected \{line, command or writes or sql or operands\}",
         ),
         (
             '[[program]]\nnames = ["x"]\nwrites = { operands = "first" }\nexamples = [{ line = "x a", writes = "a" }]\n',
@@ -118,6 +118,9 @@ DANGEROUS = [
     "watch -n 60 'rm -rf ~/*'",
     "nix-shell -p git --run 'git push --force origin main'",
     "sshpass -p x ssh deploy@host 'sudo reboot'",
+    "systemctl -H prod --no-block stop sshd",
+    "crictl --runtime-endpoint unix:///run/containerd/containerd.sock rmp -a -f",
+    "ctr -n k8s.io containers rm $(ctr -n k8s.io containers ls -q)",
 ]
 BENIGN = [
     "git --config-env core.pager=X push origin feature/x",
@@ -139,6 +142,9 @@ BENIGN = [
     "op run -- npm test",
     "watch -n 5 kubectl --context prod get pods",
     "sshpass -p x ssh deploy@host uptime",
+    "systemctl -H prod status sshd",
+    "crictl --runtime-endpoint unix:///run/containerd/containerd.sock ps -a",
+    "ctr -n k8s.io containers rm web-1",
 ]
 
 

@@ -89,6 +89,8 @@ class Program:
     sql_operands: bool = False
     writes: Writes | None = None
     examples: tuple[Example, ...] = ()
+    # Options anywhere on the line whose value is the next word (`systemctl -H HOST stop x`).
+    value_options: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tooldeck.safety.argv import word_operands
 from tooldeck.safety.knowledge.entries import (
     Example,
     Program,
@@ -62,7 +63,7 @@ _KNOWN_KEYS = {
     "runner": {"names", "subcommands", "value_options", "call_options", "bare", "examples", "not_examples"},
     "shell_string": {"names", "options", "value_options", "skip_operands", "examples", "not_examples"},
     "program": {"names", "classes", "global_values", "global_flags", "chdir", "sql_options"}
-    | {"sql_operands", "writes", "examples", "not_examples"},
+    | {"sql_operands", "writes", "examples", "not_examples", "value_options"},
 }
 
 
@@ -137,7 +138,8 @@ def _program(entry: dict[str, Any], where: str) -> Program:
         _strings(entry, "sql_options", where),
         bool(entry.get("sql_operands", False)),
         writes,
-        _examples(entry, where, ("command", "writes", "sql")),
+        _examples(entry, where, ("command", "writes", "sql", "operands")),
+        frozenset(_strings(entry, "value_options", where)),
     )
 
 
@@ -216,6 +218,14 @@ def chdir_of(name: str, global_options: tuple[Field, ...], table: Table | None =
             elif i + 1 < len(global_options):
                 found = global_options[i + 1]
     return found
+
+
+def operands_of(inv: Invocation, table: Table | None = None) -> list[str]:
+    """The words of `inv` that are not options, past the values of the options the table says take
+    one (anywhere on the line, GNU style): `systemctl -H prod stop sshd` gives `stop sshd`."""
+    program = (table or programs()).programs.get(inv.name)
+    takes_value = program.value_options | program.global_values if program is not None else frozenset()
+    return word_operands(inv.arg_texts(), takes_value)
 
 
 def written_by_table(
@@ -349,6 +359,7 @@ def check_examples(table: Table, source: str = "programs.toml") -> None:
         "command": lambda argv: [f.text for f in command_fields(argv[0].text, argv[1:], table)[1]],
         "writes": lambda argv: [f.text for f, _ in written_by_table(argv[0].text, argv[1:], table)],
         "sql": lambda argv: sql_of(argv[0].text, argv[1:], table),
+        "operands": lambda argv: operands_of(Invocation(argv), table),
         "code": lambda argv: [f.text for f in [shell_string_of(argv[0].text, argv[1:], table)] if f],
     }
     entries: list[Wrapper | Runner | ShellString | Program] = [
@@ -363,7 +374,7 @@ def check_examples(table: Table, source: str = "programs.toml") -> None:
             # `runs` and `command` are word prefixes; `writes` and `sql` are one of several values.
             holds = (
                 _starts(got, example.expected)
-                if example.key in ("runs", "command")
+                if example.key in ("runs", "command", "operands")
                 else example.expected in got
             )
             if holds == example.negative:
@@ -385,6 +396,7 @@ __all__ = [
     "command_fields",
     "command_words",
     "load_table",
+    "operands_of",
     "programs",
     "shell_string_of",
     "sql_of",

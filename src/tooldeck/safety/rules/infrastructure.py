@@ -293,7 +293,12 @@ def _containers(inv: Invocation) -> str | None:
         return f"{inv.name} volume {head[1]} deletes the data kept in volumes"
     if head == ["compose", "down"] and flags & {"-v", "--volumes"}:
         return f"{inv.name} compose down --volumes deletes the project's volumes"
-    removing = head[:1] in (["rm"], ["rmi"]) or head in (["container", "rm"], ["image", "rm"])
+    removing = head[:1] in (["rm"], ["rmi"], ["rmp"]) or (
+        head[:1] in (["container"], ["containers"], ["c"], ["image"], ["images"], ["i"], ["pods"])
+        and head[1:] in (["rm"], ["remove"], ["delete"], ["del"])
+    )
+    if removing and flags & {"-a", "--all"}:
+        return f"{inv.name} {' '.join(head)} --all removes every container, pod or image"
     if removing and any(not a.exact for a in inv.args):
         return f"{inv.name} {' '.join(head)} removes every container or image listed at run time"
     return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.knowledge.table import programs
+from tooldeck.safety.knowledge.table import operands_of, programs
 from tooldeck.safety.model import Invocation
 from tooldeck.safety.paths import classify
 from tooldeck.safety.programs import SHELLS
@@ -57,7 +57,7 @@ def _power(inv: Invocation) -> str | None:
         return f"{inv.name} {' '.join(words)} takes the machine down".strip()
     if inv.name in ("init", "telinit") and words[:1] and words[0] in ("0", "6", "1", "s", "S"):
         return f"{inv.name} {words[0]} changes the runlevel (halt, reboot or single user)"
-    if inv.name == "systemctl" and any(w in _SYSTEMCTL_POWER for w in words):
+    if inv.name == "systemctl" and operands_of(inv)[:1] and operands_of(inv)[0] in _SYSTEMCTL_POWER:
         return f"systemctl {' '.join(words)} changes the machine's power state"
     return None
 
@@ -66,7 +66,7 @@ def service_actions(inv: Invocation) -> list[tuple[str, str]]:
     """(action, unit) pairs of systemctl/service/init scripts that stop, disable or mask a system service."""
     words = inv.arg_texts()
     if inv.name == "systemctl" and "--user" not in words:
-        operands = [w for w in words if not w.startswith("-")]
+        operands = operands_of(inv)
         if operands and operands[0] in ("stop", "disable", "mask", "kill"):
             return [(operands[0], unit) for unit in operands[1:]]
         return []

@@ -246,7 +246,7 @@ def _clock(inv: Invocation) -> str | None:
 
 
 _EVERY_CONTAINER = re.compile(
-    r"\b(?:docker|podman|nerdctl|finch)\s+(?:container\s+)?(?:ps|ls)\b(?![^)`]*(?:-f|--filter)\b)[^)`]*-\w*q"
+    rf"\b(?:{'|'.join(map(re.escape, sorted(ENGINES)))})\s+(?:containers?\s+)?(?:ps|ls)\b(?![^)`]*(?:-f|--filter)\b)[^)`]*-\w*q"
 )
 
 
@@ -254,7 +254,7 @@ _EVERY_CONTAINER = re.compile(
 def _containers(inv: Invocation) -> str | None:
     if inv.name not in ENGINES:
         return None
-    words = [w for w in inv.arg_texts() if w != "container"]
+    words = [w for w in inv.arg_texts() if w not in ("container", "containers", "c")]
     verb = next((w for w in words if not w.startswith("-")), "")
     forced = any(w in ("-f", "--force") for w in words)
     if verb not in ("stop", "kill", "pause") and not (verb in ("rm", "remove") and forced):
