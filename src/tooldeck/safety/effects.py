@@ -14,9 +14,22 @@ from tooldeck.safety.sed_script import sed_effects, sed_scripts
 _NULL_SOURCES = frozenset({"/dev/null", "/dev/zero"})
 
 
+# The last invocation asked about and its answer: the rules ask in turn about the same one.
+_last: tuple[Invocation | None, list[tuple[Field, WriteKind]]] = (None, [])
+
+
 def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
     """Every file `inv` writes, and how: its redirections, the files the table says it writes
     (tee, cp, dd of=, truncate, curl -o...), in-place edits and sed's `w` commands."""
+    global _last
+    last_inv, answer = _last
+    if last_inv is not inv:
+        answer = _written_files(inv)
+        _last = (inv, answer)
+    return list(answer)
+
+
+def _written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
     out: list[tuple[Field, WriteKind]] = [
         (r.target, "append" if r.op in (">>", "&>>") else "overwrite") for r in inv.redirects if r.writes
     ]

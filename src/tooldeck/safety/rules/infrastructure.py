@@ -251,6 +251,7 @@ def _cloud(inv: Invocation) -> str | None:
 
 
 _ENGINES = programs().in_class("container-engine")
+_COMPOSE = programs().in_class("container-compose")
 _ENGINE_VALUE = frozenset(
     {
         "-H",
@@ -278,7 +279,7 @@ _ENGINE_VALUE = frozenset(
 )
 def _containers(inv: Invocation) -> str | None:
     words = inv.arg_texts()
-    if inv.name in programs().in_class("container-compose"):
+    if inv.name in _COMPOSE:
         words = ["compose", *words]
     elif inv.name not in _ENGINES:
         return None
