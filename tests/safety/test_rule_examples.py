@@ -13,8 +13,8 @@ import pytest
 from cli.clirun import tooldeck
 from tooldeck.safety import ShellPolicy, analyse_command
 from tooldeck.safety.knowledge.rule_examples import RuleExamples, load_rule_examples, rule_examples
+from tooldeck.safety.knowledge.rules import ALL_RULES, RULES_BY_ID
 from tooldeck.safety.knowledge.table import TableError
-from tooldeck.safety.rules import ALL_RULES, RULES_BY_ID
 
 RULE_IDS = [rule.id for rule in ALL_RULES]
 EXAMPLES = rule_examples()

@@ -3,7 +3,7 @@
 `analyse_command(text)` answers with a `Verdict`: `block`, `approve` or `safe`, the rule that
 decided and why. A `ShellPolicy` moves rules or whole categories between `block` and `approve`.
 `normalise_command` gives the form an approval grant is bound to. The sandbox runners live in
-`tooldeck.safety.sandbox`. Nothing here imports the parser until a command is analysed.
+`tooldeck.safety.sandbox.bubblewrap`. Nothing here imports the parser until a command is analysed.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def shell_check_lines(
 def rule_records(policy: ShellPolicy | None = None) -> list[dict[str, Any]]:
     """Every rule: id, level (under `policy`), category, description and its examples."""
     from tooldeck.safety.knowledge.rule_examples import RuleExamples, rule_examples
-    from tooldeck.safety.rules import ALL_RULES
+    from tooldeck.safety.knowledge.rules import ALL_RULES
 
     policy = policy or ShellPolicy()
     examples = rule_examples()

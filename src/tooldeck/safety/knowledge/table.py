@@ -17,7 +17,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from tooldeck.safety.argv import word_operands
+from tooldeck.safety.analysis.argv import word_operands
+from tooldeck.safety.analysis.model import Field, Invocation
 from tooldeck.safety.knowledge.entries import (
     Example,
     Program,
@@ -30,7 +31,6 @@ from tooldeck.safety.knowledge.entries import (
     Writes,
 )
 from tooldeck.safety.knowledge.wrappers import package_command, unwrap
-from tooldeck.safety.model import Field, Invocation
 
 TABLE_FILE = Path(__file__).with_name("programs.toml")
 

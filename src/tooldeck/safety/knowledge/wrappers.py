@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tooldeck.safety.analysis.model import Field
+from tooldeck.safety.analysis.programs import basename
 from tooldeck.safety.knowledge.entries import Table, Wrapper
-from tooldeck.safety.model import Field
-from tooldeck.safety.programs import basename
 
 
 @dataclass(frozen=True, slots=True)
