@@ -6,12 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from tooldeck.errors import ProgramTableError
+
 Operands = Literal["", "all", "last", "second"]
 WriteKind = Literal["append", "overwrite", "edit", "replace", "empty"]
 
 
-class TableError(ValueError):
-    """The program table is malformed or one of its examples does not hold."""
+TableError = ProgramTableError
 
 
 @dataclass(frozen=True, slots=True)
