@@ -39,6 +39,13 @@ def unwrap(argv: tuple[Field, ...], table: Table) -> Unwrapped:
             break
         if wrapper.subcommands and not (current[1:2] and current[1].text in wrapper.subcommands):
             break
+        string = table.shell_strings.get(name)
+        if (
+            string is not None
+            and not wrapper.command_options
+            and any(a.text in string.options for a in current[1:])
+        ):
+            break  # `runuser -l root -c CMD` hands CMD to a shell: read as a shell string
         rest, as_root, shell = _peel_one(name, wrapper, current[1:])
         if wrapper.sets_env:
             env += _assignments(current[1 : len(current) - len(rest)])
