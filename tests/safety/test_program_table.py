@@ -121,6 +121,8 @@ DANGEROUS = [
     "systemctl -H prod --no-block stop sshd",
     "crictl --runtime-endpoint unix:///run/containerd/containerd.sock rmp -a -f",
     "ctr -n k8s.io containers rm $(ctr -n k8s.io containers ls -q)",
+    "rclone --config ~/.rclone.conf -v purge gdrive:Backups",
+    "gsutil -h Cache-Control:no-cache rm -r gs://prod-bucket",
 ]
 BENIGN = [
     "git --config-env core.pager=X push origin feature/x",
@@ -145,6 +147,7 @@ BENIGN = [
     "systemctl -H prod status sshd",
     "crictl --runtime-endpoint unix:///run/containerd/containerd.sock ps -a",
     "ctr -n k8s.io containers rm web-1",
+    "rclone --config ~/.rclone.conf lsd gdrive:",
 ]
 
 

@@ -38,7 +38,7 @@ from tooldeck.safety.analysis.paths import resolve
 from tooldeck.safety.analysis.programs import CodeSource, basename, code_source
 from tooldeck.safety.analysis.runs import find_actions, parallel_argv, unbounded_parallel, xargs_argv
 from tooldeck.safety.analysis.variables import assign, builtin_assignments, declare
-from tooldeck.safety.knowledge.table import ONLY_PRINTS, chdir_of, command_fields, programs, shell_string_of
+from tooldeck.safety.knowledge.table import chdir_of, command_fields, only_prints, programs, shell_string_of
 from tooldeck.safety.knowledge.wrappers import unwrap
 
 if TYPE_CHECKING:
@@ -441,7 +441,7 @@ def _past_global_options(inv: Invocation) -> Invocation | None:
     `docker --context prod run --privileged` as `docker run --privileged`; run in the directory a
     global option names (`git -C DIR`). None when there are no global options to drop."""
     given, rest = command_fields(inv.name, inv.args)
-    if not given or any(f.text in ONLY_PRINTS for f in given):
+    if not given or only_prints(inv.name, given):
         return None
     directory = chdir_of(inv.name, given)
     cwd = inv.cwd

@@ -183,7 +183,15 @@ def command_words(inv: Invocation, table: Table | None = None) -> list[str]:
     """A CLI's words after its global options: `docker --context prod run x` gives `run x`;
     nothing when a global option asks only for help or the version."""
     given, rest = command_fields(inv.name, inv.args, table)
-    return [] if any(f.text in ONLY_PRINTS for f in given) else [f.text for f in rest]
+    return [] if only_prints(inv.name, given, table) else [f.text for f in rest]
+
+
+def only_prints(name: str, given: tuple[Field, ...], table: Table | None = None) -> bool:
+    """Whether a CLI's global options ask only for help or the version (`terraform -help destroy`),
+    where that option is not one of the program's own (gsutil's `-h HEADER`)."""
+    program = (table or programs()).programs.get(name)
+    own = value_options_of(name, table) if program is not None else frozenset()
+    return any(f.text in ONLY_PRINTS and f.text not in own for f in given)
 
 
 def command_fields(
@@ -220,12 +228,18 @@ def chdir_of(name: str, global_options: tuple[Field, ...], table: Table | None =
     return found
 
 
+def value_options_of(name: str, table: Table | None = None) -> frozenset[str]:
+    """Every option of `name` the table says takes a value: global or anywhere on the line."""
+    program = (table or programs()).programs.get(name)
+    return (
+        program.value_options | program.global_values | program.chdir if program is not None else frozenset()
+    )
+
+
 def operands_of(inv: Invocation, table: Table | None = None) -> list[str]:
     """The words of `inv` that are not options, past the values of the options the table says take
     one (anywhere on the line, GNU style): `systemctl -H prod stop sshd` gives `stop sshd`."""
-    program = (table or programs()).programs.get(inv.name)
-    takes_value = program.value_options | program.global_values if program is not None else frozenset()
-    return word_operands(inv.arg_texts(), takes_value)
+    return word_operands(inv.arg_texts(), value_options_of(inv.name, table))
 
 
 def written_by_table(
@@ -385,7 +399,6 @@ def check_examples(table: Table, source: str = "programs.toml") -> None:
 
 
 __all__ = [
-    "ONLY_PRINTS",
     "Program",
     "Runner",
     "Table",
@@ -396,9 +409,11 @@ __all__ = [
     "command_fields",
     "command_words",
     "load_table",
+    "only_prints",
     "operands_of",
     "programs",
     "shell_string_of",
     "sql_of",
+    "value_options_of",
     "written_by_table",
 ]

@@ -7,6 +7,7 @@ import re
 from tooldeck.safety.analysis.model import HOME_MARK, Field, Invocation
 from tooldeck.safety.analysis.paths import PathKind, classify, resolve
 from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.table import command_words
 
 rules = RuleSet("recursive_delete")
 
@@ -225,19 +226,11 @@ _BUCKET_DELETES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("azcopy", "rm"): ("--recursive",),
 }
 _STORAGE_CLIS = frozenset(prefix[0] for prefix in _BUCKET_DELETES)
-_STORAGE_GLOBAL_VALUE = frozenset(
-    {"--profile", "--region", "--endpoint-url", "--output", "-o", "-h", "-p", "--config"}
-)
 
 
 def _storage_words(inv: Invocation) -> list[str]:
-    """The program and its subcommand words, with global options (`--profile x`, `-m`) removed."""
-    words = inv.arg_texts()
-    out = [inv.name]
-    i = 0
-    while i < len(words) and words[i].startswith("-"):
-        i += 2 if words[i] in _STORAGE_GLOBAL_VALUE else 1
-    return out + words[i:]
+    """The program and its subcommand words, past its global options (the table's)."""
+    return [inv.name, *command_words(inv)]
 
 
 @rules.rule(

@@ -14,7 +14,7 @@ import re
 from tooldeck.safety.analysis.argv import word_operands as operands
 from tooldeck.safety.analysis.model import Invocation
 from tooldeck.safety.knowledge.rules.base import RuleSet
-from tooldeck.safety.knowledge.table import command_words, programs
+from tooldeck.safety.knowledge.table import command_words, operands_of, programs, value_options_of
 
 rules = RuleSet("infra_destruction")
 
@@ -32,36 +32,6 @@ def _flags(words: list[str]) -> set[str]:
 
 
 _KUBE_CLIS = programs().in_class("kubernetes-cli") - {"helm"}
-_KUBE_VALUE = frozenset(
-    {
-        "-n",
-        "--namespace",
-        "--context",
-        "--kubeconfig",
-        "-s",
-        "--server",
-        "--cluster",
-        "--user",
-        "--as",
-        "--as-group",
-        "--token",
-        "-l",
-        "--selector",
-        "-o",
-        "--output",
-        "-f",
-        "--filename",
-        "--field-selector",
-        "-c",
-        "--container",
-        "--timeout",
-        "--grace-period",
-        "-k",
-        "--kustomize",
-        "--cascade",
-        "--wait",
-    }
-)
 _EPHEMERAL = frozenset({"pod", "pods", "po", "job", "jobs", "event", "events", "ev", "lease", "leases"})
 _MASS = frozenset(
     {
@@ -92,7 +62,7 @@ def _kubectl(inv: Invocation) -> str | None:
         words = words[1:]
     elif inv.name not in _KUBE_CLIS:
         return None
-    positional = operands(words, _KUBE_VALUE)
+    positional = operands(words, value_options_of("kubectl"))
     verb = positional[0] if positional else ""
     flags = _flags(words)
     if verb == "delete":
@@ -165,17 +135,12 @@ _TEARDOWN_VERBS: dict[str, tuple[tuple[str, ...], ...]] = {
 def _helm(inv: Invocation) -> str | None:
     if inv.name != "helm":
         return None
-    positional = operands(
-        inv.arg_texts(), frozenset({"-n", "--namespace", "--kube-context", "--kubeconfig", "--timeout"})
-    )
+    positional = operands_of(inv)
     if positional[:1] and positional[0] in ("uninstall", "delete", "del", "un") and len(positional) > 1:
         return f"helm {positional[0]} {positional[1]} removes the release and its resources"
     return None
 
 
-_AWS_VALUE = frozenset(
-    {"--profile", "--region", "--output", "--endpoint-url", "--query", "--color", "--cli-read-timeout"}
-)
 _DELETE_VERBS = frozenset({"delete", "destroy", "purge", "delete-batch", "terminate"})
 _CLOUD_CLIS = frozenset(
     {
@@ -209,7 +174,7 @@ _CLOUD_CLIS = frozenset(
 def _cloud(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "aws":
-        positional = operands(words, _AWS_VALUE)
+        positional = operands_of(inv)
         if (
             len(positional) > 1
             and positional[0] not in ("s3",)
@@ -218,9 +183,7 @@ def _cloud(inv: Invocation) -> str | None:
             return f"aws {positional[0]} {positional[1]} deletes cloud resources"
         return None
     if inv.name in _CLOUD_CLIS:
-        positional = operands(
-            words, frozenset({"--project", "--account", "-g", "--resource-group", "--zone"})
-        )
+        positional = operands_of(inv)
         if inv.name == "gcloud" and positional[:2] == ["storage", "rm"]:
             return None  # the storage rule judges object deletion
         verb = next((w for w in positional if w in _DELETE_VERBS), None)
@@ -238,7 +201,7 @@ def _cloud(inv: Invocation) -> str | None:
         )
         return f"heroku {verb} destroys an app or its data" if verb else None
     if inv.name in ("gh", "glab"):
-        positional = operands(words, frozenset({"-R", "--repo", "-X", "--method"}))
+        positional = operands_of(inv)
         method = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-X", "--method")), "")
         if positional[:2] in (["repo", "delete"], ["release", "delete"]):
             return f"{inv.name} {' '.join(positional[:2])} deletes a repository or release"
@@ -252,22 +215,7 @@ def _cloud(inv: Invocation) -> str | None:
 
 _ENGINES = programs().in_class("container-engine")
 _COMPOSE = programs().in_class("container-compose")
-_ENGINE_VALUE = frozenset(
-    {
-        "-H",
-        "--host",
-        "--context",
-        "-c",
-        "--config",
-        "--log-level",
-        "--connection",
-        "-f",
-        "--file",
-        "-p",
-        "--project-name",
-        "--filter",
-    }
-)
+_ENGINE_VALUE = value_options_of("docker") | value_options_of("docker-compose")
 
 
 @rules.rule(

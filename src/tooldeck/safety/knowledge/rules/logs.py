@@ -5,13 +5,13 @@ from __future__ import annotations
 import itertools
 import re
 
-from tooldeck.safety.analysis.argv import word_operands
 from tooldeck.safety.analysis.effects import emptied_files
 from tooldeck.safety.analysis.model import Invocation
 from tooldeck.safety.analysis.paths import classify
 from tooldeck.safety.knowledge.rules.base import RuleSet
 from tooldeck.safety.knowledge.rules.deletion import deletion_targets
 from tooldeck.safety.knowledge.rules.system import service_actions
+from tooldeck.safety.knowledge.table import operands_of
 
 rules = RuleSet("history_log_wiping")
 
@@ -96,14 +96,8 @@ _CLOUD_AUDIT: tuple[tuple[str, ...], ...] = (
 )
 
 
-# Options of the cloud CLIs that take a value (`aws --profile prod cloudtrail ...`).
-_CLOUD_VALUED = frozenset(
-    {"--profile", "--region", "--output", "-o", "--endpoint-url", "--project", "--subscription", "--query"}
-)
-
-
 def _cloud_audit(inv: Invocation) -> str | None:
-    words = [inv.name, *word_operands(inv.arg_texts(), _CLOUD_VALUED)]
+    words = [inv.name, *operands_of(inv)]  # past `aws --profile prod`
     for prefix in _CLOUD_AUDIT:
         if tuple(words[: len(prefix)]) == prefix:
             return f"{' '.join(prefix)} stops or deletes the record of what happens in the account"
