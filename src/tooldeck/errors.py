@@ -25,6 +25,7 @@
       │     └── CheckpointConflict    -- undo would overwrite later changes (names each file)
       ├── Refused                 -- a path a confined root does not allow (escape, symlink, loop)
       ├── SandboxUnavailable      -- no sandbox can run here and host shells are not allowed
+      ├── ProgramTableError       -- the shell analyser's program table or rule examples are malformed
       ├── ListenError             -- `tooldeck serve` cannot listen where it was asked to
       ├── BatchInputError         -- a batch run cannot start as asked (input, output)
       ├── BatchRunError           -- a batch run itself failed (workers, engine)
@@ -300,6 +301,11 @@ class StartupFailed(ToolError):
 
 class SandboxUnavailable(TooldeckError):
     """No sandbox can run here and host shells are not allowed; the message says why."""
+
+
+class ProgramTableError(TooldeckError, ValueError):
+    """The shell analyser's table of programs or its rules' examples are malformed, or an example
+    does not hold (the message names the entry and the line)."""
 
 
 class ListenError(TooldeckError):

@@ -1,7 +1,7 @@
 """A shell or code call's effects, judged before they land (issue #23 §2).
 
-The command runs in the sandbox against a copy-on-write view of the workspace (`safety/cow.py`:
-an overlay whose upper layer catches every change). When it ends, `safety/effects_view.py` reads
+The command runs in the sandbox against a copy-on-write view of the workspace (`safety/sandbox/cow.py`:
+an overlay whose upper layer catches every change). When it ends, `safety/sandbox/effects_view.py` reads
 what it did - files deleted, emptied, replaced, changed, created - before anything reaches the
 workspace. Effects beyond what was consented are **held**:
 
@@ -44,10 +44,10 @@ from tooldeck.core import (
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
-    from tooldeck.safety.capture import RunResult
-    from tooldeck.safety.effects_view import Effects, Verb, Was
-    from tooldeck.safety.sandbox import BwrapRunner, CommandRunner
-    from tooldeck.safety.snapshot import Seen
+    from tooldeck.safety.sandbox.bubblewrap import BwrapRunner, CommandRunner
+    from tooldeck.safety.sandbox.capture import RunResult
+    from tooldeck.safety.sandbox.effects_view import Effects, Verb, Was
+    from tooldeck.safety.sandbox.snapshot import Seen
 
 ABSENT = PathState("absent")
 log = logging.getLogger("tooldeck.effects")
@@ -78,7 +78,7 @@ def run_judged(
     docstring); `subject` is what approval questions name (the command line). `view=False`: the
     slower way even in the sandbox (`execute_code`, whose nested tool calls act on the workspace
     itself and must see what the program did)."""
-    from tooldeck.safety.sandbox import BwrapRunner
+    from tooldeck.safety.sandbox.bubblewrap import BwrapRunner
 
     settings = service(context, EffectsConfig)
     if not settings.enabled or context is None or context.home is None:
@@ -110,10 +110,10 @@ def _in_view(
     pass_fds: Sequence[int],
 ) -> Judged | None:
     """Run in a copy-on-write view and land what may land; None when no view can be mounted."""
-    from tooldeck.safety import protected_mounts
-    from tooldeck.safety.cow import layers
-    from tooldeck.safety.effects_view import read_effects
-    from tooldeck.safety.sandbox import BwrapRunner
+    from tooldeck.safety.sandbox import protected_mounts
+    from tooldeck.safety.sandbox.bubblewrap import BwrapRunner
+    from tooldeck.safety.sandbox.cow import layers
+    from tooldeck.safety.sandbox.effects_view import read_effects
 
     settings = service(context, EffectsConfig)
     assert context.home is not None
@@ -163,7 +163,7 @@ def run_in(
     pass_fds: Sequence[int] = (),
 ) -> RunResult:
     """Run `argv` with the chosen runner; a sandbox that cannot start is the tool's error."""
-    from tooldeck.safety.sandbox import SandboxUnavailable
+    from tooldeck.safety.sandbox.bubblewrap import SandboxUnavailable
 
     try:
         return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
@@ -187,7 +187,7 @@ def _before_and_after(
     checkpoint store, read again only when a file changed), the command runs on the workspace
     itself, and effects beyond consent are reverted from what was kept, so none of them stays.
     Without checkpoints there is nowhere to keep the bytes: the command runs unjudged."""
-    from tooldeck.safety.snapshot import scan
+    from tooldeck.safety.sandbox.snapshot import scan
 
     recording = current_checkpoint()
     store = context.get(CheckpointStore)
@@ -255,8 +255,8 @@ _DIGESTS: dict[tuple[str, tuple[int, int, int, int]], str] = {}
 def _host_effects(
     workspace: Workspace, before: dict[str, Seen], after: dict[str, Seen], kept: dict[str, PathState]
 ) -> Effects:
-    from tooldeck.safety.effects_view import Effect, Effects
-    from tooldeck.safety.snapshot import changed
+    from tooldeck.safety.sandbox.effects_view import Effect, Effects
+    from tooldeck.safety.sandbox.snapshot import changed
 
     if len(_DIGESTS) > 1_000_000:
         _DIGESTS.clear()
