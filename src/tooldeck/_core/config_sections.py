@@ -425,14 +425,18 @@ class ChecksConfig(_Section):
 
 @section
 class CheckpointKeepConfig(_Section):
-    """How many checkpoints a workspace keeps; the oldest go first when one bound is passed."""
+    """How many checkpoints a workspace keeps. Past a bound, whole sessions go, oldest first;
+    the current session and the one before it are never pruned."""
 
     __pydantic_config__ = _FORBID
-    # The most checkpoints kept per workspace.
+    # The most checkpoints kept per workspace (more when the last two sessions hold more).
     count: Annotated[int, Ge(1)] = 500
-    # Checkpoints older than this many days are dropped.
+    # Sessions whose last checkpoint is older than this many days are dropped.
     max_age_days: Annotated[float, Gt(0), Le(36500)] = 30.0
-    # The most bytes of earlier file contents kept per workspace (1 GiB).
+    # The most bytes of earlier file contents kept per workspace (1 GiB). A change whose earlier
+    # bytes would pass it once old sessions are pruned is held for approval, naming the size
+    # (denied when nobody can be asked): it is never paid for by evicting the history of the
+    # current session or the one before.
     max_bytes: Annotated[int, Ge(1)] = 1 << 30
 
 

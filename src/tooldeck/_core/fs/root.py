@@ -311,6 +311,24 @@ class ConfinedRoot:
                 with suppress(FileNotFoundError):
                     os.unlink(temp, dir_fd=folder)
 
+    def make_fifo(self, parts: Sequence[str], mode: int) -> None:
+        """Make the named pipe `parts` (its folders too) with exactly `mode`, in place of any
+        file or link there."""
+        with self.parent_entry(parts) as (folder, name):
+            before_change(folder, name)
+            temp = f".{name[:80]}.{os.urandom(6).hex()}.tmp"
+            os.mkfifo(temp, 0o600, dir_fd=folder)
+            try:
+                made = os.open(temp, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+                try:  # through the descriptor: the name is never followed
+                    os.chmod(f"/proc/self/fd/{made}", mode)
+                finally:
+                    os.close(made)
+                os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            finally:
+                with suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+
     def remove_entry(self, parts: Sequence[str]) -> None:
         """Remove the file, symlink or empty folder `parts` names itself (a symlink is not followed)."""
         with self.parent_entry(parts) as (folder, name):

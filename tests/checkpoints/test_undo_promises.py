@@ -1,0 +1,143 @@
+"""Undo never loses what it promised: a folder a command swapped for a link pointing outside is
+put back (the link removed, never followed); the history that undoes earlier changes is never
+evicted to pay for a new one (what would push the store over its budget is asked, naming the
+size); a named pipe a command makes is a creation with an undo id like any other. Real
+bubblewrap, real overlayfs, the real console script."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from support.workspace_deck import workspace_deck
+from tooldeck import Deck
+from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
+from tooldeck._core.execution.types import ToolResult
+
+from ..cli.clirun import tooldeck
+
+KIB = 1024
+
+
+def make_deck(tmp_path: Path, **sections: Any) -> Deck:
+    return workspace_deck(tmp_path, **sections)
+
+
+def term(deck: Deck, command: str, *, session: str = "agent", approver: Any = None) -> ToolResult:
+    with deck.session(session_id=session, approver=approver) as s:
+        return s.call_sync("terminal", {"command": command})
+
+
+def test_undo_puts_back_a_folder_replaced_by_a_link_pointing_outside(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "d").mkdir(parents=True)
+    (ws / "d" / "f.txt").write_text("kept in the store\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "bystander.txt").write_text("not the workspace's\n")
+    (tmp_path / "tooldeck.yaml").write_text(
+        "sandbox:\n  kind: bwrap\n  workspace: ws\nhome: home\nplatform_toolsets:\n  cli: [terminal]\n"
+    )
+    config = str(tmp_path / "tooldeck.yaml")
+    args = json.dumps({"command": f"rm -rf d && ln -s {outside} d"})
+    done = tooldeck("call", "terminal", "--args", args, "-c", config)
+    assert done.returncode == 0, done.stderr
+    assert os.readlink(ws / "d") == str(outside)
+
+    done = tooldeck("undo", "--force", "--json", "-c", config)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["restored"] == ["d", "d/f.txt"]
+    assert not (ws / "d").is_symlink() and (ws / "d" / "f.txt").read_text() == "kept in the store\n"
+    # The link was removed, not followed: what it pointed at is untouched.
+    assert sorted(p.name for p in outside.iterdir()) == ["bystander.txt"]
+
+
+def test_the_same_swap_undoes_without_force_and_a_normal_undo_still_works(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "d").mkdir(parents=True)
+    (ws / "d" / "f.txt").write_text("one\n")
+    (ws / "notes.md").write_text("alpha\n")
+    deck = make_deck(tmp_path)
+    assert term(deck, "echo beta > notes.md && mkdir -p e && echo new > e/n.txt").ok
+    assert term(deck, "rm -rf d && ln -s e d").ok  # a link inside the workspace this time
+    [swap, edit] = deck.checkpoints()
+    assert {c.path: c.verb for c in swap.changes} == {"d": "modified", "d/f.txt": "deleted"}
+    deck.undo()  # no conflict: the workspace's own entry under d is gone, as the call left it
+    assert (ws / "d" / "f.txt").read_text() == "one\n" and not (ws / "d").is_symlink()
+    assert (ws / "e" / "n.txt").read_text() == "new\n"  # the target of the link is left alone
+    deck.undo(edit.id)  # the control: an ordinary undo
+    assert (ws / "notes.md").read_text() == "alpha\n" and not (ws / "e").exists()
+
+
+def test_history_is_never_evicted_to_pay_for_a_new_change(tmp_path: Path) -> None:
+    # The attack at 1/1024 scale: the store's budget is 1 MiB, the files 61 KiB.
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("the only copy\n")
+    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 1024 * KIB}})
+    assert term(deck, "rm README.md").ok
+    write = "for i in $(seq 1 17); do head -c 62464 /dev/urandom > big$i.bin; done"
+    assert term(deck, write).ok  # new files: nothing earlier to keep
+    rewrite = term(deck, write)  # their old contents (1,037 KiB) would pass the budget: held
+    assert not rewrite.ok and rewrite.error is not None and rewrite.error.type == "denied"
+    assert "checkpoints.keep.max_bytes" in rewrite.content and "62464 bytes" in rewrite.content
+    # The README's checkpoint is still there, and undo brings it back.
+    first = deck.checkpoints()[-1]
+    assert [c.path for c in first.changes] == ["README.md"]
+    deck.undo(first.id)
+    assert (ws / "README.md").read_text() == "the only copy\n"
+    assert not any(ws.glob("big*.bin"))
+
+
+def test_over_budget_is_asked_with_the_size_and_a_yes_lands_without_evicting(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("the only copy\n")
+    (ws / "big.bin").write_bytes(os.urandom(300 * KIB))
+    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 200 * KIB}})
+    assert term(deck, "rm README.md").ok
+    asked: list[ApprovalRequest] = []
+
+    def yes(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(True, "once")
+
+    with deck.session(session_id="agent", approver=CallbackApprover(yes)) as s:
+        assert s.call_sync("write_file", {"path": "big.bin", "content": "small\n"}).ok
+    [request] = asked
+    assert request.rule == "checkpoint-over-budget:big.bin"
+    assert f"{300 * KIB} bytes" in request.reason and "checkpoints.keep.max_bytes" in request.reason
+    assert [c.tool for c in deck.checkpoints()] == ["write_file", "terminal"]  # nothing evicted
+    deck.undo(deck.checkpoints()[-1].id, force=True)  # the big file's old bytes were never kept
+    assert (ws / "README.md").read_text() == "the only copy\n"
+
+
+def test_old_sessions_are_pruned_whole_but_never_the_last_two(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    deck = make_deck(tmp_path, checkpoints={"keep": {"count": 3}})
+    for session, n in (("s1", 2), ("s2", 1), ("s3", 4)):
+        for i in range(n):
+            assert term(deck, f"echo {session}-{i} > {session}-{i}.txt", session=session).ok
+    # s1 (two checkpoints) went whole; s3 and s2 stay although together they pass the count.
+    assert [c.session_id for c in deck.checkpoints()] == ["s3"] * 4 + ["s2"]
+
+
+def test_a_named_pipe_a_command_makes_gets_an_undo_id(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    deck = make_deck(tmp_path)
+    result = term(deck, "mkfifo -m 640 pipe && echo plain > plain.txt")
+    assert result.ok, result.content
+    assert stat.S_ISFIFO(os.lstat(ws / "pipe").st_mode) and os.lstat(ws / "pipe").st_mode & 0o777 == 0o640
+    [checkpoint] = deck.checkpoints()
+    assert {c.path: c.verb for c in checkpoint.changes} == {"pipe": "created", "plain.txt": "created"}
+    assert f"tooldeck undo {checkpoint.id}" in result.content
+    assert term(deck, "rm pipe").ok  # a pipe deleted comes back too
+    deck.undo()
+    assert stat.S_ISFIFO(os.lstat(ws / "pipe").st_mode) and os.lstat(ws / "pipe").st_mode & 0o777 == 0o640
+    deck.undo(checkpoint.id)
+    assert sorted(os.listdir(ws)) == []
