@@ -217,25 +217,33 @@ class ModelConfig(_Section):
 
 @section
 class SandboxLimitsConfig(_Section):
-    """Resource limits of each sandboxed command (terminal, execute_code), far below a host's
-    own; a command that reaches one ends with an error naming it. Never above the host's hard
+    """Resource limits of each call (terminal, execute_code; disk_mb for every tool), far below a
+    host's own; a call that reaches one ends with an error naming it. Never above the host's hard
     limits (a higher value is lowered to them)."""
 
     __pydantic_config__ = _FORBID
-    # Processes and threads the command may have at once, counted in its own sandbox (a fork
-    # loop stops here).
+    # Processes and threads the command may have at once, all of them together (a fork loop
+    # stops here): a cgroup's pids bound where the host offers one, else the per-user process
+    # limit counted in the command's own sandbox.
     processes: Annotated[int, Ge(8)] = 256
-    # Address space of each process, in MiB (a memory hog gets allocation failures).
-    memory_mb: Annotated[int, Ge(64)] = 4096
+    # Memory of the whole command, in MiB: all its processes together with what they keep in
+    # its in-memory folders, where the host offers a cgroup (`tooldeck explain terminal` says
+    # whether it does; the kernel kills a process of the command past it); and the address
+    # space of each process everywhere (a memory hog gets allocation failures).
+    memory_mb: Annotated[int, Ge(64)] = 2048
     # Largest file a process may write, in MiB.
     file_size_mb: Annotated[int, Ge(1)] = 1024
+    # Bytes one call may write into the workspace in all, in MiB, whichever tool writes them:
+    # the file tools count each file they write, a command's changes are counted before they
+    # land (running as root, its copy-on-write layer is a filesystem of this size).
+    disk_mb: Annotated[int, Ge(1)] = 1024
     # CPU seconds of each process (it gets SIGXCPU, then is killed 5 s later).
     cpu_s: Annotated[int, Ge(1)] = 600
     # Open file descriptors of each process.
     open_files: Annotated[int, Ge(16)] = 1024
     # Size of each private in-memory folder (/tmp, /dev/shm, the emptied home folders), in MiB: what is
-    # written there takes the host's memory.
-    tmp_mb: Annotated[int, Ge(1)] = 1024
+    # written there takes the host's memory (counted in memory_mb where a cgroup bounds the command).
+    tmp_mb: Annotated[int, Ge(1)] = 512
 
 
 @section

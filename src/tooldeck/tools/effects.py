@@ -10,6 +10,10 @@ workspace. Effects beyond what was consented are **held**:
   * touching a protected path (the config, hooks, the tooldeck home: the control plane's set);
   * changing a file too large to checkpoint (`checkpoints.max_file_bytes`).
 
+A call that would write more than `sandbox.limits.disk_mb` into the workspace is an error, and
+nothing of it lands (with the copy-on-write view, nothing reached the workspace; the slower way,
+what it wrote is reverted).
+
 Held effects are put to the call's approver with the concrete list ("would delete 31 files
 under src/ ..."); without one, or when it says no, the call is a `denied` error naming them and
 nothing lands. Effects that may land are applied through the workspace's confined file access -
@@ -39,6 +43,7 @@ from tooldeck.core import (
     ToolContext,
     Workspace,
     current_checkpoint,
+    current_write_budget,
     service,
 )
 from tooldeck.errors import ToolError
@@ -50,6 +55,7 @@ if TYPE_CHECKING:
     from tooldeck.safety.snapshot import Seen
 
 ABSENT = PathState("absent")
+MIB = 1024 * 1024
 log = logging.getLogger("tooldeck.effects")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -111,7 +117,7 @@ def _in_view(
 ) -> Judged | None:
     """Run in a copy-on-write view and land what may land; None when no view can be mounted."""
     from tooldeck.safety import protected_mounts
-    from tooldeck.safety.cow import layers
+    from tooldeck.safety.cow import layers, sized
     from tooldeck.safety.effects_view import read_effects
     from tooldeck.safety.sandbox import BwrapRunner
 
@@ -125,8 +131,15 @@ def _in_view(
         root, chosen.settings.protected, chosen.settings.placeholder_texts
     )
     mount_points = {os.path.relpath(p.path, root) for p in placeholders}
-    with layers(scratch_for(context.home, workspace.root), workspace.root, uid) as (upper, work):
-        viewed = BwrapRunner(dataclasses.replace(chosen.settings, layers=(upper, work)), bwrap=chosen.bwrap)
+    disk_mb = chosen.settings.limits.disk_mb if sized() else None
+    with layers(scratch_for(context.home, workspace.root), workspace.root, uid, size_mb=disk_mb) as (
+        upper,
+        work,
+    ):
+        viewed = BwrapRunner(
+            dataclasses.replace(chosen.settings, layers=(upper, work), layer_mb=disk_mb or 0),
+            bwrap=chosen.bwrap,
+        )
         try:
             result = run_in(viewed, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
         except ToolError as exc:
@@ -137,6 +150,13 @@ def _in_view(
         effects = read_effects(str(upper), root).without_mount_points(mount_points)
         if not effects:
             return Judged(result, "")
+        budget = current_write_budget()
+        if budget is not None and (_filled(upper, viewed) or landing_bytes(effects) > budget.room()):
+            total = None if _filled(upper, viewed) else landing_bytes(effects)
+            raise ToolError(
+                f"{budget.over(total)}; nothing of the command's changes reached the workspace",
+                output=result.output,
+            )
         held = held_because(effects, settings, context, workspace)
         if held and not _approved(context, effects, held, subject):
             raise ToolError(
@@ -207,6 +227,15 @@ def _before_and_after(
             return Judged(result, "")
         for effect in effects.entries:
             recording.note_state(effect.path, kept.get(effect.path, ABSENT))
+    budget = current_write_budget()
+    if budget is not None and landing_bytes(effects) > budget.limit_mb * MIB:
+        # Its nested tool calls were counted as they wrote; what the program wrote itself is
+        # counted here, all of it, so nothing is counted twice.
+        recording.rollback()
+        raise ToolError(
+            f"{budget.over(landing_bytes(effects))}; what it wrote was reverted from the checkpoint",
+            output=result.output,
+        )
     held = held_because(effects, service(context, EffectsConfig), context, workspace)
     if held and not _approved(context, effects, held, subject):
         recording.rollback()
@@ -323,6 +352,20 @@ def scratch_for(home: Path, workspace: Path) -> Path:
     if st.st_uid != os.getuid() or not stat.S_ISDIR(st.st_mode) or st.st_mode & 0o077:
         raise ToolError(f"{folder} is not a private folder of this user; remove it", type="unavailable")
     return folder
+
+
+def landing_bytes(effects: Effects) -> int:
+    """The bytes the files these effects create or change hold: what landing them writes."""
+    return sum(e.size_after for e in effects.entries if e.now == "file")
+
+
+def _filled(upper: Path, chosen: BwrapRunner) -> bool:
+    """Whether the command filled a copy-on-write layer of its own size (then it wrote more than
+    the layer holds: sandbox.limits.disk_mb)."""
+    if not chosen.settings.layer_mb:
+        return False  # the layer is no filesystem of its own
+    st = os.statvfs(upper)
+    return st.f_bavail * st.f_frsize < MIB // 2
 
 
 def held_because(

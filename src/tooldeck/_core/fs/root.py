@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tooldeck._core.fs import kernel
-from tooldeck._core.fs.observe import before_change
+from tooldeck._core.fs.observe import before_change, charge_write
 from tooldeck._core.fs.walker import Refused, Walker
 from tooldeck._utils.pathnames import relative_to
 
@@ -248,6 +248,7 @@ class ConfinedRoot:
         """
         with self.parent(parts, create=True) as (folder, name):
             _guarded(guard, folder, name)
+            charge_write(_fd_path(folder), len(data))
             try:
                 old: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except FileNotFoundError:
