@@ -61,7 +61,7 @@ def test_four_processes_cannot_hold_more_than_memory_mb_together(tmp_path: Path)
     assert "sandbox.limits.memory_mb = 256" in result.error.message
     assert "the kernel killed" in result.error.message
     # Each process alone stays within the per-process limit: it is the total that is bounded.
-    alone = term(deck, "python3 -c 'data = b\"x\" * (210 << 20); print(\"alone\")'")
+    alone = term(deck, 'python3 -c \'data = b"x" * (210 << 20); print("alone")\'')
     assert alone.ok and "alone" in alone.content, alone.content
 
 
