@@ -233,9 +233,10 @@ class SandboxLimitsConfig(_Section):
     memory_mb: Annotated[int, Ge(64)] = 2048
     # Largest file a process may write, in MiB.
     file_size_mb: Annotated[int, Ge(1)] = 1024
-    # Bytes one call may write into the workspace in all, in MiB, whichever tool writes them:
-    # the file tools count each file they write, a command's changes are counted before they
-    # land (running as root, its copy-on-write layer is a filesystem of this size).
+    # What one call may write into the workspace in all, in MiB, whichever tool writes it: the
+    # file tools count each file they write, a command's changes are counted before they land
+    # (running as root, its copy-on-write layer is a tmpfs of this size, counted in memory_mb).
+    # Going over is the call's error, and nothing of a command's changes lands.
     disk_mb: Annotated[int, Ge(1)] = 1024
     # CPU seconds of each process (it gets SIGXCPU, then is killed 5 s later).
     cpu_s: Annotated[int, Ge(1)] = 600
