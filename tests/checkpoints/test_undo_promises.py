@@ -83,13 +83,35 @@ def test_history_is_never_evicted_to_pay_for_a_new_change(tmp_path: Path) -> Non
     assert term(deck, write).ok  # new files: nothing earlier to keep
     rewrite = term(deck, write)  # their old contents (1,037 KiB) would pass the budget: held
     assert not rewrite.ok and rewrite.error is not None and rewrite.error.type == "denied"
-    assert "checkpoints.keep.max_bytes" in rewrite.content and "62464 bytes" in rewrite.content
+    assert "checkpoints.keep.max_bytes" in rewrite.content and f"{17 * 62464} bytes" in rewrite.content
     # The README's checkpoint is still there, and undo brings it back.
     first = deck.checkpoints()[-1]
     assert [c.path for c in first.changes] == ["README.md"]
     deck.undo(first.id)
     assert (ws / "README.md").read_text() == "the only copy\n"
     assert not any(ws.glob("big*.bin"))
+
+
+def test_a_command_past_the_budget_is_asked_once_naming_the_size(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "README.md").write_text("the only copy\n")
+    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 1024 * KIB}})
+    assert term(deck, "rm README.md").ok
+    write = "for i in $(seq 1 17); do head -c 62464 /dev/urandom > big$i.bin; done"
+    assert term(deck, write).ok
+    asked: list[ApprovalRequest] = []
+
+    def yes(request: ApprovalRequest) -> ApprovalAnswer:
+        asked.append(request)
+        return ApprovalAnswer(True, "once")
+
+    assert term(deck, write, approver=CallbackApprover(yes)).ok
+    [request] = asked
+    assert f"{17 * 62464} bytes" in request.reason and "checkpoints.keep.max_bytes" in request.reason
+    assert [c.tool for c in deck.checkpoints()] == ["terminal"] * 3  # nothing evicted
+    deck.undo(deck.checkpoints()[-1].id, force=True)
+    assert (ws / "README.md").read_text() == "the only copy\n"
 
 
 def test_over_budget_is_asked_with_the_size_and_a_yes_lands_without_evicting(tmp_path: Path) -> None:

@@ -8,7 +8,8 @@ workspace. Effects beyond what was consented are **held**:
   * deleting, emptying or replacing more files that existed before than `effects.max_deletions`;
   * changing more paths than `effects.max_changed`;
   * touching a protected path (the config, hooks, the tooldeck home: the control plane's set);
-  * changing a file too large to checkpoint (`checkpoints.max_file_bytes`).
+  * changing a file too large to checkpoint (`checkpoints.max_file_bytes`), or files whose earlier
+    bytes would take the checkpoint store past `checkpoints.keep.max_bytes`.
 
 A call that would write more than `sandbox.limits.disk_mb` into the workspace is an error, and
 nothing of it lands (with the copy-on-write view, nothing reached the workspace; the slower way,
@@ -166,7 +167,12 @@ def _in_view(
                 type="denied",
                 output=result.output,
             )
-        land(workspace, upper, effects, unkept=_too_large(effects, context))
+        land(
+            workspace,
+            upper,
+            effects,
+            unkept=_too_large(effects, context) | _over_store_budget(effects, context),
+        )
     recording = current_checkpoint()
     undo = (
         f"; undo: tooldeck undo {recording.id}" if recording is not None and recording.id is not None else ""
@@ -384,6 +390,14 @@ def held_because(
     protected = [e.path for e in effects.entries if _protected_entry(workspace, e.path)]
     if protected:
         reasons.append(f"it touches protected paths: {', '.join(protected[:5])}")
+    over = _over_store_budget(effects, context)
+    if over:
+        size = sum(e.size_before for e in effects.entries if e.path in over)
+        reasons.append(
+            f"keeping the {size} bytes {len(over)} changed files held before would take the checkpoint "
+            f"store past checkpoints.keep.max_bytes ({service(context, CheckpointsConfig).keep.max_bytes}), "
+            "and the history that undoes earlier changes is never evicted for it: these changes could not be undone"
+        )
     large = sorted(_too_large(effects, context))
     if large:
         reasons.append(
@@ -400,6 +414,20 @@ def _protected_entry(workspace: Workspace, path: str) -> bool:
         return False
     *folder, name = path.split("/")
     return plane.protects(os.path.join(workspace.resolve(folder), name)) is not None
+
+
+def _over_store_budget(effects: Effects, context: ToolContext) -> set[str]:
+    """The files whose earlier bytes would not fit in the checkpoint store (old sessions pruned
+    first): all of them, since which to keep is not the store's choice."""
+    store = context.get(CheckpointStore)
+    if store is None:
+        return set()
+    limit = service(context, CheckpointsConfig).max_file_bytes
+    kept = [e for e in effects.entries if e.was == "file" and e.verb != "created" and e.size_before <= limit]
+    size = sum(e.size_before for e in kept)
+    if not size or store.room_for(size, current=context.session_id):
+        return set()
+    return {e.path for e in kept}
 
 
 def _too_large(effects: Effects, context: ToolContext) -> set[str]:
