@@ -72,16 +72,38 @@ def test_the_same_swap_undoes_without_force_and_a_normal_undo_still_works(tmp_pa
     assert (ws / "notes.md").read_text() == "alpha\n" and not (ws / "e").exists()
 
 
-def test_history_is_never_evicted_to_pay_for_a_new_change(tmp_path: Path) -> None:
-    # The attack at 1/1024 scale: the store's budget is 1 MiB, the files 61 KiB.
+WRITE_17 = "for i in $(seq 1 17); do head -c 62464 /dev/urandom > big$i.bin; done"
+
+
+def readme_then_17_files(tmp_path: Path, max_bytes: int, *, big: int = 0) -> tuple[Path, Deck]:
+    """The attack's start at 1/1024 scale: the README removed, then 17 new 61 KiB files (or one
+    existing file of `big` bytes), under a store of `max_bytes`."""
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "README.md").write_text("the only copy\n")
-    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 1024 * KIB}})
+    if big:
+        (ws / "big.bin").write_bytes(os.urandom(big))
+    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": max_bytes}})
     assert term(deck, "rm README.md").ok
-    write = "for i in $(seq 1 17); do head -c 62464 /dev/urandom > big$i.bin; done"
-    assert term(deck, write).ok  # new files: nothing earlier to keep
-    rewrite = term(deck, write)  # their old contents (1,037 KiB) would pass the budget: held
+    if not big:
+        assert term(deck, WRITE_17).ok  # new files: nothing earlier to keep
+    return ws, deck
+
+
+class Yes:
+    """An approver saying yes to everything, keeping what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[ApprovalRequest] = []
+
+    def __call__(self, request: ApprovalRequest) -> ApprovalAnswer:
+        self.asked.append(request)
+        return ApprovalAnswer(True, "once")
+
+
+def test_history_is_never_evicted_to_pay_for_a_new_change(tmp_path: Path) -> None:
+    ws, deck = readme_then_17_files(tmp_path, 1024 * KIB)
+    rewrite = term(deck, WRITE_17)  # their old contents (1,037 KiB) would pass the budget: held
     assert not rewrite.ok and rewrite.error is not None and rewrite.error.type == "denied"
     assert "checkpoints.keep.max_bytes" in rewrite.content and f"{17 * 62464} bytes" in rewrite.content
     # The README's checkpoint is still there, and undo brings it back.
@@ -93,21 +115,10 @@ def test_history_is_never_evicted_to_pay_for_a_new_change(tmp_path: Path) -> Non
 
 
 def test_a_command_past_the_budget_is_asked_once_naming_the_size(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "README.md").write_text("the only copy\n")
-    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 1024 * KIB}})
-    assert term(deck, "rm README.md").ok
-    write = "for i in $(seq 1 17); do head -c 62464 /dev/urandom > big$i.bin; done"
-    assert term(deck, write).ok
-    asked: list[ApprovalRequest] = []
-
-    def yes(request: ApprovalRequest) -> ApprovalAnswer:
-        asked.append(request)
-        return ApprovalAnswer(True, "once")
-
-    assert term(deck, write, approver=CallbackApprover(yes)).ok
-    [request] = asked
+    ws, deck = readme_then_17_files(tmp_path, 1024 * KIB)
+    yes = Yes()
+    assert term(deck, WRITE_17, approver=CallbackApprover(yes)).ok
+    [request] = yes.asked
     assert f"{17 * 62464} bytes" in request.reason and "checkpoints.keep.max_bytes" in request.reason
     assert [c.tool for c in deck.checkpoints()] == ["terminal"] * 3  # nothing evicted
     deck.undo(deck.checkpoints()[-1].id, force=True)
@@ -115,21 +126,11 @@ def test_a_command_past_the_budget_is_asked_once_naming_the_size(tmp_path: Path)
 
 
 def test_over_budget_is_asked_with_the_size_and_a_yes_lands_without_evicting(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "README.md").write_text("the only copy\n")
-    (ws / "big.bin").write_bytes(os.urandom(300 * KIB))
-    deck = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 200 * KIB}})
-    assert term(deck, "rm README.md").ok
-    asked: list[ApprovalRequest] = []
-
-    def yes(request: ApprovalRequest) -> ApprovalAnswer:
-        asked.append(request)
-        return ApprovalAnswer(True, "once")
-
+    ws, deck = readme_then_17_files(tmp_path, 200 * KIB, big=300 * KIB)
+    yes = Yes()
     with deck.session(session_id="agent", approver=CallbackApprover(yes)) as s:
         assert s.call_sync("write_file", {"path": "big.bin", "content": "small\n"}).ok
-    [request] = asked
+    [request] = yes.asked
     assert request.rule == "checkpoint-over-budget:big.bin"
     assert f"{300 * KIB} bytes" in request.reason and "checkpoints.keep.max_bytes" in request.reason
     assert [c.tool for c in deck.checkpoints()] == ["write_file", "terminal"]  # nothing evicted
