@@ -149,15 +149,21 @@ def test_old_sessions_are_pruned_whole_but_never_the_last_two(tmp_path: Path) ->
     assert [c.session_id for c in deck.checkpoints()] == ["s3"] * 4 + ["s2"]
 
 
-def test_a_named_pipe_a_command_makes_gets_an_undo_id(tmp_path: Path) -> None:
+def test_a_named_pipe_or_socket_a_command_makes_gets_an_undo_id(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     ws.mkdir()
     deck = make_deck(tmp_path)
-    result = term(deck, "mkfifo -m 640 pipe && echo plain > plain.txt")
+    bind = "python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")'"
+    result = term(deck, f"mkfifo -m 640 pipe && {bind} && echo plain > plain.txt")
     assert result.ok, result.content
     assert stat.S_ISFIFO(os.lstat(ws / "pipe").st_mode) and os.lstat(ws / "pipe").st_mode & 0o777 == 0o640
+    assert stat.S_ISSOCK(os.lstat(ws / "sock").st_mode)
     [checkpoint] = deck.checkpoints()
-    assert {c.path: c.verb for c in checkpoint.changes} == {"pipe": "created", "plain.txt": "created"}
+    assert {c.path: c.verb for c in checkpoint.changes} == {
+        "pipe": "created",
+        "sock": "created",
+        "plain.txt": "created",
+    }
     assert f"tooldeck undo {checkpoint.id}" in result.content
     assert term(deck, "rm pipe").ok  # a pipe deleted comes back too
     deck.undo()

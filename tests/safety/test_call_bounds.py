@@ -112,6 +112,18 @@ def test_thirty_files_under_the_file_size_limit_cannot_pass_disk_mb(tmp_path: Pa
     assert sorted(os.listdir(tmp_path / "ws")) == ["ok1.bin", "ok2.bin", "ok3.bin"]
 
 
+def test_the_bound_holds_through_tooldeck_call_too(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    config = tmp_path / "tooldeck.yaml"
+    config.write_text(
+        "sandbox:\n  kind: bwrap\n  workspace: ws\n  limits:\n    file_size_mb: 2\n    disk_mb: 16\n"
+        "home: home\nplatform_toolsets:\n  cli: [terminal]\n"
+    )
+    done = tooldeck("call", "terminal", "--args", json.dumps({"command": THIRTY}), "-c", str(config))
+    assert done.returncode != 0 and "sandbox.limits.disk_mb = 16 MiB" in done.stdout + done.stderr
+    assert os.listdir(tmp_path / "ws") == []
+
+
 def test_a_program_cannot_write_more_than_disk_mb_either(tmp_path: Path) -> None:
     deck = make_deck(tmp_path, file_size_mb=2, disk_mb=16)
     code = "for i in range(30):\n    open(f'f{i}.bin', 'wb').write(bytes(2_000_000))\nprint('wrote')"

@@ -471,8 +471,8 @@ def land(workspace: Workspace, upper: os.PathLike[str] | str, effects: Effects, 
                 fs.write_atomic(parts, _read(top, effect.path), mode=stat.S_IMODE(st.st_mode))
             elif effect.now == "symlink":
                 fs.write_symlink(parts, os.readlink(effect.path, dir_fd=top))
-            elif stat.S_ISFIFO(st.st_mode):
-                fs.make_fifo(parts, stat.S_IMODE(st.st_mode))
+            elif stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+                fs.make_node(parts, st.st_mode)
     except BaseException as exc:
         if recording is not None:
             recording.rollback()

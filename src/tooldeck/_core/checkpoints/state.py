@@ -45,8 +45,9 @@ class PathState:
             return f"a symlink to {self.target!r}"
         if self.kind == "folder":
             return f"a folder, mode {self.mode:o}"
-        if self.kind == "other" and stat.S_ISFIFO(self.mode):
-            return f"a named pipe, mode {stat.S_IMODE(self.mode):o}"
+        if self.kind == "other" and (stat.S_ISFIFO(self.mode) or stat.S_ISSOCK(self.mode)):
+            what = "a named pipe" if stat.S_ISFIFO(self.mode) else "a socket"
+            return f"{what}, mode {stat.S_IMODE(self.mode):o}"
         return "nothing" if self.kind == "absent" else "a special file"
 
     def to_json(self) -> dict[str, Any]:

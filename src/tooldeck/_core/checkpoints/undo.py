@@ -6,7 +6,7 @@ touched, what it must hold now is what the newest of them left; anything else me
 changed it since (the user edited it, another program ran): that is a conflict, and undo
 refuses, names each such path and changes nothing, unless `force`. Otherwise each path gets
 back what it held before the oldest of them: file bytes and mode, a symlink's target, a folder,
-a named pipe; what the calls created is removed (a folder only when it is empty). Paths are the
+a named pipe or socket; what the calls created is removed (a folder only when it is empty). Paths are the
 workspace's own entries: no symlink is followed on the way, so a folder a call swapped for a
 link (pointing anywhere) is put back by removing the link. The undone checkpoints are dropped
 from the store.
@@ -160,13 +160,13 @@ def _restore(
                 fs.remove_entry(parts)
             fs.write_atomic(parts, store.read_bytes(state.digest), mode=state.mode)
             report.restored.append(path)
-        elif state.kind == "symlink" or (state.kind == "other" and stat.S_ISFIFO(state.mode)):
+        elif state.kind == "symlink" or (stat.S_ISFIFO(state.mode) or stat.S_ISSOCK(state.mode)):
             if state_at(fs, parts).same_as(state):
                 continue
             if state.kind == "symlink":
                 fs.write_symlink(parts, state.target)
             else:
-                fs.make_fifo(parts, stat.S_IMODE(state.mode))
+                fs.make_node(parts, state.mode)
             report.restored.append(path)
     # Folders the calls made: removed when empty (deepest first).
     for path in reversed(by_depth):
