@@ -170,3 +170,33 @@ def test_explain_terminal_says_which_bounds_hold_here(tmp_path: Path) -> None:
     assert "disk_mb = 40 MiB" in said["writes"]
     text = tooldeck("explain", "terminal", "-c", str(config))
     assert "Bounds on each call on this machine" in text.stdout
+
+
+def test_as_an_ordinary_user_explain_says_why_no_cgroup_holds_and_disk_mb_still_does() -> None:
+    """Dropped to nobody (as root) the cgroups here are not writable: explain says so and why,
+    the per-process limits remain, and what a command would land is still counted."""
+    import shutil
+    import tempfile
+
+    from support.as_user import cli_as_user
+
+    root = Path(tempfile.mkdtemp(prefix="tooldeck-bounds-user-"))
+    try:
+        (root / "ws").mkdir()
+        (root / "tooldeck.yaml").write_text(
+            "sandbox:\n  kind: bwrap\n  workspace: ws\n  limits:\n    file_size_mb: 2\n    disk_mb: 16\nhome: home\n"
+        )
+        run = cli_as_user(root)
+        explained = run("explain", "terminal", "--json")
+        assert explained.returncode == 0, explained.stderr
+        [record] = json.loads(explained.stdout)
+        said = {line.split(":", 1)[0]: line for line in record["bounds"]}
+        if os.geteuid() == 0:  # the v1 hierarchies here belong to root
+            assert "per process only" in said["memory"] and "not writable by uid 65534" in said["memory"]
+            assert "no cgroup holds it" in said["processes"]
+            assert "bounded only by its free space" in said["writes"]
+        done = run("call", "terminal", "--args", json.dumps({"command": THIRTY}))
+        assert done.returncode != 0 and "sandbox.limits.disk_mb = 16 MiB" in done.stdout + done.stderr
+        assert os.listdir(root / "ws") == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
