@@ -179,14 +179,16 @@ def test_as_an_ordinary_user_explain_says_why_no_cgroup_holds_and_disk_mb_still_
     import tempfile
 
     from support.as_user import cli_as_user
+    from support.readable_packages import readable_packages
 
     root = Path(tempfile.mkdtemp(prefix="tooldeck-bounds-user-"))
+    site = readable_packages()  # the checkout may be private: nobody gets its own copy
     try:
         (root / "ws").mkdir()
         (root / "tooldeck.yaml").write_text(
             "sandbox:\n  kind: bwrap\n  workspace: ws\n  limits:\n    file_size_mb: 2\n    disk_mb: 16\nhome: home\n"
         )
-        run = cli_as_user(root)
+        run = cli_as_user(root, site)
         explained = run("explain", "terminal", "--json")
         assert explained.returncode == 0, explained.stderr
         [record] = json.loads(explained.stdout)
@@ -200,3 +202,4 @@ def test_as_an_ordinary_user_explain_says_why_no_cgroup_holds_and_disk_mb_still_
         assert os.listdir(root / "ws") == []
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)

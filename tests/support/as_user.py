@@ -1,5 +1,6 @@
 """Run the `tooldeck` CLI as an ordinary user: as root, dropped to nobody (uid 65534) with the
-system Python 3.11 and this checkout's packages; as a user, that user."""
+system Python 3.11 and a copy of tooldeck and its packages any user can read
+(`readable_packages`); as a user, that user."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ NOBODY = 65534
 Run = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
-def cli_as_user(root: Path) -> Run:
-    """A runner of `tooldeck ARGS...` in `root` (given to nobody, with all it holds, as root)."""
-    src = Path(__file__).resolve().parents[2] / "src"
-    site = [p for p in sys.path if p.endswith("site-packages")]
-    env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": os.pathsep.join([str(src), *site])}
+def cli_as_user(root: Path, site: Path) -> Run:
+    """A runner of `tooldeck ARGS...` in `root` (given to nobody, with all it holds, as root),
+    importing from `site` (made by `readable_packages()`)."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(site)}
     argv = [sys.executable if os.geteuid() != 0 else "/usr/bin/python3", "-c"]
     argv += ["from tooldeck.cli.main import main; main()"]
     prefix: list[str] = []

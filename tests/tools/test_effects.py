@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from support.readable_packages import readable_packages
 from support.trees import differences, snapshot
 from tooldeck import Deck
 from tooldeck._core.config_load import parse_config
@@ -175,6 +176,8 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
     from support.as_user import cli_as_user
 
     root = Path(tempfile.mkdtemp(prefix="tooldeck-effects-user-"))
+    # The checkout and its venv may be private (a clone under /root): nobody gets its own copy.
+    site = readable_packages()
     try:
         ws = root / "ws"
         (ws / "work").mkdir(parents=True)
@@ -182,7 +185,7 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
             (ws / "work" / f"f{i}").write_text(f"{i}\n")
         (root / "tooldeck.yaml").write_text("sandbox: {kind: bwrap, workspace: ws}\nhome: home\n")
         before = snapshot(ws)
-        run = cli_as_user(root)
+        run = cli_as_user(root, site)
         held = run("call", "terminal", "--args", '{"command": "rm -rf work"}')
         assert held.returncode == 1 and "effects were held" in held.stdout, held.stdout + held.stderr
         assert differences(before, snapshot(ws)) == []
@@ -193,6 +196,7 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
         assert differences(before, snapshot(ws)) == []
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
 
 
 def test_on_the_host_effects_beyond_consent_are_reverted_from_the_checkpoint(
