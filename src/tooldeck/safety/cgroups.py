@@ -157,13 +157,14 @@ class CallGroup:
         refused = _count(_read(os.path.join(self.folders["pids"], "pids.events")), "max")
         return ("processes", refused) if refused else None
 
-    def _limit(self) -> None:
+    def set_limits(self) -> None:
+        """Write the group's bounds (swap counted in, so it cannot stretch the memory bound)."""
         memory, pids = self.folders["memory"], self.folders["pids"]
         size = str(self.memory_mb * MIB)
         if self.kind == "v1":
             _write(os.path.join(memory, "memory.limit_in_bytes"), size)
             swap = os.path.join(memory, "memory.memsw.limit_in_bytes")
-            if os.path.exists(swap):  # swap would otherwise stretch the bound
+            if os.path.exists(swap):
                 _write(swap, size)
         else:
             _write(os.path.join(memory, "memory.max"), size)
@@ -209,7 +210,7 @@ def bounded(memory_mb: int, processes: int, found: Support | None = None) -> Ite
     try:
         for folder in set(folders.values()):
             os.mkdir(folder, 0o755)
-        group._limit()
+        group.set_limits()
         yield group
     finally:
         group.remove()
