@@ -23,7 +23,7 @@ KIB = 1024
 
 
 def make_deck(tmp_path: Path, **sections: Any) -> Deck:
-    return workspace_deck(tmp_path, **sections)
+    return workspace_deck(tmp_path, ("terminal", "file", "code_execution"), **sections)
 
 
 def term(deck: Deck, command: str, *, session: str = "agent", approver: Any = None) -> ToolResult:
@@ -112,6 +112,20 @@ def test_history_is_never_evicted_to_pay_for_a_new_change(tmp_path: Path) -> Non
     deck.undo(first.id)
     assert (ws / "README.md").read_text() == "the only copy\n"
     assert not any(ws.glob("big*.bin"))
+
+
+def test_a_program_past_the_budget_is_reverted_and_history_kept(tmp_path: Path) -> None:
+    # execute_code takes the slower way (a look before and after): the same promise holds.
+    ws, deck = readme_then_17_files(tmp_path, 1024 * KIB)
+    code = "import os\nfor i in range(1, 18):\n    open(f'big{i}.bin', 'wb').write(os.urandom(62464))"
+    with deck.session(session_id="agent") as s:
+        rewrite = s.call_sync("execute_code", {"code": code})
+    assert rewrite.error is not None and rewrite.error.type == "denied", rewrite.content
+    assert "checkpoints.keep.max_bytes" in rewrite.content and "reverted" in rewrite.content
+    first = deck.checkpoints()[-1]
+    assert [c.path for c in first.changes] == ["README.md"]
+    deck.undo(first.id)
+    assert (ws / "README.md").read_text() == "the only copy\n"
 
 
 def test_a_command_past_the_budget_is_asked_once_naming_the_size(tmp_path: Path) -> None:

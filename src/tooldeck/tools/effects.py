@@ -242,7 +242,7 @@ def _before_and_after(
             f"{budget.over(landing_bytes(effects))}; what it wrote was reverted from the checkpoint",
             output=result.output,
         )
-    held = held_because(effects, service(context, EffectsConfig), context, workspace)
+    held = held_because(effects, service(context, EffectsConfig), context, workspace, kept=True)
     if held and not _approved(context, effects, held, subject):
         recording.rollback()
         where = (
@@ -375,9 +375,15 @@ def _filled(upper: Path, chosen: BwrapRunner) -> bool:
 
 
 def held_because(
-    effects: Effects, settings: EffectsConfig, context: ToolContext, workspace: Workspace
+    effects: Effects,
+    settings: EffectsConfig,
+    context: ToolContext,
+    workspace: Workspace,
+    *,
+    kept: bool = False,
 ) -> list[str]:
-    """Why these effects need approval (empty: they may land)."""
+    """Why these effects need approval (empty: they may land). `kept`: the earlier bytes are in
+    the checkpoint store already (the slower way keeps them before the command runs)."""
     reasons = []
     destroyed = effects.destroyed()
     if len(destroyed) > settings.max_deletions:
@@ -390,7 +396,7 @@ def held_because(
     protected = [e.path for e in effects.entries if _protected_entry(workspace, e.path)]
     if protected:
         reasons.append(f"it touches protected paths: {', '.join(protected[:5])}")
-    over = _over_store_budget(effects, context)
+    over = _over_store_budget(effects, context, kept=kept)
     if over:
         size = sum(e.size_before for e in effects.entries if e.path in over)
         reasons.append(
@@ -416,18 +422,21 @@ def _protected_entry(workspace: Workspace, path: str) -> bool:
     return plane.protects(os.path.join(workspace.resolve(folder), name)) is not None
 
 
-def _over_store_budget(effects: Effects, context: ToolContext) -> set[str]:
+def _over_store_budget(effects: Effects, context: ToolContext, *, kept: bool = False) -> set[str]:
     """The files whose earlier bytes would not fit in the checkpoint store (old sessions pruned
-    first): all of them, since which to keep is not the store's choice."""
+    first): all of them, since which to keep is not the store's choice. `kept`: they are in the
+    store already, so it is over when it holds more than its budget now."""
     store = context.get(CheckpointStore)
     if store is None:
         return set()
     limit = service(context, CheckpointsConfig).max_file_bytes
-    kept = [e for e in effects.entries if e.was == "file" and e.verb != "created" and e.size_before <= limit]
-    size = sum(e.size_before for e in kept)
-    if not size or store.room_for(size, current=context.session_id):
+    changed = [
+        e for e in effects.entries if e.was == "file" and e.verb != "created" and e.size_before <= limit
+    ]
+    size = sum(e.size_before for e in changed)
+    if not size or store.room_for(0 if kept else size, current=context.session_id):
         return set()
-    return {e.path for e in kept}
+    return {e.path for e in changed}
 
 
 def _too_large(effects: Effects, context: ToolContext) -> set[str]:
