@@ -162,7 +162,7 @@ def confinement(ctx: DescriptionContext) -> str:
     jail = (
         f"only the workspace is writable, /tmp is private and emptied afterwards, {net}, and it may "
         f"run up to {caps.processes} processes, each with {caps.memory_mb} MiB of memory and "
-        f"{caps.cpu_s} s of CPU, and write files up to {caps.file_size_mb} MiB"
+        f"{caps.cpu_s} s of CPU, and write files up to {caps.file_size_mb} MiB, {caps.disk_mb} MiB in all"
     )
     if sandbox.kind == "bwrap" and not sandbox.allow_host_shell:
         return f"It runs in a sandbox: {jail}."

@@ -11,7 +11,8 @@ dies with its parent, runs in a new session (no terminal injection), and the soc
 engines are masked so the read-only root cannot be used to reach a root-owned daemon.
 
 The command has no capabilities and cannot gain privileges (bwrap sets no_new_privs), cannot
-make set-user-ID files (`seccomp.py`), and runs under the resource limits of `limits.py`. When tooldeck runs as root, bwrap itself is started as
+make set-user-ID files (`seccomp.py`), and runs under the resource limits of `limits.py` and, where
+the host offers one, in a cgroup of its own bounding the whole call (`cgroups.py`). When tooldeck runs as root, bwrap itself is started as
 the unprivileged `uid` through `rootless.py`, with the workspace idmapped so it stays writable.
 
 Whether bwrap works here, and which runner to use, is `probe.py`'s question.
@@ -31,7 +32,7 @@ from typing import Protocol
 
 from tooldeck._utils.pathnames import is_within
 from tooldeck.errors import SandboxUnavailable as SandboxUnavailable
-from tooldeck.safety.sandbox import protected_mounts, rootless, seccomp
+from tooldeck.safety.sandbox import cgroups, protected_mounts, rootless, seccomp
 from tooldeck.safety.sandbox.capture import RunResult, run_capped
 from tooldeck.safety.sandbox.limits import (
     SandboxLimits,
@@ -83,6 +84,9 @@ class SandboxSettings:
     # with them, the command's changes land there and not in the workspace. None: it writes the
     # workspace itself.
     layers: tuple[Path, Path] | None = None
+    # The size of the copy-on-write layer when it is a tmpfs of its own (MiB; 0: it is not): what
+    # the command writes to the workspace then waits in memory, counted in its memory bound.
+    layer_mb: int = 0
 
 
 class CommandRunner(Protocol):
@@ -206,19 +210,29 @@ class BwrapRunner(_Runner):
         placeholders = protected_mounts.claim(
             str(self.workspace), self.settings.protected, self.settings.placeholder_texts
         )
+        limits = self.settings.limits
         try:
-            with _seccomp_fd() as seccomp:
+            with (
+                _seccomp_fd() as seccomp,
+                cgroups.bounded(limits.memory_mb, limits.processes) as group,
+            ):
                 full = self.wrap(argv, seccomp_fd=seccomp)
                 fds = (*pass_fds, seccomp) if seccomp is not None else pass_fds
-                launched = rootless.needed() or self.settings.layers is not None
-                result = self._rootless(full, fds, start) if launched else start(full, fds)
+                launched = rootless.needed() or self.settings.layers is not None or group is not None
+                result = self._rootless(full, fds, start, group) if launched else start(full, fds)
+                bound = group.verdict() if group is not None else None
+        except OSError as exc:  # the host offered a cgroup and then refused to make one
+            raise SandboxUnavailable(f"could not make the call's cgroup: {exc}") from None
         finally:
             protected_mounts.release(placeholders)
-        return self._diagnosed(result)
+        return self._diagnosed(result, bound)
 
-    def _rootless(self, full: list[str], fds: tuple[int, ...], start: _Start) -> RunResult:
+    def _rootless(
+        self, full: list[str], fds: tuple[int, ...], start: _Start, group: cgroups.CallGroup | None
+    ) -> RunResult:
         """Run the bwrap command line `full` through the launcher: as the unprivileged uid when
-        tooldeck runs as root, and over the copy-on-write view when the settings ask for one."""
+        tooldeck runs as root, over the copy-on-write view when the settings ask for one, and in
+        the call's cgroup when there is one."""
         layers = self.settings.layers
         try:
             return rootless.run(
@@ -228,14 +242,27 @@ class BwrapRunner(_Runner):
                 pass_fds=fds,
                 start=lambda launcher, with_report: start(launcher, with_report, cwd="/"),
                 layers=(str(layers[0]), str(layers[1])) if layers is not None else None,
+                cgroups=group.join_paths() if group is not None else (),
             )
         except rootless.LaunchFailed as exc:
             raise SandboxUnavailable(str(exc)) from None
 
-    def _diagnosed(self, result: RunResult) -> RunResult:
-        return dataclasses.replace(
-            result, limit=diagnose(self.settings.limits, result.exit_code, result.output)
-        )
+    def _diagnosed(self, result: RunResult, bound: tuple[str, int] | None) -> RunResult:
+        limits = self.settings.limits
+        if bound is not None and bound[0] == "memory":
+            layer = " and, until it lands, what it wrote to the workspace" if self.settings.layer_mb else ""
+            said: str | None = (
+                f"the call's processes together, with what they keep in memory (in /tmp, /dev/shm{layer}), "
+                f"reached sandbox.limits.memory_mb = {limits.memory_mb} and the kernel killed {bound[1]} of them"
+            )
+        elif bound is not None:
+            said = (
+                "the call could not start more processes: it reached the process limit "
+                f"(sandbox.limits.processes = {limits.processes}, all its processes and threads together)"
+            )
+        else:
+            said = diagnose(limits, result.exit_code, result.output)
+        return dataclasses.replace(result, limit=said)
 
     def wrap(self, argv: Sequence[str], *, seccomp_fd: int | None = None) -> list[str]:
         """The bwrap command line running `argv`; with `seccomp_fd`, bwrap loads the filter of

@@ -1,6 +1,7 @@
 """Starts bubblewrap as an unprivileged user when tooldeck runs as root.
 
-Run as a script (`python -I -S launcher.py REPORT_FD UID WORKSPACE STAGE [N=PATH ...] -- BWRAP ...`),
+Run as a script (`python -I -S launcher.py REPORT_FD UID WORKSPACE STAGE [N=PATH ...] -- BWRAP ...`;
+`+upper=`/`+work=` add a copy-on-write view, each `+cgroup=PROCS` a cgroup joined first),
 never imported by tooldeck: it imports only the standard library, so it starts in a few
 milliseconds, and it runs as its own single-threaded process, where unsharing a mount namespace
 and changing user is safe (a `preexec_fn` in a threaded parent is not).
@@ -217,19 +218,34 @@ def own_namespaces() -> None:
     _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "making / private")
 
 
+def join_cgroup(procs: str) -> None:
+    """Move this process into the cgroup whose `cgroup.procs` file is `procs`."""
+    try:
+        with open(procs, "w") as fh:
+            fh.write(f"{os.getpid()}\n")
+    except OSError as exc:
+        raise _LaunchError(f"cannot join the call's cgroup ({procs}): {exc.strerror}") from None
+
+
 def main(argv: list[str]) -> None:
     if "--" not in argv or len(argv) < 5:
         raise _LaunchError(
-            "usage: launcher.py REPORT_FD UID|- WORKSPACE STAGE [N=PATH ...] [+upper=PATH +work=PATH] -- BWRAP ARGS..."
+            "usage: launcher.py REPORT_FD UID|- WORKSPACE STAGE [N=PATH ...] [+upper=PATH +work=PATH] "
+            "[+cgroup=PROCS ...] -- BWRAP ARGS..."
         )
     split = argv.index("--")
     _, uid_text, workspace, stage, *specs = argv[:split]
     command = argv[split + 1 :]
-    layers = {k[1:]: v for k, _, v in (s.partition("=") for s in specs if s.startswith("+"))}
+    extras = [(k[1:], v) for k, _, v in (s.partition("=") for s in specs if s.startswith("+"))]
+    layers = {k: v for k, v in extras if k in ("upper", "work")}
     specs = [s for s in specs if not s.startswith("+")]
+    for key, procs in extras:
+        if key == "cgroup":  # first: every process started from here on is counted in the call's group
+            join_cgroup(procs)
     if uid_text == "-":  # not root: only the overlay, in namespaces of this user's own
-        own_namespaces()
-        overlay_workspace(workspace, layers["upper"], layers["work"], in_userns=True)
+        if layers:
+            own_namespaces()
+            overlay_workspace(workspace, layers["upper"], layers["work"], in_userns=True)
     else:
         uid = int(uid_text)
         idmap_workspace(workspace, uid)

@@ -5,8 +5,8 @@ limits are rlimits set by bash's `ulimit` inside the sandbox, after bubblewrap h
 user namespace: since Linux 5.14 the kernel counts RLIMIT_NPROC per user namespace, so the
 process budget is the call's own (concurrent calls do not share it, and the host user's other
 processes do not count against it). Address space, file size, CPU time and open files are per
-process. A pids or memory cgroup would bound the whole call, but cgroup v2 delegation is not
-available everywhere tooldeck runs (containers, CI, hybrid v1 hierarchies), while rlimits are.
+process. Where the host offers a cgroup, `cgroups.py` bounds the memory and processes of the
+whole call on top of these; rlimits hold everywhere.
 
 `diagnose()` reads a finished command's exit status and output for the marks a limit leaves
 (SIGXCPU/SIGXFSZ, fork or allocation failures) and returns a sentence naming the config key,
@@ -50,11 +50,12 @@ class SandboxLimits:
     """Per-command limits (see `sandbox.limits` in the config reference)."""
 
     processes: int = 256
-    memory_mb: int = 4096
+    memory_mb: int = 2048
     file_size_mb: int = 1024
     cpu_s: int = 600
     open_files: int = 1024
-    tmp_mb: int = 1024
+    tmp_mb: int = 512
+    disk_mb: int = 1024
 
 
 def _capped(value: int, which: int, unit: int = 1) -> int:

@@ -82,17 +82,20 @@ def launch(
     workspace: str,
     report_fd: int,
     layers: tuple[str, str] | None = None,
+    cgroups: Sequence[str] = (),
 ) -> Launch:
     """`bwrap_argv` (bwrap's own options, then `--` and the command) run through the launcher:
     as the unprivileged `uid` (tooldeck runs as root), or, with `uid` None, as this user in a
     user namespace of its own (only to mount the overlay). `layers`: the overlay's upper and
-    work folders, for a copy-on-write view of the workspace."""
+    work folders, for a copy-on-write view of the workspace; `cgroups`: the `cgroup.procs` files of
+    the call's cgroup, joined before anything starts."""
     if uid is None:
         argv, specs = list(bwrap_argv), list[str]()
     else:
         argv, specs = _stage(list(bwrap_argv), uid)
     if layers is not None:
         specs += [f"+upper={layers[0]}", f"+work={layers[1]}"]
+    specs += [f"+cgroup={procs}" for procs in cgroups]
     who = "-" if uid is None else str(uid)
     prefix = [sys.executable, "-I", "-S", "-B", str(LAUNCHER), str(report_fd), who, workspace, STAGE]
     return Launch([*prefix, *specs, "--", *argv], report_fd)
@@ -149,13 +152,16 @@ def run(
     pass_fds: Sequence[int],
     start: Callable[[list[str], tuple[int, ...]], RunResult],
     layers: tuple[str, str] | None = None,
+    cgroups: Sequence[str] = (),
 ) -> RunResult:
     """Run `bwrap_argv` through the launcher with `start(argv, pass_fds)` (see `launch`); raises
     `LaunchFailed` with the reason when the launcher reported one."""
     read_end, write_end = os.pipe()
     try:
         try:
-            started = launch(bwrap_argv, uid=uid, workspace=workspace, report_fd=write_end, layers=layers)
+            started = launch(
+                bwrap_argv, uid=uid, workspace=workspace, report_fd=write_end, layers=layers, cgroups=cgroups
+            )
             result = start(started.argv, (*pass_fds, write_end))
         finally:
             os.close(write_end)
