@@ -35,6 +35,7 @@ from tooldeck.core import (
     CheckpointsConfig,
     CheckpointStore,
     EffectsConfig,
+    PathChange,
     PathState,
     ToolContext,
     Workspace,
@@ -45,7 +46,7 @@ from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
     from tooldeck.safety.capture import RunResult
-    from tooldeck.safety.effects_view import Effects, Verb, Was
+    from tooldeck.safety.effects_view import Effect, Effects, Verb, Was
     from tooldeck.safety.sandbox import BwrapRunner, CommandRunner
     from tooldeck.safety.snapshot import Seen
 
@@ -137,7 +138,7 @@ def _in_view(
         effects = read_effects(str(upper), root).without_mount_points(mount_points)
         if not effects:
             return Judged(result, "")
-        held = held_because(effects, settings, context, workspace)
+        held = held_because(effects, settings, context, workspace, written=str(upper))
         if held and not _approved(context, effects, held, subject):
             raise ToolError(
                 f"denied: the command ran in a copy-on-write view of the workspace, and its effects "
@@ -207,7 +208,7 @@ def _before_and_after(
             return Judged(result, "")
         for effect in effects.entries:
             recording.note_state(effect.path, kept.get(effect.path, ABSENT))
-    held = held_because(effects, service(context, EffectsConfig), context, workspace)
+    held = held_because(effects, service(context, EffectsConfig), context, workspace, written=root)
     if held and not _approved(context, effects, held, subject):
         recording.rollback()
         where = (
@@ -326,9 +327,10 @@ def scratch_for(home: Path, workspace: Path) -> Path:
 
 
 def held_because(
-    effects: Effects, settings: EffectsConfig, context: ToolContext, workspace: Workspace
+    effects: Effects, settings: EffectsConfig, context: ToolContext, workspace: Workspace, *, written: str
 ) -> list[str]:
-    """Why these effects need approval (empty: they may land)."""
+    """Why these effects need approval (empty: they may land); `written` is the folder holding
+    what the command wrote (the view's upper layer, or the workspace itself)."""
     reasons = []
     destroyed = effects.destroyed()
     if len(destroyed) > settings.max_deletions:
@@ -338,9 +340,12 @@ def held_because(
         )
     if len(effects) > settings.max_changed:
         reasons.append(f"{len(effects)} paths would change; effects.max_changed is {settings.max_changed}")
-    protected = [e.path for e in effects.entries if _protected_entry(workspace, e.path)]
+    protected = [
+        f"{e.path} ({why})" for e in effects.entries if (why := _protected_entry(workspace, e, written))
+    ]
     if protected:
-        reasons.append(f"it touches protected paths: {', '.join(protected[:5])}")
+        more = f"; and {len(protected) - 5} more" if len(protected) > 5 else ""
+        reasons.append(f"it touches protected paths: {'; '.join(protected[:5])}{more}")
     large = sorted(_too_large(effects, context))
     if large:
         reasons.append(
@@ -350,13 +355,17 @@ def held_because(
     return reasons
 
 
-def _protected_entry(workspace: Workspace, path: str) -> bool:
-    """Whether the entry at `path` itself (a symlink there not followed) is protected."""
+def _protected_entry(workspace: Workspace, effect: Effect, written: str) -> str | None:
+    """Why the entry `effect` changes (itself: a symlink there not followed) is protected, as it
+    now is (a git config judged by the content written), or None."""
     plane = workspace.plane
     if plane is None:
-        return False
-    *folder, name = path.split("/")
-    return plane.protects(os.path.join(workspace.resolve(folder), name)) is not None
+        return None
+    *folder, name = effect.path.split("/")
+    change = PathChange(
+        effect.now, source=os.path.join(written, effect.path) if effect.now == "file" else None
+    )
+    return plane.protects(os.path.join(workspace.resolve(folder), name), change)
 
 
 def _too_large(effects: Effects, context: ToolContext) -> set[str]:
