@@ -282,7 +282,7 @@ class ClassRules:
         sub = "/".join(inside)
         for extra in self.home_extras:
             if covers(extra, sub):
-                return f"~/{extra}: the user's shell start-up files put it on PATH or source it"
+                return f"~/{extra} in the user's home: its shell start-up files put it on PATH or source it"
         return None
 
 
