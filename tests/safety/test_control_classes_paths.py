@@ -109,3 +109,18 @@ def test_execute_code_and_its_nested_calls_hold_the_classes(tmp_path: Path) -> N
     out = deck.call_sync("execute_code", {"code": code}).content
     assert "core.fsmonitor" in out and "start-up" in out and "created notes.txt" in out, out
     assert untouched(root) and (root / "notes.txt").read_text() == "ok\n"
+
+
+def test_explain_names_each_class_and_why(tmp_path: Path) -> None:
+    root = nested_project(tmp_path / "p")
+    shown = subprocess.run(
+        [BIN, "explain", "--config", str(root / "tooldeck.yaml")],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=120,
+    )
+    text = " ".join(shown.stdout.split())
+    for name in ("git", "interpreter start-up", "tooldeck configuration", "the user's home"):
+        assert f"protected by class, {name}:" in text, text
+    assert "a config without such keys lands" in text
