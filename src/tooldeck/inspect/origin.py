@@ -19,10 +19,7 @@ Refusals are 403 with a JSON body naming the check.
 
 from __future__ import annotations
 
-import json
-from collections.abc import MutableMapping
-from typing import Any
-
+from tooldeck._utils.asgi import send_error
 from tooldeck.inspect.auth import App, Receive, Scope, Send
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -41,7 +38,7 @@ class OriginGate:
             return
         problem = refusal(scope)
         if problem is not None:
-            await _forbidden(send, problem)
+            await send_error(send, 403, problem)
             return
         await self.app(scope, receive, send)
 
@@ -80,18 +77,3 @@ def expected_hosts(scope: Scope) -> set[str]:
 
 def _headers(scope: Scope) -> dict[str, str]:
     return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
-
-
-async def _forbidden(send: Send, error: str) -> None:
-    body = json.dumps({"error": error}).encode()
-    start: MutableMapping[str, Any] = {
-        "type": "http.response.start",
-        "status": 403,
-        "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-            (b"cache-control", b"no-store"),
-        ],
-    }
-    await send(start)
-    await send({"type": "http.response.body", "body": body})
