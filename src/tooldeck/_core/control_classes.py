@@ -239,7 +239,7 @@ class ClassRules:
                 why = _site_entry(low[i + 1 :], change)
                 if why:
                     return why
-            elif name in ("bin", "scripts") and i > 0 and self._environment(parts[:i]):
+            elif name in ("bin", "scripts") and self._environment(parts[:i]):
                 if i < len(low) - 1 or change.kind != "folder":
                     return "the bin/ of a Python environment: its programs run when the user starts them"
             elif name == "conda" and low[i + 1 : i + 2] in (["activate.d"], ["deactivate.d"]):
