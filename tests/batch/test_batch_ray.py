@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,13 +35,20 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
+@pytest.fixture
+def ray_tmp() -> Iterator[Path]:
+    """A short temp folder for Ray: it puts unix sockets under it, whose paths must stay under
+    108 bytes, which pytest's own temp folders (one level deeper per xdist worker) do not promise."""
+    folder = Path(tempfile.mkdtemp(prefix="tdray-"))
+    assert len(str(folder)) < 45, f"temp folder {folder} too long for Ray's socket paths"
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
-    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path_factory: pytest.TempPathFactory, ray_tmp: Path
 ) -> None:
     project = make_project(tmp_path_factory.mktemp("project"))
-    # Ray puts unix sockets under its temp folder; their paths must stay under 108 bytes.
-    ray_tmp = tmp_path_factory.mktemp("ray")
-    assert len(str(ray_tmp)) < 45, f"temp folder {ray_tmp} too long for Ray's socket paths"
     marker = project / "died-once"
     steps = {f"add {i}": [("add", {"a": i, "b": i})] for i in range(6)}
     steps["crash"] = [("die_once", {"marker": str(marker)})]

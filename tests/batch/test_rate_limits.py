@@ -47,8 +47,10 @@ def test_max_rps_spaces_the_starts() -> None:
         return starts
 
     starts = asyncio.run(go())
-    gaps = [b - a for a, b in itertools.pairwise(starts)]
-    assert min(gaps) >= 0.045 and starts[-1] - starts[0] >= 0.44
+    # The k-th start comes no sooner than k/20 s after the first. A lower bound only: a loaded
+    # machine makes starts later, never earlier (one delayed start may be followed by a quick one).
+    assert all(start - starts[0] >= k / 20 - 0.005 for k, start in enumerate(starts))
+    assert all(b >= a for a, b in itertools.pairwise(starts))
     with pytest.raises(ValueError, match="max_rps"):
         RateLimiter(max_rps=0)
 
