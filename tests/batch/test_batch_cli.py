@@ -106,12 +106,15 @@ def test_a_worker_killed_mid_item_gets_the_item_retried_once_then_recorded_as_er
     results = {r["id"]: r for r in read_results(project / "out.jsonl")}
     assert results["once"]["status"] == "ok" and results["once"]["attempts"] == 2
     assert results["once"]["tool_calls"] == [{"name": "die_once", "error": None}]
+    assert results["once"]["retried_after"]["cause"] == "worker_died"
+    assert "killed by SIGKILL" in results["once"]["retried_after"]["detail"]
     assert marker.exists()
     always = results["always"]
     assert always["status"] == "error" and always["attempts"] == 2
     assert "died (killed by SIGKILL) while running this item" in always["error"]
     assert "tried 2 times" in always["error"]
     assert results["fine"]["status"] == "ok" and results["fine"]["attempts"] == 1
+    assert results["fine"]["retried_after"] is None
     assert "retried after a worker died" in done.stdout
 
 
