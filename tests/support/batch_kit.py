@@ -40,6 +40,14 @@ def die_once(marker: str) -> str:
 
 
 @tool(toolset="crash")
+def freeze() -> str:
+    """Stop this worker process (SIGSTOP), as a hung machine or a partitioned node would: alive,
+    holding its items, answering nothing."""
+    os.kill(os.getpid(), signal.SIGSTOP)
+    return "thawed"
+
+
+@tool(toolset="crash")
 def die_always() -> str:
     """Kill this worker process, every time."""
     os.kill(os.getpid(), signal.SIGKILL)
@@ -51,6 +59,7 @@ tools:
   - {use: "batch_test_tools:add"}
   - {use: "batch_test_tools:die_once"}
   - {use: "batch_test_tools:die_always"}
+  - {use: "batch_test_tools:freeze"}
 platform_toolsets:
   cli: [math, crash, file]
 """
