@@ -13,7 +13,7 @@ import os
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -106,9 +106,42 @@ class BatchProcess:
         raise AssertionError(f"no stderr line with {needle!r}; stderr: {''.join(self.lines)[-3000:]}")
 
     def finish(self, timeout: float = 180) -> tuple[int, str, str]:
-        stdout, _ = self.proc.communicate(timeout=timeout)
+        assert self.proc.stdout is not None
+        stdout = self.proc.stdout.read()  # stderr is the reader thread's alone
+        self.proc.wait(timeout=timeout)
         self._reader.join(timeout=10)
+        self.close()
         return self.proc.returncode, stdout, "".join(self.lines)
+
+    def close(self) -> None:
+        """End the run if it still goes (a failed test), and close its pipes."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(timeout=10)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                stream.close()
+
+    def __enter__(self) -> BatchProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@pytest.fixture
+def start(cluster: SimCluster) -> Iterator[Callable[..., BatchProcess]]:
+    """Start `tooldeck batch` runs on the cluster; any still going when the test ends are killed."""
+    runs: list[BatchProcess] = []
+
+    def starter(server: ScriptedServer, project: Path, *args: str) -> BatchProcess:
+        runs.append(BatchProcess(server, project, cluster, *args))
+        return runs[-1]
+
+    yield starter
+    for run in runs:
+        run.close()
 
 
 def wait_for_results(path: Path, count: int, proc: BatchProcess, timeout: float = 120) -> None:
@@ -127,20 +160,25 @@ def label(worker: str) -> str:
 
 
 def test_a_node_lost_mid_batch_costs_only_a_retry_of_its_items_on_the_survivors(
-    cluster: SimCluster, tmp_path: Path
+    cluster: SimCluster, tmp_path: Path, start: Callable[..., BatchProcess]
 ) -> None:
     cluster.head_only()
     node = cluster.add_node(2)  # head 1 CPU + node 2 CPUs: the three workers all placed
     project = make_project(tmp_path / "project")
-    ids = [f"n{i}" for i in range(24)]
+    ids = [f"n{i}" for i in range(16)]
     write_items(project / "in.jsonl", [{"id": i, "prompt": f"add {n}"} for n, i in enumerate(ids)])
     steps = {f"add {n}": [("add", {"a": n, "b": 1})] for n in range(len(ids))}
     out = project / "out.jsonl"
+    answer, flowing = by_prompt(steps), threading.Event()
+    flowing.set()
+
+    def gated(recorded: Recorded) -> Turn:
+        flowing.wait(timeout=120)
+        return answer(recorded)
+
     # Replies slow enough that the node's workers surely hold items when it goes.
-    with ScriptedServer(responder=by_prompt(steps), latency_s=0.5) as server:
-        run = BatchProcess(
-            server, project, cluster, "in.jsonl", "--out", "out.jsonl", "--workers", "3", "--concurrency", "2"
-        )
+    with ScriptedServer(responder=gated, latency_s=0.5) as server:
+        run = start(server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "3", "--concurrency", "2")
         wait_for_results(out, 4, run)
         cluster.remove(node)
         code, _stdout, stderr = run.finish()
@@ -157,17 +195,16 @@ def test_a_node_lost_mid_batch_costs_only_a_retry_of_its_items_on_the_survivors(
             assert label(r["worker"]) not in lost_workers  # run again on a survivor
         assert all(r["retried_after"] is None for r in results if r["attempts"] == 1)
         # Their replacements cannot be placed on the head's one CPU: the run says so and goes on.
-        assert "running on 1 of 3 Ray workers" in stderr
-        assert "asked for 3 worker(s) of 1 CPU each; the cluster has 1 CPU on 1 live node(s)" in stderr
+        assert "lost (its node was lost)" in stderr and "running on 1 of 3" in stderr
 
         # --resume on the cluster as it now is (the head alone), after a run cut short: the
         # first results kept, the rest run again on the one worker that can be placed.
-        kept = out.read_text(encoding="utf-8").splitlines(keepends=True)[:7]
+        kept = out.read_text(encoding="utf-8").splitlines(keepends=True)[:6]
         out.write_text("".join(kept), encoding="utf-8")
-        again = BatchProcess(
+        flowing.clear()  # nothing ends before the run has said it is short of workers
+        again = start(
             server,
             project,
-            cluster,
             "in.jsonl",
             "--out",
             "out.jsonl",
@@ -177,15 +214,17 @@ def test_a_node_lost_mid_batch_costs_only_a_retry_of_its_items_on_the_survivors(
             "2",
             "--resume",
         )
+        again.wait_for_line("running on 1 of 3 Ray workers: 2 not placed or started yet")
+        flowing.set()
         code, stdout, stderr = again.finish()
     assert code == 0, stderr[-3000:]
-    assert "7 skipped" in stdout
+    assert "6 skipped" in stdout
     assert sorted(r["id"] for r in read_results(out)) == sorted(ids)
-    assert "running on 1 of 3 Ray workers" in stderr
+    assert "asked for 3 worker(s) of 1 CPU each; the cluster has 1 CPU on 1 live node(s)" in stderr
 
 
 def test_a_cluster_smaller_than_asked_runs_on_what_fits_and_uses_workers_that_join_later(
-    cluster: SimCluster, tmp_path: Path
+    cluster: SimCluster, tmp_path: Path, start: Callable[..., BatchProcess]
 ) -> None:
     cluster.head_only()
     project = make_project(tmp_path / "project")
@@ -199,10 +238,9 @@ def test_a_cluster_smaller_than_asked_runs_on_what_fits_and_uses_workers_that_jo
         return answer(recorded)
 
     with ScriptedServer(responder=held) as server:
-        run = BatchProcess(
+        run = start(
             server,
             project,
-            cluster,
             "in.jsonl",
             "--out",
             "out.jsonl",
@@ -214,9 +252,7 @@ def test_a_cluster_smaller_than_asked_runs_on_what_fits_and_uses_workers_that_jo
         )
         run.wait_for_line("running on 1 of 3 Ray workers")
         # Another run while the one CPU is taken: none of its workers can be placed.
-        other = BatchProcess(
-            server, project, cluster, "other.jsonl", "--out", "other-out.jsonl", "--placement-timeout", "3"
-        )
+        other = start(server, project, "other.jsonl", "--out", "other-out.jsonl", "--placement-timeout", "3")
         code, _stdout, other_err = other.finish()
         assert code == 1, other_err[-3000:]
         assert "no Ray worker could be placed or started within 3 s" in other_err

@@ -22,7 +22,9 @@ def book(count: int, **options: float) -> tuple[Dispatch, list[ItemResult]]:
 
 
 def answer(job: Job, status: str = "ok") -> ItemResult:
-    return ItemResult(job.item.id, "ok" if status == "ok" else "error", attempts=job.attempt, worker=job.worker)
+    return ItemResult(
+        job.item.id, "ok" if status == "ok" else "error", attempts=job.attempt, worker=job.worker
+    )
 
 
 def test_a_lost_item_is_retried_once_and_its_result_says_why() -> None:

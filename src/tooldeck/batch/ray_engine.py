@@ -109,6 +109,8 @@ class _ActorPool:
         self.start_failures = 0
         self.none_since: float | None = time.monotonic()  # since when no actor is ready
         self.said: tuple[int, int] | None = None  # (ready, missing) when a shortfall was last said
+        self.said_small = False  # the cluster was said to be too small for all the workers
+        self.checked = 0.0  # when its size was last read
 
     def run(self, tick: Callable[[], None]) -> None:
         self.dispatch.workers_asked = self.asked
@@ -194,9 +196,16 @@ class _ActorPool:
     def _drop(self, actor: _Actor, loss: WorkerLoss, job: Job | None) -> None:
         """The actor is gone (or given up on): its items are lost, a new actor takes its place."""
         del self.actors[actor.label]
-        for held in [job, *actor.calls.values()]:
-            if held is not None:
-                self.dispatch.lost(held, loss)
+        held = [j for j in (job, *actor.calls.values()) if j is not None]
+        for lost in held:
+            self.dispatch.lost(lost, loss)
+        if actor.ready:
+            ready = sum(a.ready for a in self.actors.values())
+            self.dispatch.notice(
+                f"Ray worker {actor.label} lost ({_CAUSE_WORDS[loss.cause]}) with {len(held)} item(s), "
+                f"retried on the others; running on {ready} of {self.asked}, a new worker starts "
+                "when the cluster has room"
+            )
         self.ray.kill(actor.handle)  # it may only be unreachable: make sure it runs nothing more
         if not self.dispatch.complete:
             self._start()
@@ -223,6 +232,8 @@ class _ActorPool:
                 f"no Ray worker could be placed or started within {self.placement_timeout_s:g} s: "
                 f"{self._asked_text()}; {cluster_text(self.ray)}"
             )
+        if ready < len(self.actors) and not self.said_small and now - self.checked >= 1.0:
+            self._check_capacity(now)
         if missing and (ready, missing) != self.said:
             self.said = (ready, missing)
             if ready:
@@ -232,6 +243,21 @@ class _ActorPool:
                 text = "no Ray worker placed or started yet"
                 then = f"the run fails if none starts within {self.placement_timeout_s:g} s"
             self.dispatch.notice(f"{text} ({self._asked_text()}; {cluster_text(self.ray)}); {then}")
+
+    def _check_capacity(self, now: float) -> None:
+        """Say at once when the whole cluster has too few CPUs for the workers asked for."""
+        self.checked = now
+        try:
+            cpus = float(self.ray.cluster_resources().get("CPU", 0.0))
+        except Exception:  # a message's boundary: the cluster's state may be unreachable
+            return
+        if cpus < self.asked * CPUS_PER_ACTOR:
+            self.said_small = True
+            self.dispatch.notice(
+                f"the cluster has {cpus:g} CPU in all, fewer than the {self.asked} worker(s) of "
+                f"{CPUS_PER_ACTOR} CPU each asked for: the run uses the workers that can be placed; "
+                "the others start when the cluster has room"
+            )
 
     def _asked_text(self) -> str:
         return f"asked for {self.asked} worker(s) of {CPUS_PER_ACTOR} CPU each"
