@@ -191,7 +191,11 @@ def simulated_cluster(workers: int) -> Iterator[str]:
     from tooldeck.batch.ray_engine import connect_ray
 
     half = max(1, -(-workers // 2))
-    node: dict[str, Any] = {"object_store_memory": 100 * 1024 * 1024, "include_dashboard": False}
+    node: dict[str, Any] = {
+        "object_store_memory": 100 * 1024 * 1024,
+        "include_dashboard": False,
+        "dashboard_agent_listen_port": None,  # a free port, not Ray's fixed default for a head
+    }
     cluster: Any = Cluster(initialize_head=True, head_node_args={"num_cpus": half, **node})
     try:
         cluster.add_node(num_cpus=half, **node)

@@ -238,6 +238,12 @@ def test_usage_errors_exit_2(project: Path) -> None:
         assert missing.returncode == 2 and "is not a file" in missing.stderr
         platform = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere")
         assert platform.returncode == 2 and "nowhere" in platform.stderr
+        local = run_batch_cli(server, project, "in.jsonl", "--out", "o.jsonl", "--placement-timeout", "5")
+        assert local.returncode == 2 and "--placement-timeout applies to --engine ray only" in local.stderr
+        zero = run_batch_cli(
+            server, project, "in.jsonl", "--out", "o.jsonl", "--engine", "ray", "--placement-timeout", "0"
+        )
+        assert zero.returncode == 2 and "--placement-timeout must be > 0 seconds" in zero.stderr
     assert not server.requests
 
 

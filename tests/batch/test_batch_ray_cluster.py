@@ -27,6 +27,7 @@ NODE_ARGS: dict[str, Any] = {
     "object_store_memory": 80 * 1024 * 1024,
     "node_ip_address": "127.0.0.1",
     "include_dashboard": False,
+    "dashboard_agent_listen_port": None,  # a free port, not Ray's fixed default for a head
 }
 
 
