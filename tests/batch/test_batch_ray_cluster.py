@@ -19,7 +19,15 @@ from typing import Any
 
 import pytest
 
-from support.batch_kit import batch_args, by_prompt, env_for, make_project, read_results, write_items
+from support.batch_kit import (
+    batch_args,
+    by_prompt,
+    env_for,
+    make_project,
+    ray_temp_dir,
+    read_results,
+    write_items,
+)
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray resolves this machine to 127.0.0.1
@@ -56,12 +64,9 @@ class SimCluster:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SimCluster]:
-    temp = tmp_path_factory.mktemp("rc")
-    # Ray puts unix sockets under its temp folder; their paths must stay under 108 bytes.
-    assert len(str(temp)) < 45, f"temp folder {temp} too long for Ray's socket paths"
-    (temp / "ray").mkdir()
-    with pytest.MonkeyPatch.context() as mp:
+def cluster() -> Iterator[SimCluster]:
+    with ray_temp_dir() as temp, pytest.MonkeyPatch.context() as mp:
+        (temp / "ray").mkdir()
         # The cluster writes its address to the Ray temp folder: this module's, not /tmp/ray.
         mp.setenv("RAY_TMPDIR", str(temp))
         mp.setenv("RAY_USAGE_STATS_ENABLED", "0")

@@ -3,11 +3,14 @@ worker process, input files, and the real `tooldeck batch` run as a subprocess."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +142,18 @@ def pid_gone(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return True
     return "\nState:\tZ" in status
+
+
+@contextlib.contextmanager
+def ray_temp_dir() -> Iterator[Path]:
+    """A fresh temp folder of its own for a Ray instance or cluster, removed afterwards. Ray puts
+    unix sockets under it, whose paths must stay under 108 bytes: pytest's own folders (deeper
+    still under xdist) are too long, so this one is made directly in the system temp folder."""
+    folder = Path(tempfile.mkdtemp(prefix="tdray-"))
+    if len(str(folder)) > 45:
+        shutil.rmtree(folder)
+        raise RuntimeError(f"the temp folder {folder} is too long for Ray's socket paths; set TMPDIR")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
