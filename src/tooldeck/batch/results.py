@@ -4,9 +4,10 @@
      "tool_calls": [{"name": "read_file", "error": null}], "usage": {"input_tokens": 812,
      "output_tokens": 40}, "wall_s": 1.92, "error": null, "attempts": 1, ...}
 
-`retried_after` says why an item ran twice (`{"cause": "node_lost", "detail": ..., "worker": ...}`,
-see `LossCause`), null when it ran once. `status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
-question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed). Each line
+`status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
+question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed, or its grace
+too and the driver ended the item). `retried_after` says why an item ran twice (`{"cause":
+"node_lost", "detail": ..., "worker": ...}`, see `LossCause`); null when it ran once. Each line
 is written with one `write` to a file opened for appending, so a crash of the runner loses no
 finished item and leaves at most one torn line at the end: the start of a result line with no
 newline after it, which `finished_ids` ignores and the next run cuts off before it appends.
