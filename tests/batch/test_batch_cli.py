@@ -16,11 +16,13 @@ import pytest
 from support.batch_kit import (
     batch_args,
     by_prompt,
+    check_stuck_worker_results,
     env_for,
     make_project,
     pid_gone,
     read_results,
     run_batch_cli,
+    run_with_a_stuck_worker,
     write_items,
 )
 from tooldeck._core.config_load import parse_config
@@ -140,40 +142,9 @@ def test_an_item_that_shared_a_dying_worker_is_retried_alone_and_succeeds(projec
 
 
 def test_a_worker_stuck_past_the_timeout_is_ended_and_its_items_end_in_time(project: Path) -> None:
-    # "frozen" stops its worker process (SIGSTOP) 2.5 s in: the item's own timeout can never
-    # fire. "fast" ends before that; "late" starts when it ends, so it is still running, stuck,
-    # when the driver ends "frozen" as a timeout (timeout + grace after its start) and kills the
-    # worker; "late" is then retried on the new worker.
-    answer = by_prompt({"frozen": [("freeze", {})]})
-    delays = {"frozen": 2.5, "fast": 1.0, "late": 2.0}
-
-    def timed(recorded: Recorded) -> Turn:
-        turn = answer(recorded)
-        if not recorded.tool_results():
-            turn.delay_s = delays[(recorded.text_of("user") or [""])[0]]
-        return turn
-
-    items = [{"id": p, "prompt": p} for p in ("frozen", "fast", "late")]
-    write_items(project / "in.jsonl", items)
-    with ScriptedServer(responder=timed) as server:
-        done = run_batch_cli(
-            server,
-            project,
-            "in.jsonl",
-            *("--out", "out.jsonl", "--workers", "1", "--concurrency", "2", "--timeout", "4"),
-        )
+    done = run_with_a_stuck_worker(project)
     assert done.returncode == 0, done.stderr
-    results = {r["id"]: r for r in read_results(project / "out.jsonl")}
-    frozen = results["frozen"]
-    assert frozen["status"] == "timeout" and frozen["attempts"] == 1
-    assert "did not finish within its timeout and grace (9 s in all)" in frozen["error"]
-    assert "the driver ended the worker" in frozen["error"]
-    assert results["fast"]["status"] == "ok" and results["fast"]["attempts"] == 1
-    late = results["late"]
-    assert late["status"] == "ok" and late["attempts"] == 2 and late["text"] == "answer: late"
-    assert late["retried_after"]["cause"] == "unresponsive"
-    assert "stopped answering" in late["retried_after"]["detail"]
-    assert late["worker"] != frozen["worker"]
+    check_stuck_worker_results(project / "out.jsonl")
 
 
 def test_sigkill_of_the_runner_loses_no_finished_item_and_resume_completes_the_rest(project: Path) -> None:

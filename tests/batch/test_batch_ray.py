@@ -11,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from support.batch_kit import by_prompt, make_project, ray_temp_dir, read_results, run_batch_cli, write_items
+from support.batch_kit import (
+    by_prompt,
+    make_project,
+    ray_temp_dir,
+    read_results,
+    run_batch_cli,
+    write_items,
+)
 from tooldeck.testing.scripted_server import ScriptedServer
 
 

@@ -22,10 +22,12 @@ import pytest
 from support.batch_kit import (
     batch_args,
     by_prompt,
+    check_stuck_worker_results,
     env_for,
     make_project,
     ray_temp_dir,
     read_results,
+    run_with_a_stuck_worker,
     write_items,
 )
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
@@ -280,3 +282,15 @@ def test_a_cluster_smaller_than_asked_runs_on_what_fits_and_uses_workers_that_jo
     assert any("running on 1 of 3 Ray workers" in n for n in summary["notices"])
     assert any("joined" in n for n in summary["notices"])
     assert os.path.exists(project / "other-out.jsonl")
+
+
+def test_an_actor_stuck_past_the_timeout_is_ended_and_its_items_end_in_time(
+    cluster: SimCluster, tmp_path: Path
+) -> None:
+    cluster.head_only()  # the stuck actor's CPU is the only one: its replacement needs it back
+    project = make_project(tmp_path / "project")
+    engine = ("--engine", "ray", "--ray-address", cluster.address)
+    done = run_with_a_stuck_worker(project, *engine, RAY_TMPDIR=str(cluster.temp), **{LOOPBACK_ONLY: "0"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    check_stuck_worker_results(project / "out.jsonl")
+    assert "Ray worker ray-0 lost (it stopped answering) with 1 item(s)" in done.stderr

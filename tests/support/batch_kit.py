@@ -157,3 +157,38 @@ def ray_temp_dir() -> Iterator[Path]:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_with_a_stuck_worker(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A run of three items on one worker (concurrency 2, --timeout 4) whose worker process is
+    stopped (SIGSTOP) 2.5 s into "frozen": the item's own timeout can never fire. "fast" ends
+    before that; "late" starts when it ends, so it is still running, stuck, when the driver ends
+    "frozen" as a timeout (timeout + grace after its start) and ends the worker; "late" is then
+    retried on a new worker. See `check_stuck_worker_results`."""
+    answer = by_prompt({"frozen": [("freeze", {})]})
+    delays = {"frozen": 2.5, "fast": 1.0, "late": 2.0}
+
+    def timed(recorded: Recorded) -> Turn:
+        turn = answer(recorded)
+        if not recorded.tool_results():
+            turn.delay_s = delays[(recorded.text_of("user") or [""])[0]]
+        return turn
+
+    write_items(project / "in.jsonl", [{"id": p, "prompt": p} for p in delays])
+    options = ("--out", "out.jsonl", "--workers", "1", "--concurrency", "2", "--timeout", "4")
+    with ScriptedServer(responder=timed) as server:
+        return run_batch_cli(server, project, "in.jsonl", *options, *args, timeout=180, **env)
+
+
+def check_stuck_worker_results(out: Path) -> None:
+    results = {r["id"]: r for r in read_results(out)}
+    frozen = results["frozen"]
+    assert frozen["status"] == "timeout" and frozen["attempts"] == 1
+    assert "did not finish within its timeout and grace (9 s in all)" in frozen["error"]
+    assert "the driver ended the worker" in frozen["error"]
+    assert results["fast"]["status"] == "ok" and results["fast"]["attempts"] == 1
+    late = results["late"]
+    assert late["status"] == "ok" and late["attempts"] == 2 and late["text"] == "answer: late"
+    assert late["retried_after"]["cause"] == "unresponsive"
+    assert "stopped answering" in late["retried_after"]["detail"]
+    assert late["worker"] != frozen["worker"]
