@@ -46,7 +46,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-# What kind of failure a tool call ended in; the `type` of its error envelope.
 ErrorType = Literal[
     "invalid_arguments",
     "unknown_tool",
@@ -57,8 +56,8 @@ ErrorType = Literal[
     "unavailable",
     "cancelled",
 ]
+"""What kind of failure a tool call ended in: the `type` of its `ErrorEnvelope`."""
 
-# What went wrong with a model provider call.
 ModelErrorKind = Literal[
     "auth",
     "not_found",
@@ -70,6 +69,7 @@ ModelErrorKind = Literal[
     "bad_request",
     "bad_response",
 ]
+"""What went wrong with a model provider call: the `kind` of a `ModelError`."""
 RETRYABLE_MODEL_ERRORS: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout"})
 
 
@@ -244,6 +244,7 @@ class ModelError(TooldeckError):
 
 
 RefusalKind = Literal["escape", "symlink", "loop", "unstable"]
+"""Why a confined root refused a path: the `kind` of a `Refused`."""
 
 
 class Refused(TooldeckError):

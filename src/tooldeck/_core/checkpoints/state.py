@@ -18,6 +18,9 @@ Kind = Literal["absent", "file", "symlink", "folder", "other"]
 
 @dataclass(frozen=True, slots=True)
 class PathState:
+    """What a workspace path held at a moment: its kind, mode, size and content digest (or
+    symlink target), as a checkpoint records it."""
+
     kind: Kind
     mode: int = 0
     size: int = 0
