@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -206,6 +207,7 @@ def simulated_cluster(workers: int) -> Iterator[str]:
             ray.shutdown()
     finally:
         cluster.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _median(rows: list[dict[str, Any]]) -> dict[str, Any]:
