@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -13,7 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from support.batch_kit import by_prompt, make_project, read_results, run_batch_cli, write_items
+from support.batch_kit import (
+    by_prompt,
+    make_project,
+    ray_temp_dir,
+    read_results,
+    run_batch_cli,
+    write_items,
+)
 from tooldeck.testing.scripted_server import ScriptedServer
 
 
@@ -37,18 +42,12 @@ def processes_with(marker: str) -> list[int]:
 
 @pytest.fixture
 def ray_tmp() -> Iterator[Path]:
-    """A short temp folder for Ray: it puts unix sockets under it, whose paths must stay under
-    108 bytes, which pytest's own temp folders (one level deeper per xdist worker) do not promise."""
-    folder = Path(tempfile.mkdtemp(prefix="tdray-"))
-    assert len(str(folder)) < 45, f"temp folder {folder} too long for Ray's socket paths"
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with ray_temp_dir() as folder:
+        yield folder
 
 
-def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
-    tmp_path_factory: pytest.TempPathFactory, ray_tmp: Path
-) -> None:
-    project = make_project(tmp_path_factory.mktemp("project"))
+def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(tmp_path: Path, ray_tmp: Path) -> None:
+    project = make_project(tmp_path / "project")
     marker = project / "died-once"
     steps = {f"add {i}": [("add", {"a": i, "b": i})] for i in range(6)}
     steps["crash"] = [("die_once", {"marker": str(marker)})]
