@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from tooldeck._core.content import from_mcp as content_from_mcp
     from tooldeck._core.content import to_mcp as content_to_mcp
     from tooldeck._core.context import Approvals, ToolContext, service
-    from tooldeck._core.control_plane import ControlPlane
+    from tooldeck._core.control_plane import ControlPlane, PathChange
     from tooldeck._core.decorator import Bounds, tool
     from tooldeck._core.diagnostics import Diagnostic
     from tooldeck._core.dialects import render_loadout
@@ -105,6 +105,8 @@ if TYPE_CHECKING:
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
     from tooldeck._core.fs import ConfinedRoot
     from tooldeck._core.fs import scan as scan_folder
+    from tooldeck._core.fs.observe import WriteBudget
+    from tooldeck._core.fs.observe import current as current_write_budget
     from tooldeck._core.output import ToolOutput
 
     # Prompts and resources declared in Python (served by `tooldeck serve`)
@@ -175,6 +177,7 @@ __all__ = [
     "LoggingLevel",
     "McpSource",
     "ModelConfig",
+    "PathChange",
     "PathState",
     "Policy",
     "ProgressReport",
@@ -221,6 +224,7 @@ __all__ = [
     "WebConfig",
     "WebSearchConfig",
     "Workspace",
+    "WriteBudget",
     "active_skills",
     "catalog_hash",
     "checked_form_answer",
@@ -230,6 +234,7 @@ __all__ = [
     "content_from_mcp",
     "content_to_mcp",
     "current_checkpoint",
+    "current_write_budget",
     "deferred_catalog",
     "deferred_listing",
     "describe_request",

@@ -14,6 +14,7 @@ LINKS: tuple[str, ...] = (
     "effects",  # the bounds a call's shell or code effects may reach without asking
     "frame",  # outside text (web, MCP) framed as untrusted data
     "truncate",  # a long result cut, its full text kept for read_result
+    "budget",  # what the call may write into the workspace (sandbox.limits.disk_mb)
     "checkpoint",  # what the call changes in the workspace recorded, for undo
     "run",  # the handler under its deadline (thread, task or child process), its value shaped
 )

@@ -189,6 +189,8 @@ def arguments_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """Tokens a model request (or a whole run, summed with `+`) used, as the provider reported them."""
+
     input_tokens: int = 0
     output_tokens: int = 0
 

@@ -4,8 +4,8 @@
 checkpoints, and the sections offered to tools), works out the home, the audit log and the
 grants files, the workspace and the spill store, builds the gate and the services, and
 decides which of tooldeck's links this loadout needs (`frame` only with tools that bring in
-outside text, `effects` only with tools that run commands, `checkpoint` only when something
-can change files, `trace` only when the application traces), with a user's middleware placed
+outside text, `effects` only with tools that run commands, `budget` and `checkpoint` only when
+something can change files, `trace` only when the application traces), with a user's middleware placed
 among them (`links.arrange`). The executor keeps scheduling, batching and cancellation.
 """
 
@@ -129,6 +129,10 @@ def compose(loadout: Loadout, **options: Unpack[CallOptions]) -> CallPath:
     truncate = TruncateResults(limits.max_result_chars, spill)
     placed = placed_middleware(list(options.get("middleware", ())))
     builtin = _links(config, index, gate, emit if events is not None else None, truncate, placed)
+    if not all(t.read_only for t in index.tools.values()):
+        from tooldeck._core.execution.write_budget import WriteBudgeting
+
+        builtin["budget"] = WriteBudgeting(str(workspace.root), config.sandbox.limits.disk_mb)
     builtin["checkpoint"] = _checkpointing(config, index, home, workspace, offered)
     user = tuple(p.middleware for p in placed)
     chain = arrange({k: v for k, v in builtin.items() if v is not None}, placed)

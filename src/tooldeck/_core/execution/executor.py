@@ -3,7 +3,7 @@
     calls --resolve, parse--> ToolCallRequest --the chain--> ToolResult
 
 The chain is composed once per executor (`compose`): tooldeck's links by name - trace,
-validate, approvals, effects, frame, truncate, checkpoint, run (`links`, `run_link`) - with the
+validate, approvals, effects, frame, truncate, budget, checkpoint, run (`links`, `run_link`) - with the
 user's middleware placed among them. The executor keeps what is not about one call: batching,
 scheduling, cancellation (answered in one place, `_through`), events.
 

@@ -1,7 +1,7 @@
 """tooldeck's own links of the call path, each a `Link` over the one `on_call` protocol.
 
     trace -> (a user's middleware) -> validate -> approvals -> effects -> frame
-        -> truncate -> checkpoint -> run
+        -> truncate -> budget -> checkpoint -> run
 
 Here: `validate`, `approvals`, `effects` and `frame`, and `arrange`, which puts a user's
 middleware where it was placed among them. The others live with what they wrap: `trace` in

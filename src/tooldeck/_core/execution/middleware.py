@@ -11,7 +11,7 @@ outermost. tooldeck's own steps are links of the same chain, each with a name
 (`tooldeck._core.link_names`):
 
     trace -> user middleware ... -> validate -> approvals -> effects -> frame
-        -> truncate -> checkpoint -> run
+        -> truncate -> budget -> checkpoint -> run
 
 A user's middleware placed nowhere is outside every link but `trace`, so it sees the model's
 raw arguments, and arguments it rewrites are validated and judged by the policy like the
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from tooldeck._core.execution.results import SpillStore
 
 CallNext = Callable[["ToolCallRequest"], Awaitable[ToolResult]]
+"""The rest of the chain a middleware hands a call on to: `await call_next(call)` is its result."""
 
 
 @runtime_checkable
