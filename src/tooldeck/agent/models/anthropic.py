@@ -139,7 +139,9 @@ class AnthropicModel(SdkModel):
         if thinking is not None and thinking["type"] == "enabled":
             # Room for the answer beyond the thinking budget; thinking between tool calls.
             body["max_tokens"] = self.settings.max_tokens or thinking["budget_tokens"] + DEFAULT_MAX_TOKENS
-            body["extra_headers"] = {"anthropic-beta": INTERLEAVED_THINKING}
+            given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
+            betas = f"{given},{INTERLEAVED_THINKING}" if given else INTERLEAVED_THINKING
+            body["extra_headers"] = {"anthropic-beta": betas}
         if request.system:
             body["system"] = request.system
         loadout = request.loadout

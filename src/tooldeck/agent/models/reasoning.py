@@ -23,7 +23,8 @@ EFFORTS: tuple[str, ...] = get_args(Effort)
 
 # Anthropic's smallest thinking budget, and the budget each effort stands for when none is given.
 ANTHROPIC_MIN_BUDGET = 1024
-ANTHROPIC_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384, "max": 32000}
+# "max" leaves room for a 4096-token answer within the 32000 output tokens every thinking Claude takes.
+ANTHROPIC_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384, "max": 27904}
 # The beta header that lets Claude think between tool calls (interleaved thinking).
 INTERLEAVED_THINKING = "interleaved-thinking-2025-05-14"
 
@@ -136,7 +137,7 @@ CHAT_FAMILIES: tuple[ChatFamily, ...] = (
     # Qwen (DashScope, vLLM): thinking on or off, and a budget.
     ChatFamily(
         "qwen",
-        re.compile(r"(^|/)(qwen|qwq)", re.I),
+        re.compile(r"(^|[/.])(qwen|qwq|dashscope)", re.I),
         {"none": None, "high": None},
         switch=("enable_thinking", True, False),
         budget=("thinking_budget",),
@@ -144,7 +145,7 @@ CHAT_FAMILIES: tuple[ChatFamily, ...] = (
     # Kimi (Moonshot): thinking on or off.
     ChatFamily(
         "kimi",
-        re.compile(r"(^|/)(kimi|moonshot)", re.I),
+        re.compile(r"(^|[/.])(kimi|moonshot)", re.I),
         {"none": None, "high": None},
         switch=("thinking", {"type": "enabled"}, {"type": "disabled"}),
     ),
