@@ -20,8 +20,11 @@ if os.environ.get("PYTHONPATH"):
         str(Path(p).resolve()) for p in os.environ["PYTHONPATH"].split(os.pathsep) if p
     )
 
-# Validated config files are cached under the user's cache folder; tests use a private one.
+# Validated config files are cached under the user's cache folder; tests use a private one. Each
+# test process (one per pytest-xdist worker) has its own cache and, unless a test sets one, its own
+# tooldeck home, so parallel workers never share a state database, grants or spilled results.
 os.environ["TOOLDECK_CACHE_DIR"] = tempfile.mkdtemp(prefix="tooldeck-test-cache-")
+os.environ["TOOLDECK_HOME"] = tempfile.mkdtemp(prefix="tooldeck-test-home-")
 
 # Hypothesis fails an example that takes over 200 ms by default: on a loaded two-core machine a
 # first example that imports a module, or a GC pause, can, and the run would be red for nothing.

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from support.readable_packages import readable_packages
 from support.trees import differences, snapshot
 from tooldeck import Deck
 from tooldeck._core.config_load import parse_config
@@ -174,6 +175,8 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
     import tempfile
 
     root = Path(tempfile.mkdtemp(prefix="tooldeck-effects-user-"))
+    # The checkout and its venv may be private (a clone under /root): nobody gets its own copy.
+    site = readable_packages()
     try:
         ws = root / "ws"
         (ws / "work").mkdir(parents=True)
@@ -181,13 +184,7 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
             (ws / "work" / f"f{i}").write_text(f"{i}\n")
         (root / "tooldeck.yaml").write_text("sandbox: {kind: bwrap, workspace: ws}\nhome: home\n")
         before = snapshot(ws)
-        src = Path(__file__).resolve().parents[2] / "src"
-        site = [p for p in sys.path if p.endswith("site-packages")]
-        env = {
-            "PATH": os.environ["PATH"],
-            "HOME": str(root),
-            "PYTHONPATH": os.pathsep.join([str(src), *site]),
-        }
+        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(site)}
         argv = [sys.executable if os.geteuid() != 0 else "/usr/bin/python3", "-c"]
         argv += ["from tooldeck.cli.main import main; main()"]
         prefix: list[str] = []
@@ -212,6 +209,7 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
         assert differences(before, snapshot(ws)) == []
     finally:
         shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(site, ignore_errors=True)
 
 
 def test_on_the_host_effects_beyond_consent_are_reverted_from_the_checkpoint(
