@@ -255,3 +255,23 @@ def test_run_verbose_and_sessions_show_print_the_reasoning(
     )
     assert dispatch(["sessions", "show", session.strip(".,:;"), "--config", str(config)]) == 0
     assert "(reasoning): six times seven" in capsys.readouterr().out
+
+
+def test_resuming_on_another_provider_leaves_the_thinking_out_with_a_note(
+    scripted_server: ScriptedServer, cli: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _project(cli, scripted_server, {})
+    scripted_server.add(
+        Turn(calls=[("todo", {"todos": [{"content": "x", "status": "pending"}]})], reasoning="signed plan"),
+        Turn(text="planned", reasoning="signed answer"),
+        Turn(text="moved on"),
+    )
+    assert dispatch(["run", "plan", "--json", "--config", str(config), "--provider", "anthropic"]) == 0
+    session = json.loads(capsys.readouterr().out)["session_id"]
+    argv = ["run", "next", "-v", "--config", str(config), "--provider", "openai", "--resume", session]
+    assert dispatch(argv) == 0
+    err = capsys.readouterr().err
+    assert "note: reasoning from anthropic:m is not sent to chat:m, which would reject it" in err
+    sent = scripted_server.requests[-1].body["messages"]
+    assert "signed" not in json.dumps(sent)  # neither the thinking nor its signature
+    assert [m["role"] for m in sent].count("assistant") == 2  # the replies themselves stay
