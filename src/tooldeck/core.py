@@ -105,6 +105,8 @@ if TYPE_CHECKING:
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
     from tooldeck._core.fs import ConfinedRoot
     from tooldeck._core.fs import scan as scan_folder
+    from tooldeck._core.fs.observe import WriteBudget
+    from tooldeck._core.fs.observe import current as current_write_budget
     from tooldeck._core.output import ToolOutput
 
     # Prompts and resources declared in Python (served by `tooldeck serve`)
@@ -243,6 +245,8 @@ _LAZY: dict[str, str] = {
     "Recording": "tooldeck._core.checkpoints.recording",
     "current_checkpoint": "tooldeck._core.checkpoints.recording:current",
     "UndoReport": "tooldeck._core.checkpoints.undo",
+    "WriteBudget": "tooldeck._core.fs.observe",
+    "current_write_budget": "tooldeck._core.fs.observe:current",
     "checkpoint_store": "tooldeck._core.checkpoints:store_of",
     "undo_checkpoints": "tooldeck._core.checkpoints:undo_in",
     "ConfinedRoot": "tooldeck._core.fs",
@@ -345,6 +349,7 @@ __all__ = [
     "WebConfig",
     "WebSearchConfig",
     "Workspace",
+    "WriteBudget",
     "active_skills",
     "catalog_hash",
     "checked_form_answer",
@@ -354,6 +359,7 @@ __all__ = [
     "content_from_mcp",
     "content_to_mcp",
     "current_checkpoint",
+    "current_write_budget",
     "deferred_catalog",
     "deferred_listing",
     "describe_request",

@@ -25,6 +25,7 @@
       │     └── CheckpointConflict    -- undo would overwrite later changes (names each file)
       ├── Refused                 -- a path a confined root does not allow (escape, symlink, loop)
       ├── SandboxUnavailable      -- no sandbox can run here and host shells are not allowed
+      ├── ProgramTableError       -- the shell analyser's program table or rule examples are malformed
       ├── ListenError             -- `tooldeck serve` cannot listen where it was asked to
       ├── BatchInputError         -- a batch run cannot start as asked (input, output)
       ├── BatchRunError           -- a batch run itself failed (workers, engine)
@@ -46,7 +47,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-# What kind of failure a tool call ended in; the `type` of its error envelope.
 ErrorType = Literal[
     "invalid_arguments",
     "unknown_tool",
@@ -57,8 +57,8 @@ ErrorType = Literal[
     "unavailable",
     "cancelled",
 ]
+"""What kind of failure a tool call ended in: the `type` of its `ErrorEnvelope`."""
 
-# What went wrong with a model provider call.
 ModelErrorKind = Literal[
     "auth",
     "not_found",
@@ -70,6 +70,7 @@ ModelErrorKind = Literal[
     "bad_request",
     "bad_response",
 ]
+"""What went wrong with a model provider call: the `kind` of a `ModelError`."""
 RETRYABLE_MODEL_ERRORS: frozenset[str] = frozenset({"rate_limit", "server", "connection", "timeout"})
 
 
@@ -244,6 +245,7 @@ class ModelError(TooldeckError):
 
 
 RefusalKind = Literal["escape", "symlink", "loop", "unstable"]
+"""Why a confined root refused a path: the `kind` of a `Refused`."""
 
 
 class Refused(TooldeckError):
@@ -299,6 +301,11 @@ class StartupFailed(ToolError):
 
 class SandboxUnavailable(TooldeckError):
     """No sandbox can run here and host shells are not allowed; the message says why."""
+
+
+class ProgramTableError(TooldeckError, ValueError):
+    """The shell analyser's table of programs or its rules' examples are malformed, or an example
+    does not hold (the message names the entry and the line)."""
 
 
 class ListenError(TooldeckError):

@@ -1,5 +1,5 @@
 """`python -m tooldeck.testing.scripted_server`: the documented way to run `tooldeck run` and
-`tooldeck batch` without a paid model, as the README shows it (real processes, real HTTP)."""
+`tooldeck batch` without a paid model, as docs/testing.md shows it (real processes, real HTTP)."""
 
 from __future__ import annotations
 

@@ -163,9 +163,9 @@ def test_nested_calls_of_execute_code_are_part_of_its_checkpoint(tmp_path: Path)
 def test_the_store_is_private_under_the_home_and_pruned(tmp_path: Path) -> None:
     ws = project(tmp_path)
     deck = make_deck(tmp_path, checkpoints={"keep": {"count": 2}})
-    for i in range(4):
-        ok(deck, "write_file", {"path": "notes.md", "content": f"version {i}\n" * 50})
-    assert len(deck.checkpoints()) == 2
+    for i in range(4):  # four sessions: whole old sessions are pruned, never the last two
+        in_session(deck, f"s{i}", "write_file", {"path": "notes.md", "content": f"version {i}\n" * 50})
+    assert [c.session_id for c in deck.checkpoints()] == ["s3", "s2"]
     [folder] = (tmp_path / "home" / "checkpoints").iterdir()
     for path in [folder.parent, folder, *folder.rglob("*")]:
         mode = path.stat().st_mode & 0o777
@@ -243,22 +243,32 @@ def test_concurrent_calls_of_one_batch_get_a_checkpoint_each(tmp_path: Path) -> 
     assert differences(original, snapshot(ws)) == []
 
 
-def test_keep_bounds_the_bytes_and_the_age_of_the_store(tmp_path: Path) -> None:
+def in_session(deck: Deck, session_id: str, name: str, args: dict[str, Any]) -> str:
+    with deck.session(session_id=session_id) as session:
+        result = session.call_sync(name, args)
+    assert result.ok, result.content
+    return result.content
+
+
+def test_keep_prunes_whole_old_sessions_by_bytes_and_age(tmp_path: Path) -> None:
     import time
 
     project(tmp_path)
     by_bytes = make_deck(tmp_path, checkpoints={"keep": {"max_bytes": 3000}})
     for i in range(4):
-        ok(by_bytes, "write_file", {"path": "notes.md", "content": str(i) * 1000})
+        in_session(by_bytes, f"s{i}", "write_file", {"path": "notes.md", "content": str(i) * 1000})
     # Each checkpoint keeps the 1,000 bytes notes.md held before; 3,000 bytes hold three at most
-    # (the first one kept the original six bytes, and was the first to go).
+    # (the first session kept the original eleven bytes, and was the first to go).
     kept = by_bytes.checkpoints()
-    assert len(kept) < 4 and kept[0].changes[0].before.size == 1000
+    assert [c.session_id for c in kept] == ["s3", "s2", "s1"]
+    assert kept[0].changes[0].before.size == 1000
     from tooldeck.core import checkpoint_store
 
     assert checkpoint_store(by_bytes.config).stored_bytes() <= 3000
     by_age = make_deck(tmp_path, checkpoints={"keep": {"max_age_days": 0.00001}})  # under a second
-    ok(by_age, "write_file", {"path": "notes.md", "content": "old\n"})
+    in_session(by_age, "old", "write_file", {"path": "notes.md", "content": "old\n"})
+    in_session(by_age, "older", "write_file", {"path": "notes.md", "content": "older\n"})
     time.sleep(1.2)
-    ok(by_age, "write_file", {"path": "notes.md", "content": "new\n"})
-    assert [c.changes[0].before.size for c in by_age.checkpoints()] == [4]  # only the new one is left
+    in_session(by_age, "new", "write_file", {"path": "notes.md", "content": "new\n"})
+    # The sessions older than the bound go, but never the current one or the one before it.
+    assert [c.session_id for c in by_age.checkpoints()] == ["new", "older"]

@@ -18,9 +18,9 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 # Defined outside errors.py and caught inside tooldeck, each with who turns it into what.
 INTERNAL: dict[str, str] = {
     "tooldeck._core.schemas.refs.RefError": "schemas.definition / schemas.validate: a definition or check error",
-    "tooldeck.safety.walker.TooComplex": "safety.analyse: a verdict that asks for approval",
-    "tooldeck.safety.parser.ParseFailure": "safety.walker: a command that cannot be analysed",
-    "tooldeck.safety.rootless.LaunchFailed": "safety.sandbox: the sandbox reports why bwrap failed",
+    "tooldeck.safety.analysis.walker.TooComplex": "safety.analyse: a verdict that asks for approval",
+    "tooldeck.safety.analysis.parser.ParseFailure": "safety.walker: a command that cannot be analysed",
+    "tooldeck.safety.sandbox.rootless.LaunchFailed": "safety.sandbox: the sandbox reports why bwrap failed",
     "tooldeck._core.checkpoints.state.TooLarge": "checkpoints.recording: a denied ToolError naming the limit",
     "tooldeck.cli.main.CliError": "cli.main: one line on stderr and an exit status",
     "tooldeck._core.sources.mcp.connection.TransportFailure": "sources.mcp pool / supervisor: reconnects",
@@ -83,7 +83,7 @@ def test_moved_errors_keep_their_old_import_names() -> None:
     from tooldeck._core.sources.acp.session import StartupFailed
     from tooldeck.agent.models.scripted import ScriptExhausted
     from tooldeck.batch.run import BatchInputError
-    from tooldeck.safety.sandbox import SandboxUnavailable
+    from tooldeck.safety.sandbox.bubblewrap import SandboxUnavailable
     from tooldeck.search.errors import CatalogError
     from tooldeck.serve.transports import ListenError
     from tooldeck.tools.web.guard import AddressDenied

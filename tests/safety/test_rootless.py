@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.safety import launcher, rootless
-from tooldeck.safety.capture import run_capped
-from tooldeck.safety.sandbox import BwrapRunner, SandboxSettings, SandboxUnavailable
+from tooldeck.safety.sandbox import launcher, rootless
+from tooldeck.safety.sandbox.bubblewrap import BwrapRunner, SandboxSettings, SandboxUnavailable
+from tooldeck.safety.sandbox.capture import run_capped
 
 # sysfs cannot be idmapped: the launcher must stop there, whoever runs it.
 NOT_IDMAPPABLE = "/sys/kernel"

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck.safety.capture import RunResult, run_capped
-from tooldeck.safety.probe import probe_bwrap, runner_for
-from tooldeck.safety.sandbox import BwrapRunner, HostRunner, SandboxLimits, SandboxSettings
+from tooldeck.safety.sandbox.bubblewrap import BwrapRunner, HostRunner, SandboxLimits, SandboxSettings
+from tooldeck.safety.sandbox.capture import RunResult, run_capped
+from tooldeck.safety.sandbox.probe import probe_bwrap, runner_for
 
 
 @pytest.fixture
@@ -305,14 +305,14 @@ def test_background_children_on_the_host_end_with_the_command(workspace: Path) -
 
 
 def test_the_root_folder_is_not_a_workspace() -> None:
-    from tooldeck.safety.sandbox import SandboxUnavailable
+    from tooldeck.safety.sandbox.bubblewrap import SandboxUnavailable
 
     with pytest.raises(SandboxUnavailable, match="root folder"):
         BwrapRunner(SandboxSettings(Path("/")))
 
 
 def test_the_probe_is_remembered_on_disk_under_its_key(tmp_path: Path) -> None:
-    from tooldeck.safety import probe as probe_module
+    from tooldeck.safety.sandbox import probe as probe_module
 
     cache = tmp_path / "cache"
     assert probe_module.probe_bwrap_cached(cache).works

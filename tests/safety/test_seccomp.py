@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from tooldeck.safety import seccomp
+from tooldeck.safety.sandbox import seccomp
 
 RET = 0x06
 JUMPS = {0x15, 0x35, 0x45}

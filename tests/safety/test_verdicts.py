@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tooldeck.safety import ShellPolicy, ShellPolicyError, Verdict, analyse_command
-from tooldeck.safety.rules import ALL_RULES, CATEGORIES
+from tooldeck.safety.knowledge.rules import ALL_RULES, CATEGORIES
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from tooldeck._core.disclosure import ToolRendering
 from tooldeck._core.workspace import Workspace
 from tooldeck.agent.services import AgentServices
 from tooldeck.errors import ToolError
-from tooldeck.safety.sandbox import SandboxSettings
+from tooldeck.safety.sandbox.bubblewrap import SandboxSettings
 from tooldeck.tools.terminal import runner, sandbox_settings
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "tooldeck"

@@ -171,8 +171,9 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
     """As an ordinary user (here: root drops to nobody, with the system Python 3.11 and this
     checkout's packages) the overlay is mounted in a user namespace owned by that user."""
     import shutil
-    import sys
     import tempfile
+
+    from support.as_user import cli_as_user
 
     root = Path(tempfile.mkdtemp(prefix="tooldeck-effects-user-"))
     # The checkout and its venv may be private (a clone under /root): nobody gets its own copy.
@@ -184,21 +185,7 @@ def test_without_root_the_view_is_mounted_in_a_user_namespace_of_the_user(tmp_pa
             (ws / "work" / f"f{i}").write_text(f"{i}\n")
         (root / "tooldeck.yaml").write_text("sandbox: {kind: bwrap, workspace: ws}\nhome: home\n")
         before = snapshot(ws)
-        env = {"PATH": os.environ["PATH"], "HOME": str(root), "PYTHONPATH": str(site)}
-        argv = [sys.executable if os.geteuid() != 0 else "/usr/bin/python3", "-c"]
-        argv += ["from tooldeck.cli.main import main; main()"]
-        prefix: list[str] = []
-        if os.geteuid() == 0:
-            shutil.chown(root, 65534, 65534)
-            for path in root.rglob("*"):
-                os.chown(path, 65534, 65534, follow_symlinks=False)
-            prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-        def run(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(
-                [*prefix, *argv, *args], cwd=root, env=env, capture_output=True, text=True, timeout=120
-            )
-
+        run = cli_as_user(root, site)
         held = run("call", "terminal", "--args", '{"command": "rm -rf work"}')
         assert held.returncode == 1 and "effects were held" in held.stdout, held.stdout + held.stderr
         assert differences(before, snapshot(ws)) == []

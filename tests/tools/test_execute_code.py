@@ -181,3 +181,16 @@ def test_calls_past_the_limit_fail_at_once_and_the_program_ends(tmp_path: Path) 
     assert result.error is None, result.content
     assert "200 [" in result.content and "more than 200 tool calls in one run" in result.content
     assert result.content.rstrip().split("\n")[0].endswith(" 215"), result.content
+
+
+def test_tools_called_by_a_computed_name_need_no_approval(tmp_path: Path) -> None:
+    deck = make_deck(tmp_path)
+    plan = "[('write_file', {'path': 'a.txt', 'content': 'x'}), ('terminal', {'command': 'cat a.txt'})]"
+    dispatch = f"import tooldeck_tools\nfor n, a in {plan}:\n    print(getattr(tooldeck_tools, n)(**a))"
+    result = execute(deck, dispatch)  # no approver: an approval would refuse it
+    assert result.ok and "created a.txt" in result.content and "\nx" in result.content, result.content
+    rebound = (
+        "import tooldeck_tools\nimport os as tooldeck_tools\ngetattr(tooldeck_tools, 'sys' + 'tem')('id')"
+    )
+    refused = execute(deck, rebound)
+    assert refused.error is not None and "interpreter-dynamic-code" in refused.error.message

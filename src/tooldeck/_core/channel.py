@@ -27,6 +27,7 @@ from tooldeck._utils.logs import get_logger
 from tooldeck.errors import ToolError
 
 LoggingLevel = Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+"""The severity of a running tool's log message (MCP's levels, syslog's order)."""
 LEVELS: tuple[LoggingLevel, ...] = (
     "debug",
     "info",
@@ -37,6 +38,7 @@ LEVELS: tuple[LoggingLevel, ...] = (
     "alert",
     "emergency",
 )
+"""The logging levels, least severe first."""
 _PY_LEVELS = {"debug": 10, "info": 20, "notice": 25, "warning": 30, "error": 40}
 
 log = get_logger("tooldeck.tools")
@@ -92,6 +94,8 @@ class ElicitationRequest:
 
 @dataclass(frozen=True, slots=True)
 class SamplingMessage:
+    """One message of the conversation a tool puts to a model (`ctx.sample`)."""
+
     role: Literal["user", "assistant"]
     text: str
 
@@ -107,6 +111,9 @@ class Sample:
 
 @dataclass(frozen=True, slots=True)
 class SamplingRequest:
+    """A running tool asking a model (MCP sampling): the messages, the token limit, and the
+    call it comes from."""
+
     tool: str
     call_id: str
     messages: tuple[SamplingMessage, ...]
@@ -127,6 +134,8 @@ class Root:
 
 @dataclass(frozen=True, slots=True)
 class RootsRequest:
+    """A running tool asking which roots (folders) the client works in (MCP roots)."""
+
     tool: str
     call_id: str
     key: str | None = None

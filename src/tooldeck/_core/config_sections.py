@@ -233,25 +233,34 @@ class ModelConfig(_Section):
 
 @section
 class SandboxLimitsConfig(_Section):
-    """Resource limits of each sandboxed command (terminal, execute_code), far below a host's
-    own; a command that reaches one ends with an error naming it. Never above the host's hard
+    """Resource limits of each call (terminal, execute_code; disk_mb for every tool), far below a
+    host's own; a call that reaches one ends with an error naming it. Never above the host's hard
     limits (a higher value is lowered to them)."""
 
     __pydantic_config__ = _FORBID
-    # Processes and threads the command may have at once, counted in its own sandbox (a fork
-    # loop stops here).
+    # Processes and threads the command may have at once, all of them together (a fork loop
+    # stops here): a cgroup's pids bound where the host offers one, else the per-user process
+    # limit counted in the command's own sandbox.
     processes: Annotated[int, Ge(8)] = 256
-    # Address space of each process, in MiB (a memory hog gets allocation failures).
-    memory_mb: Annotated[int, Ge(64)] = 4096
+    # Memory of the whole command, in MiB: all its processes together with what they keep in
+    # its in-memory folders, where the host offers a cgroup (`tooldeck explain terminal` says
+    # whether it does; the kernel kills a process of the command past it); and the address
+    # space of each process everywhere (a memory hog gets allocation failures).
+    memory_mb: Annotated[int, Ge(64)] = 2048
     # Largest file a process may write, in MiB.
     file_size_mb: Annotated[int, Ge(1)] = 1024
+    # What one call may write into the workspace in all, in MiB, whichever tool writes it: the
+    # file tools count each file they write, a command's changes are counted before they land
+    # (running as root, its copy-on-write layer is a tmpfs of this size, counted in memory_mb).
+    # Going over is the call's error, and nothing of a command's changes lands.
+    disk_mb: Annotated[int, Ge(1)] = 1024
     # CPU seconds of each process (it gets SIGXCPU, then is killed 5 s later).
     cpu_s: Annotated[int, Ge(1)] = 600
     # Open file descriptors of each process.
     open_files: Annotated[int, Ge(16)] = 1024
     # Size of each private in-memory folder (/tmp, /dev/shm, the emptied home folders), in MiB: what is
-    # written there takes the host's memory.
-    tmp_mb: Annotated[int, Ge(1)] = 1024
+    # written there takes the host's memory (counted in memory_mb where a cgroup bounds the command).
+    tmp_mb: Annotated[int, Ge(1)] = 512
 
 
 @section
@@ -441,14 +450,18 @@ class ChecksConfig(_Section):
 
 @section
 class CheckpointKeepConfig(_Section):
-    """How many checkpoints a workspace keeps; the oldest go first when one bound is passed."""
+    """How many checkpoints a workspace keeps. Past a bound, whole sessions go, oldest first;
+    the current session and the one before it are never pruned."""
 
     __pydantic_config__ = _FORBID
-    # The most checkpoints kept per workspace.
+    # The most checkpoints kept per workspace (more when the last two sessions hold more).
     count: Annotated[int, Ge(1)] = 500
-    # Checkpoints older than this many days are dropped.
+    # Sessions whose last checkpoint is older than this many days are dropped.
     max_age_days: Annotated[float, Gt(0), Le(36500)] = 30.0
-    # The most bytes of earlier file contents kept per workspace (1 GiB).
+    # The most bytes of earlier file contents kept per workspace (1 GiB). A change whose earlier
+    # bytes would pass it once old sessions are pruned is held for approval, naming the size
+    # (denied when nobody can be asked): it is never paid for by evicting the history of the
+    # current session or the one before.
     max_bytes: Annotated[int, Ge(1)] = 1 << 30
 
 

@@ -33,12 +33,16 @@ class _Block:
 
 @dataclass(frozen=True, slots=True)
 class TextContent(_Block):
+    """Text in a result (MCP's `TextContent`)."""
+
     text: str
     type: str = field(default="text", init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ImageContent(_Block):
+    """An image in a result: its bytes and media type (`image/png`, ...)."""
+
     data: bytes
     mime_type: str
     type: str = field(default="image", init=False)
@@ -46,6 +50,8 @@ class ImageContent(_Block):
 
 @dataclass(frozen=True, slots=True)
 class AudioContent(_Block):
+    """Audio in a result: its bytes and media type (`audio/wav`, ...)."""
+
     data: bytes
     mime_type: str
     type: str = field(default="audio", init=False)
@@ -80,6 +86,7 @@ class ResourceLink(_Block):
 
 
 ContentBlock: TypeAlias = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink
+"""One block of a result's content, in MCP's vocabulary."""
 BLOCK_TYPES = (TextContent, ImageContent, AudioContent, EmbeddedResource, ResourceLink)
 
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from tooldeck._core.config import Config
 from tooldeck._utils.home import tooldeck_home
 from tooldeck._utils.pathnames import is_within, relative_to
-from tooldeck.safety.startup_files import SHELL_STARTUP_FILES
+from tooldeck.safety.knowledge.startup_files import SHELL_STARTUP_FILES
 
 # Control files of git, editors and other coding agents, and shell start-up files: changed by a
 # tool, they run code at the user's next git command, editor start or login shell.

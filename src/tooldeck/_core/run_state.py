@@ -16,6 +16,7 @@ from typing import Any, Literal, TypeVar, get_args
 
 T = TypeVar("T")
 TodoStatus = Literal["pending", "in_progress", "completed", "cancelled"]
+"""Where an item of the `todo` tool's list stands."""
 TODO_STATUSES: tuple[str, ...] = get_args(TodoStatus)
 
 

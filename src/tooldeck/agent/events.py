@@ -130,7 +130,9 @@ Event = (
     | ToolProgress
     | ToolLogged
 )
+"""Anything that happens in an agent run, as the sink given to the agent receives it."""
 EventSink = Callable[[Event], None]
+"""A function the agent hands each `Event` of a run to, as it happens."""
 
 
 def null_sink(event: Event) -> None:

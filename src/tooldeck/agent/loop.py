@@ -78,6 +78,9 @@ class Conversation:
 
 @dataclass(frozen=True, slots=True)
 class TurnResult:
+    """How one agent turn ended: its status, the answer's text, the model calls it took, the
+    tokens used, the question it stopped at (`interrupt`) and the session it belongs to."""
+
     status: TurnStatus
     text: str
     iterations: int

@@ -228,8 +228,9 @@ def arguments_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Tokens one or more model calls used; `reasoning_tokens` are the part of `output_tokens`
-    the model spent reasoning (0 where the provider does not say)."""
+    """Tokens a model request (or a whole run, summed with `+`) used, as the provider reported
+    them; `reasoning_tokens` are the part of `output_tokens` the model spent reasoning (0 where
+    the provider does not say)."""
 
     input_tokens: int = 0
     output_tokens: int = 0

@@ -68,7 +68,21 @@ def run(args: argparse.Namespace) -> int:
     _table(fates, costs, loadout.platform, args.dialect, diagnostics)
     _print_control_plane(deck)
     _print_judging(deck, fates)
+    _print_bounds(deck, fates)
     return 0
+
+
+def _print_bounds(deck: Deck, fates: list[Fate]) -> None:
+    """Which bounds on a whole call hold on this machine for the tools that run commands."""
+    from tooldeck.inspect.records import bounds_of
+
+    bounded = bounds_of(deck, fates)
+    if not bounded:
+        return
+    con = console()
+    con.print(f"[bold]Bounds on each call on this machine[/] (sandbox.limits.*; {', '.join(bounded)}):")
+    for line in next(iter(bounded.values())):
+        con.print(f"  • {line}", markup=False)
 
 
 def _print_judging(deck: Deck, fates: list[Fate]) -> None:

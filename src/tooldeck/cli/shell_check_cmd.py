@@ -6,6 +6,10 @@ JSON object per line, `{"command", "verdict", "rule", "reason"}`, always valid U
 that is not UTF-8 is written as the escape Python reads it as, `\\udcff`). The config's
 `shell.block` and `shell.approve` lists apply. The exit code is 0 whatever the verdicts (2 for
 a bad config).
+
+`--rules` lists every rule instead: its level (after the config's lists), category, description,
+and the dangerous commands and benign look-alikes it is tested on; with `--json`, one object per
+rule, `{"rule", "level", "category", "description", "dangerous", "benign"}`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "commands", nargs="*", metavar="COMMAND", help="commands to check (default: stdin, one per line)"
     )
+    parser.add_argument(
+        "--rules",
+        action="store_true",
+        help="list every rule with its level, category and examples instead of checking commands",
+    )
     add_config(parser)
     add_json(parser)
 
@@ -37,6 +46,14 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         fail(f"config error: {exc}")
     policy = ShellPolicy.of(block=config.shell.block, approve=config.shell.approve)
+    if args.rules:
+        if args.commands:
+            fail("shell-check --rules takes no commands")
+        from tooldeck.safety.shellcheck import rule_lines
+
+        for line in rule_lines(as_json=args.as_json, policy=policy):
+            emit(line if args.as_json else for_terminal(line))
+        return 0
     commands = commands_from(args.commands, None if args.commands else _stdin_lines())
     for line in shell_check_lines(commands, as_json=args.as_json, policy=policy):
         emit(line if args.as_json else for_terminal(line))

@@ -52,6 +52,15 @@ def judging_of(deck: Deck, fates: Iterable[Fate]) -> dict[str, str]:
     return judging(config, (f.tool for f in fates), tooldeck_home(config.home, base_dir=config.base_dir))
 
 
+def bounds_of(deck: Deck, fates: Iterable[Fate]) -> dict[str, list[str]]:
+    """Which bounds on a whole call hold here for each tool that runs commands, and why not."""
+    from tooldeck._utils.home import tooldeck_home
+    from tooldeck.tools.call_bounds import bounds_of as bounds
+
+    config = deck.config
+    return bounds(config, (f.tool for f in fates), tooldeck_home(config.home, base_dir=config.base_dir))
+
+
 def explain_records(
     deck: Deck,
     fates: Sequence[Fate],
@@ -63,11 +72,13 @@ def explain_records(
     from tooldeck import Explanation
 
     records = Explanation(loadout.platform, tuple(fates), ()).to_json()
-    judged = judging_of(deck, fates)
+    judged, bounded = judging_of(deck, fates), bounds_of(deck, fates)
     for record, f in zip(records, fates, strict=True):
         record["owner"] = f.tool.owner
         if f.name in judged:
             record["effects"] = judged[f.name]
+        if f.name in bounded:
+            record["bounds"] = bounded[f.name]
         record.update(cost_record(costs.get(f.name) if f.status == "exposed" else None))
     return records
 

@@ -2,8 +2,14 @@
 
 `analyse_command(text)` answers with a `Verdict`: `block`, `approve` or `safe`, the rule that
 decided and why. A `ShellPolicy` moves rules or whole categories between `block` and `approve`.
-`normalise_command` gives the form an approval grant is bound to. The sandbox runners live in
-`tooldeck.safety.sandbox`. Nothing here imports the parser until a command is analysed.
+`normalise_command` gives the form an approval grant is bound to. Nothing here imports the
+parser until a command is analysed.
+
+By responsibility: `analysis/` reads a command (parsing, expansion, wrappers, interpreters' code,
+hooks, data flows) down to the invocations the rules judge; `knowledge/` is what the analyser
+knows (the table of programs, `programs.toml`, and the rules with their examples); `sandbox/`
+runs commands confined (the runners in `sandbox/bubblewrap.py`, seccomp, the rootless launcher,
+the copy-on-write view, limits, the probe).
 """
 
 from __future__ import annotations

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from tooldeck.safety.commands import Frame, State
-from tooldeck.safety.dry_run import is_dry_run
-from tooldeck.safety.model import Invocation, Signal
-from tooldeck.safety.parser import parse_lenient
+from tooldeck.safety.analysis.commands import Frame, State
+from tooldeck.safety.analysis.model import Invocation, Signal
+from tooldeck.safety.analysis.parser import parse_lenient
+from tooldeck.safety.analysis.walker import TooComplex, Walker
+from tooldeck.safety.knowledge.dry_run import is_dry_run
+from tooldeck.safety.knowledge.rules import MATCHING_RULES, RULES_BY_ID
 from tooldeck.safety.policy import DEFAULT_POLICY, ShellPolicy
-from tooldeck.safety.rules import MATCHING_RULES, RULES_BY_ID
 from tooldeck.safety.verdict import Finding, Verdict
-from tooldeck.safety.walker import TooComplex, Walker
 
 
 def analyse_command(command: str, policy: ShellPolicy | None = None, *, cache: bool = True) -> Verdict:

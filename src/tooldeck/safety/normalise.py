@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck.safety.parser import parse_lenient
+from tooldeck.safety.analysis.parser import parse_lenient
 
 if TYPE_CHECKING:
     from tree_sitter import Node

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from tooldeck.errors import ShellPolicyError
-from tooldeck.safety.rules import CATEGORIES, RULES_BY_ID, Rule
+from tooldeck.safety.knowledge.rules import CATEGORIES, RULES_BY_ID, Rule
 from tooldeck.safety.verdict import RuleLevel
 
 DEFAULT_MAX_BYTES = 64 * 1024

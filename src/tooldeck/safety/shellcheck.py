@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from tooldeck._utils.text import json_text
 from tooldeck.safety.analyse import analyse_command
@@ -32,6 +33,40 @@ def shell_check_lines(
     for command in commands:
         verdict = analyse_command(command, policy)
         yield json_text(verdict.as_dict(), indent=None) if as_json else format_verdict(verdict)
+
+
+def rule_records(policy: ShellPolicy | None = None) -> list[dict[str, Any]]:
+    """Every rule: id, level (under `policy`), category, description and its examples."""
+    from tooldeck.safety.knowledge.rule_examples import RuleExamples, rule_examples
+    from tooldeck.safety.knowledge.rules import ALL_RULES
+
+    policy = policy or ShellPolicy()
+    examples = rule_examples()
+    records: list[dict[str, Any]] = []
+    for rule in ALL_RULES:
+        own = examples.get(rule.id, RuleExamples())
+        records.append(
+            {
+                "rule": rule.id,
+                "level": policy.level(rule),
+                "category": rule.category,
+                "description": rule.description,
+                "dangerous": list(own.dangerous),
+                "benign": list(own.benign),
+            }
+        )
+    return records
+
+
+def rule_lines(*, as_json: bool = False, policy: ShellPolicy | None = None) -> Iterator[str]:
+    """`tooldeck shell-check --rules`: one JSON object per rule, or a readable block per rule."""
+    for record in rule_records(policy):
+        if as_json:
+            yield json_text(record, indent=None)
+            continue
+        yield f"{record['level'].upper().ljust(7)}  {record['rule']}  ({record['category']}) {record['description']}"
+        yield from (f"    dangerous: {c}" for c in record["dangerous"])
+        yield from (f"    benign:    {c}" for c in record["benign"])
 
 
 def format_verdict(verdict: Verdict) -> str:

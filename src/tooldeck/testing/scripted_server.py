@@ -436,6 +436,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def free_port() -> int:
+    """A port on 127.0.0.1 that was free a moment ago."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])

@@ -1,14 +1,19 @@
 """A shell or code call's effects, judged before they land (issue #23 §2).
 
-The command runs in the sandbox against a copy-on-write view of the workspace (`safety/cow.py`:
-an overlay whose upper layer catches every change). When it ends, `safety/effects_view.py` reads
+The command runs in the sandbox against a copy-on-write view of the workspace (`safety/sandbox/cow.py`:
+an overlay whose upper layer catches every change). When it ends, `safety/sandbox/effects_view.py` reads
 what it did - files deleted, emptied, replaced, changed, created - before anything reaches the
 workspace. Effects beyond what was consented are **held**:
 
   * deleting, emptying or replacing more files that existed before than `effects.max_deletions`;
   * changing more paths than `effects.max_changed`;
   * touching a protected path (the config, hooks, the tooldeck home: the control plane's set);
-  * changing a file too large to checkpoint (`checkpoints.max_file_bytes`).
+  * changing a file too large to checkpoint (`checkpoints.max_file_bytes`), or files whose earlier
+    bytes would take the checkpoint store past `checkpoints.keep.max_bytes`.
+
+A call that would write more than `sandbox.limits.disk_mb` into the workspace is an error, and
+nothing of it lands (with the copy-on-write view, nothing reached the workspace; the slower way,
+what it wrote is reverted).
 
 Held effects are put to the call's approver with the concrete list ("would delete 31 files
 under src/ ..."); without one, or when it says no, the call is a `denied` error naming them and
@@ -39,17 +44,19 @@ from tooldeck.core import (
     ToolContext,
     Workspace,
     current_checkpoint,
+    current_write_budget,
     service,
 )
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
-    from tooldeck.safety.capture import RunResult
-    from tooldeck.safety.effects_view import Effects, Verb, Was
-    from tooldeck.safety.sandbox import BwrapRunner, CommandRunner
-    from tooldeck.safety.snapshot import Seen
+    from tooldeck.safety.sandbox.bubblewrap import BwrapRunner, CommandRunner
+    from tooldeck.safety.sandbox.capture import RunResult
+    from tooldeck.safety.sandbox.effects_view import Effects, Verb, Was
+    from tooldeck.safety.sandbox.snapshot import Seen
 
 ABSENT = PathState("absent")
+MIB = 1024 * 1024
 log = logging.getLogger("tooldeck.effects")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -78,7 +85,7 @@ def run_judged(
     docstring); `subject` is what approval questions name (the command line). `view=False`: the
     slower way even in the sandbox (`execute_code`, whose nested tool calls act on the workspace
     itself and must see what the program did)."""
-    from tooldeck.safety.sandbox import BwrapRunner
+    from tooldeck.safety.sandbox.bubblewrap import BwrapRunner
 
     settings = service(context, EffectsConfig)
     if not settings.enabled or context is None or context.home is None:
@@ -110,10 +117,10 @@ def _in_view(
     pass_fds: Sequence[int],
 ) -> Judged | None:
     """Run in a copy-on-write view and land what may land; None when no view can be mounted."""
-    from tooldeck.safety import protected_mounts
-    from tooldeck.safety.cow import layers
-    from tooldeck.safety.effects_view import read_effects
-    from tooldeck.safety.sandbox import BwrapRunner
+    from tooldeck.safety.sandbox import protected_mounts
+    from tooldeck.safety.sandbox.bubblewrap import BwrapRunner
+    from tooldeck.safety.sandbox.cow import layers, sized
+    from tooldeck.safety.sandbox.effects_view import read_effects
 
     settings = service(context, EffectsConfig)
     assert context.home is not None
@@ -125,8 +132,15 @@ def _in_view(
         root, chosen.settings.protected, chosen.settings.placeholder_texts
     )
     mount_points = {os.path.relpath(p.path, root) for p in placeholders}
-    with layers(scratch_for(context.home, workspace.root), workspace.root, uid) as (upper, work):
-        viewed = BwrapRunner(dataclasses.replace(chosen.settings, layers=(upper, work)), bwrap=chosen.bwrap)
+    disk_mb = chosen.settings.limits.disk_mb if sized() else None
+    with layers(scratch_for(context.home, workspace.root), workspace.root, uid, size_mb=disk_mb) as (
+        upper,
+        work,
+    ):
+        viewed = BwrapRunner(
+            dataclasses.replace(chosen.settings, layers=(upper, work), layer_mb=disk_mb or 0),
+            bwrap=chosen.bwrap,
+        )
         try:
             result = run_in(viewed, argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
         except ToolError as exc:
@@ -137,6 +151,13 @@ def _in_view(
         effects = read_effects(str(upper), root).without_mount_points(mount_points)
         if not effects:
             return Judged(result, "")
+        budget = current_write_budget()
+        if budget is not None and (_filled(upper, viewed) or landing_bytes(effects) > budget.room()):
+            total = None if _filled(upper, viewed) else landing_bytes(effects)
+            raise ToolError(
+                f"{budget.over(total)}; nothing of the command's changes reached the workspace",
+                output=result.output,
+            )
         held = held_because(effects, settings, context, workspace)
         if held and not _approved(context, effects, held, subject):
             raise ToolError(
@@ -146,7 +167,12 @@ def _in_view(
                 type="denied",
                 output=result.output,
             )
-        land(workspace, upper, effects, unkept=_too_large(effects, context))
+        land(
+            workspace,
+            upper,
+            effects,
+            unkept=_too_large(effects, context) | _over_store_budget(effects, context),
+        )
     recording = current_checkpoint()
     undo = (
         f"; undo: tooldeck undo {recording.id}" if recording is not None and recording.id is not None else ""
@@ -163,7 +189,7 @@ def run_in(
     pass_fds: Sequence[int] = (),
 ) -> RunResult:
     """Run `argv` with the chosen runner; a sandbox that cannot start is the tool's error."""
-    from tooldeck.safety.sandbox import SandboxUnavailable
+    from tooldeck.safety.sandbox.bubblewrap import SandboxUnavailable
 
     try:
         return chosen.run_argv(argv, timeout_s=timeout_s, cancel=cancel, pass_fds=pass_fds)
@@ -187,7 +213,7 @@ def _before_and_after(
     checkpoint store, read again only when a file changed), the command runs on the workspace
     itself, and effects beyond consent are reverted from what was kept, so none of them stays.
     Without checkpoints there is nowhere to keep the bytes: the command runs unjudged."""
-    from tooldeck.safety.snapshot import scan
+    from tooldeck.safety.sandbox.snapshot import scan
 
     recording = current_checkpoint()
     store = context.get(CheckpointStore)
@@ -207,7 +233,16 @@ def _before_and_after(
             return Judged(result, "")
         for effect in effects.entries:
             recording.note_state(effect.path, kept.get(effect.path, ABSENT))
-    held = held_because(effects, service(context, EffectsConfig), context, workspace)
+    budget = current_write_budget()
+    if budget is not None and landing_bytes(effects) > budget.limit_mb * MIB:
+        # Its nested tool calls were counted as they wrote; what the program wrote itself is
+        # counted here, all of it, so nothing is counted twice.
+        recording.rollback()
+        raise ToolError(
+            f"{budget.over(landing_bytes(effects))}; what it wrote was reverted from the checkpoint",
+            output=result.output,
+        )
+    held = held_because(effects, service(context, EffectsConfig), context, workspace, kept=True)
     if held and not _approved(context, effects, held, subject):
         recording.rollback()
         where = (
@@ -255,8 +290,8 @@ _DIGESTS: dict[tuple[str, tuple[int, int, int, int]], str] = {}
 def _host_effects(
     workspace: Workspace, before: dict[str, Seen], after: dict[str, Seen], kept: dict[str, PathState]
 ) -> Effects:
-    from tooldeck.safety.effects_view import Effect, Effects
-    from tooldeck.safety.snapshot import changed
+    from tooldeck.safety.sandbox.effects_view import Effect, Effects
+    from tooldeck.safety.sandbox.snapshot import changed
 
     if len(_DIGESTS) > 1_000_000:
         _DIGESTS.clear()
@@ -325,10 +360,30 @@ def scratch_for(home: Path, workspace: Path) -> Path:
     return folder
 
 
+def landing_bytes(effects: Effects) -> int:
+    """The bytes the files these effects create or change hold: what landing them writes."""
+    return sum(e.size_after for e in effects.entries if e.now == "file")
+
+
+def _filled(upper: Path, chosen: BwrapRunner) -> bool:
+    """Whether the command filled a copy-on-write layer of its own size (then it wrote more than
+    the layer holds: sandbox.limits.disk_mb)."""
+    if not chosen.settings.layer_mb:
+        return False  # the layer is no filesystem of its own
+    st = os.statvfs(upper)
+    return st.f_bavail * st.f_frsize < MIB // 2
+
+
 def held_because(
-    effects: Effects, settings: EffectsConfig, context: ToolContext, workspace: Workspace
+    effects: Effects,
+    settings: EffectsConfig,
+    context: ToolContext,
+    workspace: Workspace,
+    *,
+    kept: bool = False,
 ) -> list[str]:
-    """Why these effects need approval (empty: they may land)."""
+    """Why these effects need approval (empty: they may land). `kept`: the earlier bytes are in
+    the checkpoint store already (the slower way keeps them before the command runs)."""
     reasons = []
     destroyed = effects.destroyed()
     if len(destroyed) > settings.max_deletions:
@@ -341,6 +396,14 @@ def held_because(
     protected = [e.path for e in effects.entries if _protected_entry(workspace, e.path)]
     if protected:
         reasons.append(f"it touches protected paths: {', '.join(protected[:5])}")
+    over = _over_store_budget(effects, context, kept=kept)
+    if over:
+        size = sum(e.size_before for e in effects.entries if e.path in over)
+        reasons.append(
+            f"keeping the {size} bytes {len(over)} changed files held before would take the checkpoint "
+            f"store past checkpoints.keep.max_bytes ({service(context, CheckpointsConfig).keep.max_bytes}), "
+            "and the history that undoes earlier changes is never evicted for it: these changes could not be undone"
+        )
     large = sorted(_too_large(effects, context))
     if large:
         reasons.append(
@@ -357,6 +420,23 @@ def _protected_entry(workspace: Workspace, path: str) -> bool:
         return False
     *folder, name = path.split("/")
     return plane.protects(os.path.join(workspace.resolve(folder), name)) is not None
+
+
+def _over_store_budget(effects: Effects, context: ToolContext, *, kept: bool = False) -> set[str]:
+    """The files whose earlier bytes would not fit in the checkpoint store (old sessions pruned
+    first): all of them, since which to keep is not the store's choice. `kept`: they are in the
+    store already, so it is over when it holds more than its budget now."""
+    store = context.get(CheckpointStore)
+    if store is None:
+        return set()
+    limit = service(context, CheckpointsConfig).max_file_bytes
+    changed = [
+        e for e in effects.entries if e.was == "file" and e.verb != "created" and e.size_before <= limit
+    ]
+    size = sum(e.size_before for e in changed)
+    if not size or store.room_for(0 if kept else size, current=context.session_id):
+        return set()
+    return {e.path for e in changed}
 
 
 def _too_large(effects: Effects, context: ToolContext) -> set[str]:
@@ -400,6 +480,8 @@ def land(workspace: Workspace, upper: os.PathLike[str] | str, effects: Effects, 
                 fs.write_atomic(parts, _read(top, effect.path), mode=stat.S_IMODE(st.st_mode))
             elif effect.now == "symlink":
                 fs.write_symlink(parts, os.readlink(effect.path, dir_fd=top))
+            elif stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+                fs.make_node(parts, st.st_mode)
     except BaseException as exc:
         if recording is not None:
             recording.rollback()

@@ -42,7 +42,7 @@ def _command(config: Config, name: str, home: Path) -> str:
     )
     if name == "execute_code":
         return f"{SLOWER} (its tool calls act on the workspace itself){unkept}"
-    from tooldeck.safety.probe import probe_bwrap_cached, probe_view
+    from tooldeck.safety.sandbox.probe import probe_bwrap_cached, probe_view
 
     probe = probe_bwrap_cached(home / "cache")
     if not probe.works:

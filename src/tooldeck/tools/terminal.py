@@ -35,8 +35,8 @@ from tooldeck.core import (
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
-    from tooldeck.safety.capture import RunResult
-    from tooldeck.safety.sandbox import CommandRunner, SandboxSettings
+    from tooldeck.safety.sandbox.bubblewrap import CommandRunner, SandboxSettings
+    from tooldeck.safety.sandbox.capture import RunResult
 
 # The most a single command may take (its `timeout` argument is capped by this and by the
 # executor's limits), and what it gets when the model does not say.
@@ -47,7 +47,7 @@ OUTPUT_LIMIT = 64 * 1024
 
 def sandbox_settings(context: ToolContext | None, timeout_s: float) -> SandboxSettings:
     """The sandbox a call of a shell tool runs in, from the config the executor runs under."""
-    from tooldeck.safety.sandbox import SandboxLimits, SandboxSettings
+    from tooldeck.safety.sandbox.bubblewrap import SandboxLimits, SandboxSettings
 
     sandbox = service(context, SandboxConfig)
     workspace = service(context, Workspace)
@@ -97,8 +97,8 @@ def command_limit(context: ToolContext | None, requested: float) -> CommandLimit
 
 def runner(context: ToolContext | None, settings: SandboxSettings) -> CommandRunner:
     """The sandbox runner, or the host runner when host shells are allowed and bwrap cannot run."""
-    from tooldeck.safety.probe import probe_bwrap_cached, runner_for
-    from tooldeck.safety.sandbox import SandboxUnavailable
+    from tooldeck.safety.sandbox.bubblewrap import SandboxUnavailable
+    from tooldeck.safety.sandbox.probe import probe_bwrap_cached, runner_for
 
     sandbox = service(context, SandboxConfig)
     home = context.home if context is not None else None
@@ -162,7 +162,7 @@ def confinement(ctx: DescriptionContext) -> str:
     jail = (
         f"only the workspace is writable, /tmp is private and emptied afterwards, {net}, and it may "
         f"run up to {caps.processes} processes, each with {caps.memory_mb} MiB of memory and "
-        f"{caps.cpu_s} s of CPU, and write files up to {caps.file_size_mb} MiB"
+        f"{caps.cpu_s} s of CPU, and write files up to {caps.file_size_mb} MiB, {caps.disk_mb} MiB in all"
     )
     if sandbox.kind == "bwrap" and not sandbox.allow_host_shell:
         return f"It runs in a sandbox: {jail}."

@@ -178,7 +178,7 @@ class SandboxProbe:
     cache: Path
 
     def __call__(self) -> Availability:
-        from tooldeck.safety.probe import probe_bwrap_cached
+        from tooldeck.safety.sandbox.probe import probe_bwrap_cached
 
         probe = probe_bwrap_cached(self.cache)
         return AVAILABLE if probe.works else Availability.no(probe.reason)

@@ -10,6 +10,7 @@ too, so a later undo can tell whether someone changed the file since.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -82,19 +83,17 @@ class Recording:
                 return
             limit = self.store.settings.max_file_bytes
             try:
-                before = read_state(folder, name, self.store.keep_bytes, max_bytes=limit)
-            except TooLarge as exc:
-                if rel not in self.unkept and self._consents(rel, exc.size, limit):
+                before = read_state(folder, name, self._keep, max_bytes=limit)
+            except (TooLarge, OverBudget) as exc:
+                if rel not in self.unkept and self._consents(rel, exc):
                     self.unkept.add(rel)
-                if rel in self.unkept:
-                    before = PathState("file", size=exc.size)  # its bytes are not kept: undo says so
-                else:
+                if rel not in self.unkept:
                     raise ToolError(
-                        f"denied: {rel!r} holds {exc.size} bytes, more than a checkpoint keeps "
-                        f"(checkpoints.max_file_bytes: {limit}), so this change could not be undone; "
-                        "nothing was changed there. Ask the user to make this change",
+                        f"denied: {_why_unkept(rel, exc, self.store)}, so this change could not be "
+                        "undone; nothing was changed there. Ask the user to make this change",
                         type="denied",
                     ) from None
+                before = PathState("file", size=exc.size)  # its bytes are not kept: undo says so
             if self.id is None:
                 self.id = self.store.begin(self.tool, self.call_id, self.session_id)
             self.store.add_before(self.id, rel, before)
@@ -111,14 +110,20 @@ class Recording:
             self.store.add_before(self.id, rel, before)
             self.noted[rel] = before
 
-    def _consents(self, rel: str, size: int, limit: int) -> bool:
+    def _keep(self, data: bytes) -> str:
+        """Keep a file's earlier bytes, unless they would take the store past its budget: the
+        history of earlier changes is never evicted to pay for this one (OverBudget)."""
+        digest = hashlib.sha256(data).hexdigest()
+        if not self.store.holds(digest) and not self.store.room_for(len(data), current=self.session_id):
+            raise OverBudget(len(data))
+        return self.store.keep_bytes(data, digest=digest)
+
+    def _consents(self, rel: str, exc: TooLarge | OverBudget) -> bool:
         if self.ask is None:
             return False
-        reason = (
-            f"{self.tool} would change {rel!r} ({size} bytes), which is too large to checkpoint "
-            f"(checkpoints.max_file_bytes: {limit}): the change could not be undone"
-        )
-        return self.ask(reason, f"checkpoint-too-large:{rel}", {"path": rel, "bytes": size})
+        reason = f"{self.tool} would change {rel!r}: {_why_unkept(rel, exc, self.store)}, so the change could not be undone"
+        kind = "checkpoint-too-large" if isinstance(exc, TooLarge) else "checkpoint-over-budget"
+        return self.ask(reason, f"{kind}:{rel}", {"path": rel, "bytes": exc.size})
 
     def finish(self) -> int | None:
         """Record what the call left at each path it changed; the checkpoint's id (None: no change)."""
@@ -151,6 +156,29 @@ class Recording:
             self.store.remove([self.id])
             self.id = None
             self.noted.clear()
+
+
+class OverBudget(Exception):
+    """Bytes that would take the store past `checkpoints.keep.max_bytes`."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(size)
+        self.size = size
+
+
+def _why_unkept(rel: str, exc: TooLarge | OverBudget, store: CheckpointStore) -> str:
+    """Why the earlier bytes of `rel` cannot be kept, naming the size and the config key."""
+    if isinstance(exc, TooLarge):
+        limit = store.settings.max_file_bytes
+        return (
+            f"{rel!r} holds {exc.size} bytes, too large to checkpoint (checkpoints.max_file_bytes: {limit})"
+        )
+    return (
+        f"keeping the {exc.size} bytes {rel!r} holds would take the checkpoint store past "
+        f"checkpoints.keep.max_bytes ({store.settings.keep.max_bytes}; {store.stored_bytes()} are "
+        "kept to undo earlier changes of this session and the one before, which are never "
+        "evicted to make room)"
+    )
 
 
 def current() -> Recording | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import stat
@@ -18,6 +19,9 @@ Kind = Literal["absent", "file", "symlink", "folder", "other"]
 
 @dataclass(frozen=True, slots=True)
 class PathState:
+    """What a workspace path held at a moment: its kind, mode, size and content digest (or
+    symlink target), as a checkpoint records it."""
+
     kind: Kind
     mode: int = 0
     size: int = 0
@@ -33,7 +37,7 @@ class PathState:
             return self.digest == other.digest and self.mode == other.mode
         if self.kind == "symlink":
             return self.target == other.target
-        if self.kind == "folder":
+        if self.kind in ("folder", "other"):  # a special file's mode holds its type too
             return self.mode == other.mode
         return self.kind == "absent"
 
@@ -44,11 +48,14 @@ class PathState:
             return f"a symlink to {self.target!r}"
         if self.kind == "folder":
             return f"a folder, mode {self.mode:o}"
+        if self.kind == "other" and (stat.S_ISFIFO(self.mode) or stat.S_ISSOCK(self.mode)):
+            what = "a named pipe" if stat.S_ISFIFO(self.mode) else "a socket"
+            return f"{what}, mode {stat.S_IMODE(self.mode):o}"
         return "nothing" if self.kind == "absent" else "a special file"
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
-        if self.kind in ("file", "folder"):
+        if self.kind in ("file", "folder", "other"):
             out["mode"] = self.mode
         if self.kind == "file":
             out.update(size=self.size, digest=self.digest)
@@ -68,6 +75,7 @@ class PathState:
 
 
 ABSENT = PathState("absent")
+_FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
@@ -94,13 +102,14 @@ def read_state(
     if stat.S_ISDIR(st.st_mode):
         return PathState("folder", mode=mode)
     if not stat.S_ISREG(st.st_mode):
-        return PathState("other", mode=mode)
+        return PathState("other", mode=st.st_mode)  # its type kept: a pipe is not a socket
     if max_bytes is not None and st.st_size > max_bytes:
         raise TooLarge(st.st_size)
     fd = os.open(name, _READ, dir_fd=folder)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since the stat above
-            return PathState("other", mode=mode)
+        now = os.fstat(fd).st_mode
+        if not stat.S_ISREG(now):  # swapped since the stat above
+            return PathState("other", mode=now)
         data = _read_all(fd)
     finally:
         os.close(fd)
@@ -116,9 +125,24 @@ def _read_all(fd: int) -> bytes:
 
 
 def state_at(fs: ConfinedRoot, parts: Sequence[str]) -> PathState:
-    """What `parts` holds now (the last component not followed; missing folders: absent)."""
+    """What the workspace's own entry at `parts` holds now, following no symlink on the way: a
+    path under a folder that is now a symlink (or a file) has no entry of the workspace's, so it
+    is absent, wherever the link points (inside the workspace or out)."""
+    folder = os.dup(fs.fd)
     try:
-        with fs.parent_entry(parts, create=False) as (folder, name):
-            return read_state(folder, name)
-    except (FileNotFoundError, NotADirectoryError):
-        return ABSENT
+        for name in parts[:-1]:
+            try:
+                below = os.open(name, _FOLDER, dir_fd=folder)
+            except (FileNotFoundError, NotADirectoryError):
+                return ABSENT
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # a symlink where a folder was: not the workspace's own
+                    return ABSENT
+                raise
+            os.close(folder)
+            folder = below
+        if fs.veiled(folder, parts[-1]):
+            return ABSENT  # the tooldeck home inside the workspace: never the tools' to see
+        return read_state(folder, parts[-1])
+    finally:
+        os.close(folder)

@@ -6,8 +6,10 @@
 
 The folders are 0700 and the files 0600; the home is hidden from every tool, so nothing a model
 runs can read or forge a checkpoint. Content-addressed: a file whose bytes are already kept
-costs a row, not a copy. `prune` keeps the store within `checkpoints.keep` (count, age, bytes),
-dropping the oldest checkpoints first and then the bytes no checkpoint refers to.
+costs a row, not a copy. `prune` keeps the store within `checkpoints.keep` (count, age, bytes)
+by dropping whole old sessions, never the current one or the one before it: a change is never
+paid for by evicting the history that undoes earlier ones. What would push the store over its
+bytes then is held and asked about by the recording (`room_for`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -163,9 +165,9 @@ class CheckpointStore:
 
     # -- bytes -----------------------------------------------------------------------------
 
-    def keep_bytes(self, data: bytes) -> str:
-        """Keep `data` (once per content) and return its digest."""
-        digest = hashlib.sha256(data).hexdigest()
+    def keep_bytes(self, data: bytes, *, digest: str | None = None) -> str:
+        """Keep `data` (once per content; `digest`: its sha256, when known) and return its digest."""
+        digest = digest or hashlib.sha256(data).hexdigest()
         path = self.blobs / digest[:2] / digest
         if not path.exists():
             self._write_blob(path, digest, data)
@@ -238,7 +240,8 @@ class CheckpointStore:
                     (json.dumps(state.to_json()), checkpoint, path),
                 )
             db.execute("UPDATE checkpoints SET finished = 1 WHERE id = ?", (checkpoint,))
-        self.prune()
+            row = db.execute("SELECT session_id FROM checkpoints WHERE id = ?", (checkpoint,)).fetchone()
+        self.prune(current=row[0] if row is not None else None)
 
     def checkpoints(self, *, session_id: str | None = None) -> list[Checkpoint]:
         """The checkpoints, newest first (of one session, when given)."""
@@ -280,25 +283,41 @@ class CheckpointStore:
 
     # -- pruning ---------------------------------------------------------------------------
 
-    def prune(self) -> None:
-        """Drop the oldest checkpoints beyond `checkpoints.keep` (count, age, bytes)."""
+    def prune(self, *, current: str | None = None, extra: int = 0) -> None:
+        """Keep the store within `checkpoints.keep` (count, age, bytes; `extra`: bytes about to
+        be kept) by dropping whole sessions, oldest first. The newest two sessions - the current
+        one and the one before it - and `current` are never dropped, so the store may stay over a
+        bound: what would push it further over its bytes is asked about first (`room_for`)."""
         keep = self.settings.keep
         with self._lock:
             db = self._connect(create=False)
             if db is None:
                 return
             cutoff = time.time() - keep.max_age_days * 86400
-            count, oldest = db.execute("SELECT COUNT(*), MIN(time) FROM checkpoints").fetchone()
-            if count > keep.count or (oldest is not None and oldest < cutoff):
-                rows = db.execute("SELECT id, time FROM checkpoints ORDER BY id DESC").fetchall()
-                self.remove([i for n, (i, t) in enumerate(rows) if n >= keep.count or t < cutoff])
-            if self.stored_bytes() > keep.max_bytes:
+            sessions = _sessions(db.execute("SELECT id, time, session_id FROM checkpoints ORDER BY id DESC"))
+            spared = {key for key, _, _ in sessions[:2]} | {current or ""}
+            droppable = [(ids, newest) for key, ids, newest in reversed(sessions) if key not in spared]
+            count = sum(len(ids) for _, ids, _ in sessions)
+            gone: list[int] = []
+            for ids, newest in droppable:
+                if count > keep.count or newest < cutoff:
+                    gone += ids
+                    count -= len(ids)
+            self.remove(gone)
+            left = [ids for ids, _ in droppable if ids[0] not in gone]
+            if self.stored_bytes() + extra > keep.max_bytes:
                 self._collect()  # bytes kept for host commands that changed nothing go first
-            while self.stored_bytes() > keep.max_bytes:
-                (first,) = db.execute("SELECT MIN(id) FROM checkpoints").fetchone()
-                if first is None:
-                    break
-                self.remove([first])  # the oldest left
+            while left and self.stored_bytes() + extra > keep.max_bytes:
+                self.remove(left.pop(0))  # the oldest session left
+
+    def room_for(self, size: int, *, current: str | None = None) -> bool:
+        """Whether `size` more bytes fit within `checkpoints.keep.max_bytes`, once old sessions
+        are dropped (never the current one or the one before it)."""
+        limit = self.settings.keep.max_bytes
+        if self.stored_bytes() + size <= limit:
+            return True
+        self.prune(current=current, extra=size)
+        return self.stored_bytes() + size <= limit
 
     def stored_bytes(self) -> int:
         """The bytes of earlier file contents the store keeps."""
@@ -341,6 +360,16 @@ class CheckpointStore:
         finally:
             with self._lock:
                 self.pinned.remove(held)
+
+
+def _sessions(rows: Iterable[tuple[int, float, str | None]]) -> list[tuple[str, list[int], float]]:
+    """Checkpoint rows (newest first) grouped by session, the session with the newest checkpoint
+    first: (session, its ids oldest first, the time of its newest). The calls made outside any
+    session (a program's `deck.call`) are one session, ""."""
+    grouped: dict[str, tuple[list[int], float]] = {}
+    for cid, when, session in rows:
+        grouped.setdefault(session or "", ([], when))[0].insert(0, cid)
+    return [(key, ids, newest) for key, (ids, newest) in grouped.items()]
 
 
 def _private_folder(path: Path) -> None:

@@ -5,13 +5,16 @@ back the state before checkpoint ID, undoing it and every later one. For each pa
 touched, what it must hold now is what the newest of them left; anything else means someone
 changed it since (the user edited it, another program ran): that is a conflict, and undo
 refuses, names each such path and changes nothing, unless `force`. Otherwise each path gets
-back what it held before the oldest of them: file bytes and mode, a symlink's target, a folder;
-what the calls created is removed (a folder only when it is empty). The undone checkpoints are
-dropped from the store.
+back what it held before the oldest of them: file bytes and mode, a symlink's target, a folder,
+a named pipe or socket; what the calls created is removed (a folder only when it is empty). Paths are the
+workspace's own entries: no symlink is followed on the way, so a folder a call swapped for a
+link (pointing anywhere) is put back by removing the link. The undone checkpoints are dropped
+from the store.
 """
 
 from __future__ import annotations
 
+import stat
 from dataclasses import dataclass, field
 
 from tooldeck._core.checkpoints.state import PathState, state_at
@@ -157,10 +160,13 @@ def _restore(
                 fs.remove_entry(parts)
             fs.write_atomic(parts, store.read_bytes(state.digest), mode=state.mode)
             report.restored.append(path)
-        elif state.kind == "symlink":
+        elif state.kind == "symlink" or (stat.S_ISFIFO(state.mode) or stat.S_ISSOCK(state.mode)):
             if state_at(fs, parts).same_as(state):
                 continue
-            fs.write_symlink(parts, state.target)
+            if state.kind == "symlink":
+                fs.write_symlink(parts, state.target)
+            else:
+                fs.make_node(parts, state.mode)
             report.restored.append(path)
     # Folders the calls made: removed when empty (deepest first).
     for path in reversed(by_depth):

@@ -14,6 +14,9 @@ Emit = Callable[..., None]
 
 
 class CallChannel(ToolChannel):
+    """The channel of a call with no client behind it (`deck.call`, `tooldeck call`): progress and
+    logs become execution events, forms go to the session's approver."""
+
     def __init__(self, approver: Callable[[], Any], emit: Emit | None = None) -> None:
         self._approver = approver  # the session's approver, read when asked (it may be replaced)
         self._emit = emit

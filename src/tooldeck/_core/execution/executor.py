@@ -214,6 +214,10 @@ class Executor:
         if any(is_untrusted(t) for t in self._index.tools.values()):
             steps.append(_Step(self._framing))  # a loadout without web or MCP tools needs no frame
         steps.append(self.truncate)
+        if not all(t.read_only for t in self._index.tools.values()):
+            from tooldeck._core.execution.write_budget import WriteBudgeting
+
+            steps.append(WriteBudgeting(str(self.workspace.root), config.sandbox.limits.disk_mb))
         if config.checkpoints.enabled and not all(t.read_only for t in self._index.tools.values()):
             from tooldeck._core.checkpoints import store_for
             from tooldeck._core.execution.checkpointing import Checkpointing

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from tooldeck._core.execution.results import SpillStore
 
 CallNext = Callable[["ToolCallRequest"], Awaitable[ToolResult]]
+"""The rest of the chain a middleware hands a call on to: `await call_next(call)` is its result."""
 
 
 @runtime_checkable

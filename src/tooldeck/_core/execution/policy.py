@@ -122,6 +122,9 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalAnswer:
+    """An approver's answer: yes or no, for how long a yes lasts (`once`, `session`, `always`),
+    and why."""
+
     approved: bool
     scope: GrantScope = "once"
     reason: str = ""
@@ -246,6 +249,7 @@ def parse_answer(text: str | None) -> ApprovalAnswer:
 
 
 PROMPT = "Allow? [o]nce / [s]ession / [a]lways / [D]eny: "
+"""The question the terminal approver asks."""
 
 
 def describe_request(request: ApprovalRequest, *, limit: int = 500) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import os
+import socket
 import stat
 import threading
 import weakref
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tooldeck._core.fs import kernel
-from tooldeck._core.fs.observe import before_change
+from tooldeck._core.fs.observe import before_change, charge_write
 from tooldeck._core.fs.walker import Refused, Walker
 from tooldeck._utils.pathnames import relative_to
 
@@ -248,6 +249,7 @@ class ConfinedRoot:
         """
         with self.parent(parts, create=True) as (folder, name):
             _guarded(guard, folder, name)
+            charge_write(_fd_path(folder), len(data))
             try:
                 old: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
             except FileNotFoundError:
@@ -306,6 +308,31 @@ class ConfinedRoot:
             temp = f".{name[:80]}.{os.urandom(6).hex()}.tmp"
             os.symlink(target, temp, dir_fd=folder)
             try:
+                os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            finally:
+                with suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+
+    def make_node(self, parts: Sequence[str], mode: int) -> None:
+        """Make the special file `parts` - a named pipe or a unix socket, by the type bits of
+        `mode` - with exactly its permissions, in place of any file or link there. A device
+        cannot be made (a command in the sandbox cannot make one either)."""
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+            raise OSError(errno.EPERM, "only named pipes and sockets can be made", "/".join(parts))
+        with self.parent_entry(parts) as (folder, name):
+            before_change(folder, name)
+            temp = f".{name[:40]}.{os.urandom(6).hex()}.tmp"
+            if stat.S_ISFIFO(mode):
+                os.mkfifo(temp, 0o600, dir_fd=folder)
+            else:  # bound through the folder's descriptor (a short name: sockets' paths are capped)
+                with socket.socket(socket.AF_UNIX) as sock:
+                    sock.bind(f"/proc/self/fd/{folder}/{temp}")
+            try:
+                made = os.open(temp, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+                try:  # through the descriptor: the name is never followed
+                    os.chmod(f"/proc/self/fd/{made}", stat.S_IMODE(mode))
+                finally:
+                    os.close(made)
                 os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
             finally:
                 with suppress(FileNotFoundError):

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from tooldeck._core.config import Config
 
 SKILL_FILE = "SKILL.md"
+"""The file that makes a folder a skill."""
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -74,6 +75,7 @@ class Catalog:
 
 
 def skill_dirs(config: Config) -> list[Path]:
+    """The folders `skills_dirs` names, resolved against the config file's folder."""
     return [config.resolve_path(d) for d in config.skills_dirs]
 
 

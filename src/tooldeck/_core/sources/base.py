@@ -19,8 +19,8 @@ from typing import Literal, Protocol, runtime_checkable
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.tool import SourceKind, Tool
 
-# What changed in a source: its tool list, or only whether its tools are available now.
 ChangeKind = Literal["tools", "availability"]
+"""What changed in a source: its tool list, or only whether its tools are available now."""
 Listener = Callable[["ToolSource", ChangeKind], None]
 
 

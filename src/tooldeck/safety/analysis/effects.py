@@ -1,0 +1,68 @@
+"""Files an invocation writes or empties: redirections, tee, cp/mv/install/ln targets, sed -i,
+dd of=, truncate, shred, and deletions. Rules about configuration and logs read these."""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.analysis.argv import options
+from tooldeck.safety.analysis.model import Field, Invocation
+from tooldeck.safety.analysis.sed_script import sed_effects, sed_scripts
+from tooldeck.safety.knowledge.entries import WriteKind
+from tooldeck.safety.knowledge.table import written_by_table
+
+_NULL_SOURCES = frozenset({"/dev/null", "/dev/zero"})
+
+
+# The last invocation asked about and its answer: the rules ask in turn about the same one.
+_last: tuple[Invocation | None, list[tuple[Field, WriteKind]]] = (None, [])
+
+
+def written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
+    """Every file `inv` writes, and how: its redirections, the files the table says it writes
+    (tee, cp, dd of=, truncate, curl -o...), in-place edits and sed's `w` commands."""
+    global _last
+    last_inv, answer = _last
+    if last_inv is not inv:
+        answer = _written_files(inv)
+        _last = (inv, answer)
+    return list(answer)
+
+
+def _written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
+    out: list[tuple[Field, WriteKind]] = [
+        (r.target, "append" if r.op in (">>", "&>>") else "overwrite") for r in inv.redirects if r.writes
+    ]
+    name = inv.name
+    table = written_by_table(name, inv.args)
+    if name == "tee" and options(inv).has("-a", "--append"):
+        table = [(f, "append") for f, _ in table]
+    elif table and table[0][1] == "replace" and any(a.text in _NULL_SOURCES for a in inv.args[:-1]):
+        table = [(f, "empty") for f, _ in table]  # `cp /dev/null FILE` empties FILE
+    out += table
+    if name in ("sed", "perl") and any(
+        re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a.text) for a in inv.args
+    ):
+        edited = options(inv, frozenset({"-e", "-f", "--expression", "--file"})).operands
+        explicit_script = any(a.text in ("-e", "--expression", "-f") for a in inv.args) or name == "perl"
+        out += [(f, "edit") for f in (edited if explicit_script else edited[1:])]
+    if name in ("sed", "gsed"):
+        out += [
+            (Field(path), "overwrite")
+            for script in sed_scripts(inv)
+            for path in sed_effects(script.text).writes
+        ]
+    return out
+
+
+def emptied_files(inv: Invocation) -> list[Field]:
+    """Files whose content `inv` destroys: deleted, shredded, truncated, overwritten, linked to /dev/null."""
+    name = inv.name
+    out = [f for f, kind in written_files(inv) if kind in ("overwrite", "empty", "edit")]
+    if name in ("rm", "unlink", "shred", "srm", "wipe"):
+        out += options(inv, frozenset({"-n", "--iterations", "-s", "--size"})).operands
+    elif name == "ln" and any(a.text == "/dev/null" for a in inv.args):
+        out += list(options(inv).operands[1:])
+    elif name == "mv":
+        out += list(options(inv).operands[:-1])
+    return out

@@ -1,0 +1,246 @@
+"""Database destruction: DROP, TRUNCATE, DELETE/UPDATE without an effective WHERE, FLUSHALL,
+dropDatabase, dropping indices over HTTP, and frameworks' flush/drop/reset commands."""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.analysis.model import Invocation
+from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.sql import destructive_statement
+from tooldeck.safety.knowledge.table import programs, sql_of
+
+rules = RuleSet("database_destruction")
+
+
+def sql_texts(inv: Invocation) -> list[str]:
+    """SQL an invocation sends: from its query option, sqlite3's argument (the table's SQL clients),
+    or standard input."""
+    texts = sql_of(inv.name, inv.args)
+    if inv.name in _SQL_CLIENTS and inv.data.text is not None and not texts:
+        texts.append(inv.data.text)
+    # A framework's database shell reads SQL from standard input (`manage.py dbshell <<< SQL`).
+    words = inv.arg_texts()
+    shell = "dbshell" in words[:2] or (inv.name == "rails" and words[:1] in (["dbconsole"], ["db"]))
+    if shell and inv.data.text is not None and not texts:
+        texts.append(inv.data.text)
+    return texts
+
+
+_SQL_CLIENTS = programs().in_class("sql-client")
+
+
+@rules.rule("sql-destructive", "approve", "DROP, TRUNCATE, or DELETE/UPDATE without an effective WHERE")
+def _sql(inv: Invocation) -> str | None:
+    for text in sql_texts(inv):
+        statement = destructive_statement(text)
+        if statement:
+            return f"{inv.name} runs `{statement[:80]}`"
+    return None
+
+
+_REDIS_CLIENTS = frozenset({"redis-cli", "keydb-cli", "valkey-cli", "dragonfly-cli"})
+_REDIS_VALUE = frozenset(
+    {
+        "-h",
+        "-p",
+        "-a",
+        "-n",
+        "-u",
+        "-s",
+        "-r",
+        "-i",
+        "--user",
+        "--pass",
+        "--pattern",
+        "--count",
+        "--eval",
+        "--cacert",
+        "--cert",
+        "--key",
+        "--sni",
+        "--tls-ciphers",
+    }
+)
+
+
+def _redis_commands(inv: Invocation) -> list[list[str]]:
+    """The commands a redis client sends: its operands, and each line of its standard input."""
+    words = inv.arg_texts()
+    operands: list[str] = []
+    i = 0
+    while i < len(words):
+        if words[i] in _REDIS_VALUE:
+            i += 2
+            continue
+        if not words[i].startswith("-"):
+            operands.append(words[i])
+        i += 1
+    commands = [operands] if operands else []
+    commands += [line.split() for line in (inv.data.text or "").split("\n") if line.strip()]
+    return commands
+
+
+@rules.rule(
+    "redis-flush",
+    "approve",
+    "empties a Redis (or compatible) database with FLUSHALL/FLUSHDB, also inside EVAL",
+)
+def _redis(inv: Invocation) -> str | None:
+    if inv.name not in _REDIS_CLIENTS:
+        return None
+    text = " ".join(" ".join(c) for c in _redis_commands(inv))
+    if re.search(r"(?i)\bflush(all|db)\b", text):
+        return f"{inv.name} empties the database"
+    return None
+
+
+@rules.rule(
+    "redis-destructive",
+    "approve",
+    "deletes Redis keys by pattern or by a list made at run time, moves its dump file (CONFIG SET dir) or shuts it down",
+)
+def _redis_other(inv: Invocation) -> str | None:
+    if inv.name not in _REDIS_CLIENTS:
+        return None
+    exact = all(a.exact for a in inv.args)
+    for command in _redis_commands(inv):
+        verb = command[0].upper() if command else ""
+        keys = command[1:]
+        if verb in ("DEL", "UNLINK") and (any("*" in k for k in keys) or not exact):
+            return f"{inv.name} {verb} deletes every key matching {' '.join(keys)[:60] or 'a list made at run time'}"
+        if (
+            verb == "CONFIG"
+            and [k.upper() for k in keys[:1]] == ["SET"]
+            and keys[1:2]
+            and keys[1].lower() in ("dir", "dbfilename")
+        ):
+            return f"{inv.name} CONFIG SET {keys[1]} makes the server write its dump file elsewhere"
+        if verb in ("SHUTDOWN", "DEBUG") or (verb == "SCRIPT" and [k.upper() for k in keys[:1]] == ["FLUSH"]):
+            return f"{inv.name} {' '.join(command)[:60]} stops the server or drops its state"
+    return None
+
+
+_MONGO_DROP = re.compile(
+    r"dropDatabase\s*\(|\.drop\s*\(|\.(deleteMany|remove)\s*\(\s*\{\s*\}\s*\)|drop_database"
+)
+
+
+@rules.rule("mongo-drop", "approve", "drops a MongoDB database or collection, or deletes every document")
+def _mongo(inv: Invocation) -> str | None:
+    if inv.name not in ("mongo", "mongosh"):
+        return None
+    code = " ".join(inv.arg_texts()) + " " + (inv.data.text or "")
+    match = _MONGO_DROP.search(code)
+    return f"{inv.name} runs {match.group(0)}" if match else None
+
+
+@rules.rule("drop-database-tool", "approve", "drops a whole database (dropdb, mysqladmin drop)")
+def _dropdb(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name == "dropdb" and not {"--help", "-?", "--version"} & set(words):
+        return f"dropdb {' '.join(words)} deletes a database"
+    if inv.name == "mysqladmin" and any(w.lower() == "drop" for w in words):
+        return "mysqladmin drop deletes a database"
+    return None
+
+
+# Ports and names of the stores an HTTP DELETE drops data from: Elasticsearch/OpenSearch, CouchDB,
+# InfluxDB, Consul, etcd, ArangoDB, Couchbase, Solr and the vector databases.
+_STORE_PORTS = re.compile(r":(?:9200|9243|9300|5984|8086|8500|2379|8529|8091|8983|6333|19530|8108|7700)\b")
+_STORE_NAMES = re.compile(
+    r"(?i)elastic|opensearch|(?<![a-z])es(?![a-z])|solr|couch|qdrant|meili|typesense|weaviate|milvus|chroma"
+    r"|consul|etcd|influx|kibana|arango"
+)
+_STORE_PATHS = re.compile(
+    r"/_all\b|\*|/_data_stream|/_index_template|[?&]recurse|/_delete_by_query|/_truncate"
+)
+
+
+@rules.rule("http-index-delete", "approve", "deletes search indices or data-store contents over HTTP")
+def _http_delete(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    urls = [w for w in words if re.search(r"https?://|localhost|:\d{2,5}\b|^\$\{?\w+", w)]
+    if any("_delete_by_query" in u for u in urls):
+        return f"HTTP delete-by-query on {urls[0]}"
+    method = None
+    if inv.name == "curl":
+        method = options(inv).value("-X", "--request")
+    elif inv.name == "wget":
+        method = options(inv).value("--method")
+    elif inv.name in ("http", "https", "xh"):
+        method = next((w for w in words if w.upper() == "DELETE"), None)
+    if not method or method.upper() != "DELETE":
+        return None
+    for url in urls:
+        host = url.split("://", 1)[1] if "://" in url else url
+        host = host.split("/", 1)[0]
+        if _STORE_PORTS.search(url) or _STORE_NAMES.search(host) or _STORE_PATHS.search(url):
+            return f"HTTP DELETE of {url}"
+    return None
+
+
+@rules.rule(
+    "kv-store-wipe",
+    "approve",
+    "deletes a tree of keys or secrets: etcdctl del --prefix, consul kv delete -recurse, vault secrets disable",
+)
+def _kv(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    positional = [w for w in words if not w.startswith("-")]
+    if inv.name == "etcdctl" and positional[:1] == ["del"] and {"--prefix", "--from-key"} & set(words):
+        return "etcdctl del --prefix deletes every key under the prefix"
+    if (
+        inv.name == "consul"
+        and positional[:2] == ["kv", "delete"]
+        and any(w.startswith("-recurse") for w in words)
+    ):
+        return "consul kv delete -recurse deletes a tree of keys"
+    if inv.name in ("vault", "bao") and positional[:2] in (["secrets", "disable"], ["kv", "destroy"]):
+        return f"{inv.name} {' '.join(positional[:2])} destroys secrets for good"
+    if inv.name in ("vault", "bao") and positional[:3] == ["kv", "metadata", "delete"]:
+        return f"{inv.name} kv metadata delete destroys every version of a secret"
+    if inv.name == "influx" and (positional[:2] == ["bucket", "delete"] or positional[:1] == ["delete"]):
+        return f"influx {' '.join(positional[:2])} deletes time-series data"
+    return None
+
+
+_FRAMEWORK = re.compile(
+    r"(manage\.py|django-admin)\s+(flush|reset_db|sqlflush)"
+    r"|\b(rails|rake)\s+db:(drop|reset|purge|schema:load|truncate_all)"
+    r"|artisan\s+(migrate:fresh|migrate:reset|db:wipe)"
+    r"|sequelize(-cli)?\s+db:drop|knex\s+migrate:rollback\s+.*--all|alembic\s+downgrade\s+base"
+    r"|\bprisma\s+(migrate\s+reset|db\s+push\s+.*--force-reset)|\bsupabase\s+db\s+reset"
+    r"|\bfirebase\s+(firestore:delete|database:remove)|\bdrizzle-kit\s+drop|\btypeorm\s+schema:drop"
+    r"|\bmix\s+ecto\.(drop|reset)|doctrine:(database|schema):drop"
+    # Every migration undone: the schema, and the data in it, gone.
+    r"|\b(alembic|flask\s+db)\s+downgrade\s+(\S+\s+)*base\b|(manage\.py|django-admin)\s+migrate\s+\S+\s+zero\b"
+    r"|\b(rails|rake)\s+db:(migrate:reset|seed:replant|migrate\s+(\S+\s+)*VERSION=0\b)"
+    r"|\bmix\s+ecto\.rollback\s+(\S+\s+)*--all\b|\bsequelize(-cli)?\s+db:migrate:undo:all"
+    r"|\bdbmate\s+(\S+\s+)*drop\b|\bgoose\s+(\S+\s+)*(reset|down-to\s+0)\b|\bflyway\s+(\S+\s+)*clean\b"
+    r"|\bliquibase\s+(\S+\s+)*(drop-all|dropAll)\b|\bdiesel\s+database\s+reset|\bsqlx\s+database\s+(drop|reset)"
+    r"|\bmigrate\s+(\S+\s+)*(drop\b|down\s+(\S+\s+)*-all\b)|\bhasura\s+migrate\s+apply\s+(\S+\s+)*--down\s+all"
+    r"|doctrine:fixtures:load(?!.*--append)"
+)
+# An explicit test environment: the test database is rebuilt for every run.
+_TEST_ENV = re.compile(
+    r"(?i)(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|FLASK_ENV|NODE_ENV|DJANGO_ENV|ENV)=(test|testing)"
+)
+_TEST_OPTION = re.compile(r"(?i)--env(=|\s+)(test|testing)\b|--settings[= ]\S*test|-e\s+test\b")
+
+
+def _test_environment(inv: Invocation, command: str) -> bool:
+    if re.search(r"DISABLE_DATABASE_ENVIRONMENT_CHECK=1", command):
+        return False
+    assigned = " ".join(f"{key}={value.text}" for key, value in inv.env)
+    return bool(_TEST_ENV.search(assigned) or _TEST_ENV.search(command) or _TEST_OPTION.search(command))
+
+
+@rules.rule("framework-db-reset", "approve", "a framework command that flushes, drops or resets the database")
+def _framework(inv: Invocation) -> str | None:
+    words = [inv.argv[0].text.rsplit("/", 1)[-1], *inv.arg_texts()]
+    command = " ".join(words)
+    match = _FRAMEWORK.search(command)
+    if match is None or _test_environment(inv, command):
+        return None
+    return f"{match.group(0)} deletes the application's data"

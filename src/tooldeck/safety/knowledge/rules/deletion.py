@@ -1,0 +1,255 @@
+"""Recursive or forced deletion of paths that matter: /, system trees, home, credentials, the workspace."""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.analysis.model import HOME_MARK, Field, Invocation
+from tooldeck.safety.analysis.paths import PathKind, classify, resolve
+from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.table import command_words
+
+rules = RuleSet("recursive_delete")
+
+_HOME_KINDS: frozenset[PathKind] = frozenset({"home", "home_contents", "all_homes"})
+
+
+# A command substitution that lists a directory's entries: `$(ls -A)`, `` `ls ~` ``,
+# `$(find . -maxdepth 1)`, `$(git ls-files)`; what rm gets is every entry of that directory
+# (or, for `$(git rev-parse --show-toplevel)`, the repository itself).
+_LISTING = re.compile(
+    r"(?:\$\(|`)\s*(?:"
+    r"(?:command\s+)?ls(?:\s+-[A-Za-z1]+)*(?:\s+(?P<ls>[^\s;|&`()-][^\s;|&`()]*))?"
+    r"|find\s+(?P<find>[^\s;|&`()-][^\s;|&`()]*)(?:\s+-(?:min|max)depth\s+\d+|\s+-type\s+[fd])*"
+    r"|git\s+ls-files(?:\s+-[zc])?"
+    r"|(?P<top>git\s+rev-parse\s+--show-toplevel)"
+    r")\s*(?:\)|`)"
+)
+
+
+def _listed_entries(field: Field) -> Field:
+    """`$(ls -A DIR)` as `DIR/*`, the entries it expands to; `$(git rev-parse --show-toplevel)` as
+    the workspace; any other word as it is."""
+    match = _LISTING.fullmatch(field.text.strip())
+    if match is None or field.exact:
+        return field
+    if match.group("top"):  # the repository's root: the workspace itself
+        return Field(".", exact=False)
+    folder = match.group("ls") or match.group("find") or "."
+    folder = HOME_MARK + folder[1:] if folder.startswith("~") else folder
+    return Field(folder.rstrip("/") + "/*" if folder != "/" else "/*", exact=False, glob=True)
+
+
+def deletion_targets(inv: Invocation) -> list[tuple[Field, bool]]:
+    """Paths a command deletes, each with whether the deletion is recursive (or a wide glob)."""
+    name = inv.name
+    if name == "rm":
+        opts = options(inv)
+        recursive = opts.has("-r", "-R", "--recursive")
+        # `find DIR -exec rm {} +` removes every file below DIR, as `rm -r` would.
+        operands = [_listed_entries(f) for f in opts.operands]
+        return [(f, recursive or "**" in f.text.split("/")) for f in operands]
+    if name in ("rimraf", "del", "del-cli", "rimraf.cmd"):
+        return [(f, True) for f in options(inv).operands]
+    if name in ("rmdir", "unlink", "srm", "trash", "trash-put", "gio", "gvfs-trash", "trash-cli"):
+        # Trashing a folder takes all of it: `gio trash DIR` is `rm -r DIR` with an undo few use.
+        trash = name != "gio" or inv.arg_texts()[:1] == ["trash"]
+        recursive = name in ("srm", "trash", "trash-put", "gvfs-trash", "trash-cli") or (
+            name == "gio" and trash
+        )
+        return [(f, recursive) for f in options(inv).operands if f.text != "trash"]
+    if name in ("kioclient", "kioclient5", "kioclient6") and inv.arg_texts()[:1] in (["move"], ["mv"]):
+        operands = [f for f in options(inv).operands[1:]]
+        if operands and operands[-1].text.startswith("trash:"):
+            return [(f, True) for f in operands[:-1]]
+    if name == "rsync":
+        opts = options(inv, frozenset({"-e", "--rsh", "--exclude", "--include", "--filter", "-f"}))
+        deletes = any(w.startswith("--delete") or w in ("--remove-source-files",) for w in opts.long)
+        if deletes and len(opts.operands) >= 2 and ":" not in opts.operands[-1].text:
+            return [(opts.operands[-1], True)]
+    return []
+
+
+def _kind(inv: Invocation, target: Field) -> PathKind:
+    return classify(target.text, inv.cwd)
+
+
+@rules.rule(
+    "delete-root",
+    "block",
+    "deletes the root filesystem (rm -rf /, rm -rf /*, rsync --delete onto /)",
+    previewable=True,
+)
+def _root(inv: Invocation) -> str | None:
+    if inv.name == "rm" and "--no-preserve-root" in inv.arg_texts():
+        return "rm --no-preserve-root removes the whole filesystem"
+    for target, recursive in deletion_targets(inv):
+        kind = _kind(inv, target)
+        if kind == "root_contents" or (kind == "root" and recursive):
+            return f"{inv.name} deletes {target.shown()}: the whole root filesystem"
+    return None
+
+
+@rules.rule(
+    "delete-system",
+    "approve",
+    "deletes a system directory or file (/etc, /usr, /var/lib/...)",
+    previewable=True,
+)
+def _system(inv: Invocation) -> str | None:
+    for target, _recursive in deletion_targets(inv):
+        if _kind(inv, target) == "system":
+            return f"{inv.name} deletes {target.shown()}, part of the operating system"
+    return None
+
+
+@rules.rule(
+    "delete-home",
+    "approve",
+    "deletes the home directory, its contents or a top-level entry of it",
+    previewable=True,
+)
+def _home(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        kind = _kind(inv, target)
+        if kind in _HOME_KINDS or (kind == "home_item" and (recursive or target.glob)):
+            return f"{inv.name} deletes {target.shown()} in the home directory"
+    return None
+
+
+@rules.rule(
+    "delete-credentials",
+    "approve",
+    "deletes keys or credentials (~/.ssh, ~/.gnupg, ~/.aws, ...)",
+    previewable=True,
+)
+def _credentials(inv: Invocation) -> str | None:
+    for target, _recursive in deletion_targets(inv):
+        if _kind(inv, target) == "credentials":
+            return f"{inv.name} deletes {target.shown()}: keys or credentials that cannot be recovered"
+    return None
+
+
+@rules.rule(
+    "delete-outside-workspace",
+    "approve",
+    "recursively deletes the parent directory or its contents",
+    previewable=True,
+)
+def _parent(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        if recursive and _kind(inv, target) == "parent":
+            return f"{inv.name} deletes {target.shown()}, outside the workspace"
+    return None
+
+
+@rules.rule(
+    "delete-workspace",
+    "approve",
+    "recursively deletes everything in the working directory (rm -rf *)",
+    previewable=True,
+)
+def _workspace(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        if (recursive or target.glob) and _kind(inv, target) == "workspace_all":
+            return f"{inv.name} deletes {target.shown()}: everything in the working directory"
+    return None
+
+
+# Top-level folders that hold a project's own work, never rebuilt from anything.
+_SOURCE_TREES = frozenset(
+    {
+        "src",
+        "lib",
+        "app",
+        "apps",
+        "tests",
+        "test",
+        "spec",
+        "migrations",
+        "docs",
+        "packages",
+        "cmd",
+        "internal",
+        "pkg",
+        "include",
+        "scripts",
+        "config",
+        ".github",
+        "source",
+        "sources",
+    }
+)
+
+
+@rules.rule(
+    "delete-source-tree",
+    "approve",
+    "recursively deletes a top-level folder of the project's own work (src/, tests/, migrations/)",
+    previewable=True,
+)
+def _source_tree(inv: Invocation) -> str | None:
+    for target, recursive in deletion_targets(inv):
+        if not recursive or target.opaque:
+            continue
+        path = resolve(target.text, inv.cwd)
+        parts = path.parts[:-1] if path.parts[-1:] == ("**",) else path.parts  # find DIR -delete
+        if path.anchor == "." and len(parts) == 1 and parts[0] in _SOURCE_TREES:
+            return (
+                f"{inv.name} deletes {target.shown()}: the project's own {path.parts[0]}, not a build output"
+            )
+    return None
+
+
+# Object-store deletions: the words that start them, and the option that makes them recursive
+# ("" when the command always deletes a whole bucket or tree).
+_BUCKET_DELETES: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("aws", "s3", "rm"): ("--recursive",),
+    ("aws", "s3", "rb"): (),
+    ("gsutil", "rm"): ("-r", "-R", "-a"),
+    ("gsutil", "rb"): (),
+    ("gcloud", "storage", "rm"): ("--recursive", "-r", "-R", "--all-versions"),
+    ("gcloud", "storage", "buckets", "delete"): (),
+    ("s3cmd", "del"): ("--recursive", "-r"),
+    ("s3cmd", "rm"): ("--recursive", "-r"),
+    ("s3cmd", "rb"): (),
+    ("rclone", "purge"): (),
+    ("rclone", "delete"): (),
+    ("rclone", "rmdirs"): (),
+    ("mc", "rm"): ("--recursive", "-r"),
+    ("mc", "rb"): (),
+    ("az", "storage", "container", "delete"): (),
+    ("az", "storage", "blob", "delete-batch"): (),
+    ("az", "storage", "share", "delete"): (),
+    ("az", "storage", "fs", "delete"): (),
+    ("azcopy", "remove"): ("--recursive",),
+    ("azcopy", "rm"): ("--recursive",),
+}
+_STORAGE_CLIS = frozenset(prefix[0] for prefix in _BUCKET_DELETES)
+
+
+def _storage_words(inv: Invocation) -> list[str]:
+    """The program and its subcommand words, past its global options (the table's)."""
+    return [inv.name, *command_words(inv)]
+
+
+@rules.rule(
+    "delete-cloud-storage",
+    "approve",
+    "deletes a cloud storage bucket or its objects recursively",
+    previewable=True,
+)
+def _bucket(inv: Invocation) -> str | None:
+    if inv.name not in _STORAGE_CLIS:
+        return None
+    words = _storage_words(inv)
+    for prefix, recursive in _BUCKET_DELETES.items():
+        if tuple(w for w in words[: len(prefix)]) != prefix:
+            continue
+        rest = words[len(prefix) :]
+        flags = {w.split("=", 1)[0] for w in rest if w.startswith("-")}
+        flags |= {f"-{c}" for w in rest if re.fullmatch(r"-[a-zA-Z]+", w) for c in w[1:]}
+        wildcard = any(re.search(r"://[^/]+/?(?:.*/)?\*", w) for w in rest)
+        if not recursive or flags & set(recursive) or wildcard:
+            return f"{' '.join(prefix)} deletes cloud storage ({' '.join(rest)[:80]})"
+    return None

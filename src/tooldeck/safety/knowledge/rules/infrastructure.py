@@ -1,0 +1,281 @@
+"""Destroying infrastructure: the delete verbs of cluster, provisioning, cloud and container CLIs.
+
+`kubectl delete` of anything but a single pod or job (and `--all`, selectors, manifests),
+`kubectl drain` and scaling to zero; `terraform destroy`, `apply -destroy`, `state rm`;
+`pulumi destroy`, `cdk destroy`; `helm uninstall`; the delete/terminate verbs of aws, gcloud, az
+and other cloud CLIs; `gh repo delete`; container prunes that take images or volumes, volume
+removal and `podman system reset`; and destroying VMs and local clusters.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.analysis.argv import word_operands as operands
+from tooldeck.safety.analysis.model import Invocation
+from tooldeck.safety.knowledge.rules.base import RuleSet
+from tooldeck.safety.knowledge.table import command_words, operands_of, programs, value_options_of
+
+rules = RuleSet("infra_destruction")
+
+
+def _flags(words: list[str]) -> set[str]:
+    """Long options by name, and each letter of short option clusters as `-x`."""
+    out: set[str] = set()
+    for word in words:
+        if word.startswith("--"):
+            out.add(word.split("=", 1)[0])
+        elif word.startswith("-") and len(word) > 1:
+            out.add(word.split("=", 1)[0])
+            out.update(f"-{c}" for c in word[1:] if c.isalpha())
+    return out
+
+
+_KUBE_CLIS = programs().in_class("kubernetes-cli") - {"helm"}
+_EPHEMERAL = frozenset({"pod", "pods", "po", "job", "jobs", "event", "events", "ev", "lease", "leases"})
+_MASS = frozenset(
+    {
+        "--all",
+        "-A",
+        "--all-namespaces",
+        "-l",
+        "--selector",
+        "--field-selector",
+        "-f",
+        "--filename",
+        "-k",
+        "--kustomize",
+    }
+)
+
+
+@rules.rule(
+    "kubectl-delete",
+    "approve",
+    "deletes cluster resources (namespaces, deployments, volumes, --all, selectors, manifests), drains a node "
+    "or scales to zero",
+    previewable=True,
+)
+def _kubectl(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name in ("microk8s", "k3s") and words[:1] == ["kubectl"]:
+        words = words[1:]
+    elif inv.name not in _KUBE_CLIS:
+        return None
+    positional = operands(words, value_options_of("kubectl"))
+    verb = positional[0] if positional else ""
+    flags = _flags(words)
+    if verb == "delete":
+        targets = positional[1:]
+        kinds = {t.split("/", 1)[0].lower() for t in targets if "/" in t} or set(
+            targets[0].lower().split(",") if targets else []
+        )
+        mass = flags & _MASS
+        if kinds and kinds <= _EPHEMERAL and not mass:
+            return None
+        what = " ".join(positional[1:3]) or " ".join(w for w in words if w.startswith("-"))
+        return f"{inv.name} delete {what} removes cluster resources and their data"
+    if verb == "drain":
+        return f"{inv.name} drain evicts every workload from {' '.join(positional[1:2])}"
+    if verb == "scale" and any(re.fullmatch(r"--replicas=0+", w) for w in words):
+        return f"{inv.name} scale --replicas=0 takes {' '.join(positional[1:3])} down"
+    if verb == "delete-namespace" or (inv.name == "oc" and verb == "delete-project"):
+        return f"{inv.name} {verb} deletes a namespace"
+    return None
+
+
+_PROVISIONERS = programs().in_class("provisioner")
+
+
+@rules.rule(
+    "infra-destroy",
+    "approve",
+    "tears infrastructure down: terraform/tofu destroy, apply -destroy, state rm, pulumi destroy, cdk destroy",
+    previewable=True,
+)
+def _destroy(inv: Invocation) -> str | None:
+    words = command_words(inv)
+    positional = [w for w in words if not w.startswith("-")]
+    if inv.name in _PROVISIONERS:
+        while positional[:1] and positional[0] in ("run-all", "run"):
+            positional = positional[1:]
+        verb = positional[0] if positional else ""
+        if verb == "destroy" or (verb == "apply" and ({"-destroy", "--destroy"} & set(words))):
+            return f"{inv.name} {verb} destroys every resource it manages"
+        if verb == "state" and positional[1:2] in (["rm"], ["push"]):
+            return f"{inv.name} state {positional[1]} drops resources from the state"
+        if verb == "workspace" and positional[1:2] == ["delete"]:
+            return f"{inv.name} workspace delete removes a workspace and its state"
+        return None
+    verbs: tuple[tuple[str, ...], ...] = _TEARDOWN_VERBS.get(inv.name, ())
+    for words_of_verb in verbs:
+        if tuple(positional[: len(words_of_verb)]) == words_of_verb:
+            return f"{inv.name} {' '.join(words_of_verb)} tears its infrastructure down"
+    return None
+
+
+_TEARDOWN_VERBS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "pulumi": (("destroy",), ("down",), ("stack", "rm"), ("state", "delete")),
+    "cdk": (("destroy",),),
+    "cdktf": (("destroy",),),
+    "serverless": (("remove",),),
+    "sls": (("remove",),),
+    "sam": (("delete",),),
+    "eksctl": (("delete",),),
+    "copilot": (("app", "delete"), ("env", "delete"), ("svc", "delete")),
+}
+
+
+@rules.rule(
+    "helm-uninstall",
+    "approve",
+    "uninstalls a Helm release (its workloads and, often, its volumes)",
+    previewable=True,
+)
+def _helm(inv: Invocation) -> str | None:
+    if inv.name != "helm":
+        return None
+    positional = operands_of(inv)
+    if positional[:1] and positional[0] in ("uninstall", "delete", "del", "un") and len(positional) > 1:
+        return f"helm {positional[0]} {positional[1]} removes the release and its resources"
+    return None
+
+
+_DELETE_VERBS = frozenset({"delete", "destroy", "purge", "delete-batch", "terminate"})
+_CLOUD_CLIS = frozenset(
+    {
+        "gcloud",
+        "az",
+        "doctl",
+        "hcloud",
+        "linode-cli",
+        "oci",
+        "ibmcloud",
+        "scw",
+        "civo",
+        "vultr-cli",
+        "exo",
+        "flyctl",
+        "fly",
+        "upcloud",
+        "ionosctl",
+        "openstack",
+    }
+)
+
+
+@rules.rule(
+    "cloud-delete",
+    "approve",
+    "deletes cloud resources (aws delete-*/terminate-*, gcloud/az/doctl ... delete, heroku apps:destroy, "
+    "gh repo delete)",
+    previewable=True,
+)
+def _cloud(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name == "aws":
+        positional = operands_of(inv)
+        if (
+            len(positional) > 1
+            and positional[0] not in ("s3",)
+            and re.match(r"(delete|terminate|deregister|purge|destroy)-", positional[1])
+        ):
+            return f"aws {positional[0]} {positional[1]} deletes cloud resources"
+        return None
+    if inv.name in _CLOUD_CLIS:
+        positional = operands_of(inv)
+        if inv.name == "gcloud" and positional[:2] == ["storage", "rm"]:
+            return None  # the storage rule judges object deletion
+        verb = next((w for w in positional if w in _DELETE_VERBS), None)
+        if verb is not None:
+            return f"{inv.name} {' '.join(positional[: positional.index(verb) + 1])} deletes cloud resources"
+        return None
+    if inv.name == "heroku":
+        verb = next(
+            (
+                w
+                for w in words
+                if re.fullmatch(r"(?:apps|addons|pg|spaces|pipelines|redis):(?:destroy|reset|delete)", w)
+            ),
+            None,
+        )
+        return f"heroku {verb} destroys an app or its data" if verb else None
+    if inv.name in ("gh", "glab"):
+        positional = operands_of(inv)
+        method = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-X", "--method")), "")
+        if positional[:2] in (["repo", "delete"], ["release", "delete"]):
+            return f"{inv.name} {' '.join(positional[:2])} deletes a repository or release"
+        if positional[:1] == ["api"] and method.upper() == "DELETE":
+            return f"{inv.name} api DELETE {' '.join(positional[1:2])} deletes through the API"
+        return None
+    if inv.name in ("vercel", "netlify") and any(w in ("remove", "rm", "sites:delete") for w in words[:1]):
+        return f"{inv.name} {words[0]} deletes a deployment or site"
+    return None
+
+
+_ENGINES = programs().in_class("container-engine")
+_COMPOSE = programs().in_class("container-compose")
+_ENGINE_VALUE = value_options_of("docker") | value_options_of("docker-compose")
+
+
+@rules.rule(
+    "container-prune",
+    "approve",
+    "deletes container data: system prune -a/--volumes, volume prune/rm, podman system reset, compose down -v, "
+    "removing every container or image",
+    previewable=True,
+)
+def _containers(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name in _COMPOSE:
+        words = ["compose", *words]
+    elif inv.name not in _ENGINES:
+        return None
+    positional = operands(words, _ENGINE_VALUE)
+    flags = _flags(words)
+    head = positional[:2]
+    if head == ["system", "prune"] and flags & {"-a", "--all", "--volumes"}:
+        return f"{inv.name} system prune {' '.join(w for w in words if w.startswith('-'))} deletes images and volumes"
+    if head == ["system", "reset"]:
+        return f"{inv.name} system reset deletes every container, image and volume"
+    if head == ["volume", "prune"] or head in (["volume", "rm"], ["volume", "remove"]):
+        return f"{inv.name} volume {head[1]} deletes the data kept in volumes"
+    if head == ["compose", "down"] and flags & {"-v", "--volumes"}:
+        return f"{inv.name} compose down --volumes deletes the project's volumes"
+    removing = head[:1] in (["rm"], ["rmi"], ["rmp"]) or (
+        head[:1] in (["container"], ["containers"], ["c"], ["image"], ["images"], ["i"], ["pods"])
+        and head[1:] in (["rm"], ["remove"], ["delete"], ["del"])
+    )
+    if removing and flags & {"-a", "--all"}:
+        return f"{inv.name} {' '.join(head)} --all removes every container, pod or image"
+    if removing and any(not a.exact for a in inv.args):
+        return f"{inv.name} {' '.join(head)} removes every container or image listed at run time"
+    return None
+
+
+_MACHINES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "vagrant": (("destroy",),),
+    "virsh": (("undefine",), ("vol-delete",), ("pool-delete",)),
+    "lxc": (("delete",), ("rm",)),
+    "incus": (("delete",), ("rm",)),
+    "multipass": (("delete",), ("purge",)),
+    "minikube": (("delete",),),
+    "kind": (("delete",),),
+    "k3d": (("cluster", "delete"), ("cluster", "rm")),
+    "lima": (("delete",),),
+    "limactl": (("delete",), ("rm",)),
+}
+
+
+@rules.rule(
+    "destroy-machine",
+    "approve",
+    "destroys virtual machines or local clusters and their disks",
+    previewable=True,
+)
+def _machines(inv: Invocation) -> str | None:
+    positional = [w for w in inv.arg_texts() if not w.startswith("-")]
+    for verb in _MACHINES.get(inv.name, ()):
+        if tuple(positional[: len(verb)]) == verb:
+            return f"{inv.name} {' '.join(positional[:3])} destroys a machine and its disks"
+    return None

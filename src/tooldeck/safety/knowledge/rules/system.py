@@ -1,0 +1,243 @@
+"""Privilege and system control: root shells, power state, stopping services, killing everything,
+firewalls and security modules off, the network down, containers with the host's root."""
+
+from __future__ import annotations
+
+import re
+
+from tooldeck.safety.analysis.model import Invocation
+from tooldeck.safety.analysis.paths import classify
+from tooldeck.safety.analysis.programs import SHELLS
+from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.rules.remote import source_of
+from tooldeck.safety.knowledge.table import operands_of, programs
+
+rules = RuleSet("privilege_system")
+
+# Container engines (docker, podman, nerdctl, finch...): the table's one list.
+ENGINES = programs().in_class("container-engine")
+
+_LOGGING_UNITS = re.compile(r"(auditd|rsyslog|syslog-ng|syslog|systemd-journald|journald)(\.service)?")
+
+
+@rules.rule("root-shell", "approve", "opens an interactive root shell (sudo -i, sudo su, su -, sudo bash)")
+def _root_shell(inv: Invocation) -> str | None:
+    if inv.name in ("sudo", "doas") and any(a.text in ("-i", "-s", "--login", "--shell") for a in inv.args):
+        return f"{inv.name} {' '.join(inv.arg_texts())} opens a root shell"
+    words = inv.arg_texts()
+    interactive = "-c" not in words and words[:1] != ["--help"]
+    if interactive and (inv.name == "su" or (inv.name == "machinectl" and words[:1] == ["shell"])):
+        return f"{inv.name} {' '.join(words)}".strip() + " opens a shell as another user"
+    if inv.privileged and inv.name in SHELLS and source_of(inv) is None and inv.stdin is None:
+        return f"{inv.name} runs as root, interactively"
+    return None
+
+
+_POWER = frozenset({"shutdown", "reboot", "poweroff", "halt", "kexec"})
+_SYSTEMCTL_POWER = frozenset(
+    {
+        "poweroff",
+        "reboot",
+        "halt",
+        "kexec",
+        "suspend",
+        "hibernate",
+        "rescue",
+        "emergency",
+        "isolate",
+        "soft-reboot",
+    }
+)
+
+
+@rules.rule("power-state", "approve", "shuts down, reboots or halts the machine")
+def _power(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name in _POWER and not any(w in ("-c", "--help", "--show") for w in words):
+        return f"{inv.name} {' '.join(words)} takes the machine down".strip()
+    if inv.name in ("init", "telinit") and words[:1] and words[0] in ("0", "6", "1", "s", "S"):
+        return f"{inv.name} {words[0]} changes the runlevel (halt, reboot or single user)"
+    if inv.name == "systemctl" and operands_of(inv)[:1] and operands_of(inv)[0] in _SYSTEMCTL_POWER:
+        return f"systemctl {' '.join(words)} changes the machine's power state"
+    return None
+
+
+def service_actions(inv: Invocation) -> list[tuple[str, str]]:
+    """(action, unit) pairs of systemctl/service/init scripts that stop, disable or mask a system service."""
+    words = inv.arg_texts()
+    if inv.name == "systemctl" and "--user" not in words:
+        operands = operands_of(inv)
+        if operands and operands[0] in ("stop", "disable", "mask", "kill"):
+            return [(operands[0], unit) for unit in operands[1:]]
+        return []
+    if inv.name in ("service", "rc-service") and len(words) >= 2 and words[1] == "stop":
+        return [("stop", words[0])]
+    if inv.argv and inv.argv[0].text.startswith("/etc/init.d/") and words[:1] == ["stop"]:
+        return [("stop", inv.name)]
+    operands = [w for w in words if not w.startswith("-")]
+    if inv.name == "update-rc.d" and ("disable" in words or "remove" in words):
+        return [("disable", operands[0] if operands else "")]
+    if inv.name == "chkconfig" and operands[-1:] == ["off"] and len(operands) >= 2:
+        return [("disable", operands[0])]
+    if inv.name == "rc-update" and operands[:1] in (["del"], ["delete"]) and len(operands) >= 2:
+        return [("disable", operands[1])]
+    if inv.name == "sv" and operands[:1] in (["down"], ["stop"], ["d"], ["force-stop"]):
+        return [("stop", unit) for unit in operands[1:]]
+    return []
+
+
+@rules.rule("stop-service", "approve", "stops, disables or masks a system service (an outage)")
+def _service(inv: Invocation) -> str | None:
+    for action, unit in service_actions(inv):
+        if not _LOGGING_UNITS.fullmatch(unit):
+            return f"{action} of the system service {unit}"
+    return None
+
+
+_CRITICAL_PROCESSES = frozenset(
+    [
+        "sshd",
+        "systemd",
+        "init",
+        "dockerd",
+        "containerd",
+        "postgres",
+        "postmaster",
+        "mysqld",
+        "mariadbd",
+        "mongod",
+        "redis-server",
+        "nginx",
+        "apache2",
+        "httpd",
+        "kubelet",
+        "Xorg",
+        "gdm",
+        "NetworkManager",
+        "systemd-journald",
+        "auditd",
+    ]
+)
+
+CRITICAL_PROCESSES = _CRITICAL_PROCESSES
+
+
+def _kill_targets(words: list[str]) -> list[str]:
+    """The process ids of a kill command line, after its signal options."""
+    i = 0
+    if words[:1] and words[0] in ("-s", "-n"):
+        i = 2
+    elif words[:1] and re.fullmatch(r"-(\d+|[A-Z][A-Z0-9+-]*)", words[0]):
+        i = 1
+    if words[i : i + 1] == ["--"]:
+        i += 1
+    return words[i:]
+
+
+@rules.rule(
+    "kill-everything", "approve", "kills every process, every process of a user, or a critical daemon"
+)
+def _kill(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name == "kill" and "-1" in _kill_targets(words):
+        return "kill -1 signals every process the user can reach"
+    if inv.name == "kill" and "1" in _kill_targets(words):
+        return "kill 1 signals init, which takes the whole system down"
+    if inv.name == "killall5":
+        return "killall5 signals every process"
+    if inv.name in ("pkill", "killall"):
+        if options(inv, frozenset({"-u", "-U", "-s", "--signal"})).value("-u", "-U", "--user") is not None:
+            return f"{inv.name} -u kills every process of a user"
+        targets = [w for w in words if not w.startswith("-")]
+        if any(t in _CRITICAL_PROCESSES for t in targets) or (inv.privileged and inv.name == "killall"):
+            return f"{inv.name} kills {' '.join(targets)}"
+        if any(t in (".", ".*", "") for t in targets):
+            return f"{inv.name} matches every process"
+    return None
+
+
+@rules.rule("security-off", "approve", "flushes the firewall or turns SELinux/AppArmor off")
+def _security(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name in ("iptables", "ip6tables", "iptables-legacy", "iptables-nft"):
+        if any(w in ("-F", "--flush", "-X", "--delete-chain") for w in words):
+            return f"{inv.name} {' '.join(words)} removes firewall rules"
+        if any(w in ("-P", "--policy") for w in words) and "ACCEPT" in words:
+            return f"{inv.name} sets a chain to accept everything"
+    if inv.name == "nft" and (words[:2] == ["flush", "ruleset"] or words[:2] == ["delete", "table"]):
+        return f"nft {' '.join(words)} removes the firewall"
+    if inv.name == "ufw" and words[:1] and words[0] in ("disable", "reset"):
+        return f"ufw {words[0]} turns the firewall off"
+    if inv.name == "setenforce" and words[:1] and words[0] in ("0", "Permissive", "permissive"):
+        return "setenforce 0 turns SELinux enforcement off"
+    if inv.name in ("aa-teardown", "aa-disable") or (inv.name == "apparmor_parser" and "-R" in words):
+        return f"{inv.name} unloads AppArmor profiles"
+    return None
+
+
+@rules.rule("network-down", "approve", "takes network interfaces or routes down")
+def _network(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name == "ip" and (
+        ("link" in words[:1] and "down" in words) or words[:2] in (["addr", "flush"], ["route", "flush"])
+    ):
+        return f"ip {' '.join(words)} cuts network access"
+    if inv.name == "ifconfig" and "down" in words:
+        return f"ifconfig {' '.join(words)} takes an interface down"
+    if inv.name in ("ifdown",) or (
+        inv.name == "nmcli" and ("off" in words or "disconnect" in words or "down" in words)
+    ):
+        return f"{inv.name} {' '.join(words)} takes the network down"
+    return None
+
+
+@rules.rule(
+    "container-host-root", "approve", "starts a container with the host's root filesystem or full privileges"
+)
+def _container(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name not in ENGINES or not set(words[:2]) & {"run", "create"}:
+        return None
+    for i, word in enumerate(words):
+        if word in ("--privileged", "--pid=host", "--userns=host") or (
+            word == "--pid" and words[i + 1 : i + 2] == ["host"]
+        ):
+            return f"{inv.name} {word} gives the container control of the host"
+        volume = word.split("=", 1)[1] if word.startswith(("--volume=", "-v=")) else None
+        if word in ("-v", "--volume") and i + 1 < len(words):
+            volume = words[i + 1]
+        if word.startswith("--mount") or (word == "--mount" and i + 1 < len(words)):
+            mount = word if "=" in word and "source" in word else (words[i + 1] if i + 1 < len(words) else "")
+            match = re.search(r"(?:source|src)=([^,]+)", mount)
+            volume = f"{match.group(1)}:" if match else None
+        if volume and ":" in volume:
+            host = volume.split(":", 1)[0]
+            if classify(host) in ("root", "system", "home", "all_homes", "credentials") or host.endswith(
+                "docker.sock"
+            ):
+                return f"{inv.name} mounts the host's {host} into a container"
+    return None
+
+
+@rules.rule(
+    "kernel-tamper",
+    "approve",
+    "changes kernel parameters or modules (sysctl -w, writes under /proc/sys, rmmod)",
+)
+def _kernel(inv: Invocation) -> str | None:
+    words = inv.arg_texts()
+    if inv.name == "sysctl" and any(
+        w in ("-w", "--write", "-p", "--load") or ("=" in w and not w.startswith("-")) for w in words
+    ):
+        return f"sysctl {' '.join(words)} changes kernel parameters"
+    if inv.name in ("rmmod", "insmod") or (inv.name == "modprobe" and ("-r" in words or "--remove" in words)):
+        return f"{inv.name} {' '.join(words)} changes loaded kernel modules"
+    for redirect in inv.redirects:
+        target = redirect.target.text
+        if redirect.writes and (
+            target.startswith(("/proc/sys/", "/sys/")) or target == "/proc/sysrq-trigger"
+        ):
+            return f"writes to {target}, changing the running kernel"
+    if inv.name == "tee" and any(w.startswith(("/proc/sys/", "/sys/", "/proc/sysrq-trigger")) for w in words):
+        return "tee writes to kernel parameters"
+    return None
