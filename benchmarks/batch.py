@@ -13,6 +13,11 @@ wait for a core when the machine has fewer cores than busy workers). The rate is
 steady state: from the end of the first wave of items to the last result (worker start-up is
 shown separately as the wall time of the whole run). Scaling is each row's rate against
 `workers x` the rate of one worker; Ray is compared with the local engine at the same count.
+
+Engines: `local` (the process pool), `ray` (a private single-node Ray instance) and `cluster`
+(the Ray engine joining a two-node cluster simulated on this machine with Ray's own
+`ray.cluster_utils.Cluster`: a head and a second node, each with half the workers' CPUs, on
+loopback; what a run on a real cluster pays for its driver talking to a separate cluster).
 """
 
 from __future__ import annotations
@@ -20,16 +25,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from benchmarks.paths import BenchSetupError
-from tooldeck.batch.run import Engine
+
+BenchEngine = Literal["local", "ray", "cluster"]
+ENGINES: tuple[BenchEngine, ...] = ("local", "ray", "cluster")
 
 TARGET_SCALING = 0.8
 TARGET_RAY_VS_LOCAL = 0.8
@@ -42,7 +52,7 @@ class BatchBenchOptions:
     latency_s: float = 0.2
     tool_calls: int = 2
     waves: int = 6
-    engines: tuple[Engine, ...] = ("local", "ray")
+    engines: tuple[BenchEngine, ...] = ("local", "ray", "cluster")
     rounds: int = 1  # each row is the median over the rounds
 
 
@@ -70,7 +80,12 @@ def start_server(latency_s: float, tool_calls: int) -> tuple[subprocess.Popen[st
 
 
 def measure(
-    engine: Engine, workers: int, opts: BatchBenchOptions, base_url: str, tmp: Path
+    engine: BenchEngine,
+    workers: int,
+    opts: BatchBenchOptions,
+    base_url: str,
+    tmp: Path,
+    address: str | None = None,
 ) -> dict[str, Any]:
     """One batch run; its steady-state rate and what it costs per item."""
     from tooldeck._core.config import Config
@@ -84,7 +99,12 @@ def measure(
     src = folder / "in.jsonl"
     src.write_text("".join(json.dumps({"id": i, "prompt": f"item {i}"}) + "\n" for i in range(count)))
     options = BatchOptions(
-        src, folder / "out.jsonl", workers=workers, concurrency=opts.concurrency, engine=engine
+        src,
+        folder / "out.jsonl",
+        workers=workers,
+        concurrency=opts.concurrency,
+        engine="local" if engine == "local" else "ray",
+        ray_address=address,
     )
     settings = ModelSettings(provider="openai", model="scripted-model", base_url=base_url, api_key="bench")
     spec = WorkerSpec(
@@ -118,23 +138,76 @@ def run_bench(opts: BatchBenchOptions) -> dict[str, Any]:
     proc, base_url = start_server(opts.latency_s, opts.tool_calls)
     samples: dict[tuple[str, int], list[dict[str, Any]]] = {}
     load_before = os.getloadavg()[0]
-    ray = _start_ray(max(opts.workers)) if "ray" in opts.engines else None
+    single = tuple(e for e in opts.engines if e != "cluster")
     try:
         with tempfile.TemporaryDirectory(prefix="tooldeck-bench-batch-") as tmp:
-            for _ in range(opts.rounds):
-                for workers in opts.workers:
-                    for engine in opts.engines:
-                        row = measure(engine, workers, opts, base_url, Path(tmp))
-                        samples.setdefault((engine, workers), []).append(row)
+            if single:
+                ray = _start_ray(max(opts.workers)) if "ray" in single else None
+                try:
+                    _rows(single, opts, base_url, Path(tmp), samples)
+                finally:
+                    if ray is not None:
+                        ray.shutdown()
+            if "cluster" in opts.engines:
+                # A driver joins one Ray instance at a time: the cluster's rows come after.
+                with simulated_cluster(max(opts.workers)) as address:
+                    _rows(("cluster",), opts, base_url, Path(tmp), samples, address)
     finally:
-        if ray is not None:
-            ray.shutdown()
         with proc:  # closes its pipes; the server stops when its stdin closes
             pass
     rows = [_median(samples[(e, w)]) for e in opts.engines for w in opts.workers]
     _scaling(rows)
     load = (round(load_before, 2), round(os.getloadavg()[0], 2))
     return {"options": opts.__dict__, "cores": os.cpu_count(), "load": load, "rows": rows}
+
+
+def _rows(
+    engines: tuple[BenchEngine, ...],
+    opts: BatchBenchOptions,
+    base_url: str,
+    tmp: Path,
+    samples: dict[tuple[str, int], list[dict[str, Any]]],
+    address: str | None = None,
+) -> None:
+    for _ in range(opts.rounds):
+        for workers in opts.workers:
+            for engine in engines:
+                row = measure(engine, workers, opts, base_url, tmp, address)
+                samples.setdefault((engine, workers), []).append(row)
+
+
+@contextmanager
+def simulated_cluster(workers: int) -> Iterator[str]:
+    """A two-node Ray cluster on this machine (head and one more node, each with half the CPUs
+    the workers ask for, at least one), on loopback; the driver connected to it; its address."""
+    folder = tempfile.mkdtemp(prefix="tdbc", dir="/tmp")  # short: Ray's unix socket paths
+    (Path(folder) / "ray").mkdir()
+    os.environ["RAY_TMPDIR"] = folder  # the cluster writes its address there, not /tmp/ray
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # every node on 127.0.0.1
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    try:
+        from ray.cluster_utils import Cluster
+    except ImportError:
+        raise BenchSetupError("the cluster engine needs Ray: pip install 'tooldeck[ray]'") from None
+    from tooldeck.batch.ray_engine import connect_ray
+
+    half = max(1, -(-workers // 2))
+    node: dict[str, Any] = {
+        "object_store_memory": 100 * 1024 * 1024,
+        "include_dashboard": False,
+        "dashboard_agent_listen_port": None,  # a free port, not Ray's fixed default for a head
+    }
+    cluster: Any = Cluster(initialize_head=True, head_node_args={"num_cpus": half, **node})
+    try:
+        cluster.add_node(num_cpus=half, **node)
+        ray, _ = connect_ray(str(cluster.address), workers)
+        try:
+            yield str(cluster.address)
+        finally:
+            ray.shutdown()
+    finally:
+        cluster.shutdown()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _median(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -157,7 +230,7 @@ def _scaling(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         one = base.get(r["engine"])
         r["scaling"] = round(r["items_per_s"] / (one * r["workers"]), 3) if one else None
-        if r["engine"] == "ray" and local.get(r["workers"]):
+        if r["engine"] != "local" and local.get(r["workers"]):
             r["vs_local"] = round(r["items_per_s"] / local[r["workers"]], 3)
 
 
@@ -185,15 +258,13 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _engines(text: str) -> tuple[Engine, ...]:
-    out: list[Engine] = []
+def _engines(text: str) -> tuple[BenchEngine, ...]:
+    out: list[BenchEngine] = []
     for name in text.split(","):
-        if name == "local":
-            out.append("local")
-        elif name == "ray":
-            out.append("ray")
-        else:
-            raise SystemExit(f"unknown engine {name!r}: local or ray")
+        engine = next((e for e in ENGINES if e == name), None)
+        if engine is None:
+            raise SystemExit(f"unknown engine {name!r}: local, ray or cluster")
+        out.append(engine)
     return tuple(out)
 
 
@@ -204,7 +275,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--latency", type=float, default=0.2, help="seconds per model call")
     parser.add_argument("--tool-calls", type=int, default=2)
     parser.add_argument("--waves", type=int, default=6, help="items per slot (workers x concurrency)")
-    parser.add_argument("--engines", default="local,ray")
+    parser.add_argument("--engines", default="local,ray,cluster", help="local, ray, cluster (2 nodes)")
     parser.add_argument("--rounds", type=int, default=1, help="runs per row; the median is shown")
     parser.add_argument("--json", dest="as_json", action="store_true")
     args = parser.parse_args(argv)

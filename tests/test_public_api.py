@@ -46,7 +46,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
             "Approver", "AutoApprover", "Availability", "Bounds", "BrowserConfig", "ChangeKind", "Checkpoint",
             "CheckpointStore", "CheckpointsConfig", "Config",
             "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "EffectsConfig", "ErrorEnvelope", "ExecutionConfig",
-            "Fate", "Grants", "Loadout", "McpSource", "ModelConfig", "PathState", "Policy", "PromotedView", "Promotions",
+            "Fate", "Grants", "Loadout", "McpSource", "ModelConfig", "PathChange", "PathState", "Policy", "PromotedView", "Promotions",
             "Recording", "Resource", "RunState", "RunStateUpdate", "SKILL_FILE", "SandboxConfig", "ServeConfig", "ServerSpec", "ServerStatus",
             "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
             "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",

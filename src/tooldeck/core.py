@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from tooldeck._core.content import from_mcp as content_from_mcp
     from tooldeck._core.content import to_mcp as content_to_mcp
     from tooldeck._core.context import Approvals, ToolContext, service
-    from tooldeck._core.control_plane import ControlPlane
+    from tooldeck._core.control_plane import ControlPlane, PathChange
     from tooldeck._core.decorator import Bounds, tool
     from tooldeck._core.diagnostics import Diagnostic
     from tooldeck._core.dialects import render_loadout
@@ -202,6 +202,7 @@ _LAZY: dict[str, str] = {
     "parse_config": "tooldeck._core.config_load",
     "config_schema_adapter": "tooldeck._core.config_load:schema_adapter",
     "ControlPlane": "tooldeck._core.control_plane",
+    "PathChange": "tooldeck._core.control_plane",
     "Loadout": "tooldeck._core.assembly.loadout",
     "Fate": "tooldeck._core.assembly.loadout",
     "render_loadout": "tooldeck._core.dialects",
@@ -303,6 +304,7 @@ __all__ = [
     "LoggingLevel",
     "McpSource",
     "ModelConfig",
+    "PathChange",
     "PathState",
     "Policy",
     "ProgressReport",

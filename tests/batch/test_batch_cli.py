@@ -16,11 +16,13 @@ import pytest
 from support.batch_kit import (
     batch_args,
     by_prompt,
+    check_stuck_worker_results,
     env_for,
     make_project,
     pid_gone,
     read_results,
     run_batch_cli,
+    run_with_a_stuck_worker,
     write_items,
 )
 from tooldeck._core.config_load import parse_config
@@ -106,12 +108,15 @@ def test_a_worker_killed_mid_item_gets_the_item_retried_once_then_recorded_as_er
     results = {r["id"]: r for r in read_results(project / "out.jsonl")}
     assert results["once"]["status"] == "ok" and results["once"]["attempts"] == 2
     assert results["once"]["tool_calls"] == [{"name": "die_once", "error": None}]
+    assert results["once"]["retried_after"]["cause"] == "worker_died"
+    assert "killed by SIGKILL" in results["once"]["retried_after"]["detail"]
     assert marker.exists()
     always = results["always"]
     assert always["status"] == "error" and always["attempts"] == 2
     assert "died (killed by SIGKILL) while running this item" in always["error"]
     assert "tried 2 times" in always["error"]
     assert results["fine"]["status"] == "ok" and results["fine"]["attempts"] == 1
+    assert results["fine"]["retried_after"] is None
     assert "retried after a worker died" in done.stdout
 
 
@@ -134,6 +139,12 @@ def test_an_item_that_shared_a_dying_worker_is_retried_alone_and_succeeds(projec
     assert poison["status"] == "error" and poison["attempts"] == 2
     assert "died (killed by SIGKILL) while running this item" in poison["error"]
     assert poison["worker"] != results["o1"]["worker"]
+
+
+def test_a_worker_stuck_past_the_timeout_is_ended_and_its_items_end_in_time(project: Path) -> None:
+    done = run_with_a_stuck_worker(project)
+    assert done.returncode == 0, done.stderr
+    check_stuck_worker_results(project / "out.jsonl")
 
 
 def test_sigkill_of_the_runner_loses_no_finished_item_and_resume_completes_the_rest(project: Path) -> None:
@@ -198,6 +209,12 @@ def test_usage_errors_exit_2(project: Path) -> None:
         assert missing.returncode == 2 and "is not a file" in missing.stderr
         platform = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere")
         assert platform.returncode == 2 and "nowhere" in platform.stderr
+        local = run_batch_cli(server, project, "in.jsonl", "--out", "o.jsonl", "--placement-timeout", "5")
+        assert local.returncode == 2 and "--placement-timeout applies to --engine ray only" in local.stderr
+        zero = run_batch_cli(
+            server, project, "in.jsonl", "--out", "o.jsonl", "--engine", "ray", "--placement-timeout", "0"
+        )
+        assert zero.returncode == 2 and "--placement-timeout must be > 0 seconds" in zero.stderr
     assert not server.requests
 
 

@@ -6,11 +6,19 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from support.batch_kit import by_prompt, make_project, read_results, run_batch_cli, write_items
+from support.batch_kit import (
+    by_prompt,
+    make_project,
+    ray_temp_dir,
+    read_results,
+    run_batch_cli,
+    write_items,
+)
 from tooldeck.testing.scripted_server import ScriptedServer
 
 
@@ -32,13 +40,14 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
-def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(
-    tmp_path_factory: pytest.TempPathFactory,
-) -> None:
-    project = make_project(tmp_path_factory.mktemp("project"))
-    # Ray puts unix sockets under its temp folder; their paths must stay under 108 bytes.
-    ray_tmp = tmp_path_factory.mktemp("ray")
-    assert len(str(ray_tmp)) < 45, f"temp folder {ray_tmp} too long for Ray's socket paths"
+@pytest.fixture
+def ray_tmp() -> Iterator[Path]:
+    with ray_temp_dir() as folder:
+        yield folder
+
+
+def test_ray_engine_runs_the_same_work_and_leaves_no_ray_process(tmp_path: Path, ray_tmp: Path) -> None:
+    project = make_project(tmp_path / "project")
     marker = project / "died-once"
     steps = {f"add {i}": [("add", {"a": i, "b": i})] for i in range(6)}
     steps["crash"] = [("die_once", {"marker": str(marker)})]

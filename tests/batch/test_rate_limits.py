@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
 
 import pytest
@@ -47,8 +46,9 @@ def test_max_rps_spaces_the_starts() -> None:
         return starts
 
     starts = asyncio.run(go())
-    gaps = [b - a for a, b in itertools.pairwise(starts)]
-    assert min(gaps) >= 0.045 and starts[-1] - starts[0] >= 0.44
+    # Each start is no earlier than its slot, 50 ms after the one before it; a loaded machine
+    # can wake one late (its gap to the next is then shorter), never early.
+    assert all(t - starts[0] >= k * 0.05 - 0.002 for k, t in enumerate(starts)), starts
     with pytest.raises(ValueError, match="max_rps"):
         RateLimiter(max_rps=0)
 

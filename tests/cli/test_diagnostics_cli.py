@@ -10,7 +10,9 @@ from pathlib import Path
 
 from .clirun import tooldeck
 
-DOWN = "mcp_servers: {a: {command: /nonexistent/mcp-server, connect_timeout: 2}}\n"
+# The command is missing: that is known at once, so the generous timeout is never waited out (a
+# short one could pass before a loaded machine has even imported the MCP client).
+DOWN = "mcp_servers: {a: {command: /nonexistent/mcp-server, connect_timeout: 60}}\n"
 DOWN_NOTE = (
     "mcp_servers.a: MCP server 'a' (/nonexistent/mcp-server) is not available, its tools are unknown: "
     "command not found: /nonexistent/mcp-server"

@@ -105,7 +105,7 @@ def _quiet_normaliser() -> Any:
     logging.getLogger("tooldeck.schemas").setLevel(logging.NOTSET)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=ROOTS)
 def test_generated_schemas_never_crash_and_always_validate(schema: dict[str, Any]) -> None:
     try:
@@ -120,7 +120,7 @@ def test_generated_schemas_never_crash_and_always_validate(schema: dict[str, Any
                 assert rendered.strict != bool(rendered.strict_reason)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(schema=ROOTS)
 def test_normalisation_is_idempotent_and_leaves_the_input_alone(schema: dict[str, Any]) -> None:
     before = json.dumps(schema, sort_keys=True, default=str)

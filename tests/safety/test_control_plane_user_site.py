@@ -49,5 +49,8 @@ def test_the_user_site_packages_in_the_workspace_cannot_be_planted(
     assert asked == ["write-shell-startup"]
     assert "end" in out and "Read-only file system" in out, out
     assert not site.exists()
-    # The rest of ~/.local stays the model's to use.
-    assert deck.call_sync("write_file", {"path": ".local/share/app/notes.txt", "content": "ok"}).error is None
+    # The workspace is the home: every dot-folder at its top is protected (~/.local/bin is on
+    # PATH); what is not a dot-name stays the model's to use.
+    held = deck.call_sync("write_file", {"path": ".local/share/app/notes.txt", "content": "ok"}).error
+    assert held is not None and "top of the user's home" in held.message
+    assert deck.call_sync("write_file", {"path": "notes/today.txt", "content": "ok"}).error is None

@@ -232,7 +232,7 @@ def _quiet_normaliser() -> Any:
     logging.getLogger("tooldeck.schemas").setLevel(logging.NOTSET)
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schemaish_roots())
 def test_every_accepted_schema_is_valid_for_the_meta_schema_and_checkable(parameters: dict[str, Any]) -> None:
     try:

@@ -49,7 +49,7 @@ def docstrings(draw: st.DrawFn) -> tuple[str, str, dict[str, str], tuple[str, st
     return "\n".join(lines), summary, params, returns
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(docstrings())
 def test_reader_agrees_with_docstring_parser(case: tuple[str, str, dict[str, str], Any]) -> None:
     text, summary, params, returns = case

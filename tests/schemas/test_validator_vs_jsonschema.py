@@ -116,7 +116,7 @@ def argument_objects(draw: st.DrawFn) -> dict[str, Any]:
     return draw(st.dictionaries(KEYS, VALUES | sent_as_text))
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(roots(), instances())
 def test_strict_verdicts_equal_jsonschema(schema: Any, instances: list[Any]) -> None:
     ours = SchemaValidator(schema)
@@ -125,7 +125,7 @@ def test_strict_verdicts_equal_jsonschema(schema: Any, instances: list[Any]) -> 
         assert ours.is_valid(instance) == theirs.is_valid(instance), (schema, instance)
 
 
-@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(roots(), argument_objects())
 def test_lenient_conversions_only_ever_yield_valid_values(schema: Any, arguments: dict[str, Any]) -> None:
     out, errors = SchemaValidator(schema).validate(arguments)
@@ -164,7 +164,7 @@ def equality_cases(draw: st.DrawFn) -> tuple[dict[str, Any], list[Any]]:
     return schema, values
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=250, deadline=None)
 @given(equality_cases())
 def test_json_equality_matches_jsonschema(case: tuple[dict[str, Any], list[Any]]) -> None:
     schema, values = case

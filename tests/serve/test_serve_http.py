@@ -128,3 +128,19 @@ def test_a_short_token_is_refused(tmp_path: Path, token: str) -> None:
     )
     assert out.returncode == 2
     assert f"is {len(token)} character" in out.stderr and "at least 16" in out.stderr, out.stderr
+
+
+def test_a_page_of_another_origin_cannot_drive_the_http_transport(tmp_path: Path) -> None:
+    # What another local page can send without asking the server first (a text/plain body) is
+    # refused, and so is a Host that does not name the server (a name rebound to loopback).
+    config = make_config(tmp_path)
+    with http_server(config) as url:
+        port = url.split(":")[2].split("/")[0]
+        plain = {**HEADERS, "content-type": "text/plain", "origin": "http://127.0.0.1:1"}
+        simple = httpx.post(url, json=INITIALIZE, headers=plain, timeout=10)
+        rebound = httpx.post(
+            url, json=INITIALIZE, headers={**HEADERS, "host": f"evil.example:{port}"}, timeout=10
+        )
+        own = httpx.post(url, json=INITIALIZE, headers=HEADERS, timeout=10)
+    assert simple.status_code in (400, 403, 415) and rebound.status_code in (403, 421), (simple, rebound)
+    assert own.status_code == 200

@@ -3,11 +3,14 @@ worker process, input files, and the real `tooldeck batch` run as a subprocess."
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
-from collections.abc import Iterable
+import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,14 @@ def die_once(marker: str) -> str:
 
 
 @tool(toolset="crash")
+def freeze() -> str:
+    """Stop this worker process (SIGSTOP), as a hung machine or a partitioned node would: alive,
+    holding its items, answering nothing."""
+    os.kill(os.getpid(), signal.SIGSTOP)
+    return "thawed"
+
+
+@tool(toolset="crash")
 def die_always() -> str:
     """Kill this worker process, every time."""
     os.kill(os.getpid(), signal.SIGKILL)
@@ -51,6 +62,7 @@ tools:
   - {use: "batch_test_tools:add"}
   - {use: "batch_test_tools:die_once"}
   - {use: "batch_test_tools:die_always"}
+  - {use: "batch_test_tools:freeze"}
 platform_toolsets:
   cli: [math, crash, file]
 """
@@ -130,3 +142,53 @@ def pid_gone(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return True
     return "\nState:\tZ" in status
+
+
+@contextlib.contextmanager
+def ray_temp_dir() -> Iterator[Path]:
+    """A fresh temp folder of its own for a Ray instance or cluster, removed afterwards. Ray puts
+    unix sockets under it, whose paths must stay under 108 bytes: pytest's own folders (deeper
+    still under xdist) are too long, so this one is made directly in the system temp folder."""
+    folder = Path(tempfile.mkdtemp(prefix="tdray-"))
+    if len(str(folder)) > 45:
+        shutil.rmtree(folder)
+        raise RuntimeError(f"the temp folder {folder} is too long for Ray's socket paths; set TMPDIR")
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_with_a_stuck_worker(project: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """A run of three items on one worker (concurrency 2, --timeout 4) whose worker process is
+    stopped (SIGSTOP) 2.5 s into "frozen": the item's own timeout can never fire. "fast" ends
+    before that; "late" starts when it ends, so it is still running, stuck, when the driver ends
+    "frozen" as a timeout (timeout + grace after its start) and ends the worker; "late" is then
+    retried on a new worker. See `check_stuck_worker_results`."""
+    answer = by_prompt({"frozen": [("freeze", {})]})
+    delays = {"frozen": 2.5, "fast": 1.0, "late": 2.0}
+
+    def timed(recorded: Recorded) -> Turn:
+        turn = answer(recorded)
+        if not recorded.tool_results():
+            turn.delay_s = delays[(recorded.text_of("user") or [""])[0]]
+        return turn
+
+    write_items(project / "in.jsonl", [{"id": p, "prompt": p} for p in delays])
+    options = ("--out", "out.jsonl", "--workers", "1", "--concurrency", "2", "--timeout", "4")
+    with ScriptedServer(responder=timed) as server:
+        return run_batch_cli(server, project, "in.jsonl", *options, *args, timeout=180, **env)
+
+
+def check_stuck_worker_results(out: Path) -> None:
+    results = {r["id"]: r for r in read_results(out)}
+    frozen = results["frozen"]
+    assert frozen["status"] == "timeout" and frozen["attempts"] == 1
+    assert "did not finish within its timeout and grace (9 s in all)" in frozen["error"]
+    assert "the driver ended the worker" in frozen["error"]
+    assert results["fast"]["status"] == "ok" and results["fast"]["attempts"] == 1
+    late = results["late"]
+    assert late["status"] == "ok" and late["attempts"] == 2 and late["text"] == "answer: late"
+    assert late["retried_after"]["cause"] == "unresponsive"
+    assert "stopped answering" in late["retried_after"]["detail"]
+    assert late["worker"] != frozen["worker"]

@@ -290,8 +290,20 @@ class SandboxConfig(_Section):
     # .git/commondir, .git/config.worktree, linked worktrees' and submodules' hooks and config,
     # .gitconfig, .config/git, .ssh, .vscode, .idea, .claude, .cursor, .codex,
     # .gemini, .mcp.json, shell start-up files such as .bashrc, .profile, .zshrc); "!ENTRY" drops
-    # one. The config file in use and the workspace modules it imports (use:, discover:) are
-    # always protected.
+    # one, and takes ENTRY (and what lies below it) out of the classes below (e.g. "!.venv" for
+    # a trusted virtualenv that pip install may change unasked). The config file in use and the
+    # workspace modules it imports (use:, discover:) are always protected. Protected by class,
+    # wherever they lie and before they exist (a change needs approval; the effects of terminal
+    # and execute_code touching one are held): git (hooks, .git pointer files and commondir of
+    # every repository at any depth, and any git config holding keys that make git run a program
+    # - fsmonitor, hooksPath, sshCommand, pager, editor, credential helpers, drivers, ! aliases,
+    # includes: git runs them at the user's next git command; a config without them lands);
+    # interpreter start-up (*.pth, sitecustomize, usercustomize under any site-packages, the
+    # bin/ of an existing environment, conda activate.d, node_modules/.bin, .cargo/config,
+    # .npmrc, .yarnrc: run at the next start of that interpreter or tool); tooldeck.yaml in any
+    # folder (the next start there reads it); and, when the workspace is or holds the user's
+    # home, its top-level dot-files and dot-folders, ~/bin and what its shell start-up files
+    # source or put on PATH (a login shell runs them).
     protected: list[str] = field(default_factory=list)
 
 

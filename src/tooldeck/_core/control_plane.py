@@ -5,8 +5,11 @@ Two sets, computed from the config (`ControlPlane.of`):
 - **protected**: paths whose change would run code on the host or widen the agent's rights at
   the user's next start or next git command: the config file in use (and an `mcp_servers` JSON
   file), the workspace modules it imports (`use:`, `discover:`), `.git/hooks`, `.git/config`,
-  and other agents' and editors' control files (`sandbox.protected`, defaults below). The file
-  tools ask before changing one; inside the sandbox they are mounted read-only.
+  and other agents' and editors' control files (`sandbox.protected`, defaults below), and what
+  the host runs later by class wherever it lies (`control_classes.py`: repositories at any
+  depth, interpreter start-up hooks, tooldeck's own config, the user's home). The file tools
+  ask before changing one; the effects of shell and code calls touching one are held; inside
+  the sandbox the listed ones are mounted read-only.
 - **hidden**: the tooldeck home (grants, audit log, sessions, memory, spill, caches) and the
   audit log and sessions database wherever the config puts them. The file tools neither see nor
   list them; inside the sandbox they are masked.
@@ -25,7 +28,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tooldeck._core import git_config
 from tooldeck._core.config import Config
+from tooldeck._core.control_classes import CLASSES, ClassRules, PathChange, covers
 from tooldeck._utils.home import tooldeck_home
 from tooldeck._utils.pathnames import is_within, relative_to
 from tooldeck.safety.knowledge.startup_files import SHELL_STARTUP_FILES
@@ -63,6 +68,10 @@ FOLDER_NAMES = frozenset(
 # What a placeholder holds where its mere existence would change a program: an empty
 # `commondir` makes git refuse the repository; "." names the repository itself.
 PLACEHOLDER_TEXTS = {".git/commondir": ".\n"}
+# Defaults that are git configs: judged by content (a config without keys that run a program lands).
+_CONTENT_JUDGED = frozenset(
+    {".git/config", ".git/config.worktree", ".git/worktrees/*/config.worktree", ".git/modules/*/config"}
+)
 _GLOB = frozenset("*?[")
 _LISTED = "listed in sandbox.protected"
 
@@ -80,6 +89,12 @@ def protected_entries(entries: Iterable[str]) -> tuple[str, ...]:
         elif _clean(entry) not in out:
             out.append(_clean(entry))
     return tuple(out)
+
+
+def exempted_entries(entries: Iterable[str]) -> tuple[str, ...]:
+    """The '!entry' entries of `sandbox.protected`: taken out of the classes as well."""
+    out = [_clean(raw.strip().replace("\\", "/")[1:]) for raw in entries if raw.strip().startswith("!")]
+    return tuple(e for e in out if e)
 
 
 def _clean(entry: str) -> str:
@@ -114,6 +129,8 @@ class Protection:
     # Whether that placeholder is a folder (else a file, empty unless `text` says).
     folder: bool = False
     text: str | None = None
+    # A default git config: a change whose content holds no key that runs a program lands.
+    by_content: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,12 +146,20 @@ class ControlPlane:
     hidden_ids: frozenset[Identity] = frozenset()
     # The hidden paths that are folders (the home, the config cache), for placeholders.
     hidden_folders: frozenset[str] = frozenset()
+    # What the host runs later, by class (control_classes.py).
+    classes: ClassRules | None = None
 
     @classmethod
     def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
         real_root = os.path.realpath(root if root is not None else config.workspace)
         protections = [
-            Protection(p, f"{_LISTED}: {p!r}", folder=p in FOLDER_NAMES, text=PLACEHOLDER_TEXTS.get(p))
+            Protection(
+                p,
+                f"{_LISTED}: {p!r}",
+                folder=p in FOLDER_NAMES,
+                text=PLACEHOLDER_TEXTS.get(p),
+                by_content=p in _CONTENT_JUDGED,
+            )
             for p in protected_entries(config.sandbox.protected)
         ]
         protections += _module_protections(config, real_root)
@@ -174,6 +199,9 @@ class ControlPlane:
             frozenset(protected_ids),
             frozenset(hidden_ids),
             frozenset(os.path.realpath(f) for f in folders),
+            ClassRules.of(
+                real_root, exempted_entries(config.sandbox.protected), startup_files=SHELL_STARTUP_FILES
+            ),
         )
 
     # -- questions -------------------------------------------------------------------------
@@ -188,27 +216,37 @@ class ControlPlane:
         """`hides` for a path relative to the root that has no symlinks in it (a tree walk's)."""
         return self.hides(os.path.join(self.root, rel) if rel else self.root)
 
-    def protects(self, real: str) -> str | None:
-        """Why the resolved path `real` is protected, or None. Its existing ancestors (and itself)
-        are compared by identity as well, so a hard link or another spelling counts too."""
+    def protects(self, real: str, change: PathChange | None = None) -> str | None:
+        """Why changing the resolved path `real` (into `change`, when known) needs consent, or
+        None. Its existing ancestors (and itself) are compared by identity as well, so a hard
+        link or another spelling counts too."""
         for path, why in self.files:
             if real == path:
                 return why
         rel = self.relative(real)
         if rel is not None:
+            by_class = self.classes.judge(rel, change) if self.classes is not None else None
             for protection in self.protections:
-                if _covers(protection.pattern, rel):
+                if covers(protection.pattern, rel) and not (protection.by_content and by_class is None):
                     return protection.why
             for protection in self.protections:
                 if _holds(rel, protection.pattern) and not os.path.isdir(real):
                     # A file made where a protected path's folder belongs (a `.git` file naming
                     # a repository of the model's making) redirects what the folder would hold.
                     return f"the place of the folder holding {protection.pattern!r}"
+            if by_class is not None:
+                return by_class
         if self.protected_ids:
             for ident in _identities_down_to(real, self.root):
                 if ident in self.protected_ids:
                     return "the same file as a protected path (a hard link or another name of it)"
         return None
+
+    def judged_by_content(self, real: str) -> bool:
+        """Whether what `real` may become depends on the bytes written (a git config, a `.git`
+        pointer file): a writer then passes them to `protects`."""
+        rel = self.relative(real)
+        return bool(rel) and self.classes is not None and self.classes.by_content(rel or "")
 
     @property
     def root_path(self) -> Path:
@@ -262,15 +300,18 @@ class ControlPlane:
         lines = [f"protected ({_LISTED}): {', '.join(listed)}"] if listed else []
         lines += [f"protected: {p.pattern} ({p.why})" for p in self.protections if p.pattern not in listed]
         lines += [f"protected: {path} ({why})" for path, why in self.files]
+        lines += [f"protected by class, {name}: {why}" for name, why in CLASSES]
+        if self.classes is not None and self.classes.home is not None:
+            lines.append(
+                f"the workspace holds the user's home ({self.classes.home or '.'}): its top-level dot-files "
+                f"and dot-folders are protected, and {', '.join(self.classes.home_extras)}"
+            )
+        if self.classes is not None and self.classes.exempt:
+            lines.append(
+                f"taken out of the classes (sandbox.protected '!'): {', '.join(self.classes.exempt)}"
+            )
         lines += [f"hidden from every tool: {h}" for h in self.hidden]
         return lines
-
-
-def _covers(pattern: str, rel: str) -> bool:
-    """Whether `pattern` names `rel` or a folder holding it. Case is ignored: on a file system
-    that ignores it (a mounted macOS or Windows volume) `.MCP.json` is `.mcp.json`."""
-    parts, pattern = rel.lower().split("/"), pattern.lower()
-    return any(fnmatch.fnmatchcase("/".join(parts[:n]), pattern) for n in range(1, len(parts) + 1))
 
 
 def _holds(rel: str, pattern: str) -> bool:
@@ -387,7 +428,7 @@ def _host_protections(root: str) -> list[Protection]:
     git = os.path.join(root, ".git")
     if os.path.isfile(git) and not os.path.islink(git):
         out.append(Protection(".git", "git's pointer to the repository"))
-    for value, why in _git_config_paths(os.path.join(git, "config")):
+    for value, why in git_config.named_paths(git_config.read_config(os.path.join(git, "config"))):
         # Relative paths: core.hooksPath from the working tree, include paths from the config's folder.
         hooks = why.startswith("the hooks")
         real = os.path.realpath(os.path.join(root if hooks else git, os.path.expanduser(value)))
@@ -410,34 +451,6 @@ def _user_site_protections(root: str) -> list[Protection]:
         Protection(f"{rel}/lib/{version}/site-packages", why, folder=True),
         Protection(f"{rel}/lib/python*/site-packages", why, placeholder=False),
     ]
-
-
-def _git_config_paths(config: str) -> list[tuple[str, str]]:
-    """The paths a git config file names that git runs or reads as config: `core.hooksPath`
-    and `include.path` / `includeIf.*.path` (a plain reading of the file), with why."""
-    try:
-        with open(config, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read(1 << 20).splitlines()
-    except OSError:
-        return []
-    section, found = "", []
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("["):
-            section = stripped[1:].split("]", 1)[0].strip().split(" ", 1)[0].lower()
-            continue
-        text = stripped.split("#", 1)[0].split(";", 1)[0].strip()
-        if "=" not in text:
-            continue
-        key, value = (part.strip() for part in text.split("=", 1))
-        value, key = value.strip('"'), key.lower()
-        if not value:
-            continue
-        if section == "core" and key == "hookspath":
-            found.append((value, "the hooks folder core.hooksPath names"))
-        elif section in ("include", "includeif") and key == "path":
-            found.append((value, "a file the repository's git config includes"))
-    return found
 
 
 def _identity(path: str) -> Identity | None:
@@ -472,7 +485,9 @@ __all__ = [
     "FOLDER_NAMES",
     "PLACEHOLDER_TEXTS",
     "ControlPlane",
+    "PathChange",
     "Protection",
+    "exempted_entries",
     "hidden_paths",
     "protected_entries",
 ]

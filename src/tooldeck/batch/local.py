@@ -5,7 +5,9 @@ The driver (the `tooldeck batch` process) starts `workers` fresh Python processe
 files leaks into them, and no `__main__` module is imported again) and keeps exactly
 `concurrency` items in flight in each, so it always knows which items a worker holds. A worker that dies
 (a segfault, the OOM killer, a tool that kills its own process) is replaced, and the items it
-held are retried once, each alone on a worker (see `Dispatch.lost`). When the driver dies, even by SIGKILL, each
+held are retried once, each alone on a worker (see `Dispatch.lost`). A worker holding an item past
+its timeout and grace is stuck (stopped, deadlocked in native code): the item is recorded as a
+timeout and the worker is killed like one that died. When the driver dies, even by SIGKILL, each
 worker sees its pipe close and exits, abandoning its items: nothing keeps calling the model
 for a run nobody will record.
 
@@ -24,6 +26,7 @@ from multiprocessing.connection import Connection, wait
 
 from tooldeck._utils.jsonl import id_key
 from tooldeck.batch.dispatch import BatchRunError, Dispatch, Job, describe_exit, runs_alone
+from tooldeck.batch.results import WorkerLoss
 from tooldeck.batch.worker import WorkerSpec
 
 START_FAILURES_ALLOWED = 3  # workers dying before they are ready: the run cannot work
@@ -37,6 +40,7 @@ class _Worker:
     conn: Connection
     ready: bool = False
     running: dict[str, Job] = field(default_factory=dict)
+    ended_because: str | None = None  # the driver ended it (it stopped answering)
 
 
 class LocalEngine:
@@ -50,12 +54,15 @@ class LocalEngine:
 
     def run(self, dispatch: Dispatch, tick: Callable[[], None]) -> None:
         pool = [self._spawn() for _ in range(min(self.workers, dispatch.total))]
+        dispatch.workers_asked = len(pool)
         finished = False
         try:
             while not dispatch.complete:
                 for w in pool:
                     self._fill(w, dispatch)
+                dispatch.workers_live = sum(w.ready for w in pool)
                 wait([w.conn for w in pool], timeout=POLL_S)  # a message, or EOF when one died
+                self._end_overdue(pool, dispatch)
                 for w in list(pool):
                     alive = self._drain(w, dispatch)
                     if not alive:
@@ -89,15 +96,15 @@ class LocalEngine:
         while w.ready and len(w.running) < self.spec.concurrency:
             if any(runs_alone(job) for job in w.running.values()):
                 return
-            job = dispatch.take(idle=not w.running)
+            job = dispatch.take(w.label, idle=not w.running)
             if job is None:
                 return
             try:
-                w.conn.send(("item", job[0], job[1]))
+                w.conn.send(("item", job.item, job.attempt))
             except OSError:
                 dispatch.give_back(job)  # it is dying; the sentinel will say so
                 return
-            w.running[job[0].key] = job
+            w.running[job.key] = job
 
     def _drain(self, w: _Worker, dispatch: Dispatch) -> bool:
         """Every message the worker has sent so far (also those sent just before it died);
@@ -119,6 +126,16 @@ class LocalEngine:
                 if w.running.pop(id_key(result.id), None) is not None:
                     dispatch.finished(result)
 
+    def _end_overdue(self, pool: list[_Worker], dispatch: Dispatch) -> None:
+        """Items past their timeout and grace are ended as timeouts; their worker, which did not
+        end them itself, is stuck: it is killed, and its other items are retried elsewhere."""
+        for job in dispatch.overdue():
+            w = next((w for w in pool if w.label == job.worker), None)
+            dispatch.expire(job)
+            if w is not None and w.ended_because is None:
+                w.ended_because = f"worker process {w.label} stopped answering (item {job.item.id!r} overran)"
+                w.process.kill()  # its socket closes; the next poll buries it
+
     def _bury(self, w: _Worker, dispatch: Dispatch) -> None:
         w.conn.close()
         try:
@@ -132,9 +149,13 @@ class LocalEngine:
             if self._start_failures >= START_FAILURES_ALLOWED:
                 raise BatchRunError(f"worker processes die before they are ready ({how})")
         for job in w.running.values():
-            dispatch.lost(
-                job, f"worker process {w.label} died ({how}) while running this item", worker=w.label
-            )
+            if w.ended_because is not None:
+                loss = WorkerLoss("unresponsive", w.ended_because, w.label)
+            else:
+                loss = WorkerLoss(
+                    "worker_died", f"worker process {w.label} died ({how}) while running this item", w.label
+                )
+            dispatch.lost(job, loss)
 
     def _stop(self, pool: list[_Worker], *, graceful: bool) -> None:
         """Graceful: ask each worker to finish and exit. Otherwise (Ctrl-C, a failure) hang up on

@@ -1,9 +1,11 @@
-"""What a person watching a batch sees: a live line on a terminal, a plain summary otherwise.
+"""What a person watching a batch sees: a live line on a terminal, plain lines otherwise.
 
-    done 412/1000  failed 3  timeout 1  17.2/s  ETA 0:34
+    done 412/1000  running 32  pending 556  retried 2  failed 3  workers 4/4  17.2/s  ETA 0:34
 
-The live line is redrawn on stderr at most five times a second; without a terminal nothing is
-printed until the end, and then one summary line, so logs stay readable.
+The live line is redrawn on stderr at most five times a second. Without a terminal the same
+line is printed every `heartbeat_s` (when set), so a log shows that a long run is alive. What
+the engine must tell at once (a cluster smaller than asked, a worker joining later) is printed
+as a line of its own, `tooldeck batch: ...`, live or not.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from tooldeck.batch.results import ItemResult
+
+if TYPE_CHECKING:
+    from tooldeck.batch.dispatch import Dispatch
 
 REDRAW_S = 0.2
 
@@ -32,6 +37,7 @@ class BatchSummary:
     bad_lines: int
     retried: int
     wall_s: float
+    notices: tuple[str, ...] = ()  # what the run said on the way (a cluster smaller than asked, ...)
 
     @property
     def rate(self) -> float:
@@ -49,6 +55,7 @@ class BatchSummary:
             "retried": self.retried,
             "wall_s": round(self.wall_s, 3),
             "items_per_s": round(self.rate, 3),
+            "notices": list(self.notices),
         }
 
     def line(self) -> str:
@@ -64,16 +71,32 @@ class BatchSummary:
 
 
 class Progress:
-    """Counts results as they come and shows them; `live` redraws a line on `stream`."""
+    """Counts results as they come and shows them; `live` redraws a line on `stream`, otherwise
+    a line is printed every `heartbeat_s` (None: only notices)."""
 
-    def __init__(self, total: int, *, stream: TextIO | None = None, live: bool | None = None) -> None:
+    def __init__(
+        self,
+        total: int,
+        *,
+        stream: TextIO | None = None,
+        live: bool | None = None,
+        heartbeat_s: float | None = None,
+    ) -> None:
         self.total = total
         self.stream = stream if stream is not None else sys.stderr
         self.live = self.stream.isatty() if live is None else live
+        self.heartbeat_s = heartbeat_s
         self.counts: Counter[str] = Counter()
         self.started = time.monotonic()
+        self.notices: list[str] = []
+        self.dispatch: Dispatch | None = None
         self._drawn = 0.0
+        self._beat = self.started
         self._width = 0
+
+    def follow(self, dispatch: Dispatch) -> None:
+        """Show what `dispatch` runs, waits for and retried, and its live workers."""
+        self.dispatch = dispatch
 
     @property
     def done(self) -> int:
@@ -83,10 +106,23 @@ class Progress:
         self.counts[result.status] += 1
         self.tick()
 
+    def notice(self, text: str) -> None:
+        """A line of its own, now, whether the display is live or not."""
+        self.notices.append(text)
+        if self.live and self._width:
+            self.stream.write("\r" + " " * self._width + "\r")
+            self._width = 0
+        self.stream.write(f"tooldeck batch: {text}\n")
+        self.stream.flush()
+
     def tick(self) -> None:
-        if not self.live:
-            return
         now = time.monotonic()
+        if not self.live:
+            if self.heartbeat_s is not None and now - self._beat >= self.heartbeat_s:
+                self._beat = now
+                self.stream.write(f"tooldeck batch: {self.status_line(now)}\n")
+                self.stream.flush()
+            return
         if now - self._drawn < REDRAW_S and self.done < self.total:
             return
         self._drawn = now
@@ -98,11 +134,17 @@ class Progress:
         rate = done / elapsed if elapsed > 0 else 0.0
         left = self.total - done
         eta = _clock(left / rate) if rate > 0 else "--:--"
-        failed = self.counts["error"]
-        timeouts = self.counts["timeout"]
-        text = f"done {done}/{self.total}  failed {failed}"
-        if timeouts:
-            text += f"  timeout {timeouts}"
+        text = f"done {done}/{self.total}"
+        d = self.dispatch
+        if d is not None:
+            text += f"  running {len(d.running)}  pending {d.waiting}"
+            if d.retried:
+                text += f"  retried {d.retried}"
+        text += f"  failed {self.counts['error']}"
+        if self.counts["timeout"]:
+            text += f"  timeout {self.counts['timeout']}"
+        if d is not None and d.workers_asked:
+            text += f"  workers {d.workers_live}/{d.workers_asked}"
         return text + f"  {rate:.1f}/s  ETA {eta}"
 
     def _draw(self, text: str) -> None:

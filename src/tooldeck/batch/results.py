@@ -5,7 +5,9 @@
      "output_tokens": 40}, "wall_s": 1.92, "error": null, "attempts": 1, ...}
 
 `status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
-question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed). Each line
+question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed, or its grace
+too and the driver ended the item). `retried_after` says why an item ran twice (`{"cause":
+"node_lost", "detail": ..., "worker": ...}`, see `LossCause`); null when it ran once. Each line
 is written with one `write` to a file opened for appending, so a crash of the runner loses no
 finished item and leaves at most one torn line at the end: the start of a result line with no
 newline after it, which `finished_ids` ignores and the next run cuts off before it appends.
@@ -27,6 +29,23 @@ from tooldeck._utils.text import json_dumps
 from tooldeck.batch.items import BatchItem, ItemId
 
 Status = Literal["ok", "error", "timeout"]
+# Why a worker went away with items in hand: its process died (a crash, a tool killing it), its
+# node was lost (removed, crashed, partitioned), the out-of-memory killer chose it, the cluster
+# preempted its node (spot instances, the autoscaler draining it), or it stopped answering and
+# the driver ended it (an item ran past its timeout and grace).
+LossCause = Literal["worker_died", "node_lost", "oom", "preempted", "unresponsive"]
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerLoss:
+    """A worker lost while it held an item: what happened, in a word and in Ray's or the OS's words."""
+
+    cause: LossCause
+    detail: str
+    worker: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cause": self.cause, "detail": self.detail, "worker": self.worker}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +74,7 @@ class ItemResult:
     workspace: str | None = None
     worker: str | None = None
     metadata: Mapping[str, Any] | None = field(default=None)
+    retried_after: WorkerLoss | None = None  # the loss that made this a second attempt
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -72,6 +92,7 @@ class ItemResult:
             "session_id": self.session_id,
             "workspace": self.workspace,
             "worker": self.worker,
+            "retried_after": self.retried_after.to_json() if self.retried_after is not None else None,
         }
         if self.metadata is not None:
             out["metadata"] = dict(self.metadata)

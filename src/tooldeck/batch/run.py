@@ -38,6 +38,8 @@ class BatchOptions:
     ray_address: str | None = None
     resume: bool = False
     max_rps: float | None = None  # for the whole run; each worker gets its share
+    # Ray: how long the run may have no worker placed before it fails (None: the engine's default)
+    placement_timeout_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -46,6 +48,11 @@ class BatchOptions:
             raise BatchInputError("--concurrency must be >= 1")
         if self.max_rps is not None and self.max_rps <= 0:
             raise BatchInputError("--max-rps must be > 0")
+        if self.placement_timeout_s is not None:
+            if self.engine != "ray":
+                raise BatchInputError("--placement-timeout applies to --engine ray only")
+            if self.placement_timeout_s <= 0:
+                raise BatchInputError("--placement-timeout must be > 0 seconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +137,8 @@ def run_batch(
             if on_result is not None:
                 on_result(result)
 
-        dispatch = Dispatch(plan.items, on_result=record)
+        dispatch = Dispatch(plan.items, on_result=record, on_notice=progress.notice, timeout_s=spec.timeout_s)
+        progress.follow(dispatch)
         try:
             if plan.items:
                 _engine(options, spec, workers).run(dispatch, progress.tick)
@@ -147,6 +155,7 @@ def run_batch(
         bad_lines=len(plan.problems),
         retried=dispatch.retried,
         wall_s=time.monotonic() - started,
+        notices=tuple(progress.notices),
     )
 
 
@@ -154,7 +163,14 @@ def _engine(options: BatchOptions, spec: WorkerSpec, workers: int) -> BatchEngin
     if options.engine == "ray":
         from tooldeck.batch.ray_engine import RayEngine
 
-        return RayEngine(spec, workers=workers, address=options.ray_address)
+        if options.placement_timeout_s is None:
+            return RayEngine(spec, workers=workers, address=options.ray_address)
+        return RayEngine(
+            spec,
+            workers=workers,
+            address=options.ray_address,
+            placement_timeout_s=options.placement_timeout_s,
+        )
     from tooldeck.batch.local import LocalEngine
 
     return LocalEngine(spec, workers=workers)

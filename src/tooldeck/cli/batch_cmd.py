@@ -26,6 +26,8 @@ from tooldeck.cli.common import (
 from tooldeck.cli.main import CliError
 from tooldeck.cli.output import emit
 
+HEARTBEAT_S = 30.0  # without a terminal, a progress line this often: a log shows the run is alive
+
 if TYPE_CHECKING:
     from tooldeck.agent.models.base import ModelSettings
     from tooldeck.batch.run import BatchOptions, BatchPlan
@@ -46,6 +48,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=("local", "ray"), default="local")
     parser.add_argument(
         "--ray-address", default=None, help="join this Ray cluster (default: a local instance)"
+    )
+    parser.add_argument(
+        "--placement-timeout",
+        type=float,
+        default=None,
+        help="Ray: fail when no worker can be placed for this many seconds (default 120)",
     )
     parser.add_argument("--resume", action="store_true", help="skip the ids already in --out")
     parser.add_argument("--timeout", type=float, default=None, help="seconds an item may take (wall)")
@@ -85,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         concurrency=options.concurrency,
     )
-    progress = Progress(len(plan.items), live=sys.stderr.isatty() and not args.as_json)
+    live = sys.stderr.isatty() and not args.as_json
+    progress = Progress(len(plan.items), live=live, heartbeat_s=None if live else HEARTBEAT_S)
     try:
         summary = run_batch(plan, spec, progress=progress)
     except BatchRunError as exc:
@@ -124,6 +133,7 @@ def _options(args: argparse.Namespace) -> BatchOptions:
             ray_address=args.ray_address,
             resume=args.resume,
             max_rps=args.max_rps,
+            placement_timeout_s=args.placement_timeout,
         )
     except BatchInputError as exc:
         fail(str(exc))

@@ -13,8 +13,11 @@ from tooldeck.cli.common import add_config, add_json, console, fail, print_json
 if TYPE_CHECKING:
     from tooldeck.core import McpSource, ServerSpec, ServerStatus
 
-# Seconds past the longest connect timeout that the listing waits before giving up on a server.
-MARGIN_S = 2.0
+# Seconds past the longest connect timeout that the listing waits for a server's first attempt to
+# report. The attempt bounds itself (its connect timeout once the server is started), so the wait
+# ends as soon as it does; the margin covers starting it (the MCP client's import, the spawn),
+# which a loaded machine can stretch to seconds.
+MARGIN_S = 20.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from tooldeck.inspect.api import InspectorApi, guarded
 from tooldeck.inspect.auth import App, Receive, Scope, Send, TokenGate
+from tooldeck.inspect.origin import OriginGate
 
 STATIC = {
     "app.js": "text/javascript; charset=utf-8",
@@ -79,7 +80,8 @@ def inspect_app(api: InspectorApi, *, token: str) -> App:
         Route("/api/{rest:path}", missing, methods=["GET", "POST"]),
     ]
     app = Starlette(routes=routes)
-    return TokenGate(_secured(app), token)
+    # Another local page must not drive the API with the cookie its browser sends along.
+    return OriginGate(TokenGate(_secured(app), token))
 
 
 def _secured(app: App) -> App:

@@ -6,27 +6,42 @@ it imports): the file tools ask through the call's approvals, mid-call, like any
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from tooldeck.core import Approvals, ApprovalsConfig, ToolCaller, ToolContext, Workspace, service
+from tooldeck.core import Approvals, ApprovalsConfig, PathChange, ToolCaller, ToolContext, Workspace, service
 from tooldeck.errors import ToolError
 
 RULE = "protected-path"
 
 
 def require_consent(
-    context: ToolContext | None, ws: Workspace, parts: Sequence[str], *, action: str
+    context: ToolContext | None,
+    ws: Workspace,
+    parts: Sequence[str],
+    *,
+    action: str,
+    change: PathChange | Callable[[], PathChange] | None = None,
 ) -> tuple[str, ...]:
     """Return when `parts` is not protected (no paths) or the change was approved (the resolved
-    path approved, for `Workspace.guard`); raise `denied` otherwise."""
+    path approved, for `Workspace.guard`); raise `denied` otherwise. `change` (or a function
+    making it, called only for a protected path) is what the path becomes: a class judged by
+    content (a git config) lets a change through that holds nothing that runs a program."""
     real = ws.resolve(parts)
-    why = ws.plane.protects(real) if ws.plane is not None else None
-    if why is None:
+    plane = ws.plane
+    if plane is None:
         return ()
+    by_content = plane.judged_by_content(real)
+    if callable(change):
+        change = change() if by_content else PathChange("file")
+    why = plane.protects(real, change)
+    if why is None:
+        # Judged harmless as it will be written: the guard lets this path through, whatever
+        # the file holds now.
+        return (real,) if by_content and change is not None else ()
     name = ws.display(parts)
     # Asked and granted by what the change reaches: an 'always' for a link's name must not
     # cover whatever the link is pointed at later.
-    reached = ws.plane.relative(real) if ws.plane is not None else None
+    reached = plane.relative(real)
     target = reached if reached else real
     shown = name if target == name else f"{name} (which leads to {target})"
     if _approved(context, shown, target, why, action):

@@ -40,6 +40,7 @@ from tooldeck.core import (
     CheckpointsConfig,
     CheckpointStore,
     EffectsConfig,
+    PathChange,
     PathState,
     ToolContext,
     Workspace,
@@ -52,7 +53,7 @@ from tooldeck.errors import ToolError
 if TYPE_CHECKING:
     from tooldeck.safety.sandbox.bubblewrap import BwrapRunner, CommandRunner
     from tooldeck.safety.sandbox.capture import RunResult
-    from tooldeck.safety.sandbox.effects_view import Effects, Verb, Was
+    from tooldeck.safety.sandbox.effects_view import Effect, Effects, Verb, Was
     from tooldeck.safety.sandbox.snapshot import Seen
 
 ABSENT = PathState("absent")
@@ -158,7 +159,7 @@ def _in_view(
                 f"{budget.over(total)}; nothing of the command's changes reached the workspace",
                 output=result.output,
             )
-        held = held_because(effects, settings, context, workspace)
+        held = held_because(effects, settings, context, workspace, written=str(upper))
         if held and not _approved(context, effects, held, subject):
             raise ToolError(
                 f"denied: the command ran in a copy-on-write view of the workspace, and its effects "
@@ -242,7 +243,7 @@ def _before_and_after(
             f"{budget.over(landing_bytes(effects))}; what it wrote was reverted from the checkpoint",
             output=result.output,
         )
-    held = held_because(effects, service(context, EffectsConfig), context, workspace, kept=True)
+    held = held_because(effects, service(context, EffectsConfig), context, workspace, written=root, kept=True)
     if held and not _approved(context, effects, held, subject):
         recording.rollback()
         where = (
@@ -380,10 +381,12 @@ def held_because(
     context: ToolContext,
     workspace: Workspace,
     *,
+    written: str,
     kept: bool = False,
 ) -> list[str]:
-    """Why these effects need approval (empty: they may land). `kept`: the earlier bytes are in
-    the checkpoint store already (the slower way keeps them before the command runs)."""
+    """Why these effects need approval (empty: they may land); `written` is the folder holding
+    what the command wrote (the view's upper layer, or the workspace itself), `kept`: the earlier
+    bytes are in the checkpoint store already (the slower way keeps them before the command runs)."""
     reasons = []
     destroyed = effects.destroyed()
     if len(destroyed) > settings.max_deletions:
@@ -393,9 +396,12 @@ def held_because(
         )
     if len(effects) > settings.max_changed:
         reasons.append(f"{len(effects)} paths would change; effects.max_changed is {settings.max_changed}")
-    protected = [e.path for e in effects.entries if _protected_entry(workspace, e.path)]
+    protected = [
+        f"{e.path} ({why})" for e in effects.entries if (why := _protected_entry(workspace, e, written))
+    ]
     if protected:
-        reasons.append(f"it touches protected paths: {', '.join(protected[:5])}")
+        more = f"; and {len(protected) - 5} more" if len(protected) > 5 else ""
+        reasons.append(f"it touches protected paths: {'; '.join(protected[:5])}{more}")
     over = _over_store_budget(effects, context, kept=kept)
     if over:
         size = sum(e.size_before for e in effects.entries if e.path in over)
@@ -413,13 +419,17 @@ def held_because(
     return reasons
 
 
-def _protected_entry(workspace: Workspace, path: str) -> bool:
-    """Whether the entry at `path` itself (a symlink there not followed) is protected."""
+def _protected_entry(workspace: Workspace, effect: Effect, written: str) -> str | None:
+    """Why the entry `effect` changes (itself: a symlink there not followed) is protected, as it
+    now is (a git config judged by the content written), or None."""
     plane = workspace.plane
     if plane is None:
-        return False
-    *folder, name = path.split("/")
-    return plane.protects(os.path.join(workspace.resolve(folder), name)) is not None
+        return None
+    *folder, name = effect.path.split("/")
+    change = PathChange(
+        effect.now, source=os.path.join(written, effect.path) if effect.now == "file" else None
+    )
+    return plane.protects(os.path.join(workspace.resolve(folder), name), change)
 
 
 def _over_store_budget(effects: Effects, context: ToolContext, *, kept: bool = False) -> set[str]:

@@ -15,7 +15,7 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from tooldeck.core import Resource, ToolContext, Workspace, tool
+from tooldeck.core import PathChange, Resource, ToolContext, Workspace, tool
 from tooldeck.errors import ToolError
 from tooldeck.tools.consent import require_consent
 from tooldeck.tools.fileio import encode_for, existing_style, load_text, workspace_of
@@ -91,7 +91,8 @@ def write_file(path: str, content: str, context: ToolContext | None = None) -> s
             retryable=True,
         )
     name = ws.display(parts)
-    approved = require_consent(context, ws, parts, action="writing")
+    change = PathChange("file", content.encode("utf-8", "surrogatepass"))
+    approved = require_consent(context, ws, parts, action="writing", change=change)
     with ws.locked([parts]), ws.errors(path, parts):
         style = existing_style(ws, parts)
         codec, endings = style if style is not None else (Codec(), "lf")
@@ -180,7 +181,16 @@ def replace_in_file(
 
     parts = ws.parts(path)
     name = ws.display(parts)
-    approved = require_consent(context, ws, parts, action="editing")
+
+    def change() -> PathChange:  # what the file would hold, for a class judged by content
+        try:
+            loaded = load_text(ws, path, parts, tool="patch")
+            edited = replace(loaded.text, old, new, replace_all=replace_all)
+            return PathChange("file", encode_for(loaded.codec, edited.text, path=path))
+        except (ToolError, EditError):
+            return PathChange("file")  # the edit fails below, with its own message
+
+    approved = require_consent(context, ws, parts, action="editing", change=change)
     with ws.locked([parts]):
         loaded = load_text(ws, path, parts, tool="patch")
         try:

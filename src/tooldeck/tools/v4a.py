@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tooldeck.core import Workspace
+from tooldeck.core import PathChange, Workspace
 from tooldeck.errors import ToolError
 from tooldeck.tools.editing import Ambiguous, Edited, EditError, replace
 from tooldeck.tools.fileio import encode_for, load_text
@@ -208,6 +208,17 @@ class _Plan:
         also = f" and moved it to {moved}" if moved else ""
         return f"updated {name} ({len(strategies)} hunk{'s' if len(strategies) != 1 else ''}; {how}){also}"
 
+    def change_of(self, parts: tuple[str, ...]) -> PathChange:
+        """What `parts` becomes when the patch is applied (for a class judged by content)."""
+        for kind, where, arg in reversed(self.actions):
+            if kind == "write" and where == parts:
+                return PathChange("file", arg if isinstance(arg, bytes) else None)
+            if kind == "unlink" and where == parts:
+                return PathChange("absent")
+            if kind == "rename" and parts in (where, arg):
+                return PathChange("absent" if where == parts else "file")
+        return PathChange("file")
+
     def move(self, op: Op, state: _File) -> str:
         """Rename `op.path` to `op.dest` in the view (never onto an existing file); the new name."""
         assert op.dest is not None
@@ -271,9 +282,11 @@ def apply_patch(ws: Workspace, text: str, *, consent: Consent | None = None) -> 
         approved: list[str] = []
         for op in ops if consent is not None else ():
             assert consent is not None
-            approved += consent(paths[op.path], action="moving" if op.dest else _ACTIONS[op.kind])
+            action = "moving" if op.dest else _ACTIONS[op.kind]
+            approved += consent(paths[op.path], action=action, change=plan.change_of(paths[op.path]))
             if op.dest:
-                approved += consent(paths[op.dest], action="moving a file onto")
+                dest = paths[op.dest]
+                approved += consent(dest, action="moving a file onto", change=plan.change_of(dest))
         plan.run(tuple(approved) if consent is not None else None)
     return "applied patch:\n" + "\n".join(f"  {line}" for line in done)
 

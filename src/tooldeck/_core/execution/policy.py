@@ -253,16 +253,21 @@ PROMPT = "Allow? [o]nce / [s]ession / [a]lways / [D]eny: "
 
 
 def describe_request(request: ApprovalRequest, *, limit: int = 500) -> str:
-    """The request as lines for a person: why, the command (if any), the call with its arguments;
-    control characters escaped."""
+    """The request as lines for a person: why (every flagged part in full, with its rule), the
+    command (if any) and the call with its arguments, cut at `limit` characters each with how
+    much was cut; control characters escaped."""
     args = ", ".join(f"{k}={v!r}" for k, v in request.call.arguments.items())
-    if len(args) > limit:
-        args = args[:limit] + " ..."
     lines = [f"approval needed: {request.reason}"]
     if request.subject is not None:
-        lines.append(f"  {request.call.tool.name}: {request.subject[:limit]}")
-    lines.append(f"  {request.call.tool.name}({args})")
+        lines.append(f"  {request.call.tool.name}: {_cut(request.subject, limit)}")
+    lines.append(f"  {request.call.tool.name}({_cut(args, limit)})")
     return "\n".join(for_terminal(line) for line in lines)
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} ... [{len(text) - limit} more characters not shown; the flagged parts are listed above]"
 
 
 class TerminalApprover:

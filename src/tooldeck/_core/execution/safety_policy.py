@@ -28,7 +28,7 @@ from tooldeck._core.tool import Tool
 
 if TYPE_CHECKING:
     from tooldeck.safety.policy import ShellPolicy
-    from tooldeck.safety.verdict import Verdict
+    from tooldeck.safety.verdict import Finding, Verdict
 
 
 def needs_decision(tool: Tool) -> bool:
@@ -104,8 +104,11 @@ class SafetyPolicy:
             return Decision.deny(f"blocked {what}: {_why(verdict)}", verdict.rule, subject)
         if verdict.verdict == "safe":
             return Decision("allow", f"{what} analysed: no rule matched", None, subject, audit=True)
-        rules = ",".join(sorted({f.rule for f in verdict.findings if f.level == "approve"}))
-        return self._consent(call.tool, f"{what} needs approval: {_why(verdict)}", rules, subject)
+        flagged = [f for f in verdict.findings if f.level == "approve"]
+        rules = ",".join(sorted({f.rule for f in flagged}))
+        return self._consent(
+            call.tool, f"{what} needs approval: {_flagged(verdict, flagged)}", rules, subject
+        )
 
 
 def _why(verdict: Verdict) -> str:
@@ -113,6 +116,19 @@ def _why(verdict: Verdict) -> str:
     if verdict.subcommand and verdict.subcommand.strip() != verdict.command.strip():
         where = f" (in: {verdict.subcommand})"
     return f"{verdict.reason}{where} [{verdict.rule}]"
+
+
+def _flagged(verdict: Verdict, flagged: list[Finding]) -> str:
+    """Every part a consent would cover, each in full with its rule: one "once" runs them all,
+    so the person asked must see them all, however long the command."""
+    if len(flagged) <= 1:
+        return _why(verdict)
+    parts = []
+    for n, finding in enumerate(flagged, start=1):
+        where = finding.subcommand.strip()
+        shown = f" (in: {where})" if where and where != verdict.command.strip() else ""
+        parts.append(f"({n}) {finding.reason}{shown} [{finding.rule}]")
+    return f"{len(flagged)} parts are flagged, and one answer covers them all: {'; '.join(parts)}"
 
 
 __all__ = ["SafetyPolicy", "needs_decision"]

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from tooldeck._core.control_classes import PathChange
 from tooldeck._core.fs import Refused
 from tooldeck._core.workspace import Workspace
 from tooldeck.errors import ToolError, WorkspaceError
@@ -93,7 +94,7 @@ class AgentFiles:
             raise ToolError(
                 f"ACP agent {self.agent!r} sent {len(data)} bytes for {path!r}, more than {MAX_TEXT_BYTES}"
             )
-        approved = await self._consent(parts)
+        approved = await self._consent(parts, data)
         await asyncio.to_thread(self._write, path, parts, data, approved)
         self.written.append(self.workspace.display(parts))
 
@@ -102,7 +103,7 @@ class AgentFiles:
         with ws.locked([parts]), ws.errors(path, parts):
             ws.fs.write_atomic(parts, data, guard=ws.guard(parts, approved))
 
-    async def _consent(self, parts: tuple[str, ...]) -> tuple[str, ...]:
+    async def _consent(self, parts: tuple[str, ...], data: bytes) -> tuple[str, ...]:
         """() when `parts` is not protected, the resolved path when its change was approved."""
         ws = self.workspace
         plane = ws.plane
@@ -110,9 +111,10 @@ class AgentFiles:
             real = ws.resolve(parts)
         except Refused as exc:
             raise ws.refusal(ws.display(parts), exc) from None
-        why = plane.protects(real) if plane is not None else None
+        why = plane.protects(real, PathChange("file", data)) if plane is not None else None
         if why is None:
-            return ()
+            # A git config judged by the bytes written: the guard lets it through as judged.
+            return (real,) if plane is not None and plane.judged_by_content(real) else ()
         name = ws.display(parts)
         target = (plane.relative(real) if plane is not None else None) or real
         if self.ask is not None and await self.ask(

@@ -30,8 +30,10 @@ from tooldeck._core.sources.mcp.settings import ServerSpec
 from tooldeck._core.sources.mcp.supervisor import USABLE, State, Supervisor
 from tooldeck._core.tool import Tool
 
-# Listing waits this much longer than the connect timeout for the first attempt to report.
-_LIST_MARGIN_S = 2.0
+# Listing waits this much longer than the connect timeout for the first attempt to report. The
+# attempt bounds itself once started, so this is waited out only when starting it (importing the
+# MCP client, spawning the server) is slow, as on a loaded machine.
+_LIST_MARGIN_S = 20.0
 # The config keys whose warnings `mcp list` shows with the server.
 _PATTERN_KEYS = (".include_tools", ".exclude_tools")
 
