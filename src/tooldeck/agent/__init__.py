@@ -16,9 +16,10 @@ from tooldeck._utils.lazy import lazy_attributes
 if TYPE_CHECKING:
     from tooldeck.agent.events import Event, EventLog, EventSink
     from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, Recorder, TurnResult
-    from tooldeck.agent.messages import Message, ModelReply, Usage
+    from tooldeck.agent.messages import Message, ModelReply, ProviderData, Usage
     from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
     from tooldeck.agent.models.factory import make_model, resolve_model_settings
+    from tooldeck.agent.models.reasoning import Reasoning
     from tooldeck.agent.models.scripted import ScriptedModel, call, reply
     from tooldeck.agent.runner import SessionRunner
     from tooldeck.agent.runtime import Agent
@@ -42,6 +43,8 @@ _LAZY: dict[str, str] = {
     "ModelReply": "tooldeck.agent.messages",
     "ModelRequest": "tooldeck.agent.models.base",
     "ModelSettings": "tooldeck.agent.models.base",
+    "ProviderData": "tooldeck.agent.messages",
+    "Reasoning": "tooldeck.agent.models.reasoning",
     "Recorder": "tooldeck.agent.loop",
     "ScriptedModel": "tooldeck.agent.models.scripted",
     "SessionStore": "tooldeck.agent.sessions",
@@ -72,6 +75,8 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSettings",
+    "ProviderData",
+    "Reasoning",
     "Recorder",
     "ScriptedModel",
     "SessionRunner",
