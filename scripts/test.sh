@@ -1,16 +1,35 @@
 #!/usr/bin/env bash
 # Set up, then run every check: ruff (lint + format), mypy --strict, the whole test suite, and the
 # strict build of the documentation site (a broken link or an unresolved API reference fails it).
+# The suite runs on parallel workers (pytest-xdist; TOOLDECK_TEST_WORKERS, default 3), each test
+# with its own temp folders, tooldeck home and ports; mypy runs beside it, its cache kept with the
+# package caches (mypy checks every cached module against its file, so a stale entry is rechecked).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
-.venv/bin/mypy
+
+work="$(mktemp -d)"
+mypy_pid=""
+cleanup() {
+  [ -z "$mypy_pid" ] || kill "$mypy_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+.venv/bin/mypy --cache-dir "${XDG_CACHE_HOME:-$HOME/.cache}/tooldeck-mypy" >"$work/mypy.log" 2>&1 &
+mypy_pid=$!
+
 # pytest exits 5 when it collected no test: that is a failure here, as any non-zero exit.
-.venv/bin/pytest -q -p no:cacheprovider "$@"
+.venv/bin/pytest -q -p no:cacheprovider -n "${TOOLDECK_TEST_WORKERS:-3}" --dist loadgroup \
+  --durations=20 "$@"
+
+status=0
+wait "$mypy_pid" || status=$?
+mypy_pid=""
+cat "$work/mypy.log"
+[ "$status" = 0 ] || exit "$status"
+
 # After the tests, which take the screenshot of `tooldeck inspect` the site shows. Into a
 # temporary folder: the checkout keeps no build.
-site="$(mktemp -d)"
-trap 'rm -rf "$site"' EXIT
-NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$site"
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --site-dir "$work/site"

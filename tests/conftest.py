@@ -7,6 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -31,3 +32,18 @@ os.environ["TOOLDECK_HOME"] = tempfile.mkdtemp(prefix="tooldeck-test-home-")
 # Tests that set their own settings keep them; this is the default for the rest.
 settings.register_profile("tooldeck", deadline=None)
 settings.load_profile("tooldeck")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist (`--dist loadgroup`), a module whose tests share a fixture wider than one
+    test (a browser, an inspector process, a Ray cluster, a built wheel) runs on one worker, so
+    that fixture is made once; every other test is handed to whichever worker is free."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        shared = [
+            d for defs in info.name2fixturedefs.values() for d in defs if d.baseid and d.scope != "function"
+        ]
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

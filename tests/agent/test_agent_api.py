@@ -22,6 +22,8 @@ EXPECTED = {
     "ModelReply",
     "ModelRequest",
     "ModelSettings",
+    "ProviderData",
+    "Reasoning",
     "Recorder",
     "ScriptedModel",
     "SessionRunner",

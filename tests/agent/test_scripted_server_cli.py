@@ -120,3 +120,40 @@ def test_a_bad_calls_file_is_named(project: Path) -> None:
         )
         assert done.returncode == 1 and f"--calls {name}: " in done.stderr and problem in done.stderr
         assert done.stdout == ""
+
+
+def test_a_reasoning_server_is_answered_by_run_and_batch_for_each_provider(project: Path) -> None:
+    # Every reply reasons first and refuses a later request that does not give it back, as
+    # DeepSeek, Gemini (signatures), Responses and Anthropic do.
+    options = ["--calls", "calls.json", "--reasoning", "weighing-it", "--thought-signatures", "--until-eof"]
+    with subprocess.Popen(
+        [*SERVER, *options], cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as proc:
+        assert proc.stdout is not None and proc.stdin is not None
+        url = proc.stdout.readline().strip()
+        try:
+            for provider in ("openai", "responses", "anthropic"):
+                model = [
+                    "--model",
+                    "scripted",
+                    "--base-url",
+                    url,
+                    "--provider",
+                    provider,
+                    "--reasoning",
+                    "high",
+                ]
+                ran = tooldeck(project, "run", f"note via {provider}", "-v", *model)
+                assert ran.returncode == 0, ran.stderr
+                assert ran.stdout.strip() == f"answer: note via {provider}"
+                assert ran.stderr.count("weighing-it") == 3  # each reply's reasoning, shown once
+            (project / "in.jsonl").write_text('{"id": "a", "prompt": "first"}\n')
+            model = ["--model", "scripted", "--base-url", url, "--reasoning", "high"]
+            batch = tooldeck(project, "batch", "in.jsonl", "--out", "out.jsonl", *model, timeout=300)
+            assert batch.returncode == 0, batch.stderr
+            [result] = map(json.loads, (project / "out.jsonl").read_text().splitlines())
+            assert (result["status"], result["text"]) == ("ok", "answer: first")
+            assert result["usage"]["reasoning_tokens"] > 0
+        finally:
+            proc.stdin.close()
+            proc.wait(timeout=60)

@@ -36,7 +36,12 @@ def store_a_session(config: Path) -> None:
         store.create(session_id="sess-tides", title="Tide tables", model="scripted")
         for message in (
             Message("user", "When is high tide?"),
-            Message("assistant", "", tool_calls=(ToolCall("c1", "echo", {"text": "six"}),)),
+            Message(
+                "assistant",
+                "",
+                tool_calls=(ToolCall("c1", "echo", {"text": "six"}),),
+                reasoning="The tide table tool knows this.",
+            ),
             Message("tool", "six <img src=x onerror=alert(1)>", tool_call_id="c1", name="echo"),
             Message("assistant", "High tide is at six."),
         ):
@@ -207,6 +212,7 @@ def test_a_session_opens_on_its_transcript(page: Page) -> None:
     main = page.locator("main")
     expect(main).to_contain_text("When is high tide?")
     expect(main).to_contain_text("tool call echo")
+    expect(main.locator(".reasoning")).to_have_text("The tide table tool knows this.")  # shown dimmed
     expect(main).to_contain_text("six <img src=x onerror=alert(1)>")
     expect(main).to_contain_text("High tide is at six.")
     assert page.locator("main img").count() == 0

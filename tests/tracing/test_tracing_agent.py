@@ -98,3 +98,23 @@ def test_a_failed_model_request_marks_the_chat_and_the_run(
     for span in (chat, agent):
         assert (span.attributes or {})["error.type"] == "ModelError"
         assert span.status.status_code == StatusCode.ERROR
+
+
+def test_a_reasoning_reply_puts_its_reasoning_tokens_on_the_chat_span(
+    scripted_server: ScriptedServer, spans: InMemorySpanExporter, home: Path
+) -> None:
+    scripted_server.add(Turn("done", reasoning="a long think about the question"), Turn("plain"))
+    deck = deck_with(["math"], home=str(home), sandbox={"workspace": str(home)})
+    agent_run = deck.agent(make_model(settings_for(scripted_server, "responses")), store=False)
+
+    async def main() -> None:
+        try:
+            await agent_run.run(agent_run.new_conversation(), "think")
+            await agent_run.run(agent_run.new_conversation(), "do not")
+        finally:
+            await agent_run.aclose()
+
+    asyncio.run(main())
+    thought, plain = (dict(c.attributes or {}) for c in by_name(spans.get_finished_spans(), "chat"))
+    assert thought["gen_ai.usage.reasoning.output_tokens"] == len("a long think about the question") // 4
+    assert "gen_ai.usage.reasoning.output_tokens" not in plain

@@ -80,6 +80,9 @@ from tooldeck._core.config_sections import (
     PromptEntry as PromptEntry,
 )
 from tooldeck._core.config_sections import (
+    ReasoningConfig as ReasoningConfig,
+)
+from tooldeck._core.config_sections import (
     ResourceEntry as ResourceEntry,
 )
 from tooldeck._core.config_sections import (

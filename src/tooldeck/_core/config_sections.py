@@ -187,6 +187,20 @@ class ToolEntry(_Section):
 
 
 @section
+class ReasoningConfig(_Section):
+    """How much a reasoning model thinks before it answers, mapped to each provider's own switch
+    (Anthropic `thinking`, Responses `reasoning`, Chat Completions `reasoning_effort` and the
+    DeepSeek / Gemini / Qwen / Kimi switches). A combination the provider cannot take is refused."""
+
+    __pydantic_config__ = _FORBID
+    # How hard the model reasons: none turns reasoning off; max is the provider's highest level.
+    effort: Literal["none", "low", "medium", "high", "max"] | None = None
+    # The tokens the model may spend reasoning, where the provider takes a budget (Anthropic,
+    # Gemini, Qwen).
+    budget_tokens: Annotated[int, Ge(1)] | None = None
+
+
+@section
 class ModelConfig(_Section):
     """The model the agent talks to."""
 
@@ -213,6 +227,8 @@ class ModelConfig(_Section):
     timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 60.0
     # Retries of a failed request (with backoff; Retry-After honoured).
     max_retries: Annotated[int, Ge(0)] = 2
+    # Reasoning turned on and sized (unset: the model's own default).
+    reasoning: ReasoningConfig | None = None
 
 
 @section

@@ -16,9 +16,10 @@ from tooldeck._utils.lazy import lazy_exports
 if TYPE_CHECKING:
     from tooldeck.agent.events import Event, EventLog, EventSink
     from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, Recorder, TurnResult
-    from tooldeck.agent.messages import Message, ModelReply, Usage
+    from tooldeck.agent.messages import Message, ModelReply, ProviderData, Usage
     from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
     from tooldeck.agent.models.factory import make_model, resolve_model_settings
+    from tooldeck.agent.models.reasoning import Reasoning
     from tooldeck.agent.models.scripted import ScriptedModel, call, reply
     from tooldeck.agent.runner import SessionRunner
     from tooldeck.agent.runtime import Agent
@@ -41,6 +42,8 @@ __all__ = [
     "ModelReply",
     "ModelRequest",
     "ModelSettings",
+    "ProviderData",
+    "Reasoning",
     "Recorder",
     "ScriptedModel",
     "SessionRunner",

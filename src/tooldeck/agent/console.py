@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import replace
 from typing import Any
 
 from tooldeck._utils.text import for_terminal
@@ -12,6 +13,8 @@ from tooldeck.agent.events import (
     BudgetExhausted,
     Event,
     ModelReplied,
+    ReasoningDelta,
+    ReasoningDropped,
     RetryScheduled,
     StateUpdated,
     TextDelta,
@@ -35,18 +38,42 @@ def _short(text: str, limit: int = 300) -> str:
 
 
 class StepPrinter:
-    """An event sink that prints the loop's steps with rich: calls, results, updates, retries."""
+    """An event sink that prints the loop's steps with rich: the model's reasoning (dimmed),
+    calls, results, updates, retries."""
 
     def __init__(self, console: Any, *, stream_text: bool = True) -> None:
         self.console = console
         self.stream_text = stream_text
         self._streamed = False
+        self._thinking = False  # reasoning is streaming (printed dimmed as it comes)
+        self._reasoned = False  # this reply's reasoning has been shown
         self.streamed_any = False
+        self._dropped: set[tuple[str, ...]] = set()
 
     def __call__(self, event: Event) -> None:
 
         c = self.console
-        if isinstance(event, TextDelta) and self.stream_text:
+        if isinstance(event, ReasoningDelta):
+            self._thinking = self._reasoned = True
+            c.print(_shown(event.text), end="", style="dim italic")
+            return
+        if self._thinking and not isinstance(event, ReasoningDropped):
+            self._thinking = False
+            c.print()
+        if isinstance(event, ModelReplied) and self._reasoned:
+            self._reasoned = False
+            event = replace(event, reasoning="")  # shown already, as it came
+        if isinstance(event, ReasoningDropped):
+            if event.sources not in self._dropped:
+                self._dropped.add(event.sources)
+                c.print(
+                    f"[yellow]  note: reasoning from {_shown(', '.join(event.sources))} is not sent to "
+                    f"{_shown(event.target)}, which would reject it[/]"
+                )
+        elif isinstance(event, ModelReplied) and event.reasoning:
+            c.print(_shown(event.reasoning), style="dim italic")
+            self(replace(event, reasoning=""))
+        elif isinstance(event, TextDelta) and self.stream_text:
             self._streamed = True
             self.streamed_any = True
             c.print(_shown(event.text), end="", style="green")

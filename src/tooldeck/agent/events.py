@@ -37,12 +37,29 @@ class TextDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning while it streams (thinking text or its summary)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDropped:
+    """Reasoning a reply of another model or wire format carried (`sources`, as "api:model") is
+    left out of a request to `target`, which would reject it; the stored history keeps it."""
+
+    sources: tuple[str, ...]
+    target: str
+
+
+@dataclass(frozen=True, slots=True)
 class ModelReplied:
     iteration: int
     text: str
     tool_calls: tuple[ToolCall, ...]
     stop_reason: str | None
     usage: Usage
+    reasoning: str = ""  # the model's readable reasoning (thinking, summaries), when it gave any
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +117,8 @@ class TurnFinished:
 Event = (
     ModelRequested
     | TextDelta
+    | ReasoningDelta
+    | ReasoningDropped
     | ModelReplied
     | RetryScheduled
     | ToolCallsStarted

@@ -159,7 +159,7 @@ class AgentLoop:
         reply = await self._call_model(convo, iteration + 1, allow_tools=False)
         usage += reply.usage
         # Tool calls in the summary are dropped: nothing would answer them.
-        self._append(convo, Message(role="assistant", content=reply.message.content))
+        self._append(convo, replace(reply.message, tool_calls=()))
         return self._finish(convo, "budget_exhausted", reply.message.content, iteration, usage)
 
     async def _call_model(self, convo: Conversation, iteration: int, *, allow_tools: bool) -> ModelReply:
@@ -175,13 +175,24 @@ class AgentLoop:
         try:
             with chat_span(self.model.model_name, provider_name(self.model)) as span:
                 reply = await self.model.complete(request, events=self.events)
-                span.usage(reply.usage.input_tokens, reply.usage.output_tokens)
+                span.usage(
+                    reply.usage.input_tokens,
+                    reply.usage.output_tokens,
+                    reasoning=reply.usage.reasoning_tokens,
+                )
                 span.response(reply.model, reply.stop_reason)
         except ModelError:
             self._save(convo, "error")  # the history so far is kept; `--resume` can retry the turn
             raise
         self.events(
-            ModelReplied(iteration, reply.message.content, reply.tool_calls, reply.stop_reason, reply.usage)
+            ModelReplied(
+                iteration,
+                reply.message.content,
+                reply.tool_calls,
+                reply.stop_reason,
+                reply.usage,
+                reply.message.reasoning,
+            )
         )
         return reply
 

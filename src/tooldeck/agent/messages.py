@@ -3,6 +3,11 @@
 Model clients translate these to and from their wire format; the session store and
 `--transcript` persist them with `to_dict` / `from_dict`. A tool call keeps its arguments
 raw (the JSON text the model sent) so the execution engine can parse and judge them.
+
+An assistant message also keeps what its provider sent that the provider wants back as it was
+(`provider_data`: DeepSeek's `reasoning_content`, Anthropic's signed thinking blocks, Responses'
+encrypted reasoning items, Gemini's thought signatures), and the model's readable reasoning
+(`reasoning`) for people: shown, stored, never sent in place of the provider's own.
 """
 
 from __future__ import annotations
@@ -23,6 +28,30 @@ ROLES: frozenset[str] = frozenset({"system", "user", "assistant", "tool"})
 
 
 @dataclass(frozen=True, slots=True)
+class ProviderData:
+    """What one reply carried that its provider expects back verbatim, in the shape of the wire
+    format (`api`) that produced it, and the model that produced it (another model or provider
+    would reject it: it is sent back only to the same `api` and `model`).
+
+    `payload` is JSON as received: for Chat Completions the assistant message's fields beyond
+    the standard ones (`message`) and each tool call's (`tool_calls`, by position); for Responses
+    the output items (`output`); for Anthropic the content blocks (`content`)."""
+
+    api: str
+    model: str
+    payload: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"api": self.api, "model": self.model, "payload": dict(self.payload)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> ProviderData | None:
+        if not isinstance(data, Mapping) or not isinstance(data.get("payload"), Mapping):
+            return None
+        return cls(str(data.get("api", "")), str(data.get("model", "")), dict(data["payload"]))
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message. `tool_calls` only on assistant messages; `tool_call_id` only on tool ones."""
 
@@ -35,6 +64,10 @@ class Message:
     # Images a tool result carries to a model that reads them (role=tool only; `content` names
     # each in words too). How each provider takes them: its client's encoder.
     images: tuple[ImageContent, ...] = ()
+    # The model's reasoning as people read it (thinking text, summaries); assistant only.
+    reasoning: str = ""
+    # What the provider wants back exactly as it sent it (see `ProviderData`); assistant only.
+    provider_data: ProviderData | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -59,6 +92,10 @@ class Message:
             out["is_error"] = True
         if self.images:
             out["images"] = [image.to_mcp() for image in self.images]
+        if self.reasoning:
+            out["reasoning"] = self.reasoning
+        if self.provider_data is not None:
+            out["provider_data"] = self.provider_data.to_dict()
         return out
 
     @classmethod
@@ -75,6 +112,8 @@ class Message:
             name=data.get("name"),
             is_error=bool(data.get("is_error", False)),
             images=tuple(_images(data.get("images"))),
+            reasoning=str(data.get("reasoning") or ""),
+            provider_data=ProviderData.from_dict(data.get("provider_data")),
         )
 
 
@@ -189,13 +228,26 @@ def arguments_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Tokens a model request (or a whole run, summed with `+`) used, as the provider reported them."""
+    """Tokens a model request (or a whole run, summed with `+`) used, as the provider reported
+    them; `reasoning_tokens` are the part of `output_tokens` the model spent reasoning (0 where
+    the provider does not say)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        out = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        if self.reasoning_tokens:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,7 @@ class ItemResult:
     tool_calls: tuple[ToolCallRecord, ...] = ()
     input_tokens: int = 0
     output_tokens: int = 0
+    reasoning_tokens: int = 0  # the part of output_tokens spent reasoning, where the provider says
     wall_s: float = 0.0
     error: str | None = None
     attempts: int = 1
@@ -83,7 +84,8 @@ class ItemResult:
             "finish": self.finish,
             "iterations": self.iterations,
             "tool_calls": [{"name": c.name, "error": c.error} for c in self.tool_calls],
-            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens},
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+            | ({"reasoning_tokens": self.reasoning_tokens} if self.reasoning_tokens else {}),
             "wall_s": round(self.wall_s, 4),
             "error": self.error,
             "attempts": self.attempts,

@@ -178,6 +178,7 @@ class ItemRunner:
             tool_calls=tuple(trace.calls),
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
+            reasoning_tokens=usage.reasoning_tokens,
             wall_s=time.monotonic() - started,
             error=error,
             session_id=convo.session_id if convo is not None else None,

@@ -174,6 +174,8 @@ def _model(args: argparse.Namespace) -> tuple[Config, ModelSettings]:
                 base_url=args.base_url,
                 provider=args.provider,
                 strict_tools=deck.config.dialects.openai.strict,
+                reasoning_effort=args.reasoning,
+                reasoning_budget=args.reasoning_budget,
             )
         except ModelNotConfigured as exc:
             fail(str(exc))

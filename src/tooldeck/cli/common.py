@@ -47,6 +47,29 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
         help="what the provider's SDK takes as base URL: OpenAI-compatible ends in /v1; Anthropic is the host root",
     )
     parser.add_argument("--provider", choices=("openai", "responses", "anthropic"), default=None)
+    parser.add_argument(
+        "--reasoning",
+        choices=("none", "low", "medium", "high", "max"),
+        default=None,
+        help="how hard the model reasons (default: config model.reasoning.effort)",
+    )
+    parser.add_argument(
+        "--reasoning-budget",
+        type=_positive_int,
+        default=None,
+        metavar="TOKENS",
+        help="tokens the model may spend reasoning (default: config model.reasoning.budget_tokens)",
+    )
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def add_platform(parser: argparse.ArgumentParser) -> None:

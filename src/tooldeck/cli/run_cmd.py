@@ -82,6 +82,8 @@ def build_agent(args: argparse.Namespace, *, events: EventSink | None, approver:
             base_url=args.base_url,
             provider=args.provider,
             strict_tools=deck.config.dialects.openai.strict,
+            reasoning_effort=args.reasoning,
+            reasoning_budget=args.reasoning_budget,
         )
         return deck.agent(
             make_model(settings),
@@ -145,7 +147,7 @@ def result_json(result: TurnResult, convo: Conversation) -> dict[str, Any]:
         "question": result.question,
         "session_id": result.session_id,
         "iterations": result.iterations,
-        "usage": {"input_tokens": result.usage.input_tokens, "output_tokens": result.usage.output_tokens},
+        "usage": result.usage.to_dict(),
         "artifacts": list(convo.state.artifacts),
         "todo": [i.to_json() for i in convo.state.todo],
     }

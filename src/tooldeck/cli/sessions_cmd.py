@@ -113,6 +113,8 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
             if (checkpoint := by_call.get(m.tool_call_id or "")) is not None:
                 con.print(f"  [yellow]checkpoint {_checkpoint_line(checkpoint)}[/]")
             continue
+        if m.reasoning:
+            con.print(f"[dim italic]{m.role} (reasoning): {_shown(m.reasoning)}[/]")
         con.print(f"[bold]{m.role}:[/] {_shown(m.content)}")
         for c in m.tool_calls:
             con.print(f"  [cyan]→ {_shown(c.name)}[/] {_shown(str(c.arguments))} ({c.id})")

@@ -20,8 +20,10 @@ In Python, one script serves all three formats: each step is a `Turn` (text and/
 or an HTTP error) or a function of the recorded request returning one. When the script runs
 out, a `responder` (if given) answers every further request from what it holds, which suits
 many concurrent conversations (a batch; see `tool_rounds`); `latency_s` delays every reply by a
-fixed time (a model's think time). The official SDKs talk to it over real HTTP, so tests
-exercise what really goes over the wire. Every request is recorded with format-independent
+fixed time (a model's think time). A turn may carry `reasoning` (and Gemini-style
+`thought_signatures`): the server sends it as each provider does and, like those providers,
+refuses a later request that does not give it back (see `scripted_reasoning`). The official
+SDKs talk to it over real HTTP, so tests exercise what really goes over the wire. Every request is recorded with format-independent
 helpers (`tool_names`, `tool_results`, `tool_images`, `tool_call_ids`).
 
     with ScriptedServer([Turn(calls=[("read_file", {"path": "a.txt"})]), Turn("done")]) as server:
@@ -44,6 +46,7 @@ from typing import Any, NamedTuple
 
 from tooldeck.testing import scripted_formats as formats
 from tooldeck.testing.scripted_formats import Turn as Turn
+from tooldeck.testing.scripted_reasoning import refusal
 
 Step = Turn | Callable[["Recorded"], Turn]
 
@@ -251,6 +254,7 @@ class ScriptedServer:
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
+        self._issued: dict[tuple[str, str], Any] = {}  # what reasoning replies carried, to come back
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -307,11 +311,24 @@ class ScriptedServer:
     def next_id(self, prefix: str) -> str:
         return f"{prefix}_{next(self._ids)}"
 
+    def issue(self, key: tuple[str, str], value: Any) -> None:
+        """Remember what a reply carried that later requests must give back."""
+        self._issued[key] = value
+
+    def issued(self, key: tuple[str, str]) -> Any:
+        return self._issued.get(key)
+
+    def was_issued(self, key: tuple[str, str]) -> bool:
+        return key in self._issued
+
     def take(self, recorded: Recorded) -> Turn:
         with self._lock:
             self.served += 1
             if self.record:
                 self.requests.append(recorded)
+            refused = refusal(self, recorded.kind, recorded.body)
+            if refused is not None:
+                return refused
             if not self.script and self.responder is not None:
                 return self.responder(recorded)
             if not self.script:
@@ -325,19 +342,25 @@ class _Server(ThreadingHTTPServer):
 
 
 def tool_rounds(
-    calls: list[tuple[str, dict[str, Any] | str]], answer: Callable[[Recorded], str] | None = None
+    calls: list[tuple[str, dict[str, Any] | str]],
+    answer: Callable[[Recorded], str] | None = None,
+    *,
+    reasoning: str = "",
+    thought_signatures: bool = False,
 ) -> Callable[[Recorded], Turn]:
     """A responder for many conversations at once: call `calls[i]` when the request holds i tool
-    results, then answer (by default: "answer: " and the conversation's first user message)."""
+    results, then answer (by default: "answer: " and the conversation's first user message).
+    With `reasoning`, every reply reasons first (and must get its reasoning back); with
+    `thought_signatures`, tool calls carry Gemini's signatures."""
 
     def respond(recorded: Recorded) -> Turn:
         done = len(recorded.tool_results())
         if done < len(calls):
-            return Turn(calls=[calls[done]])
+            return Turn(calls=[calls[done]], reasoning=reasoning, thought_signatures=thought_signatures)
         if answer is not None:
-            return Turn(text=answer(recorded))
+            return Turn(text=answer(recorded), reasoning=reasoning)
         users = recorded.text_of("user")
-        return Turn(text="answer: " + (users[0] if users else ""))
+        return Turn(text="answer: " + (users[0] if users else ""), reasoning=reasoning)
 
     return respond
 
@@ -397,6 +420,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_error(self, kind: str, turn: Turn) -> None:
         message = turn.error or f"scripted error {turn.status}"
+        if turn.error_body is not None:
+            self._send_json(turn.status, turn.error_body, turn.headers)
+            return
         if kind == "anthropic":
             etype = {401: "authentication_error", 404: "not_found_error", 429: "rate_limit_error"}.get(
                 turn.status, "api_error" if turn.status >= 500 else "invalid_request_error"
@@ -449,6 +475,12 @@ def main(argv: list[str] | None = None) -> None:
         "--calls", help='a JSON list of {"name", "arguments"}: the tool calls of every conversation'
     )
     parser.add_argument("--answer", help='the final answer (default: "answer: " and the first user message)')
+    parser.add_argument(
+        "--reasoning", default="", help="every reply reasons this text first, and must get it back"
+    )
+    parser.add_argument(
+        "--thought-signatures", action="store_true", help="tool calls carry Gemini-style thought signatures"
+    )
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every reply waits")
     parser.add_argument("--rate-limit-every", type=int, default=0, help="answer every Nth request with a 429")
     parser.add_argument("--retry-after", type=float, default=0.2, help="the 429s' Retry-After, in seconds")
@@ -457,7 +489,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--until-eof", action="store_true", help="stop when stdin closes")
     args = parser.parse_args(argv)
     text = args.answer
-    respond = tool_rounds(_calls_from(args.calls), (lambda _: text) if text is not None else None)
+    respond = tool_rounds(
+        _calls_from(args.calls),
+        (lambda _: text) if text is not None else None,
+        reasoning=args.reasoning,
+        thought_signatures=args.thought_signatures,
+    )
     counter = itertools.count(1)
     lock = threading.Lock()
 

@@ -105,14 +105,19 @@ class ChatSpan:
     def __init__(self, span: Span | None) -> None:
         self.span = span
 
-    def usage(self, input_tokens: int | None, output_tokens: int | None) -> None:
-        """Token counts as the provider reported them (None or a count of 0 means not reported)."""
+    def usage(
+        self, input_tokens: int | None, output_tokens: int | None, *, reasoning: int | None = None
+    ) -> None:
+        """Token counts as the provider reported them (None or a count of 0 means not reported);
+        `reasoning`: the part of the output spent reasoning."""
         if self.span is None:
             return
         if input_tokens:
             self.span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
         if output_tokens:
             self.span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
+        if reasoning:
+            self.span.set_attribute("gen_ai.usage.reasoning.output_tokens", reasoning)
 
     def response(self, model: str | None, finish_reason: str | None) -> None:
         if self.span is None:

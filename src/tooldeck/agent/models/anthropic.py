@@ -3,18 +3,23 @@
 `base_url` is the host root, as the SDK takes it; a trailing `/v1` is tolerated and removed.
 Tool results travel as `tool_result` blocks inside a user message; consecutive messages of one
 role are merged because the API wants user and assistant turns to alternate.
+
+With thinking on, a reply's content blocks go back as they came, in their order: `thinking`
+blocks with their signatures and `redacted_thinking` blocks before (and, interleaved, between)
+the tool calls; the API refuses a tool-using assistant turn that does not start with them.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 from typing import Any
 
 import anthropic
 
-from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_object, unique_ids
+from tooldeck.agent.events import EventSink, ReasoningDelta
+from tooldeck.agent.messages import Message, ModelReply, ProviderData, Usage, arguments_object, unique_ids
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -26,6 +31,7 @@ from tooldeck.agent.models.base import (
     error_detail,
     retry_after,
 )
+from tooldeck.agent.models.reasoning import INTERLEAVED_THINKING, anthropic_thinking, carried
 from tooldeck.agent.models.sdk_request import Emit, sdk_request
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.core import ToolCall
@@ -67,11 +73,15 @@ def anthropic_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
                 blocks[0]["is_error"] = True
         elif m.role == "assistant":
             role = "assistant"
-            blocks = [{"type": "text", "text": m.content}] if m.content else []
-            blocks += [
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments_object(c.arguments)}
-                for c in m.tool_calls
-            ]
+            received = _as_received(m)
+            if received is not None:
+                blocks = received
+            else:
+                blocks = [{"type": "text", "text": m.content}] if m.content else []
+                blocks += [
+                    {"type": "tool_use", "id": c.id, "name": c.name, "input": arguments_object(c.arguments)}
+                    for c in m.tool_calls
+                ]
         else:
             role = "user"
             blocks = [{"type": "text", "text": m.content or "(empty)"}]
@@ -84,6 +94,22 @@ def anthropic_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     return [{"role": role, "content": blocks} for role, blocks in turns]
 
 
+def _as_received(m: Message) -> list[dict[str, Any]] | None:
+    """The reply's content blocks as they came (tool call ids as the history has them), or None
+    when there are none or they no longer hold the message's calls."""
+    if m.provider_data is None:
+        return None
+    blocks = [dict(b) for b in m.provider_data.payload.get("content") or []]
+    uses = [b for b in blocks if b.get("type") == "tool_use"]
+    if len(uses) != len(m.tool_calls):
+        return None
+    for block, c in zip(uses, m.tool_calls, strict=True):
+        block["id"] = c.id
+        if not isinstance(block.get("input"), dict):  # streamed input that was not JSON
+            block["input"] = arguments_object(c.arguments)
+    return blocks
+
+
 def _has_tool_blocks(messages: tuple[Message, ...]) -> bool:
     return any(m.role == "tool" or m.tool_calls for m in messages)
 
@@ -93,6 +119,9 @@ class AnthropicModel(SdkModel):
 
     def __init__(self, settings: ModelSettings, *, client: anthropic.AsyncAnthropic | None = None) -> None:
         self.settings = settings
+        self._thinking = anthropic_thinking(
+            settings.reasoning, max_tokens=settings.max_tokens, temperature=settings.temperature
+        )
         self._client = client or anthropic.AsyncAnthropic(
             base_url=anthropic_base_url(settings.base_url), **client_options(settings)
         )
@@ -104,6 +133,15 @@ class AnthropicModel(SdkModel):
             "max_tokens": self.settings.max_tokens or DEFAULT_MAX_TOKENS,
             "messages": anthropic_messages(messages),
         }
+        thinking = self._thinking.get("thinking")
+        if thinking is not None:
+            body["thinking"] = thinking
+        if thinking is not None and thinking["type"] == "enabled":
+            # Room for the answer beyond the thinking budget; thinking between tool calls.
+            body["max_tokens"] = self.settings.max_tokens or thinking["budget_tokens"] + DEFAULT_MAX_TOKENS
+            given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
+            betas = f"{given},{INTERLEAVED_THINKING}" if given else INTERLEAVED_THINKING
+            body["extra_headers"] = {"anthropic-beta": betas}
         if request.system:
             body["system"] = request.system
         loadout = request.loadout
@@ -119,7 +157,8 @@ class AnthropicModel(SdkModel):
         return body
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
-        body = self.request_body(request)
+        messages = carried(request.messages, "anthropic", self.settings.model, events)
+        body = self.request_body(replace(request, messages=messages))
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -140,18 +179,10 @@ class AnthropicModel(SdkModel):
         )
 
     def _parse(self, message: Any) -> ModelReply:
-        texts: list[str] = []
-        calls: list[ToolCall] = []
-        for block in message.content or []:
-            if block.type == "text":
-                texts.append(block.text)
-            elif block.type == "tool_use":
-                calls.append(ToolCall(id=block.id, name=block.name, arguments=json.dumps(block.input)))
+        blocks = [block.to_dict() for block in message.content or []]
         usage = message.usage
         return ModelReply(
-            message=Message(
-                role="assistant", content="".join(texts), tool_calls=tuple(unique_ids(calls, "toolu"))
-            ),
+            message=assistant_message(blocks, self.settings.model),
             stop_reason=message.stop_reason,
             usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage(),
             model=message.model,
@@ -188,6 +219,27 @@ class AnthropicModel(SdkModel):
         return ModelError(f"anthropic: {exc}", kind="bad_response")
 
 
+def assistant_message(blocks: list[dict[str, Any]], model: str) -> Message:
+    """A reply's content blocks as a message: text and tool calls for the loop, the thinking for
+    people, and, when the reply holds anything beyond text and tool calls (thinking), the blocks
+    as they came, to be sent back."""
+    texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+    thoughts = [str(b.get("thinking", "")) for b in blocks if b.get("type") == "thinking"]
+    calls = [
+        ToolCall(id=str(b.get("id", "")), name=str(b.get("name", "")), arguments=_arguments(b.get("input")))
+        for b in blocks
+        if b.get("type") == "tool_use"
+    ]
+    kept = any(b.get("type") not in ("text", "tool_use") for b in blocks)
+    return Message(
+        role="assistant",
+        content="".join(texts),
+        tool_calls=tuple(unique_ids(calls, "toolu")),
+        reasoning="\n\n".join(t for t in thoughts if t),
+        provider_data=ProviderData("anthropic", model, {"content": blocks}) if kept else None,
+    )
+
+
 class _StreamAccumulator:
     """Folds raw Messages stream events into one reply (tool input arrives as JSON fragments)."""
 
@@ -198,35 +250,38 @@ class _StreamAccumulator:
         self.output_tokens = 0
         self.model: str | None = None
 
-    def add(self, event: Any) -> str:
+    def add(self, event: Any) -> str | ReasoningDelta:
         kind = event.type
         if kind == "message_start":
             self.model = event.message.model
             self.input_tokens = event.message.usage.input_tokens or 0
         elif kind == "content_block_start":
-            block = event.content_block
-            if block.type == "tool_use":
-                self.blocks[event.index] = {
-                    "type": "tool_use",
-                    "id": block.id,
-                    "name": block.name,
-                    "json": "",
-                }
-            elif block.type == "text":
-                self.blocks[event.index] = {"type": "text", "text": block.text or ""}
+            block = event.content_block.to_dict()
+            if block.get("type") == "tool_use":
+                block["json"] = ""
+            self.blocks[event.index] = block
         elif kind == "content_block_delta":
-            delta = event.delta
-            slot = self.blocks.get(event.index)
-            if slot is None:
-                return ""
-            if delta.type == "text_delta":
-                slot["text"] += delta.text
-                return str(delta.text)
-            if delta.type == "input_json_delta":
-                slot["json"] += delta.partial_json
+            return self._delta(event)
         elif kind == "message_delta":
             self.stop = event.delta.stop_reason or self.stop
             self.output_tokens = event.usage.output_tokens or self.output_tokens
+        return ""
+
+    def _delta(self, event: Any) -> str | ReasoningDelta:
+        delta = event.delta
+        slot = self.blocks.get(event.index)
+        if slot is None:
+            return ""
+        if delta.type == "text_delta":
+            slot["text"] = slot.get("text", "") + delta.text
+            return str(delta.text)
+        if delta.type == "input_json_delta":
+            slot["json"] += delta.partial_json
+        elif delta.type == "thinking_delta":
+            slot["thinking"] = slot.get("thinking", "") + delta.thinking
+            return ReasoningDelta(delta.thinking)
+        elif delta.type == "signature_delta":
+            slot["signature"] = slot.get("signature", "") + delta.signature
         return ""
 
     def reply(self, model: str) -> ModelReply:
@@ -234,18 +289,29 @@ class _StreamAccumulator:
             raise ModelError(
                 "anthropic: the stream ended before the model finished (no stop_reason)", kind="connection"
             )
-        texts: list[str] = []
-        calls: list[ToolCall] = []
+        blocks: list[dict[str, Any]] = []
         for _, block in sorted(self.blocks.items()):
-            if block["type"] == "text":
-                texts.append(block["text"])
-            else:
-                calls.append(ToolCall(id=block["id"], name=block["name"], arguments=block["json"] or "{}"))
+            if block.get("type") == "tool_use":
+                raw = block.pop("json") or "{}"
+                block["input"] = _json_object(raw)
+            blocks.append(block)
         return ModelReply(
-            message=Message(
-                role="assistant", content="".join(texts), tool_calls=tuple(unique_ids(calls, "toolu"))
-            ),
+            message=assistant_message(blocks, model),
             stop_reason=self.stop,
             usage=Usage(self.input_tokens, self.output_tokens),
             model=self.model or model,
         )
+
+
+def _json_object(text: str) -> Any:
+    """Streamed tool input as the object it spells (kept as text when it is not JSON, so the
+    executor reports the bad arguments)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _arguments(value: Any) -> str:
+    """A tool_use block's input as the call's arguments: an object as JSON text, text as it came."""
+    return value if isinstance(value, str) else json.dumps(value if value is not None else {})

@@ -22,6 +22,7 @@ from tooldeck.agent.messages import Message, ModelReply
 from tooldeck.errors import ModelError, ModelErrorKind
 
 if TYPE_CHECKING:
+    from tooldeck.agent.models.reasoning import Reasoning
     from tooldeck.core import Loadout
 
 Provider = Literal["openai", "responses", "anthropic"]
@@ -46,6 +47,8 @@ class ModelSettings:
     retry_max_s: float = 30.0
     strict_tools: bool = False
     extra_headers: Mapping[str, str] = field(default_factory=dict)
+    # Reasoning turned on and sized (config `model.reasoning`); None: the model's own default.
+    reasoning: Reasoning | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +144,8 @@ def describe_status_error(
 
 def error_detail(body: Any, fallback: str) -> str:
     """The provider's own error text, from either SDK's error body shape."""
+    if isinstance(body, list) and len(body) == 1:  # Gemini's OpenAI-compatible errors come in a list
+        body = body[0]
     if isinstance(body, Mapping):
         inner = body.get("error", body)
         if isinstance(inner, Mapping) and isinstance(inner.get("message"), str):

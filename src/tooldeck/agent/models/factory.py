@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from tooldeck.agent.models.base import ModelClient, ModelSettings, Provider
+from tooldeck.agent.models.reasoning import Effort, Reasoning
 from tooldeck.errors import ConfigError, ModelNotConfigured
 
 if TYPE_CHECKING:
@@ -33,9 +34,12 @@ def resolve_model_settings(
     provider: str | None = None,
     env: Mapping[str, str] | None = None,
     strict_tools: bool = False,
+    reasoning_effort: str | None = None,
+    reasoning_budget: int | None = None,
 ) -> ModelSettings:
     """Flags win over the config, the config over env vars; raise `ModelNotConfigured` when
-    nothing says where the model is."""
+    nothing says where the model is. `reasoning_effort` / `reasoning_budget` (the `--reasoning`
+    flags) replace config `model.reasoning`'s values."""
     env = os.environ if env is None else env
     chosen = provider or config.provider
     if chosen not in PROVIDERS:
@@ -72,7 +76,19 @@ def resolve_model_settings(
         timeout_s=config.timeout_s,
         max_retries=config.max_retries,
         strict_tools=strict_tools,
+        reasoning=_reasoning(config, reasoning_effort, reasoning_budget),
     )
+
+
+def _reasoning(config: ModelConfig, effort: str | None, budget: int | None) -> Reasoning | None:
+    section = config.reasoning
+    effort = effort or (section.effort if section is not None else None)
+    budget = budget or (section.budget_tokens if section is not None else None)
+    if effort is None and budget is None:
+        return None
+    return Reasoning(
+        effort=cast("Effort | None", effort), budget_tokens=budget
+    )  # the effort is checked there
 
 
 def make_model(settings: ModelSettings) -> ModelClient:

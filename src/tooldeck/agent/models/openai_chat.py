@@ -3,16 +3,29 @@
 Works with any endpoint that speaks the format: OpenAI, DeepSeek, vLLM, Ollama, llama.cpp
 server (`base_url` ending in `/v1`). Streaming and non-streaming; SDK retries are off, ours
 (`retry.py`) are on.
+
+What a server adds to the format (DeepSeek's, Kimi's and Qwen's `reasoning_content`, Gemini's
+`extra_content.google.thought_signature` on a tool call, any other field beyond the standard
+ones) is kept as it came and sent back with the message in every later request.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import openai
 
-from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, data_url, unique_ids
+from tooldeck.agent.events import EventSink, ReasoningDelta
+from tooldeck.agent.messages import (
+    Message,
+    ModelReply,
+    ProviderData,
+    Usage,
+    arguments_text,
+    data_url,
+    unique_ids,
+)
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -21,6 +34,7 @@ from tooldeck.agent.models.base import (
     client_options,
 )
 from tooldeck.agent.models.openai_errors import openai_request
+from tooldeck.agent.models.reasoning import carried, chat_reasoning
 from tooldeck.agent.models.sdk_request import Emit
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.core import ToolCall
@@ -53,14 +67,18 @@ def chat_messages(system: str | None, messages: list[Message] | tuple[Message, .
                 "role": "assistant",
                 "content": m.content or (None if m.tool_calls else ""),
             }
+            payload = m.provider_data.payload if m.provider_data is not None else {}
+            item.update(payload.get("message") or {})
+            extras = list(payload.get("tool_calls") or [])
             if m.tool_calls:
                 item["tool_calls"] = [
                     {
+                        **(extras[i] if i < len(extras) else {}),
                         "id": c.id,
                         "type": "function",
                         "function": {"name": c.name, "arguments": arguments_text(c.arguments)},
                     }
-                    for c in m.tool_calls
+                    for i, c in enumerate(m.tool_calls)
                 ]
             out.append(item)
         else:
@@ -75,12 +93,14 @@ class OpenAIChatModel(SdkModel):
 
     def __init__(self, settings: ModelSettings, *, client: openai.AsyncOpenAI | None = None) -> None:
         self.settings = settings
+        self._reasoning = chat_reasoning(settings.reasoning, settings.model, settings.base_url)
         self._client = client or openai.AsyncOpenAI(base_url=settings.base_url, **client_options(settings))
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.settings.model,
             "messages": chat_messages(request.system, tuple(request.messages)),
+            **self._reasoning,
         }
         if request.loadout is not None and request.allow_tools and request.loadout.exposed:
             body["tools"] = render_tools(request.loadout, "openai", self.settings)
@@ -91,7 +111,8 @@ class OpenAIChatModel(SdkModel):
         return body
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
-        body = self.request_body(request)
+        messages = carried(request.messages, "chat", self.settings.model, events)
+        body = self.request_body(replace(request, messages=messages))
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -113,20 +134,53 @@ class OpenAIChatModel(SdkModel):
             )
         choice = completion.choices[0]
         msg = choice.message
+        tool_calls = [tc for tc in (msg.tool_calls or []) if getattr(tc, "function", None) is not None]
         calls = [
             ToolCall(id=tc.id or "", name=tc.function.name, arguments=tc.function.arguments or "")
-            for tc in (msg.tool_calls or [])
-            if getattr(tc, "function", None) is not None
+            for tc in tool_calls
         ]
-        usage = completion.usage
+        extras = _extra(msg)
         return ModelReply(
             message=Message(
-                role="assistant", content=msg.content or "", tool_calls=tuple(unique_ids(calls, "call"))
+                role="assistant",
+                content=msg.content or "",
+                tool_calls=tuple(unique_ids(calls, "call")),
+                reasoning=readable_reasoning(extras),
+                provider_data=provider_data(self.settings.model, extras, [_extra(tc) for tc in tool_calls]),
             ),
             stop_reason=choice.finish_reason,
-            usage=Usage(usage.prompt_tokens, usage.completion_tokens) if usage else Usage(),
+            usage=chat_usage(completion.usage),
             model=completion.model,
         )
+
+
+def _extra(obj: Any) -> dict[str, Any]:
+    """The fields an SDK object received beyond those the SDK declares, nulls left out."""
+    extra = getattr(obj, "model_extra", None) or {}
+    return {k: v for k, v in extra.items() if v is not None}
+
+
+def readable_reasoning(extras: dict[str, Any]) -> str:
+    """The reasoning text a server sent beside the answer (`reasoning_content`, or `reasoning`)."""
+    for key in ("reasoning_content", "reasoning"):
+        if isinstance(extras.get(key), str):
+            return str(extras[key])
+    return ""
+
+
+def provider_data(model: str, message: dict[str, Any], calls: list[dict[str, Any]]) -> ProviderData | None:
+    """What the server added to the message and its tool calls, to be sent back as it came."""
+    if not message and not any(calls):
+        return None
+    return ProviderData("chat", model, {"message": message, "tool_calls": calls})
+
+
+def chat_usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "completion_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None) or 0
+    return Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, reasoning)
 
 
 class _StreamAccumulator:
@@ -135,14 +189,16 @@ class _StreamAccumulator:
     def __init__(self) -> None:
         self.text: list[str] = []
         self.calls: dict[int, dict[str, str]] = {}
+        self.extras: dict[str, Any] = {}  # the message's fields beyond the standard ones
+        self.call_extras: dict[int, dict[str, Any]] = {}
         self.finish: str | None = None
         self.usage = Usage()
         self.model: str | None = None
 
-    def add(self, chunk: Any) -> str:
+    def add(self, chunk: Any) -> str | ReasoningDelta:
         self.model = chunk.model or self.model
         if chunk.usage is not None:
-            self.usage = Usage(chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+            self.usage = chat_usage(chunk.usage)
         if not chunk.choices:
             return ""
         choice = chunk.choices[0]
@@ -154,10 +210,14 @@ class _StreamAccumulator:
             if tc.function is not None:
                 slot["name"] += tc.function.name or ""
                 slot["arguments"] += tc.function.arguments or ""
+            _fold(self.call_extras.setdefault(tc.index, {}), _extra(tc))
+        extras = _extra(delta)
+        _fold(self.extras, extras)
         text = delta.content or ""
         if text:
             self.text.append(text)
-        return text
+            return text
+        return ReasoningDelta(readable_reasoning(extras))
 
     def reply(self, model: str) -> ModelReply:
         if self.finish is None:
@@ -170,11 +230,28 @@ class _StreamAccumulator:
             ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"])
             for _, c in sorted(self.calls.items())
         ]
+        call_extras = [self.call_extras.get(i, {}) for i in sorted(self.calls)]
         return ModelReply(
             message=Message(
-                role="assistant", content="".join(self.text), tool_calls=tuple(unique_ids(calls, "call"))
+                role="assistant",
+                content="".join(self.text),
+                tool_calls=tuple(unique_ids(calls, "call")),
+                reasoning=readable_reasoning(self.extras),
+                provider_data=provider_data(model, self.extras, call_extras),
             ),
             stop_reason=self.finish,
             usage=self.usage,
             model=self.model or model,
         )
+
+
+def _fold(into: dict[str, Any], piece: dict[str, Any]) -> None:
+    """A streamed delta's extra fields into the message's: text continues, lists grow, anything
+    else is replaced by its latest value."""
+    for key, value in piece.items():
+        before = into.get(key)
+        if isinstance(before, str) and isinstance(value, str):
+            value = before + value
+        elif isinstance(before, list) and isinstance(value, list):
+            value = [*before, *value]
+        into[key] = value

@@ -3,16 +3,31 @@
 The conversation is sent in full each call (`store=False`, no server-side state), so a session
 can resume against any endpoint. Tool calls are `function_call` items, results
 `function_call_output` items paired by `call_id`.
+
+A reply's output items go back as they came, ids included, so a reasoning model keeps its
+`reasoning` items (with `encrypted_content`, asked for by `include` when `model.reasoning` is
+on) beside the function calls they preceded. A reasoning item without encrypted content cannot
+be found again without `store`, so it is left out and the reply's items go without their ids
+(a function call sent with its id but without its reasoning item is refused).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import openai
 
-from tooldeck.agent.events import EventSink
-from tooldeck.agent.messages import Message, ModelReply, Usage, arguments_text, data_url, unique_ids
+from tooldeck.agent.events import EventSink, ReasoningDelta
+from tooldeck.agent.messages import (
+    Message,
+    ModelReply,
+    ProviderData,
+    Usage,
+    arguments_text,
+    data_url,
+    unique_ids,
+)
 from tooldeck.agent.models.base import (
     ModelRequest,
     ModelSettings,
@@ -21,6 +36,7 @@ from tooldeck.agent.models.base import (
     client_options,
 )
 from tooldeck.agent.models.openai_errors import openai_request
+from tooldeck.agent.models.reasoning import carried, responses_reasoning
 from tooldeck.agent.models.sdk_request import Emit
 from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.core import ToolCall
@@ -38,6 +54,8 @@ def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
                     {"type": "input_image", "image_url": data_url(i)} for i in m.images
                 ]
             items.append({"type": "function_call_output", "call_id": m.tool_call_id, "output": output})
+        elif m.role == "assistant" and m.provider_data is not None and _replayable(m):
+            items.extend(_as_received(m))
         elif m.role == "assistant":
             if m.content:
                 items.append({"role": "assistant", "content": m.content})
@@ -55,11 +73,37 @@ def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
     return items
 
 
+def _replayable(m: Message) -> bool:
+    """The stored output items still hold the message's calls, one function_call per call."""
+    assert m.provider_data is not None
+    output = m.provider_data.payload.get("output") or []
+    return sum(1 for i in output if i.get("type") == "function_call") == len(m.tool_calls)
+
+
+def _as_received(m: Message) -> list[dict[str, Any]]:
+    """A reply's output items as they came (call ids as the history has them)."""
+    assert m.provider_data is not None
+    output = [dict(i) for i in m.provider_data.payload.get("output") or []]
+    keep_ids = all(i.get("encrypted_content") for i in output if i.get("type") == "reasoning")
+    calls = iter(m.tool_calls)
+    items: list[dict[str, Any]] = []
+    for item in output:
+        if item.get("type") == "reasoning" and not keep_ids:
+            continue
+        if item.get("type") == "function_call":
+            item["call_id"] = next(calls).id
+        if not keep_ids:
+            item.pop("id", None)
+        items.append(item)
+    return items
+
+
 class OpenAIResponsesModel(SdkModel):
     """A `ModelClient` for the Responses API."""
 
     def __init__(self, settings: ModelSettings, *, client: openai.AsyncOpenAI | None = None) -> None:
         self.settings = settings
+        self._reasoning = responses_reasoning(settings.reasoning)
         self._client = client or openai.AsyncOpenAI(base_url=settings.base_url, **client_options(settings))
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
@@ -67,6 +111,7 @@ class OpenAIResponsesModel(SdkModel):
             "model": self.settings.model,
             "input": response_input(tuple(request.messages)),
             "store": False,
+            **self._reasoning,
         }
         if request.system:
             body["instructions"] = request.system
@@ -79,7 +124,8 @@ class OpenAIResponsesModel(SdkModel):
         return body
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
-        body = self.request_body(request)
+        messages = carried(request.messages, "responses", self.settings.model, events)
+        body = self.request_body(replace(request, messages=messages))
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -90,6 +136,8 @@ class OpenAIResponsesModel(SdkModel):
                 kind = getattr(event, "type", "")
                 if kind == "response.output_text.delta":
                     emit(event.delta)
+                elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+                    emit(ReasoningDelta(event.delta))
                 elif kind in ("response.completed", "response.incomplete"):
                     final = event.response
                 elif kind in ("response.failed", "error"):
@@ -106,7 +154,9 @@ class OpenAIResponsesModel(SdkModel):
 
     def _parse(self, response: Any) -> ModelReply:
         texts: list[str] = []
+        thoughts: list[str] = []
         calls: list[ToolCall] = []
+        reasoned = False
         for item in response.output or []:
             kind = getattr(item, "type", None)
             if kind == "message":
@@ -115,13 +165,32 @@ class OpenAIResponsesModel(SdkModel):
                 )
             elif kind == "function_call":
                 calls.append(ToolCall(id=item.call_id or "", name=item.name, arguments=item.arguments or ""))
-        usage = response.usage
+            elif kind == "reasoning":
+                reasoned = True
+                parts = [*(item.summary or []), *(getattr(item, "content", None) or [])]
+                thoughts.extend(getattr(p, "text", "") or "" for p in parts)
         stop = "tool_calls" if calls else (getattr(response, "status", None) or "completed")
+        output = [item.to_dict() for item in response.output or []] if reasoned else []
         return ModelReply(
             message=Message(
-                role="assistant", content="".join(texts), tool_calls=tuple(unique_ids(calls, "call"))
+                role="assistant",
+                content="".join(texts),
+                tool_calls=tuple(unique_ids(calls, "call")),
+                reasoning="\n\n".join(t for t in thoughts if t),
+                provider_data=ProviderData("responses", self.settings.model, {"output": output})
+                if output
+                else None,
             ),
             stop_reason=stop,
-            usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage(),
+            usage=_usage(response.usage),
             model=getattr(response, "model", None),
         )
+
+
+def _usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "output_tokens_details", None)
+    return Usage(
+        usage.input_tokens or 0, usage.output_tokens or 0, getattr(details, "reasoning_tokens", 0) or 0
+    )

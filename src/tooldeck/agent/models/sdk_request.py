@@ -2,8 +2,8 @@
 translated into `ModelError`s.
 
 Each client supplies one attempt (`attempt(call, emit)`): it makes the request through `call`
-(so the HTTP status is known even when the body is unreadable) and hands streamed text to
-`emit`. Once text has reached the user, a failed attempt is not retried.
+(so the HTTP status is known even when the body is unreadable) and hands streamed text (or
+`ReasoningDelta`s) to `emit`. Once text has reached the user, a failed attempt is not retried.
 """
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from tooldeck.agent.events import EventSink, TextDelta
+from tooldeck.agent.events import EventSink, ReasoningDelta, TextDelta
 from tooldeck.agent.messages import ModelReply
 from tooldeck.agent.models.base import ModelSettings, RawCall, unreadable_reply
 from tooldeck.agent.models.retry import call_with_retries
 from tooldeck.errors import ModelError
 
 E = TypeVar("E", bound=Exception)
-Emit = Callable[[str | None], None]
+Emit = Callable[[str | ReasoningDelta | None], None]
 Attempt = Callable[[RawCall, Emit], Awaitable[ModelReply]]
 
 
@@ -35,11 +35,12 @@ async def sdk_request(
     reported with the HTTP status under the `provider` label."""
     streamed = False
 
-    def emit(text: str | None) -> None:
+    def emit(piece: str | ReasoningDelta | None) -> None:
         nonlocal streamed
-        if text and events is not None:
-            streamed = True
-            events(TextDelta(text))
+        if events is None or not piece or (isinstance(piece, ReasoningDelta) and not piece.text):
+            return
+        streamed = True
+        events(piece if isinstance(piece, ReasoningDelta) else TextDelta(piece))
 
     async def once() -> ModelReply:
         call = RawCall()

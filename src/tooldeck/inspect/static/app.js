@@ -628,6 +628,7 @@ async function showSessions() {
 
 function messageView(m) {
   const parts = [el("div", { class: "who" }, m.role === "tool" ? `tool result: ${m.name || ""} (${m.tool_call_id || ""})` : m.role)];
+  if (m.reasoning) parts.push(el("div", { class: "text reasoning" }, m.reasoning));
   if (m.content) parts.push(el("div", { class: m.is_error ? "text error" : "text" }, m.content));
   for (const c of m.tool_calls || []) {
     parts.push(el("div", { class: "call" }, `→ tool call ${c.name} ${c.arguments} (${c.id})`));
