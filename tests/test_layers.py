@@ -38,6 +38,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.config_cache",
         "tooldeck._core.config_yaml",
         "tooldeck._core.config_platforms",
+        "tooldeck._core.link_names",
         "tooldeck._core.channel",
         "tooldeck._core.context",
         "tooldeck._core.schemas",
@@ -54,6 +55,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck._core.registry",),
     (
         "tooldeck._core.sources",
+        "tooldeck._core.listing",
         "tooldeck._core.availability",
         "tooldeck._core.toolsets",
         "tooldeck._core.skills",
@@ -66,6 +68,8 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.execution",
         "tooldeck._core.session",
         "tooldeck._core.disclosure",
+        # What a config brings to a deck: its sources, middleware, prompts and resources.
+        "tooldeck._core.configured",
     ),
     ("tooldeck.core",),
     ("tooldeck.tools",),

@@ -34,7 +34,7 @@ from tooldeck._core.context import ToolContext
 from tooldeck._core.decorator import function_tool, tool
 from tooldeck._core.output import ToolOutput
 from tooldeck._core.tool import DescriptionContext, Resource, Tool
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 from tooldeck._utils.version import __version__
 from tooldeck.errors import (
     ConfigError,
@@ -56,6 +56,7 @@ from tooldeck.errors import (
 
 # Imported on first use, so that a module that only defines tools stays cheap to import.
 if TYPE_CHECKING:
+    from tooldeck._core.assembly.explanation import Explanation
     from tooldeck._core.assembly.loadout import Fate, Loadout
     from tooldeck._core.config import Config
     from tooldeck._core.config_load import load_config, parse_config
@@ -67,43 +68,9 @@ if TYPE_CHECKING:
     from tooldeck._core.resources import resource
     from tooldeck._core.session import Session
     from tooldeck._core.sources.base import Source, SourceListing, ToolSource
-    from tooldeck._deck import Deck, Explanation
+    from tooldeck._deck import Deck
     from tooldeck.agent.models.scripted import ScriptedModel
     from tooldeck.agent.runtime import Agent
-
-_LAZY: dict[str, str] = {
-    "Agent": "tooldeck.agent.runtime",
-    "ApprovalAnswer": "tooldeck._core.execution.policy",
-    "ApprovalRequest": "tooldeck._core.execution.policy",
-    "CallNext": "tooldeck._core.execution.middleware",
-    "Middleware": "tooldeck._core.execution.middleware",
-    "Session": "tooldeck._core.session",
-    "ToolCallRequest": "tooldeck._core.execution.middleware",
-    "TruncateResults": "tooldeck._core.execution.middleware",
-    "Approver": "tooldeck._core.execution.policy",
-    "CallbackApprover": "tooldeck._core.execution.policy",
-    "Config": "tooldeck._core.config",
-    "Deck": "tooldeck._deck",
-    "Diagnostic": "tooldeck._core.diagnostics",
-    "ErrorEnvelope": "tooldeck._core.execution.types",
-    "Explanation": "tooldeck._deck",
-    "Fate": "tooldeck._core.assembly.loadout",
-    "Loadout": "tooldeck._core.assembly.loadout",
-    "ScriptedModel": "tooldeck.agent.models.scripted",
-    "PromptMessage": "tooldeck._core.prompts",
-    "prompt": "tooldeck._core.prompts",
-    "resource": "tooldeck._core.resources",
-    "Source": "tooldeck._core.sources.base",
-    "SourceListing": "tooldeck._core.sources.base",
-    "ToolCall": "tooldeck._core.execution.types",
-    "ToolResult": "tooldeck._core.execution.types",
-    "ToolSource": "tooldeck._core.sources.base",
-    "load_config": "tooldeck._core.config_load",
-    "parse_config": "tooldeck._core.config_load",
-}
-
-
-__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "Agent",
@@ -168,3 +135,5 @@ __all__ = [
     "resource",
     "tool",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

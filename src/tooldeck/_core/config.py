@@ -180,7 +180,8 @@ class Config(_Section):
     serve: ServeConfig = field(default_factory=ServeConfig)
     # Middleware around every tool call, outermost first (after any given to `Deck(middleware=)`):
     # each sees the call and its arguments, and may rewrite them, answer itself or change the
-    # result. Applies to every path: calls, the agent, serve, batch, execute_code's nested calls.
+    # result, outside tooldeck's links unless placed `before:`/`after:` one. Applies to every path:
+    # calls, the agent, serve, batch, execute_code's nested calls.
     middleware: list[MiddlewareEntry] = field(default_factory=list)
     # MCP prompts declared in Python (`@prompt`), which `tooldeck serve` lists before the skills;
     # a declared prompt wins over a skill of the same name.

@@ -24,6 +24,7 @@ from tooldeck._core.config_sections import (
     AcpAgentConfig,
     McpAuthConfig,
     McpServerConfig,
+    MiddlewareEntry,
     PromptEntry,
     ResourceEntry,
     SandboxConfig,
@@ -32,6 +33,7 @@ from tooldeck._core.config_sections import (
     ToolSearchConfig,
     WebConfig,
 )
+from tooldeck._core.link_names import placement_problem
 from tooldeck._core.tool_names import NAME_PATTERN as TOOL_NAME
 from tooldeck._core.tool_names import SOURCE_PRIORITY
 from tooldeck.errors import ConfigError
@@ -57,6 +59,8 @@ class ConfigLike(Protocol):
     def prompts(self) -> list[PromptEntry]: ...
     @property
     def resources(self) -> list[ResourceEntry]: ...
+    @property
+    def middleware(self) -> list[MiddlewareEntry]: ...
     @property
     def sandbox(self) -> SandboxConfig: ...
     @property
@@ -163,6 +167,10 @@ def _check_meaning(config: ConfigLike) -> None:
                 raise ConfigError(
                     f"must look like 'package.module:attribute', got {use!r}", path=f"{key}[{i}].use"
                 )
+    for i, placed in enumerate(config.middleware):
+        problem = placement_problem(placed.before, placed.after)
+        if problem is not None:
+            raise ConfigError(problem[1], path=f"middleware[{i}].{problem[0]}")
     _check_protected(config.sandbox.protected)
     for name, agent in config.acp_agents.items():
         if not TOOL_NAME.match(name):

@@ -724,6 +724,13 @@ class MiddlewareEntry(_Section):
     # `package.module:attribute` naming a middleware instance, or a class or factory that makes
     # one when called with no arguments.
     use: str
+    # Place it just outside this link of the call path (trace, validate, approvals, effects,
+    # frame, truncate, budget, checkpoint, run). With neither key it is outside every link but trace, so
+    # it sees the model's raw arguments.
+    before: str | None = None
+    # Place it just inside this link (not run, the last): after validate it sees the arguments
+    # validated and coerced ("2" -> 2).
+    after: str | None = None
 
 
 @section

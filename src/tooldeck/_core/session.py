@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from tooldeck._core.config import Config, ExecutionConfig
 from tooldeck._core.control_plane import ControlPlane
 from tooldeck._core.execution.events import EventSink
-from tooldeck._core.execution.middleware import Middleware
+from tooldeck._core.execution.middleware import Middleware, Placed
 from tooldeck._core.execution.policy import Approver, Grants, Policy
 from tooldeck._core.execution.results import SpillStore
 from tooldeck._core.execution.types import ToolCall, ToolResult
@@ -52,7 +52,7 @@ class Session:
         approver: Approver | None = None,
         policy: Policy | None = None,
         events: EventSink | None = None,
-        middleware: Sequence[Middleware] = (),
+        middleware: Sequence[Middleware | Placed | Mapping[str, Any]] = (),
         services: Mapping[type, object] | None = None,
         direct: bool = False,
         spill: SpillStore | None = None,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 
 # Imported on first use: the built-in tools import `tooldeck.agent.builtins`, and loading a deck
 # should not pay for the loop, the runtime and the executor.
@@ -26,39 +26,6 @@ if TYPE_CHECKING:
     from tooldeck.agent.sessions import SessionStore
     from tooldeck.agent.toolview import ToolView
     from tooldeck.errors import ModelError, ModelNotConfigured
-
-_LAZY: dict[str, str] = {
-    "Agent": "tooldeck.agent.runtime",
-    "AgentLoop": "tooldeck.agent.loop",
-    "BatchRunner": "tooldeck.agent.loop",
-    "Conversation": "tooldeck.agent.loop",
-    "Event": "tooldeck.agent.events",
-    "EventLog": "tooldeck.agent.events",
-    "EventSink": "tooldeck.agent.events",
-    "SessionRunner": "tooldeck.agent.runner",
-    "Message": "tooldeck.agent.messages",
-    "ModelClient": "tooldeck.agent.models.base",
-    "ModelError": "tooldeck.errors",
-    "ModelNotConfigured": "tooldeck.errors",
-    "ModelReply": "tooldeck.agent.messages",
-    "ModelRequest": "tooldeck.agent.models.base",
-    "ModelSettings": "tooldeck.agent.models.base",
-    "ProviderData": "tooldeck.agent.messages",
-    "Reasoning": "tooldeck.agent.models.reasoning",
-    "Recorder": "tooldeck.agent.loop",
-    "ScriptedModel": "tooldeck.agent.models.scripted",
-    "SessionStore": "tooldeck.agent.sessions",
-    "ToolView": "tooldeck.agent.toolview",
-    "TurnResult": "tooldeck.agent.loop",
-    "Usage": "tooldeck.agent.messages",
-    "call": "tooldeck.agent.models.scripted",
-    "make_model": "tooldeck.agent.models.factory",
-    "reply": "tooldeck.agent.models.scripted",
-    "resolve_model_settings": "tooldeck.agent.models.factory",
-}
-
-
-__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "Agent",
@@ -89,3 +56,5 @@ __all__ = [
     "reply",
     "resolve_model_settings",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tooldeck.batch.dispatch import BatchRunError
@@ -24,28 +24,6 @@ if TYPE_CHECKING:
     from tooldeck.batch.results import ItemResult, ResultWriter, finished_ids
     from tooldeck.batch.run import BatchInputError, BatchOptions, BatchPlan, plan_batch, run_batch
     from tooldeck.batch.worker import ItemRunner, WorkerSpec
-
-_LAZY: dict[str, str] = {
-    "BatchInputError": "tooldeck.batch.run",
-    "BatchItem": "tooldeck.batch.items",
-    "BatchOptions": "tooldeck.batch.run",
-    "BatchPlan": "tooldeck.batch.run",
-    "BatchRunError": "tooldeck.batch.dispatch",
-    "BatchSummary": "tooldeck.batch.progress",
-    "InputProblem": "tooldeck.batch.items",
-    "ItemResult": "tooldeck.batch.results",
-    "ItemRunner": "tooldeck.batch.worker",
-    "Progress": "tooldeck.batch.progress",
-    "ResultWriter": "tooldeck.batch.results",
-    "WorkerSpec": "tooldeck.batch.worker",
-    "finished_ids": "tooldeck.batch.results",
-    "plan_batch": "tooldeck.batch.run",
-    "read_items": "tooldeck.batch.items",
-    "run_batch": "tooldeck.batch.run",
-}
-
-
-__getattr__ = lazy_attributes(__name__, _LAZY, globals())
 
 __all__ = [
     "BatchInputError",
@@ -65,3 +43,5 @@ __all__ = [
     "read_items",
     "run_batch",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

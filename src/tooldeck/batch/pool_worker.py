@@ -17,6 +17,7 @@ import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
+from tooldeck._utils.user_code import importable_from
 from tooldeck.batch.items import BatchItem
 from tooldeck.batch.worker import ItemRunner, WorkerSpec
 from tooldeck.tracing.export import configure_cli_exporter
@@ -32,7 +33,7 @@ def main(argv: list[str]) -> int:
     except (EOFError, OSError):
         return 1
     # What the driver could import, this worker can (tools named by `use:` next to a script).
-    sys.path.extend(p for p in path if p not in sys.path)
+    importable_from(path)
     asyncio.run(serve(conn, spec, label))
     return 0
 

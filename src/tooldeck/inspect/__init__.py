@@ -14,20 +14,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tooldeck.inspect.api import InspectorApi
     from tooldeck.inspect.app import inspect_app, serve_app
     from tooldeck.inspect.approvals import PageApprover
 
-_LAZY: dict[str, str] = {
-    "InspectorApi": "tooldeck.inspect.api",
-    "PageApprover": "tooldeck.inspect.approvals",
-    "inspect_app": "tooldeck.inspect.app",
-    "serve_app": "tooldeck.inspect.app",
-}
-
-__getattr__ = lazy_attributes(__name__, _LAZY, globals())
-
 __all__ = ["InspectorApi", "PageApprover", "inspect_app", "serve_app"]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tooldeck.interop.detect import foreign_tools, framework_of
@@ -26,14 +26,6 @@ if TYPE_CHECKING:
     from tooldeck.interop.openai_agents_out import openai_agents_tools
     from tooldeck.interop.pydantic_ai_out import pydantic_ai_toolset
 
-_LAZY: dict[str, str] = {
-    "foreign_tools": "tooldeck.interop.detect",
-    "framework_of": "tooldeck.interop.detect",
-    "langchain_tools": "tooldeck.interop.langchain_out",
-    "openai_agents_tools": "tooldeck.interop.openai_agents_out",
-    "pydantic_ai_toolset": "tooldeck.interop.pydantic_ai_out",
-}
-
-__getattr__ = lazy_attributes(__name__, _LAZY, globals())
-
 __all__ = ["foreign_tools", "framework_of", "langchain_tools", "openai_agents_tools", "pydantic_ai_toolset"]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

@@ -9,7 +9,8 @@ exists. A deck of tooldeck's own tools never reaches this module.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Iterable
+from typing import Any, Literal
 
 from tooldeck.core import Tool
 
@@ -56,4 +57,17 @@ def foreign_tools(value: object, where: str) -> list[Tool] | None:
     return [from_openai_agents(value, where=where)]
 
 
-__all__ = ["Framework", "foreign_tools", "framework_of"]
+def own_tools(given: Iterable[object], where: str = "Deck(tools=...)") -> list[Tool]:
+    """`given` with other frameworks' tools made tooldeck Tools (anything else passes as it is,
+    for the registry to refuse in its own words)."""
+    out: list[Any] = []
+    for index, value in enumerate(given):
+        found = None if isinstance(value, Tool) else foreign_tools(value, f"{where}[{index}]")
+        if found is None:
+            out.append(value)
+        else:
+            out.extend(found)
+    return out
+
+
+__all__ = ["Framework", "foreign_tools", "framework_of", "own_tools"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from tooldeck.search.catalog import Catalog, CatalogEntry
@@ -42,23 +42,4 @@ __all__ = [
     "search_index",
 ]
 
-_WHERE = {
-    "Catalog": "catalog",
-    "CatalogEntry": "catalog",
-    "CatalogError": "errors",
-    "RANKERS": "engine",
-    "RankerName": "engine",
-    "SearchHit": "engine",
-    "SearchResult": "engine",
-    "SearchSettings": "engine",
-    "ToolSearch": "engine",
-    "search_index": "engine",
-    "SemanticUnavailable": "errors",
-    "SearchUsageError": "errors",
-    "search_cli": "search_cli",
-}
-
-
-__getattr__ = lazy_attributes(
-    __name__, {name: f"tooldeck.search.{module}" for name, module in _WHERE.items()}, globals()
-)
+__getattr__ = lazy_exports(__name__, __file__, globals())

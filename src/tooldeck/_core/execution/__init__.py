@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._utils.lazy import lazy_attributes
+from tooldeck._utils.lazy import lazy_exports
 
 # Imported on first use: the built-in tools need only `types`, and loading a deck should not pay
 # for the executor (asyncio, threads, validation).
@@ -48,40 +48,6 @@ if TYPE_CHECKING:
         ValidatedCall,
     )
 
-_LAZY: dict[str, str] = {
-    "ApprovalAnswer": "tooldeck._core.execution.policy",
-    "ApprovalFlagPolicy": "tooldeck._core.execution.policy",
-    "ApprovalRequest": "tooldeck._core.execution.policy",
-    "Approver": "tooldeck._core.execution.policy",
-    "AutoApprover": "tooldeck._core.execution.policy",
-    "CallbackApprover": "tooldeck._core.execution.policy",
-    "CallbackSink": "tooldeck._core.execution.events",
-    "CancelToken": "tooldeck._core.execution.runner",
-    "ChainPolicy": "tooldeck._core.execution.policy",
-    "CollectingSink": "tooldeck._core.execution.events",
-    "Decision": "tooldeck._core.execution.policy",
-    "DenyApprover": "tooldeck._core.execution.policy",
-    "EventSink": "tooldeck._core.execution.events",
-    "ExecutionEvent": "tooldeck._core.execution.events",
-    "Grants": "tooldeck._core.execution.policy",
-    "Executor": "tooldeck._core.execution.executor",
-    "LoggingSink": "tooldeck._core.execution.events",
-    "Policy": "tooldeck._core.execution.policy",
-    "SafetyPolicy": "tooldeck._core.execution.safety_policy",
-    "TerminalApprover": "tooldeck._core.execution.policy",
-    "ToolCall": "tooldeck._core.execution.types",
-    "ToolCaller": "tooldeck._core.execution.nested",
-    "ErrorEnvelope": "tooldeck._core.execution.types",
-    "ToolError": "tooldeck._core.execution.types",
-    "ToolOutput": "tooldeck._core.execution.types",
-    "ToolResult": "tooldeck._core.execution.types",
-    "ToolUnavailableError": "tooldeck._core.execution.types",
-    "ValidatedCall": "tooldeck._core.execution.types",
-}
-
-
-__getattr__ = lazy_attributes(__name__, _LAZY, globals())
-
 __all__ = [
     "ApprovalAnswer",
     "ApprovalFlagPolicy",
@@ -112,3 +78,5 @@ __all__ = [
     "ToolUnavailableError",
     "ValidatedCall",
 ]
+
+__getattr__ = lazy_exports(__name__, __file__, globals())

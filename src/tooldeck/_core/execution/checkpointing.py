@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from tooldeck._core.checkpoints.recording import CURRENT, Ask, Lazy, Recording
 from tooldeck._core.checkpoints.store import CheckpointStore
@@ -21,7 +21,9 @@ from tooldeck._core.workspace import Workspace
 
 
 class Checkpointing:
-    """The chain link (see the module docstring)."""
+    """The `checkpoint` link (see the module docstring)."""
+
+    name: ClassVar[str] = "checkpoint"
 
     def __init__(
         self, store: CheckpointStore, workspace: Workspace, approvals: Approvals | None = None

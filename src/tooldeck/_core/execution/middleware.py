@@ -7,27 +7,31 @@ A middleware is any object with
 It may rewrite the arguments (`await call_next(call.replace(arguments=...))`), answer itself
 without running the tool (`return ToolResult(call_id=call.id, name=call.name, content=...)`),
 or change the result (`(await call_next(call)).replace(content=...)`). The first listed is the
-outermost. tooldeck's own steps are links of the same chain, inside the user's:
+outermost. tooldeck's own steps are links of the same chain, each with a name
+(`tooldeck._core.link_names`):
 
-    user middleware ... -> validate -> policy and approvals -> untrusted framing
-        -> result truncation (`TruncateResults`) -> run (deadline, isolation, shaping)
+    trace -> user middleware ... -> validate -> approvals -> effects -> frame
+        -> truncate -> budget -> checkpoint -> run
 
-so rewritten arguments are validated and judged by the policy like the model's own, and every
-call reaching the chain gets one result back through it, refusals included. A call naming no
-tool, or whose arguments are not a JSON object, is answered before the chain (there is no tool
-to hand a middleware).
+A user's middleware placed nowhere is outside every link but `trace`, so it sees the model's
+raw arguments, and arguments it rewrites are validated and judged by the policy like the
+model's own; one placed `after: validate` (`{"use": middleware, "after": "validate"}`, in code
+as in config) sees them validated and coerced. Every call reaching the chain gets one result
+back through it, refusals included. A call naming no tool, or whose arguments are not a JSON
+object, is answered before the chain (there is no tool to hand a middleware).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from tooldeck._core.content import TextContent
 from tooldeck._core.execution.types import ToolCall, ToolResult, ValidatedCall
+from tooldeck._core.link_names import placement_problem
 from tooldeck._core.tool import Tool
 
 if TYPE_CHECKING:
@@ -64,12 +68,59 @@ class ToolCallRequest:
     note: str | None = field(default=None, repr=False, compare=False)
     # The call as the model made it (None once the arguments were replaced).
     raw: ToolCall | None = field(default=None, repr=False, compare=False)
+    # Services offered to this call only, over the session's (a link's: `effects` offers the
+    # bounds the call's effects may reach); a tool asks for them as for any other.
+    services: Mapping[type, object] | None = field(default=None, repr=False, compare=False)
 
     def replace(self, *, arguments: dict[str, Any]) -> ToolCallRequest:
         """The same call with other arguments (validated and judged again further in)."""
         if not isinstance(arguments, dict):
             raise TypeError(f"arguments must be a dict, got {type(arguments).__name__}")
         return dataclasses.replace(self, arguments=arguments, validated=None, raw=None)
+
+    def offering(self, kind: type, value: object) -> ToolCallRequest:
+        """The same call with `value` offered to its tool as the service `kind`."""
+        return dataclasses.replace(self, services={**(self.services or {}), kind: value})
+
+    def validated_as(self, validated: ValidatedCall) -> ToolCallRequest:
+        """The same call carrying its validated, coerced arguments (the `validate` link's)."""
+        return ToolCallRequest(
+            self.id,
+            self.name,
+            validated.arguments,
+            self.tool,
+            self.session_id,
+            validated,
+            self.batch,
+            self.started,
+            self.note,
+            self.raw,
+            self.services,
+        )
+
+
+class Link:
+    """One of tooldeck's own links: made once around the next one (`bind`), so a call pays one
+    frame per link; `name` is where a user's middleware can be placed."""
+
+    __slots__ = ()
+    name: ClassVar[str]
+
+    def bind(self, call_next: CallNext) -> CallNext:
+        raise NotImplementedError
+
+    async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
+        return await self.bind(call_next)(call)
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A user's middleware and where it goes: just outside (`before`) or just inside (`after`)
+    the link so named; neither, outside every link but `trace`."""
+
+    middleware: Middleware
+    before: str | None = None
+    after: str | None = None
 
 
 def chain(links: Sequence[Middleware], last: CallNext) -> CallNext:
@@ -93,21 +144,53 @@ def _bound(link: Middleware, call_next: CallNext) -> CallNext:
     return handler
 
 
+def placed_middleware(items: Sequence[object], where: str = "middleware") -> list[Placed]:
+    """The items - middleware, `Placed`, or `{"use": middleware, "before"/"after": link}` - as
+    placed middleware; a TypeError or ValueError names the key of the one that is wrong."""
+    out: list[Placed] = []
+    unchecked: list[tuple[int, object]] = []
+    for index, item in enumerate(items):
+        if isinstance(item, Placed):
+            out.append(item)  # placed by `placed_middleware` or the config: checked then
+            continue
+        elif isinstance(item, Mapping):
+            unknown = sorted(set(item) - {"use", "before", "after"})
+            if unknown or "use" not in item:
+                what = f"unknown key {unknown[0]!r}" if unknown else "no 'use' key"
+                raise TypeError(f"{where}[{index}]: {what} (an entry is {{use, before or after}})")
+            placed = Placed(item["use"], item.get("before"), item.get("after"))
+        else:
+            placed = Placed(item)  # type: ignore[arg-type]  # checked just below
+        problem = placement_problem(placed.before, placed.after)
+        if problem is not None:
+            raise ValueError(f"{where}[{index}].{problem[0]}: {problem[1]}")
+        unchecked.append((index, placed.middleware))
+        out.append(placed)
+    for index, middleware in unchecked:
+        wrong = _not_middleware(middleware)
+        if wrong is not None:
+            raise TypeError(f"{where}[{index}] ({type(middleware).__name__}){wrong}")
+    return out
+
+
 def check_middleware(items: Sequence[object], where: str = "middleware") -> list[Middleware]:
     """The items as middleware, or a TypeError naming the one that is not (by its position)."""
     out: list[Middleware] = []
     for index, item in enumerate(items):
-        if not isinstance(item, Middleware) or not callable(item.on_call):
-            raise TypeError(
-                f"{where}[{index}] ({type(item).__name__}) is not a middleware: it needs "
-                "`async def on_call(self, call, call_next)`"
-            )
-        if not inspect.iscoroutinefunction(item.on_call):
-            raise TypeError(
-                f"{where}[{index}] ({type(item).__name__}): on_call must be `async def` (it awaits call_next)"
-            )
+        problem = _not_middleware(item)
+        if problem is not None:
+            raise TypeError(f"{where}[{index}] ({type(item).__name__}){problem}")
+        assert isinstance(item, Middleware)
         out.append(item)
     return out
+
+
+def _not_middleware(item: object) -> str | None:
+    if not isinstance(item, Middleware) or not callable(item.on_call):
+        return " is not a middleware: it needs `async def on_call(self, call, call_next)`"
+    if not inspect.iscoroutinefunction(item.on_call):
+        return ": on_call must be `async def` (it awaits call_next)"
+    return None
 
 
 class TruncateResults:
@@ -117,8 +200,11 @@ class TruncateResults:
 
     The limit is the tool's `max_result_chars`, else `default_limit`; `tail_share` of it goes
     to the end of the text (logs and test runs put their verdict last). Error results pass
-    unchanged (their envelope carries its own capped output).
+    unchanged (their envelope carries its own capped output). tooldeck's own is the `truncate`
+    link; one given as a user's middleware cuts where it is placed.
     """
+
+    name: ClassVar[str] = "truncate"
 
     def __init__(self, default_limit: int, spill: SpillStore | None, *, tail_share: float = 0.25) -> None:
         if default_limit < 1:
@@ -196,4 +282,14 @@ def _line_start(text: str, at: int) -> int:
     return cut + 1 if 0 <= cut < len(text) - 1 else at
 
 
-__all__ = ["CallNext", "Middleware", "ToolCallRequest", "TruncateResults", "chain", "check_middleware"]
+__all__ = [
+    "CallNext",
+    "Link",
+    "Middleware",
+    "Placed",
+    "ToolCallRequest",
+    "TruncateResults",
+    "chain",
+    "check_middleware",
+    "placed_middleware",
+]

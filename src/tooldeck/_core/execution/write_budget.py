@@ -9,13 +9,17 @@ the bytes come.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from tooldeck._core.execution.middleware import CallNext, ToolCallRequest
 from tooldeck._core.execution.types import ToolResult
 from tooldeck._core.fs.observe import WRITES, WriteBudget
 
 
 class WriteBudgeting:
-    """The chain link (see the module docstring)."""
+    """The `budget` link (see the module docstring)."""
+
+    name: ClassVar[str] = "budget"
 
     def __init__(self, root: str, limit_mb: int) -> None:
         self.root, self.limit_mb = root, limit_mb

@@ -12,7 +12,6 @@ made one), a `@resource`, or a list of them.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 from tooldeck._core.config import Config, ToolEntry
@@ -22,8 +21,8 @@ from tooldeck._core.prompts import Prompt, prompt
 from tooldeck._core.resources import DeclaredResource
 from tooldeck._core.sources import tools_from_value
 from tooldeck._core.sources.base import Source, SourceListing
-from tooldeck._core.sources.imports import import_module
 from tooldeck._core.tool import Tool
+from tooldeck._utils.user_code import import_module, importable_from
 from tooldeck.errors import ConfigError, SourceError, ToolDefinitionError
 
 # Another framework's tool object as Tools, or None when `value` is not one (`where` names it).
@@ -172,8 +171,6 @@ def config_resources(config: Config) -> list[DeclaredResource]:
 
 def _values(config: Config, use: str, where: str) -> list[object]:
     """What `use` names: one value, or the items of a list or tuple of them."""
-    # Modules next to the config file are importable (after the installed ones, as for `tools:`).
-    if config.base_dir and config.base_dir not in sys.path:
-        sys.path.append(config.base_dir)
+    importable_from([config.base_dir])  # modules next to the config file, as for `tools:`
     value = resolve_use(use, where=where)
     return list(value) if isinstance(value, list | tuple) else [value]

@@ -19,8 +19,8 @@ from types import ModuleType
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.sources import module_tools
 from tooldeck._core.sources.base import Source, SourceListing
-from tooldeck._core.sources.imports import import_module
 from tooldeck._core.tool import SourceKind, Tool
+from tooldeck._utils.user_code import import_module
 from tooldeck.errors import SourceError
 
 _MARKERS = re.compile(r"@tool\b|\bTool\(|\bfunction_tool\(|__tools__")

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.sources import tools_from_value
 from tooldeck._core.sources.base import Source, SourceListing
-from tooldeck._core.sources.imports import describe, import_module
 from tooldeck._core.tool import Tool
+from tooldeck._utils.user_code import describe, import_module
 from tooldeck.errors import SourceError
 
 GROUP = "tooldeck.tools"

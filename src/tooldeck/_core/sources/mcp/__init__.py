@@ -22,9 +22,21 @@ from tooldeck._core.sources.mcp.settings import ServerSpec, server_specs
 from tooldeck._core.sources.mcp.source import McpSource, ServerStatus
 
 if TYPE_CHECKING:
-    from tooldeck._core.config import Config
+    from collections.abc import Iterable
 
-__all__ = ["McpSource", "McpThread", "ServerSpec", "ServerStatus", "close_all", "mcp_sources", "server_specs"]
+    from tooldeck._core.config import Config
+    from tooldeck._core.sources.mcp.loop import McpLoop
+
+__all__ = [
+    "McpSource",
+    "McpThread",
+    "ServerSpec",
+    "ServerStatus",
+    "close_all",
+    "loop_of",
+    "mcp_sources",
+    "server_specs",
+]
 
 
 def mcp_sources(config: Config) -> list[McpSource]:
@@ -36,6 +48,11 @@ def mcp_sources(config: Config) -> list[McpSource]:
     return [
         McpSource(spec, workspace=workspace, files=files) for spec in server_specs(config) if spec.enabled
     ]
+
+
+def loop_of(sources: Iterable[object]) -> McpLoop | None:
+    """The loop the MCP sessions among `sources` live on; None when there is none."""
+    return next((s.loop for s in sources if isinstance(s, McpSource)), None)
 
 
 def close_all(sources: list[McpSource], timeout: float = 30.0) -> None:

@@ -1,10 +1,15 @@
-"""Importing user code without letting it take tooldeck down.
+"""Importing user code without letting it take tooldeck down: the one place it is imported.
 
 A module named by a `use:` entry, a `discover:` package or a plugin may fail in any way: raise,
 have a syntax error, call `sys.exit`, print to stdout (which belongs to `--json` output), or
 never finish. `import_module` turns each into a `SourceError` that names the module and what
 happened, sends what the module prints to stderr, and gives up on an import that takes longer
 than the budget (the import goes on in a daemon thread that can never keep the process alive).
+
+Where user code is found is one rule, here and nowhere else: `importable_from` adds folders
+(the config file's, a batch driver's) to `sys.path` after the installed packages, so that a
+file a tool writes there (an `openai.py`) cannot shadow a package tooldeck imports later. A
+batch worker calls it with its driver's path, so it imports what the driver could.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import importlib
 import os
 import sys
 import threading
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
@@ -23,6 +29,13 @@ from tooldeck.errors import SourceError
 # Seconds an import of user code may take before tooldeck gives up on it
 # ($TOOLDECK_IMPORT_TIMEOUT_S changes it).
 IMPORT_BUDGET_S = 20.0
+
+
+def importable_from(folders: Iterable[str | None]) -> None:
+    """Make modules in `folders` importable, after those already findable (see the module docstring)."""
+    for folder in folders:
+        if folder and folder not in sys.path:
+            sys.path.append(folder)
 
 
 def import_budget() -> float:
