@@ -23,11 +23,12 @@ object, is answered before the chain (there is no tool to hand a middleware).
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast, runtime_checkable
 
 from tooldeck._core.content import TextContent
 from tooldeck._core.execution.types import ToolCall, ToolResult, ValidatedCall
@@ -99,15 +100,16 @@ class ToolCallRequest:
         )
 
 
-class Link:
+class Link(abc.ABC):
     """One of tooldeck's own links: made once around the next one (`bind`), so a call pays one
     frame per link; `name` is where a user's middleware can be placed."""
 
     __slots__ = ()
     name: ClassVar[str]
 
+    @abc.abstractmethod
     def bind(self, call_next: CallNext) -> CallNext:
-        raise NotImplementedError
+        """The handler of a call: this link's work around `call_next`."""
 
     async def on_call(self, call: ToolCallRequest, call_next: CallNext) -> ToolResult:
         return await self.bind(call_next)(call)
@@ -160,7 +162,7 @@ def placed_middleware(items: Sequence[object], where: str = "middleware") -> lis
                 raise TypeError(f"{where}[{index}]: {what} (an entry is {{use, before or after}})")
             placed = Placed(item["use"], item.get("before"), item.get("after"))
         else:
-            placed = Placed(item)  # type: ignore[arg-type]  # checked just below
+            placed = Placed(cast("Middleware", item))  # checked just below
         problem = placement_problem(placed.before, placed.after)
         if problem is not None:
             raise ValueError(f"{where}[{index}].{problem[0]}: {problem[1]}")
