@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -11,6 +12,12 @@ import pytest
 from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# A suite started in the background by a shell without job control inherits SIGINT ignored, and
+# so would every command it starts (Python keeps an ignored SIGINT ignored): the tests that
+# interrupt a command (Ctrl-C) need it delivered.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from support.fixtures import home, scripted_server  # noqa: F401
 

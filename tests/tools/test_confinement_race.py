@@ -94,8 +94,10 @@ async def hammer(ex: Executor, seconds: float) -> Tally:
 def race(tmp_path: Path, seconds: float, *, use_openat2: bool | None) -> tuple[Tally, int, float]:
     ws, outside = make_tree(tmp_path)
     before = snapshot(outside)
-    ex = Executor(ws_loadout(ws, read_file, write_file, patch, search_files))
-    ex.workspace = Workspace(ws, use_openat2=use_openat2)
+    ex = Executor(
+        ws_loadout(ws, read_file, write_file, patch, search_files),
+        workspace=Workspace(ws, use_openat2=use_openat2),
+    )
     swapper = subprocess.Popen(
         [sys.executable, str(SWAPPER), str(ws), "sub", "link"], stdout=subprocess.PIPE, text=True
     )

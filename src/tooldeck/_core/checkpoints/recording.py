@@ -84,7 +84,7 @@ class Recording:
             limit = self.store.settings.max_file_bytes
             try:
                 before = read_state(folder, name, self._keep, max_bytes=limit)
-            except (TooLarge, OverBudget) as exc:
+            except (TooLarge, _OverBudget) as exc:
                 if rel not in self.unkept and self._consents(rel, exc):
                     self.unkept.add(rel)
                 if rel not in self.unkept:
@@ -112,13 +112,13 @@ class Recording:
 
     def _keep(self, data: bytes) -> str:
         """Keep a file's earlier bytes, unless they would take the store past its budget: the
-        history of earlier changes is never evicted to pay for this one (OverBudget)."""
+        history of earlier changes is never evicted to pay for this one (_OverBudget)."""
         digest = hashlib.sha256(data).hexdigest()
         if not self.store.holds(digest) and not self.store.room_for(len(data), current=self.session_id):
-            raise OverBudget(len(data))
+            raise _OverBudget(len(data))
         return self.store.keep_bytes(data, digest=digest)
 
-    def _consents(self, rel: str, exc: TooLarge | OverBudget) -> bool:
+    def _consents(self, rel: str, exc: TooLarge | _OverBudget) -> bool:
         if self.ask is None:
             return False
         reason = f"{self.tool} would change {rel!r}: {_why_unkept(rel, exc, self.store)}, so the change could not be undone"
@@ -158,7 +158,7 @@ class Recording:
             self.noted.clear()
 
 
-class OverBudget(Exception):
+class _OverBudget(Exception):
     """Bytes that would take the store past `checkpoints.keep.max_bytes`."""
 
     def __init__(self, size: int) -> None:
@@ -166,7 +166,7 @@ class OverBudget(Exception):
         self.size = size
 
 
-def _why_unkept(rel: str, exc: TooLarge | OverBudget, store: CheckpointStore) -> str:
+def _why_unkept(rel: str, exc: TooLarge | _OverBudget, store: CheckpointStore) -> str:
     """Why the earlier bytes of `rel` cannot be kept, naming the size and the config key."""
     if isinstance(exc, TooLarge):
         limit = store.settings.max_file_bytes
