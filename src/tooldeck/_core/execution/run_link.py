@@ -94,8 +94,10 @@ class Run(Link):
         try:
             value = await self._invoke(vc, plan, context, cancel_event, batch)
         except TimedOut:
+            batch.settle()
             return refused(vc.id, _timeout_envelope(tool, plan))
         except Blocked as blocked:
+            batch.settle()
             message = (
                 f"tool {tool.name!r} blocked the event loop for {blocked.seconds:.1f} s, past its "
                 f"{plan.timeout:g} s timeout (an async handler called blocking code; make it a plain "
@@ -103,6 +105,7 @@ class Run(Link):
             )
             return refused(vc.id, ErrorEnvelope("timeout", message, tool.name, False))
         except ToolError as exc:
+            batch.settle()
             return failure_result(vc.id, tool.name, exc, time.perf_counter() - request.started)
         except asyncio.CancelledError:
             raise  # the batch's: answered by the executor
@@ -111,7 +114,9 @@ class Run(Link):
         ) as exc:  # boundary: whatever a tool raises (even sys.exit) is a tool_error result
             # A KeyboardInterrupt or SystemExit that gets here came from the tool's code, not from
             # the user (a real Ctrl-C reaches the event loop as a cancellation).
+            batch.settle()
             return _crashed(vc, exc)
+        batch.settle()  # the tool is done: what follows is not cancelled with the batch
         return _shaped(value, vc, request.started)
 
     def _plan(self, tool: Tool) -> _Plan:

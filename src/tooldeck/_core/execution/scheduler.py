@@ -66,7 +66,7 @@ class BatchPlan:
 class Batch:
     """One `execute` call: its run state, loop, and what to cancel."""
 
-    __slots__ = ("_lock", "_state", "cancel_requested", "loop", "owner", "tasks")
+    __slots__ = ("_lock", "_state", "cancel_requested", "loop", "owner", "settled", "tasks")
 
     def __init__(self, state: RunState | None, loop: asyncio.AbstractEventLoop) -> None:
         self._state = state
@@ -74,6 +74,9 @@ class Batch:
         self.cancel_requested = False
         self.owner: asyncio.Task[Any] | None = None  # the caller's task while a lone call runs inline
         self.tasks: list[asyncio.Task[Any]] = []
+        # The tasks whose tool has returned or raised: what remains of them (shaping, framing,
+        # checkpointing the call's changes) is not cancelled, so their results say what happened.
+        self.settled: set[asyncio.Task[Any]] = set()
         self._lock: asyncio.Lock | None = None
 
     @property
@@ -93,6 +96,13 @@ class Batch:
             return
         self.cancel_requested = True
         for task in self.tasks:
-            task.cancel()
-        if self.owner is not None:
+            if task not in self.settled:
+                task.cancel()
+        if self.owner is not None and self.owner not in self.settled:
             self.owner.cancel()
+
+    def settle(self) -> None:
+        """The current call's tool is done: its task is no longer cancelled with the batch."""
+        task = asyncio.current_task()
+        if task is not None:
+            self.settled.add(task)
