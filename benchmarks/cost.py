@@ -31,6 +31,7 @@ import asyncio
 import functools
 import itertools
 import json
+import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ from tooldeck._core.sources.base import StaticSource
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.models.prefix import unmarked
+from tooldeck.errors import ConfigError
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 # (input, cache write, cache read) in USD per million tokens.
@@ -252,8 +254,8 @@ def measure(dialect: str, name: str, requests: list[Recorded]) -> Case:
     return Case(dialect, name, tokens, reused, effective, results_ok=ran == TARGETS)
 
 
-def run_cost_bench(schemas: Path) -> list[Case]:
-    tools = catalog(schemas)
+def run_cost_bench(schemas: Path, limit: int | None = None) -> list[Case]:
+    tools = catalog(schemas)[:limit]
     cases: list[Case] = []
     with tempfile.TemporaryDirectory(prefix="tooldeck-bench-cost-") as home:
         for dialect in DIALECTS:
@@ -270,9 +272,9 @@ def run_cost_bench(schemas: Path) -> list[Case]:
     return cases
 
 
-def format_table(cases: list[Case]) -> str:
+def format_table(cases: list[Case], tools: int) -> str:
     lines = [
-        "Input of one conversation over 526 MCP tools (2 searches, 3 calls, an answer), o200k tokens",
+        f"Input of one conversation over {tools} MCP tools (2 searches, 3 calls, an answer), o200k tokens",
         f"{'dialect':<10} {'case':<20} {'requests':>8} {'first':>8} {'total':>9} {'worst reuse':>12} {'effective $':>12} {'vs bound':>9} {'ran':>4}",
     ]
     for c in cases:
@@ -291,10 +293,20 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks cost", description=__doc__.split("\n\n")[0])
     ap.add_argument("--schemas", help="the LiveMCP schema file (default: data/schemas of the shared folder)")
     ap.add_argument("--shared", help="the shared benchmark folder (default: $TOOLDECK_SHARED)")
+    ap.add_argument("--limit", type=int, help="use only the first N tools of the catalog (a quick run)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
     if args.shared:
         os.environ["TOOLDECK_SHARED"] = args.shared
-    cases = run_cost_bench(find_schemas(args.schemas))
-    print(json.dumps([c.to_json() for c in cases], indent=2) if args.json else format_table(cases))
+    try:
+        schemas = find_schemas(args.schemas)
+    except ConfigError as exc:
+        print(f"python -m benchmarks cost: {exc}", file=sys.stderr)
+        return 2
+    cases = run_cost_bench(schemas, args.limit)
+    tools = len(catalog(schemas)[: args.limit])
+    if args.json:
+        print(json.dumps({"tools": tools, "cases": [c.to_json() for c in cases]}, indent=2))
+    else:
+        print(format_table(cases, tools))
     return 0
