@@ -219,3 +219,30 @@ def test_with_native_off_a_promotion_changes_tools_and_is_reported_as_a_cache_br
     assert not any(t.get("defer_loading") for t in scripted_server.requests[0].body["tools"])
     [brk] = log.of(CacheBreak)
     assert brk.changed == ("tools: added get_forecast",) and 0 <= brk.reused < 1
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "responses", "openai"])
+def test_a_resumed_session_keeps_what_it_found_and_its_requests_start_the_same(
+    scripted_server: ScriptedServer, tmp_path: Path, home: Path, provider: Provider
+) -> None:
+    scripted_server.add(Turn(calls=[("tool_search", {"query": "select:get_forecast"})]), Turn("loaded"))
+    deck = make_deck(tmp_path)
+    first, _ = run(scripted_server, provider, deck, tmp_path)
+    call = ("call_tool", {"name": "get_forecast", "arguments": {"city": "Lyon"}})
+    scripted_server.add(
+        Turn(calls=[call if provider == "openai" else ("get_forecast", {"city": "Lyon"})]), Turn("sunny")
+    )
+    settings = ModelSettings(provider=provider, model="scripted-model", base_url=scripted_server.openai_url)
+    agent = make_deck(tmp_path).agent(make_model(settings), store=SessionStore(tmp_path / "state.db"))
+
+    async def resume() -> Any:
+        try:
+            return await agent.run(agent.resume(first.session_id), "and now?")
+        finally:
+            await agent.aclose()
+
+    assert asyncio.run(resume()).text == "sunny"
+    before, resumed, last = scripted_server.requests[1:]
+    assert json.dumps(resumed.body["tools"]) == json.dumps(before.body["tools"])
+    assert resumed.body.get("prompt_cache_key") == before.body.get("prompt_cache_key")
+    assert FORECAST in last.tool_results()[-1][1]
