@@ -101,3 +101,14 @@ def test_the_toolset_listing_gives_one_line_per_toolset_with_the_shared_prefix()
     many = [TOOLS[0].with_options(name=f"tool_{i:02d}", toolset="big") for i in range(20)]
     [line] = toolset_lines(many, limit=20)
     assert line.startswith("- tool_* (20 tools): 00, 01, 02") and line.endswith("04, … (15 more)")
+
+
+def test_native_settings_that_do_nothing_are_reported(tmp_path: Path) -> None:
+    deck = make_deck(tmp_path, native="off", execution="server")
+    found = {x.path: x.message for x in deck.diagnostics(deck.loadout())}
+    assert found["tool_search.execution"] == "has no effect while tool_search.native is off"
+    deck = make_deck(tmp_path, server_search="regex")
+    found = {x.path: x.message for x in deck.diagnostics(deck.loadout())}
+    assert "execution: server" in found["tool_search.server_search"]
+    quiet = make_deck(tmp_path)
+    assert not [x for x in quiet.diagnostics(quiet.loadout()) if x.path.startswith("tool_search.")]

@@ -34,6 +34,7 @@ from tooldeck.core import Loadout, Tool, ToolCall, ToolRendering, deferred_listi
 from tooldeck.core import toolset_lines as _toolset_lines
 
 Mode = Literal["off", "anthropic", "responses", "stable"]
+Dialect = Literal["openai", "responses", "anthropic"]
 CALL_TOOL = "call_tool"
 # The beta Anthropic's tool search (defer_loading, tool_reference, its search tools) is under.
 ANTHROPIC_TOOL_SEARCH_BETA = "advanced-tool-use-2025-11-20"
@@ -63,7 +64,9 @@ def native_for(loadout: Loadout | None, provider: str) -> Native | None:
     loader = loader_name(loadout)
     if settings.native == "off" or loader is None:
         return None
-    mode: Mode = {"anthropic": "anthropic", "responses": "responses"}.get(provider, "stable")  # type: ignore[assignment]
+    mode: Mode = (
+        "anthropic" if provider == "anthropic" else "responses" if provider == "responses" else "stable"
+    )
     server = settings.execution == "server" and mode != "stable"
     deferred = loadout.all_deferred
     names = {t.name for t in deferred}
@@ -72,10 +75,10 @@ def native_for(loadout: Loadout | None, provider: str) -> Native | None:
 
 
 def rendered(
-    loadout: Loadout, tools: Sequence[Tool], dialect: str, settings: ModelSettings
+    loadout: Loadout, tools: Sequence[Tool], dialect: Dialect, settings: ModelSettings
 ) -> list[dict[str, Any]]:
     """`tools` as `dialect` renders them (cached on the loadout by their names)."""
-    rendering = ToolRendering(dialect, settings.strict_tools, settings.model)  # type: ignore[arg-type]
+    rendering = ToolRendering(dialect, settings.strict_tools, settings.model)
     key = (
         "tooldeck.agent.models.native",
         dialect,
@@ -264,7 +267,7 @@ def unwrap_call(call: ToolCall) -> ToolCall:
 def wire_tools(
     loadout: Loadout,
     native: Native | None,
-    dialect: Literal["openai", "responses", "anthropic"],
+    dialect: Dialect,
     settings: ModelSettings,
 ) -> list[dict[str, Any]]:
     """The `tools` of a request: natively deferred (or cache-stable) when `native` says so, else
