@@ -22,6 +22,7 @@ from tooldeck.agent.events import CacheBreak, EventLog
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.models.prefix import unmarked
+from tooldeck.agent.models.reasoning import Reasoning
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
@@ -37,7 +38,7 @@ def make_deck(tmp_path: Path, **tool_search: Any) -> Deck:
 
 
 def run(
-    server: ScriptedServer, provider: Provider, deck: Deck, tmp_path: Path, stream: bool = False
+    server: ScriptedServer, provider: Provider, deck: Deck, tmp_path: Path, stream: bool = False, **model: Any
 ) -> tuple[Any, EventLog]:
     log = EventLog()
     settings = ModelSettings(
@@ -46,6 +47,7 @@ def run(
         base_url=server.openai_url,
         stream=stream,
         retry_initial_s=0.01,
+        **model,
     )
     agent = deck.agent(make_model(settings), store=SessionStore(tmp_path / "state.db"), events=log)
 
@@ -115,15 +117,16 @@ def test_anthropic_defers_with_defer_loading_and_answers_searches_with_tool_refe
     assert not log.of(CacheBreak)
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_anthropic_server_search_blocks_are_kept_as_received_and_what_they_found_runs(
-    scripted_server: ScriptedServer, tmp_path: Path, home: Path
+    scripted_server: ScriptedServer, tmp_path: Path, home: Path, stream: bool
 ) -> None:
     scripted_server.add(
         Turn(calls=[("tool_search_tool_regex", {"query": "forecast"}), ("get_forecast", {"city": "Lyon"})]),
         Turn("sunny"),
     )
     deck = make_deck(tmp_path, execution="server", server_search="regex")
-    result, _ = run(scripted_server, "anthropic", deck, tmp_path)
+    result, _ = run(scripted_server, "anthropic", deck, tmp_path, stream)
     assert result.status == "done"
     first, second = scripted_server.requests
     types = [t.get("type") for t in first.body["tools"]]
@@ -246,3 +249,23 @@ def test_a_resumed_session_keeps_what_it_found_and_its_requests_start_the_same(
     assert json.dumps(resumed.body["tools"]) == json.dumps(before.body["tools"])
     assert resumed.body.get("prompt_cache_key") == before.body.get("prompt_cache_key")
     assert FORECAST in last.tool_results()[-1][1]
+
+
+def test_responses_reasoning_goes_back_beside_the_tool_search_call_it_came_with(
+    scripted_server: ScriptedServer, tmp_path: Path, home: Path
+) -> None:
+    thought = "the forecast tool is deferred"
+    scripted_server.add(
+        Turn(calls=[("tool_search", {"query": "select:get_forecast"})], reasoning=thought),
+        Turn(calls=[("get_forecast", {"city": "Lyon"})], reasoning=thought),
+        Turn("sunny"),
+    )
+    result, _ = run(
+        scripted_server, "responses", make_deck(tmp_path), tmp_path, reasoning=Reasoning(effort="low")
+    )
+    assert result.text == "sunny"  # the server refuses a request that drops the reasoning items
+    _, second, third = scripted_server.requests
+    kinds = [i.get("type") for i in second.body["input"]]
+    assert kinds[1:] == ["reasoning", "tool_search_call", "tool_search_output"]
+    assert second.body["input"][2]["call_id"] == second.body["input"][3]["call_id"]
+    assert FORECAST in third.tool_results()[-1][1]

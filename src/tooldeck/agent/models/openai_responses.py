@@ -78,11 +78,17 @@ def response_input(messages: tuple[Message, ...], search: Search | None = None) 
     return items
 
 
+def _is_call(item: dict[str, Any]) -> bool:
+    """An output item the loop answers: a function call, or a search we run (client)."""
+    kind = item.get("type")
+    return kind == "function_call" or (kind == "tool_search_call" and item.get("execution") == "client")
+
+
 def _replayable(m: Message) -> bool:
-    """The stored output items still hold the message's calls, one function_call per call."""
+    """The stored output items still hold the message's calls, one item per call."""
     assert m.provider_data is not None
     output = m.provider_data.payload.get("output") or []
-    return sum(1 for i in output if i.get("type") == "function_call") == len(m.tool_calls)
+    return sum(1 for i in output if _is_call(i)) == len(m.tool_calls)
 
 
 def _as_received(m: Message) -> list[dict[str, Any]]:
@@ -95,7 +101,7 @@ def _as_received(m: Message) -> list[dict[str, Any]]:
     for item in output:
         if item.get("type") == "reasoning" and not keep_ids:
             continue
-        if item.get("type") == "function_call":
+        if _is_call(item):
             item["call_id"] = next(calls).id
         if not keep_ids:
             item.pop("id", None)
@@ -117,6 +123,10 @@ class Search:
     def item(self, m: Message, items: list[dict[str, Any]]) -> bool:
         """Add `m` to `items` when it is (or holds) a search; False leaves it to the caller."""
         if self.native.server:
+            return False
+        if m.role == "assistant" and m.provider_data is not None and _replayable(m):
+            # Sent as received (its reasoning items beside the `tool_search_call`).
+            self.ids.update(c.id for c in m.tool_calls if c.name == self.native.loader)
             return False
         if m.role == "tool" and m.tool_call_id in self.ids:
             tools = search_output(self.loadout, m.content, self.settings)
