@@ -21,6 +21,9 @@ Figures come from the request bodies the server received, counted with o200k_bas
     its input (Anthropic: cache-write) price, summed over the conversation; "vs bound" divides by
     the same sum with every tool bound (and the same ideal cache).
 
+"sent KB" is the first request's body as it went over the wire: with native deferral it still
+carries every deferred definition (the provider keeps them out of the context until found).
+
 Prices (USD per million input tokens, published list prices): Anthropic Claude Sonnet 4.5 $3.00
 input, $3.75 cache write (5 min), $0.30 cache read; OpenAI GPT-5 $1.25 input, $0.125 cached.
 """
@@ -69,6 +72,7 @@ class Case:
     effective: float = 0.0  # USD
     ratio: float = 0.0  # vs bound
     results_ok: bool = False
+    wire_bytes: int = 0  # the first request's JSON body as sent (deferred definitions included)
 
     @property
     def worst_reuse(self) -> float:
@@ -86,6 +90,7 @@ class Case:
             "effective_usd": round(self.effective, 6),
             "vs_bound": round(self.ratio, 4),
             "found_tools_ran": self.results_ok,
+            "first_request_bytes": self.wire_bytes,
         }
 
 
@@ -251,7 +256,8 @@ def measure(dialect: str, name: str, requests: list[Recorded]) -> Case:
     _base, write, read = PRICES[dialect]
     effective = sum((t - r) * write + r * read for t, r in zip(tokens, reused, strict=True)) / 1e6
     ran = sum(" ran with " in content for _, content in requests[-1].tool_results()) if requests else 0
-    return Case(dialect, name, tokens, reused, effective, results_ok=ran == TARGETS)
+    wire = len(json.dumps(requests[0].body)) if requests else 0
+    return Case(dialect, name, tokens, reused, effective, results_ok=ran == TARGETS, wire_bytes=wire)
 
 
 def run_cost_bench(schemas: Path, limit: int | None = None) -> list[Case]:
@@ -275,12 +281,12 @@ def run_cost_bench(schemas: Path, limit: int | None = None) -> list[Case]:
 def format_table(cases: list[Case], tools: int) -> str:
     lines = [
         f"Input of one conversation over {tools} MCP tools (2 searches, 3 calls, an answer), o200k tokens",
-        f"{'dialect':<10} {'case':<20} {'requests':>8} {'first':>8} {'total':>9} {'worst reuse':>12} {'effective $':>12} {'vs bound':>9} {'ran':>4}",
+        f"{'dialect':<10} {'case':<20} {'requests':>8} {'first':>8} {'total':>9} {'worst reuse':>12} {'effective $':>12} {'vs bound':>9} {'ran':>4} {'sent KB':>8}",
     ]
     for c in cases:
         lines.append(
             f"{c.dialect:<10} {c.case:<20} {len(c.tokens):>8} {c.tokens[0]:>8} {sum(c.tokens):>9} "
-            f"{c.worst_reuse:>11.1%} {c.effective:>12.4f} {c.ratio:>9.3f} {'yes' if c.results_ok else 'NO':>4}"
+            f"{c.worst_reuse:>11.1%} {c.effective:>12.4f} {c.ratio:>9.3f} {'yes' if c.results_ok else 'NO':>4} {c.wire_bytes / 1000:>8.1f}"
         )
     return "\n".join(lines)
 
