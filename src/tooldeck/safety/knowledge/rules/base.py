@@ -26,6 +26,8 @@ class Rule:
     match: Matcher | None = None
     # The rule judges the program's own verb, which a dry run does not carry out (`dry_run.py`).
     previewable: bool = False
+    # Matched by the verb table alone (`RuleSet.declare`), not by a matcher of its own.
+    declared: bool = False
 
 
 class RuleSet:
@@ -43,6 +45,10 @@ class RuleSet:
             return func
 
         return register
+
+    def declare(self, rule_id: str, level: RuleLevel, description: str, *, previewable: bool = False) -> None:
+        """A rule matched by its verbs alone (`verbs.toml`): no code of its own."""
+        self.rules.append(Rule(rule_id, self.category, level, description, None, previewable, declared=True))
 
     def signal(self, rule_id: str, level: RuleLevel, description: str) -> None:
         """A rule raised by the walker rather than matched on an invocation."""
