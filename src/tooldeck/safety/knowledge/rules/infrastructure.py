@@ -31,7 +31,7 @@ def _flags(words: list[str]) -> set[str]:
     return out
 
 
-_KUBE_CLIS = programs().in_class("kubernetes-cli") - {"helm"}
+_KUBE_CLIS = programs().in_class("cluster-client")
 _EPHEMERAL = frozenset({"pod", "pods", "po", "job", "jobs", "event", "events", "ev", "lease", "leases"})
 _MASS = frozenset(
     {

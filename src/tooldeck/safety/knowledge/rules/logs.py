@@ -11,7 +11,6 @@ from tooldeck.safety.analysis.paths import classify
 from tooldeck.safety.knowledge.rules.base import RuleSet
 from tooldeck.safety.knowledge.rules.deletion import deletion_targets
 from tooldeck.safety.knowledge.rules.system import service_actions
-from tooldeck.safety.knowledge.table import operands_of
 
 rules = RuleSet("history_log_wiping")
 
@@ -67,38 +66,8 @@ _AUDIT_UNITS = re.compile(r"(auditd|rsyslog|syslog-ng|syslog|systemd-journald|jo
 
 @rules.rule("disable-audit", "approve", "turns auditing or system logging off")
 def _audit(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "auditctl" and (words[:2] == ["-e", "0"] or "-D" in words):
-        return f"auditctl {' '.join(words)} stops kernel auditing"
-    cloud = _cloud_audit(inv)
-    if cloud is not None:
-        return cloud
+    # auditctl -e 0 and the cloud audit trails are verbs (verbs.toml); here, the audit services.
     for action, unit in service_actions(inv):
         if _AUDIT_UNITS.fullmatch(unit):
             return f"{action} of {unit} stops recording what happens"
-    return None
-
-
-# Cloud audit trails and the records of who did what: stopping or deleting them.
-_CLOUD_AUDIT: tuple[tuple[str, ...], ...] = (
-    ("aws", "cloudtrail", "stop-logging"),
-    ("aws", "cloudtrail", "delete-trail"),
-    ("aws", "guardduty", "delete-detector"),
-    ("aws", "configservice", "stop-configuration-recorder"),
-    ("aws", "configservice", "delete-configuration-recorder"),
-    ("aws", "logs", "delete-log-group"),
-    ("aws", "logs", "delete-log-stream"),
-    ("gcloud", "logging", "sinks", "delete"),
-    ("gcloud", "logging", "logs", "delete"),
-    ("gcloud", "logging", "buckets", "delete"),
-    ("az", "monitor", "diagnostic-settings", "delete"),
-    ("az", "monitor", "log-analytics", "workspace", "delete"),
-)
-
-
-def _cloud_audit(inv: Invocation) -> str | None:
-    words = [inv.name, *operands_of(inv)]  # past `aws --profile prod`
-    for prefix in _CLOUD_AUDIT:
-        if tuple(words[: len(prefix)]) == prefix:
-            return f"{' '.join(prefix)} stops or deletes the record of what happens in the account"
     return None
