@@ -1,6 +1,7 @@
-"""Rules over one effect: writing a file of a class of targets. Each such rule is judged over the
-one answer to "which files does this command write" (`effects.written_files`), so every way of
-writing (redirections, tee, cp, install, dd, sed -i, downloads) reaches every class of target."""
+"""Rules over one effect on a class of targets. Writing is judged over the one answer to "which
+files does this command write" (`effects.written_files`), deleting over `deletion_targets`, so
+every way of writing (redirections, tee, cp, install, dd, sed -i, downloads) or deleting (rm,
+rimraf, trash) reaches every class of target, and look-alike targets pass."""
 
 from __future__ import annotations
 
@@ -64,3 +65,22 @@ def test_a_content_condition_narrows_a_write_rule() -> None:
     forks = "echo 'int main(){for(;;)fork();}' > bomb.c"
     assert analyse_command(forks).rule == "write-fork-program"
     assert analyse_command("echo 'int main(){return 0;}' > ok.c").verdict == "safe"
+
+
+# Deleting is judged the same way: one effect (`deletion_targets`: rm, rimraf, trash, rsync
+# --delete...) over classes of target, each class a declared rule.
+DELETERS = ["rm -rf {}", "npx rimraf {}", "trash-put {}", "sudo rm -r {}"]
+
+
+@pytest.mark.parametrize("deleter", DELETERS)
+@pytest.mark.parametrize(
+    ("target", "rule"),
+    [("/etc/ssh", "delete-system"), ("~/.aws", "delete-credentials"), ("../*", "delete-outside-workspace")],
+)
+def test_every_deleting_program_reaches_every_class_of_target(deleter: str, target: str, rule: str) -> None:
+    assert rule in {f.rule for f in analyse_command(deleter.format(target)).findings}
+
+
+@pytest.mark.parametrize("deleter", DELETERS)
+def test_deleting_a_build_folder_is_safe(deleter: str) -> None:
+    assert analyse_command(deleter.format("./build/cache")).verdict == "safe"
