@@ -26,8 +26,9 @@ TARGETS = [
     ("~/.config/autostart/agent.desktop", "write-shell-startup"),
     ("/etc/sudoers.d/agent", "write-system-config"),
     (".git/hooks/pre-commit", "write-git-hook"),
+    ("/proc/sys/kernel/randomize_va_space", "kernel-tamper"),
 ]
-LOOK_ALIKES = ["notes/bashrc.txt", "build/etc/sudoers.d.txt", "docs/git/hooks.md"]
+LOOK_ALIKES = ["notes/bashrc.txt", "build/etc/sudoers.d.txt", "docs/git/hooks.md", "fixtures/proc/sys/vm.txt"]
 
 
 @pytest.mark.parametrize("writer", WRITERS)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.analysis.model import Invocation
-from tooldeck.safety.analysis.paths import classify
+from tooldeck.safety.analysis.model import Field, Invocation
+from tooldeck.safety.analysis.paths import classify, resolve
 from tooldeck.safety.analysis.programs import SHELLS
-from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.rules.base import RuleSet, options, written_match
 from tooldeck.safety.knowledge.rules.remote import source_of
 from tooldeck.safety.knowledge.table import operands_of, programs
 
@@ -172,12 +172,13 @@ def _kernel(inv: Invocation) -> str | None:
     words = inv.arg_texts()
     if inv.name == "sysctl" and any("=" in w and not w.startswith("-") for w in words):
         return f"sysctl {' '.join(words)} changes kernel parameters"
-    for redirect in inv.redirects:
-        target = redirect.target.text
-        if redirect.writes and (
-            target.startswith(("/proc/sys/", "/sys/")) or target == "/proc/sysrq-trigger"
-        ):
-            return f"writes to {target}, changing the running kernel"
-    if inv.name == "tee" and any(w.startswith(("/proc/sys/", "/sys/", "/proc/sysrq-trigger")) for w in words):
-        return "tee writes to kernel parameters"
+    return written_match(inv, _kernel_file)
+
+
+def _kernel_file(inv: Invocation, target: Field) -> str | None:
+    """Kernel parameters and triggers (/proc/sys, /sys, /proc/sysrq-trigger), however written."""
+    path = resolve(target.text, inv.cwd)
+    parts = path.parts if path.anchor == "/" else ()
+    if parts[:2] == ("proc", "sys") or parts[:1] == ("sys",) or parts == ("proc", "sysrq-trigger"):
+        return "it changes the running kernel"
     return None
