@@ -95,7 +95,10 @@ def _word_matches(pattern: str, word: str) -> bool:
 
 
 def _is(want: str, word: str) -> bool:
-    """`word` is `want`: the same word, `--opt=value`, or a short option cluster holding `-x`."""
+    """`word` is `want`: the same word, `--opt=value`, a short option cluster holding `-x`, or
+    any word starting with `want` without its final `*` (`--vacuum*`)."""
+    if want.endswith("*"):
+        return word.startswith(want[:-1])
     if word == want or (want.startswith("--") and word.startswith(want + "=")):
         return True
     short = len(want) == 2 and want[0] == "-" and want[1].isalpha()

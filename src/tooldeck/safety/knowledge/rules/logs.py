@@ -27,8 +27,7 @@ def _wiped(inv: Invocation, kind: str) -> str | None:
     "wipe-history", "approve", "deletes, truncates or redirects shell history (history -c, > ~/.bash_history)"
 )
 def _history(inv: Invocation) -> str | None:
-    if inv.name == "history" and any(w in ("-c", "-w") for w in inv.arg_texts()):
-        return f"history {' '.join(inv.arg_texts())} clears the shell history"
+    # history -c is a verb (verbs.toml); here, turning history off and wiping its file.
     if inv.name == "set" and _turns_off_history(inv.arg_texts()):
         return "set +o history stops the shell recording what runs next"
     path = _wiped(inv, "history")
@@ -39,14 +38,8 @@ def _history(inv: Invocation) -> str | None:
     "wipe-logs", "approve", "deletes, truncates or edits system logs under /var/log, or vacuums the journal"
 )
 def _logs(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "journalctl" and any(w.startswith("--vacuum") for w in words):
-        return f"journalctl {' '.join(words)} deletes journal entries"
-    # Logs cleared through their own tool: the kernel ring buffer, the last-login records.
-    if inv.name == "dmesg" and any(w in ("-C", "-c", "--clear", "--read-clear") for w in words):
-        return "dmesg --clear empties the kernel's message log"
-    if inv.name == "lastlog" and any(w in ("-C", "--clear") for w in words):
-        return "lastlog --clear erases the record of logins"
+    # Logs cleared through their own tool (journalctl --vacuum, dmesg -C, lastlog -C) are verbs
+    # (verbs.toml); here, log files deleted or emptied by any program.
     path = _wiped(inv, "log")
     return f"{inv.name} destroys the system log {path}" if path else None
 
