@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tooldeck.testing.scripted_cache import PromptCache
+
 
 @dataclass
 class Turn:
@@ -45,6 +47,8 @@ class ScriptedServer(Protocol):
 
     @property
     def model(self) -> str: ...
+    @property
+    def cache(self) -> PromptCache: ...
     def next_id(self, prefix: str) -> str: ...
     def issue(self, key: tuple[str, str], value: Any) -> None: ...
 
@@ -69,9 +73,11 @@ def chat(
     calls = [(server.next_id("call"), name, _args_text(args)) for name, args in turn.calls]
     finish = "tool_calls" if calls else "stop"
     thought = len(turn.reasoning) // 4
+    bill = server.cache.openai("chat", body)
     usage: dict[str, Any] = {
-        "prompt_tokens": _usage_in(body),
+        "prompt_tokens": max(_usage_in(body), sum(bill)),
         "completion_tokens": len(turn.text) // 4 + 1 + thought,
+        "prompt_tokens_details": bill._asdict(),
     }
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     if thought:
@@ -155,11 +161,12 @@ def responses(
                 "status": "completed",
             }
         )
+    bill = server.cache.openai("responses", body)
     usage = {
-        "input_tokens": _usage_in(body),
+        "input_tokens": max(_usage_in(body), sum(bill)),
         "output_tokens": len(turn.text) // 4 + 1,
         "total_tokens": 0,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": bill._asdict(),
         "output_tokens_details": {"reasoning_tokens": len(turn.reasoning) // 4},
     }
     response = {
@@ -250,7 +257,10 @@ def anthropic(
             thought = False
         blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": value})
     stop = "tool_use" if turn.calls else "end_turn"
-    usage = {"input_tokens": _usage_in(body), "output_tokens": len(turn.text) // 4 + 1}
+    usage = {
+        **server.cache.anthropic(body, _usage_in(body))._asdict(),
+        "output_tokens": len(turn.text) // 4 + 1,
+    }
     message = {
         "id": server.next_id("msg"),
         "type": "message",
@@ -309,7 +319,7 @@ def anthropic(
         {
             "type": "message_delta",
             "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": {"output_tokens": usage["output_tokens"]},
+            "usage": usage,  # cumulative, input side included, as the API sends it
         },
     )
     yield "message_stop", {"type": "message_stop"}
