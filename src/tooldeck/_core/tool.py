@@ -23,9 +23,10 @@ if TYPE_CHECKING:
     from tooldeck._core.context import ToolContext
 
 
-# The key of an MCP tool's `_meta` that carries its example arguments (a list of argument
-# objects): read from the servers tooldeck connects to, written by `tooldeck serve`.
 MCP_EXAMPLES_KEY = "input_examples"
+"""The key of an MCP tool's `_meta` that carries its example arguments (a list of argument
+objects, `Tool.input_examples`): read from the servers tooldeck connects to, written by
+`tooldeck serve`."""
 
 Check = Callable[[], "bool | Availability"]
 Description = "str | Callable[[DescriptionContext], str]"
