@@ -217,3 +217,18 @@ def test_run_json_and_sessions_show_carry_the_cache_bill(tmp_path: Path) -> None
     text = _tooldeck(tmp_path, "sessions", "show", turn["session_id"])
     assert f"{usage['cache_read_input_tokens']} cache read" in text.stdout
     assert f"tokens: {total['input_tokens']} input" in text.stdout
+
+
+def test_the_cache_forgets_the_least_recently_used_prefix_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tooldeck.testing import scripted_cache
+
+    monkeypatch.setattr(scripted_cache, "MAX_ENTRIES", 2)
+    cache = PromptCache(min_tokens=1)
+
+    def ask(word: str) -> int:
+        return cache.openai("chat", {"messages": [{"role": "user", "content": word * 40}]}).cached_tokens
+
+    assert ask("a") == 0 and ask("b") == 0
+    assert ask("a") > 0  # a used again: b is now the oldest
+    assert ask("c") == 0  # c pushes b out
+    assert ask("a") > 0 and ask("b") == 0

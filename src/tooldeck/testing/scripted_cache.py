@@ -24,10 +24,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections import OrderedDict
 from typing import Any, NamedTuple
 
 # Anthropic looks for a cached prefix this many pieces back from a breakpoint.
 LOOKBACK = 20
+# The most prefixes kept; the least recently used go first (a provider's entries expire too), so
+# a long benchmark's server does not grow without end.
+MAX_ENTRIES = 50_000
 
 
 class OpenAIBill(NamedTuple):
@@ -93,20 +97,32 @@ class PromptCache:
 
     def __init__(self, *, min_tokens: int = 1024) -> None:
         self.min_tokens = min_tokens
-        self._cached: dict[str, int] = {}  # prefix hash -> its tokens
+        self._cached: OrderedDict[str, int] = OrderedDict()  # prefix hash -> its tokens
         self._lock = threading.Lock()
+
+    def _hit(self, piece: _Piece) -> int:
+        """The tokens of `piece`'s prefix when it is cached (0 when not), kept as just used."""
+        if piece.key not in self._cached:
+            return 0
+        self._cached.move_to_end(piece.key)
+        return piece.tokens
+
+    def _store(self, piece: _Piece) -> bool:
+        """Cache `piece`'s prefix; False when it was cached already or is too short."""
+        if piece.tokens < self.min_tokens or piece.key in self._cached:
+            return False
+        self._cached[piece.key] = piece.tokens
+        if len(self._cached) > MAX_ENTRIES:
+            self._cached.popitem(last=False)
+        return True
 
     def openai(self, kind: str, body: dict[str, Any]) -> OpenAIBill:
         """The tokens of `body`'s prompt read from and written to the cache; caches its prefixes."""
         pieces = _pieces(_openai_parts(kind, body))
         with self._lock:
-            read = max((p.tokens for p in pieces if p.key in self._cached), default=0)
-            written = 0
-            for p in pieces:
-                if p.tokens >= self.min_tokens and p.key not in self._cached:
-                    self._cached[p.key] = p.tokens
-                    written = max(written, p.tokens - read)
-        return OpenAIBill(read, written)
+            read = max((self._hit(p) for p in pieces), default=0)
+            stored = [p.tokens for p in pieces if self._store(p)]
+        return OpenAIBill(read, max([0] + [t - read for t in stored]))
 
     def anthropic(self, body: dict[str, Any], total: int) -> AnthropicBill:
         """How Anthropic bills `body`'s prompt of `total` tokens; caches it at its breakpoints."""
@@ -117,13 +133,8 @@ class PromptCache:
         with self._lock:
             read = 0
             for i in marks:
-                window = pieces[max(0, i - LOOKBACK) : i + 1]
-                read = max([read] + [p.tokens for p in window if p.key in self._cached])
-            written = 0
-            for i in marks:
-                piece = pieces[i]
-                if piece.tokens >= self.min_tokens and piece.key not in self._cached:
-                    self._cached[piece.key] = piece.tokens
-                    written = max(written, piece.tokens - read)
+                read = max([read] + [self._hit(p) for p in pieces[max(0, i - LOOKBACK) : i + 1]])
+            stored = [pieces[i].tokens for i in marks if self._store(pieces[i])]
+            written = max([0] + [t - read for t in stored])
         total = max(total, read + written)
         return AnthropicBill(total - read - written, read, written)
