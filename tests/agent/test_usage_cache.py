@@ -232,3 +232,29 @@ def test_the_cache_forgets_the_least_recently_used_prefix_first(monkeypatch: pyt
     assert ask("a") > 0  # a used again: b is now the oldest
     assert ask("c") == 0  # c pushes b out
     assert ask("a") > 0 and ask("b") == 0
+
+
+def test_a_batch_item_result_carries_the_cache_bill(tmp_path: Path) -> None:
+    from tooldeck.agent.models.base import ModelSettings
+    from tooldeck.batch.items import BatchItem
+    from tooldeck.batch.worker import ItemRunner, WorkerSpec
+    from tooldeck.testing.scripted_server import tool_rounds
+
+    config = deck_with(["math"]).config
+    with ScriptedServer(responder=tool_rounds([("add", {"a": 1, "b": 2})]), cache_min_tokens=1) as server:
+        settings = ModelSettings(provider="openai", model="m", base_url=server.openai_url)
+        spec = WorkerSpec(config=config, model=settings, workdir=str(tmp_path / "items"))
+        runner = ItemRunner(spec, worker="test", deck=deck_with(["math"]))
+
+        async def go() -> Any:
+            try:
+                return await runner.run(BatchItem("q1", "add"))
+            finally:
+                await runner.aclose()
+
+        result = asyncio.run(go())
+        expected = sum(reported(list(server.requests)), Usage())
+    usage = result.to_json()["usage"]
+    assert usage["cache_read_input_tokens"] == expected.cache_read_input_tokens > 0
+    assert usage["cache_creation_input_tokens"] == expected.cache_creation_input_tokens > 0
+    assert usage["input_tokens"] == expected.input_tokens
