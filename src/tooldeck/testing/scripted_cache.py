@@ -62,7 +62,7 @@ def _pieces(parts: list[Any]) -> list[_Piece]:
     chars = 0
     out = []
     for part in parts:
-        text = json.dumps(_without_marks(part), sort_keys=True)
+        text = json.dumps(_without_marks(part))
         digest.update(text.encode())
         chars += len(text)
         marked = isinstance(part, dict) and "cache_control" in part
