@@ -258,3 +258,19 @@ def test_a_batch_item_result_carries_the_cache_bill(tmp_path: Path) -> None:
     assert usage["cache_read_input_tokens"] == expected.cache_read_input_tokens > 0
     assert usage["cache_creation_input_tokens"] == expected.cache_creation_input_tokens > 0
     assert usage["input_tokens"] == expected.input_tokens
+
+
+def test_run_verbose_ends_with_what_the_turn_cost(tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "tooldeck.yaml").write_text("platform_toolsets: {cli: [todo]}\n")
+    with ScriptedServer(cache_min_tokens=1) as server:
+        server.add(
+            Turn(calls=[("todo", {"todos": [{"id": "1", "content": "x", "status": "pending"}]})]), Turn("ok")
+        )
+        run = _tooldeck(tmp_path, "run", "plan it", "-v", "--model", "m", "--base-url", server.openai_url)
+        [total] = [sum(reported(list(server.requests)), Usage())]
+    assert run.returncode == 0, run.stderr
+    assert (
+        f"tokens: {total.input_tokens} input ({total.cache_read_input_tokens} cache read, "
+        f"{total.cache_creation_input_tokens} cache write)"
+    ) in " ".join(run.stderr.split())
