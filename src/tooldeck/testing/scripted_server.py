@@ -50,6 +50,7 @@ from tooldeck.testing import scripted_formats as formats
 from tooldeck.testing.scripted_cache import PromptCache
 from tooldeck.testing.scripted_formats import Turn as Turn
 from tooldeck.testing.scripted_reasoning import refusal
+from tooldeck.testing.scripted_search import search_refusal
 
 Step = Turn | Callable[["Recorded"], Turn]
 
@@ -335,6 +336,9 @@ class ScriptedServer:
             refused = refusal(self, recorded.kind, recorded.body)
             if refused is not None:
                 return refused
+            broken = search_refusal(recorded.kind, recorded.body)
+            if broken is not None:
+                return Turn(status=400, error=broken)
             if not self.script and self.responder is not None:
                 return self.responder(recorded)
             if not self.script:

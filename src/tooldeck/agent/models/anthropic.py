@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -32,9 +32,16 @@ from tooldeck.agent.models.base import (
     error_detail,
     retry_after,
 )
+from tooldeck.agent.models.native import (
+    ANTHROPIC_TOOL_SEARCH_BETA,
+    Native,
+    native_for,
+    server_found,
+    tool_references,
+    wire_tools,
+)
 from tooldeck.agent.models.reasoning import INTERLEAVED_THINKING, anthropic_thinking, carried
 from tooldeck.agent.models.sdk_request import Emit, sdk_request
-from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.core import ToolCall
 from tooldeck.errors import ModelError
 
@@ -51,14 +58,18 @@ def anthropic_base_url(url: str | None) -> str | None:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def anthropic_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Neutral messages as Anthropic `messages` (alternating roles, tool results as blocks)."""
+def anthropic_messages(
+    messages: tuple[Message, ...], results: Callable[[Message], Any] | None = None
+) -> list[dict[str, Any]]:
+    """Neutral messages as Anthropic `messages` (alternating roles, tool results as blocks).
+    `results` may give a tool result's content in another form (a `tool_search` result as
+    `tool_reference` blocks); None keeps it as it is."""
     turns: list[tuple[str, list[dict[str, Any]]]] = []
     for m in messages:
         blocks: list[dict[str, Any]]
         if m.role == "tool":
             role = "user"
-            content: Any = m.content
+            content: Any = (results(m) if results is not None else None) or m.content
             if m.images:  # a tool result's content may hold image blocks beside its text
                 content = [{"type": "text", "text": m.content or "(no text)"}] + [
                     {
@@ -113,6 +124,43 @@ def _as_received(m: Message) -> list[dict[str, Any]] | None:
     return blocks
 
 
+def _search_results(messages: tuple[Message, ...], native: Native | None) -> Callable[[Message], Any] | None:
+    """With native deferral, our `tool_search` results go as `tool_reference` blocks."""
+    if native is None or native.server:
+        return None
+    ids = {c.id for m in messages if m.role == "assistant" for c in m.tool_calls if c.name == native.loader}
+    deferred = native.deferred_names
+
+    def results(m: Message) -> Any:
+        return tool_references(m.content, deferred) if m.tool_call_id in ids else None
+
+    return results
+
+
+# Blocks a cache breakpoint may not be put on.
+_NO_BREAKPOINT = ("thinking", "redacted_thinking")
+
+
+def cache_breakpoints(body: dict[str, Any]) -> None:
+    """Anthropic `cache_control` breakpoints: one at the end of the tools + system prefix (the
+    system prompt's block, or the last tool that is not deferred), one on the newest message's
+    last block, so the next request reuses everything up to it."""
+    mark = {"type": "ephemeral"}
+    system = body.get("system")
+    if system:
+        system[-1]["cache_control"] = mark
+    else:
+        loaded = [t for t in body.get("tools") or [] if not t.get("defer_loading")]
+        if loaded:
+            index = body["tools"].index(loaded[-1])
+            body["tools"][index] = {**loaded[-1], "cache_control": mark}
+    messages = body.get("messages") or []
+    if messages and messages[-1]["content"]:
+        last = messages[-1]["content"][-1]
+        if last.get("type") not in _NO_BREAKPOINT:
+            messages[-1]["content"][-1] = {**last, "cache_control": mark}
+
+
 def _has_tool_blocks(messages: tuple[Message, ...]) -> bool:
     return any(m.role == "tool" or m.tool_calls for m in messages)
 
@@ -131,44 +179,49 @@ class AnthropicModel(SdkModel):
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         messages = tuple(request.messages)
+        loadout = request.loadout
+        native = native_for(loadout, "anthropic")
         body: dict[str, Any] = {
             "model": self.settings.model,
             "max_tokens": self.settings.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": anthropic_messages(messages),
+            "messages": anthropic_messages(messages, _search_results(messages, native)),
         }
+        betas: list[str] = []
         thinking = self._thinking.get("thinking")
         if thinking is not None:
             body["thinking"] = thinking
         if thinking is not None and thinking["type"] == "enabled":
             # Room for the answer beyond the thinking budget; thinking between tool calls.
             body["max_tokens"] = self.settings.max_tokens or thinking["budget_tokens"] + DEFAULT_MAX_TOKENS
-            self._add_beta(body, INTERLEAVED_THINKING)
+            betas.append(INTERLEAVED_THINKING)
         if request.system:
-            body["system"] = request.system
-        loadout = request.loadout
+            body["system"] = [{"type": "text", "text": request.system}]
         if loadout is not None and loadout.exposed:
+            tools = wire_tools(loadout, native, "anthropic", self.settings)
             if request.allow_tools:
-                body["tools"] = render_tools(loadout, "anthropic", self.settings)
+                body["tools"] = tools
             elif _has_tool_blocks(messages):
                 # The API rejects tool blocks in the history without tool definitions.
-                body["tools"] = render_tools(loadout, "anthropic", self.settings)
+                body["tools"] = tools
                 body["tool_choice"] = {"type": "none"}
+            if native is not None and "tools" in body:
+                betas.append(ANTHROPIC_TOOL_SEARCH_BETA)
         if any("input_examples" in tool for tool in body.get("tools", ())):
-            self._add_beta(body, TOOL_EXAMPLES)
+            betas.append(TOOL_EXAMPLES)
+        if betas:
+            given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
+            # One beta may serve two features (tool search and tool examples): named once.
+            named = list(dict.fromkeys([given, *betas] if given else betas))
+            body["extra_headers"] = {"anthropic-beta": ",".join(named)}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
+        cache_breakpoints(body)
         return body
-
-    def _add_beta(self, body: dict[str, Any], beta: str) -> None:
-        """Turn on an API beta for this request, beside those the config's headers turn on."""
-        headers = body.setdefault("extra_headers", {})
-        given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
-        betas = [b.strip() for b in (headers.get("anthropic-beta") or given or "").split(",") if b.strip()]
-        headers["anthropic-beta"] = ",".join([*betas, beta] if beta not in betas else betas)
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         messages = carried(request.messages, "anthropic", self.settings.model, events)
         body = self.request_body(replace(request, messages=messages))
+        self.watch_prefix(request, body, events)
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -196,6 +249,7 @@ class AnthropicModel(SdkModel):
             stop_reason=message.stop_reason,
             usage=anthropic_usage(_counts(usage)) if usage else Usage(),
             model=message.model,
+            found=server_found(blocks),
         )
 
     def _translate(self, exc: anthropic.AnthropicError) -> ModelError:
@@ -268,7 +322,7 @@ class _StreamAccumulator:
             self.counts.update(_counts(event.message.usage))
         elif kind == "content_block_start":
             block = event.content_block.to_dict()
-            if block.get("type") == "tool_use":
+            if block.get("type") in ("tool_use", "server_tool_use"):
                 block["json"] = ""
             self.blocks[event.index] = block
         elif kind == "content_block_delta":
@@ -302,7 +356,7 @@ class _StreamAccumulator:
             )
         blocks: list[dict[str, Any]] = []
         for _, block in sorted(self.blocks.items()):
-            if block.get("type") == "tool_use":
+            if block.get("type") in ("tool_use", "server_tool_use"):
                 raw = block.pop("json") or "{}"
                 block["input"] = _json_object(raw)
             blocks.append(block)
@@ -311,6 +365,7 @@ class _StreamAccumulator:
             stop_reason=self.stop,
             usage=anthropic_usage(self.counts),
             model=self.model or model,
+            found=server_found(blocks),
         )
 
 
