@@ -21,8 +21,6 @@ import pytest
 from support.agent_kit import PROVIDERS, deck_with, settings_for
 from tooldeck.agent.events import EventLog, ModelReplied, TurnFinished
 from tooldeck.agent.messages import Message, Usage
-from tooldeck.agent.models.anthropic import AnthropicModel
-from tooldeck.agent.models.base import ModelRequest
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.testing.scripted_cache import PromptCache
@@ -31,14 +29,6 @@ from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 CASES = [(p, s) for p in PROVIDERS for s in (False, True)]
 IDS = [f"{p}-{'stream' if s else 'plain'}" for p, s in CASES]
 TOOLDECK = str(Path(sys.executable).parent / "tooldeck")
-
-
-class CachingAnthropic(AnthropicModel):
-    """Anthropic caches only what a request marks: this one asks for automatic caching (a
-    top-level `cache_control`, a breakpoint on the last block)."""
-
-    def request_body(self, request: ModelRequest) -> dict[str, Any]:
-        return {**super().request_body(request), "cache_control": {"type": "ephemeral"}}
 
 
 def reported(requests: list[Recorded]) -> list[Usage]:
@@ -61,7 +51,7 @@ def run_turn(server: ScriptedServer, provider: str, stream: bool, home: Path) ->
     log = EventLog()
     deck = deck_with(["math"], home=str(home), sandbox={"workspace": str(home)})
     settings = settings_for(server, provider, stream=stream)  # type: ignore[arg-type]
-    model = CachingAnthropic(settings) if provider == "anthropic" else make_model(settings)
+    model = make_model(settings)  # Anthropic's requests carry their own cache breakpoints
     agent = deck.agent(model, store=SessionStore(home / "state.db"), events=log)
 
     async def main() -> Any:
