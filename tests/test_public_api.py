@@ -51,7 +51,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
             "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
             "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",
             "AudioContent", "ContentBlock", "EmbeddedResource", "ImageContent", "ResourceLink", "TextContent",
-            "CallChannel", "LOGGING_LEVELS", "LogEntry", "ProgressReport", "Root", "RootsRequest", "ToolChannel", "Elicitation", "ElicitationRequest", "LoggingLevel", "Sample",
+            "CallChannel", "LOGGING_LEVELS", "MCP_EXAMPLES_KEY", "LogEntry", "ProgressReport", "Root", "RootsRequest", "ToolChannel", "Elicitation", "ElicitationRequest", "LoggingLevel", "Sample",
             "SamplingMessage", "SamplingRequest", "TaskRequest",
             "DeclaredResource", "Prompt", "PromptArgument", "PromptMessage", "prompt", "resource",
             "ToolResult", "ToolSource", "UndoReport", "WebConfig", "WebSearchConfig", "Workspace", "WriteBudget", "active_skills", "catalog_hash", "checked_form_answer", "checkpoint_store", "content_from_mcp", "content_to_mcp",

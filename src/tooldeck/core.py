@@ -133,7 +133,7 @@ if TYPE_CHECKING:
     from tooldeck._core.sources.mcp import server_specs as mcp_server_specs
     from tooldeck._core.sources.mcp.oauth_login import login as mcp_login
     from tooldeck._core.sources.mcp.oauth_login import logout as mcp_logout
-    from tooldeck._core.tool import DescriptionContext, Resource, Tool
+    from tooldeck._core.tool import MCP_EXAMPLES_KEY, DescriptionContext, Resource, Tool
 
     # The workspace and confined paths
     from tooldeck._core.workspace import Workspace
@@ -141,6 +141,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APPROVAL_PROMPT",
     "LOGGING_LEVELS",
+    "MCP_EXAMPLES_KEY",
     "SKILL_FILE",
     "AlwaysGrants",
     "ApprovalAnswer",

@@ -175,6 +175,9 @@ class ToolEntry(_Section):
     # task: after serve.task_after_s, or when it asks), `required` (always answered as a task;
     # other clients get -32021) or `forbidden` (always answered at once).
     task_support: Literal["forbidden", "optional", "required"] | None = None
+    # Example arguments shown to the model (each checked against the tool's parameters); replace
+    # the tool's own.
+    input_examples: list[dict[str, Any]] | None = None
 
     def options(self) -> dict[str, Any]:
         """The tool options this entry sets (unset ones are left to the tool)."""

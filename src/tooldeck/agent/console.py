@@ -21,6 +21,7 @@ from tooldeck.agent.events import (
     TextDelta,
     ToolCallsStarted,
     ToolResultReady,
+    TurnFinished,
     TurnInterrupted,
 )
 from tooldeck.agent.messages import arguments_text
@@ -40,7 +41,7 @@ def _short(text: str, limit: int = 300) -> str:
 
 class StepPrinter:
     """An event sink that prints the loop's steps with rich: the model's reasoning (dimmed),
-    calls, results, updates, retries."""
+    calls, results, updates, retries, and what the turn cost."""
 
     def __init__(self, console: Any, *, stream_text: bool = True) -> None:
         self.console = console
@@ -108,6 +109,12 @@ class StepPrinter:
             c.print(f"[yellow]  iteration budget used up ({event.iterations}); asking for a summary[/]")
         elif isinstance(event, TurnInterrupted):
             c.print("[yellow]  the agent has a question for you[/]")
+        elif isinstance(event, TurnFinished) and event.usage:
+            u = event.usage
+            c.print(
+                f"[dim]  tokens: {u.input_tokens} input ({u.cache_read_input_tokens} cache read, "
+                f"{u.cache_creation_input_tokens} cache write), {u.output_tokens} output[/]"
+            )
 
 
 class LineReader:

@@ -150,7 +150,7 @@ class AgentLoop:
             usage += reply.usage
             if reply.found:  # the provider's own search loaded these: calls to them are accepted
                 self._promote(convo, reply.found)
-            self._append(convo, reply.message)
+            self._append(convo, replace(reply.message, usage=reply.usage))
             if not reply.tool_calls:
                 return self._finish(convo, "done", reply.message.content, iteration, usage)
             interrupt = await self._run_tools(convo, iteration, reply.tool_calls)
@@ -161,7 +161,7 @@ class AgentLoop:
         reply = await self._call_model(convo, iteration + 1, allow_tools=False)
         usage += reply.usage
         # Tool calls in the summary are dropped: nothing would answer them.
-        self._append(convo, replace(reply.message, tool_calls=()))
+        self._append(convo, replace(reply.message, tool_calls=(), usage=reply.usage))
         return self._finish(convo, "budget_exhausted", reply.message.content, iteration, usage)
 
     async def _call_model(self, convo: Conversation, iteration: int, *, allow_tools: bool) -> ModelReply:
@@ -182,6 +182,8 @@ class AgentLoop:
                     reply.usage.input_tokens,
                     reply.usage.output_tokens,
                     reasoning=reply.usage.reasoning_tokens,
+                    cache_read=reply.usage.cache_read_input_tokens,
+                    cache_creation=reply.usage.cache_creation_input_tokens,
                 )
                 span.response(reply.model, reply.stop_reason)
         except ModelError:

@@ -2,7 +2,8 @@
 
     {"id": "q1", "status": "ok", "text": "...", "finish": "done", "iterations": 3,
      "tool_calls": [{"name": "read_file", "error": null}], "usage": {"input_tokens": 812,
-     "output_tokens": 40}, "wall_s": 1.92, "error": null, "attempts": 1, ...}
+     "output_tokens": 40, "cache_read_input_tokens": 640, "cache_creation_input_tokens": 0},
+     "wall_s": 1.92, "error": null, "attempts": 1, ...}
 
 `status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
 question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed, or its grace
@@ -67,6 +68,8 @@ class ItemResult:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0  # the part of output_tokens spent reasoning, where the provider says
+    cache_read_input_tokens: int = 0  # the part of input_tokens read from the prompt cache
+    cache_creation_input_tokens: int = 0  # the part of input_tokens written to it
     wall_s: float = 0.0
     error: str | None = None
     attempts: int = 1
@@ -84,7 +87,12 @@ class ItemResult:
             "finish": self.finish,
             "iterations": self.iterations,
             "tool_calls": [{"name": c.name, "error": c.error} for c in self.tool_calls],
-            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+            "usage": {
+                "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "cache_read_input_tokens": self.cache_read_input_tokens,
+                "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            }
             | ({"reasoning_tokens": self.reasoning_tokens} if self.reasoning_tokens else {}),
             "wall_s": round(self.wall_s, 4),
             "error": self.error,

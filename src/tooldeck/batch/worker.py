@@ -179,6 +179,8 @@ class ItemRunner:
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             reasoning_tokens=usage.reasoning_tokens,
+            cache_read_input_tokens=usage.cache_read_input_tokens,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens,
             wall_s=time.monotonic() - started,
             error=error,
             session_id=convo.session_id if convo is not None else None,

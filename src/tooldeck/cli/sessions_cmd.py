@@ -118,6 +118,7 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         con.print(f"[bold]{m.role}:[/] {_shown(m.content)}")
         for c in m.tool_calls:
             con.print(f"  [cyan]→ {_shown(c.name)}[/] {_shown(str(c.arguments))} ({c.id})")
+    _print_usage(s)
     if by_call:
         oldest = min(by_call.values(), key=lambda c: c.id)
         con.print(f"undo this session's changes to the workspace: tooldeck undo {oldest.id}")
@@ -129,6 +130,26 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         con.print(
             f"[yellow]the model ended the turn without an answer; ask again with:[/] tooldeck run --resume {s.id}"
         )
+
+
+def _print_usage(session: StoredSession) -> None:
+    """What each turn cost and the total: input tokens (cache reads and writes among them), output."""
+    from tooldeck.inspect.records import turn_usages
+
+    usages = turn_usages(session)
+    if not any(usages):
+        return
+    con = console()
+    for n, usage in enumerate(usages, 1):
+        con.print(f"[dim]turn {n}: {_usage_line(usage.to_dict())}[/]")
+    con.print(f"[bold]tokens:[/] {_usage_line(sum(usages[1:], usages[0]).to_dict())}")
+
+
+def _usage_line(usage: dict[str, int]) -> str:
+    return (
+        f"{usage['input_tokens']} input ({usage['cache_read_input_tokens']} cache read, "
+        f"{usage['cache_creation_input_tokens']} cache write), {usage['output_tokens']} output"
+    )
 
 
 def search_command(query: str, limit: int, config: Path | None, as_json: bool) -> None:

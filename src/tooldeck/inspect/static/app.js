@@ -633,7 +633,14 @@ function messageView(m) {
   for (const c of m.tool_calls || []) {
     parts.push(el("div", { class: "call" }, `→ tool call ${c.name} ${c.arguments} (${c.id})`));
   }
+  if (m.usage) parts.push(el("div", { class: "muted usage" }, usageText(m.usage)));
   return el("div", { class: `message role-${m.role}` }, parts);
+}
+
+// Token counts as `usage` carries them: the whole input, the part read from and written to the
+// provider's prompt cache, the output.
+function usageText(u) {
+  return `${u.input_tokens} input (${u.cache_read_input_tokens} cache read, ${u.cache_creation_input_tokens} cache write), ${u.output_tokens} output tokens`;
 }
 
 async function showSession(id) {
@@ -647,6 +654,7 @@ async function showSession(id) {
         [el("dt", {}, "id"), el("dd", {}, s.id)],
         [el("dt", {}, "status"), el("dd", {}, s.status)],
         [el("dt", {}, "model"), el("dd", {}, s.model || "")],
+        [el("dt", {}, "tokens"), el("dd", { class: "usage" }, usageText(s.usage))],
         answers.length ? [el("dt", {}, "answer"), el("dd", {}, answers[answers.length - 1].content)] : null,
       ]),
       el("h2", {}, "Transcript"),
