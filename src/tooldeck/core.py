@@ -102,6 +102,7 @@ if TYPE_CHECKING:
         describe_request,
         parse_answer,
     )
+    from tooldeck._core.execution.policy import prompt_for as approval_prompt
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
     from tooldeck._core.fs import ConfinedRoot
     from tooldeck._core.fs import scan as scan_folder
@@ -226,6 +227,7 @@ __all__ = [
     "Workspace",
     "WriteBudget",
     "active_skills",
+    "approval_prompt",
     "catalog_hash",
     "checked_form_answer",
     "checkpoint_store",

@@ -202,6 +202,7 @@ def _gate(
             workspace=workspace.root,
             timeout_s=approvals.timeout_s,
             session_id=session_id,
+            unattended=approvals.unattended,
         ),
     )
 
