@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import sqlite3
 import subprocess
 import sys
@@ -212,3 +213,57 @@ def test_without_interrupt_the_call_is_refused_as_before(
     assert json.loads(ran.stdout)["status"] == "done"
     assert launches(project) == []
     assert "denied" in scripted_server.requests[1].tool_results()[1][1]
+
+
+def test_a_batch_item_that_stops_at_approval_ends_awaiting_approval_with_its_pending_calls(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    script(scripted_server)
+    (project / "in.jsonl").write_text('{"id": "a", "prompt": "add and launch"}\n')
+    model = ("--model", "m", "--base-url", scripted_server.openai_url)
+    ran = tooldeck(project, "batch", "in.jsonl", "--out", "out.jsonl", "--workers", "1", *model)
+    assert ran.returncode == 0, ran.stderr
+    (line,) = (project / "out.jsonl").read_text().splitlines()
+    result = json.loads(line)
+    assert result["status"] == "awaiting_approval" and result["error"] is None
+    assert result["finish"] == "interrupted"
+    assert [(p["tool"], p["arguments"]) for p in result["pending"]] == [("launch", {"target": "moon"})]
+    assert result["tool_calls"] == [{"name": "add", "error": None}]
+    assert launches(project) == [] and len(scripted_server.requests) == 1
+
+
+@pytest.mark.parametrize(("typed", "status", "ran"), [("l\n", "interrupted", []), ("\n", "done", [])])
+def test_at_a_terminal_the_prompt_offers_later_and_enter_means_no(
+    scripted_server: ScriptedServer, project: Path, typed: str, status: str, ran: list[str]
+) -> None:
+    script(scripted_server, Turn(text="Finished."))
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "TOOLDECK_"))}
+    env["TOOLDECK_HOME"] = str(project / "home")
+    argv = [
+        TOOLDECK,
+        "run",
+        "add and launch",
+        "--model",
+        "m",
+        "--base-url",
+        scripted_server.openai_url,
+        "--json",
+    ]
+    try:
+        os.write(master, typed.encode())  # waits in the terminal until the prompt reads it
+        proc = subprocess.run(
+            argv, cwd=project, env=env, stdin=slave, capture_output=True, text=True, timeout=120, check=False
+        )
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert proc.returncode == 0, proc.stderr
+    assert "[l]ater" in proc.stderr and "[D]eny" in proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["status"] == status and launches(project) == ran
+    if status == "interrupted":
+        assert [p["tool"] for p in out["interrupt"]["pending"]] == ["launch"]
+    else:
+        refused = json.loads(scripted_server.requests[1].tool_results()[1][1])["error"]
+        assert refused["type"] == "denied" and "refused at the prompt" in refused["message"]
