@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tooldeck.agent.messages import Message, tool_message
-from tooldeck.core import ApprovalAnswer, ToolCall, ToolResult
+from tooldeck.core import ApprovalAnswer, ErrorEnvelope, ToolCall, ToolResult
 from tooldeck.errors import DecisionError
 
 DecisionKind = Literal["approve", "deny", "edit"]
@@ -123,8 +123,18 @@ class HeldBatch:
         return {"kind": "approval", "pending": shown}
 
     def messages(self) -> list[Message]:
-        """The tool messages in the model's order (every call has its result)."""
-        return [Message.from_dict(self.results[call_id]) for call_id, _ in self.calls]
+        """The tool messages in the model's order. A decided call without a result (the process
+        was stopped while it ran) is answered as such: it may or may not have run."""
+        out = []
+        for call_id, name in self.calls:
+            found = self.results.get(call_id)
+            if found is None:
+                message = "the run stopped before this call finished; it may not have run"
+                lost = ErrorEnvelope("cancelled", message, name)
+                out.append(Message("tool", lost.to_json(), tool_call_id=call_id, name=name, is_error=True))
+            else:
+                out.append(Message.from_dict(found))
+        return out
 
     def answered_ids(self) -> set[str]:
         """Ids of this batch's calls: none of them may be answered as lost by a crash."""

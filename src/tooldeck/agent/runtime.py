@@ -166,7 +166,7 @@ class Agent:
             raise ValueError("this agent has no session store to resume from")
         stored = self.store.load(session)
         convo = Conversation(stored.id, stored.system, list(stored.messages), stored.state, stored.interrupt)
-        held = HeldBatch.load(stored.interrupt) if stored.status != "cancelled" else None
+        held = HeldBatch.load(stored.interrupt)
         for message in unanswered_calls(convo.messages, held.answered_ids() if held else ()):
             convo.messages.append(message)
             self.store.append_message(convo.session_id, message)
