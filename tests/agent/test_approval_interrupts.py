@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import sqlite3
 import subprocess
 import sys
@@ -267,3 +268,30 @@ def test_at_a_terminal_the_prompt_offers_later_and_enter_means_no(
     else:
         refused = json.loads(scripted_server.requests[1].tool_results()[1][1])["error"]
         assert refused["type"] == "denied" and "refused at the prompt" in refused["message"]
+
+
+def test_chat_offers_later_and_decides_with_approve_at_its_prompt(
+    scripted_server: ScriptedServer, project: Path
+) -> None:
+    script(scripted_server, Turn(text="Added and launched."))
+    model = ("--model", "m", "--base-url", scripted_server.openai_url)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "TOOLDECK_"))}
+    env["TOOLDECK_HOME"] = str(project / "home")
+    # With one call waiting, /approve needs no id.
+    proc = subprocess.run(
+        [TOOLDECK, "chat", *model],
+        cwd=project,
+        env=env,
+        input="add and launch\nl\n/approve call_nope\n/approve\n/exit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "[l]ater" in out and re.search(r"waiting for approval: \S+ launch", out)
+    assert "'call_nope' is not waiting" in out
+    assert out.index("waiting for approval") < out.index("Added and launched.")
+    assert launches(project) == ["moon"]
+    assert [c for _, c in scripted_server.requests[1].tool_results()] == ["3", "launched moon"]
