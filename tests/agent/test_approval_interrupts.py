@@ -117,6 +117,14 @@ def test_approve_in_another_process_runs_the_call_once_and_returns_results_in_ca
     sid, call_id = interrupted_run(project, scripted_server, *model)
     shown = json.loads(tooldeck(project, "sessions", "show", sid, "--json").stdout)
     assert shown["status"] == "interrupted"
+    assert (
+        shown["interrupt"]["pending"][0]["call_id"] == call_id
+        and "signature" not in shown["interrupt"]["pending"][0]
+    )
+    listed = json.loads(tooldeck(project, "sessions", "list", "--pending", "--json").stdout)
+    assert [(s["id"], s["pending"]) for s in listed] == [(sid, 1)]
+    text = tooldeck(project, "sessions", "show", sid).stdout
+    assert "waiting for approval" in text and call_id in text and f"--resume {sid}" in text
 
     second = tooldeck(project, "run", "--resume", sid, "--approve", call_id, *model, "--json")
     assert second.returncode == 0, second.stderr
@@ -131,6 +139,7 @@ def test_approve_in_another_process_runs_the_call_once_and_returns_results_in_ca
     assert replay.returncode == 2 and "not waiting" in replay.stderr
     assert launches(project) == ["moon"] and len(scripted_server.requests) == 2
 
+    assert json.loads(tooldeck(project, "sessions", "list", "--pending", "--json").stdout) == []
     outcomes = [(e["call_id"], e["outcome"], e["approver"]) for e in audit(project) if e["tool"] == "launch"]
     assert outcomes == [
         (call_id, "pending", "TerminalApprover"),

@@ -107,7 +107,11 @@ class StepPrinter:
         elif isinstance(event, BudgetExhausted):
             c.print(f"[yellow]  iteration budget used up ({event.iterations}); asking for a summary[/]")
         elif isinstance(event, TurnInterrupted):
-            c.print("[yellow]  the agent has a question for you[/]")
+            if event.interrupt.get("kind") == "approval":
+                waiting = len(event.interrupt.get("pending") or ())
+                c.print(f"[yellow]  the turn waits for approval of {waiting} call(s)[/]")
+            else:
+                c.print("[yellow]  the agent has a question for you[/]")
 
 
 class LineReader:
