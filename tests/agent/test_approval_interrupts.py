@@ -304,3 +304,11 @@ def test_chat_offers_later_and_decides_with_approve_at_its_prompt(
     assert out.index("waiting for approval") < out.index("Added and launched.")
     assert launches(project) == ["moon"]
     assert [c for _, c in scripted_server.requests[1].tool_results()] == ["3", "launched moon"]
+
+
+def test_tooldeck_call_cannot_wait_so_it_still_refuses(project: Path) -> None:
+    called = tooldeck(project, "call", "launch", "--args", '{"target": "moon"}', "--json")
+    assert called.returncode == 1, called.stderr
+    error = json.loads(called.stdout)["error"]
+    assert error["type"] == "denied" and "stdin is not a terminal" in error["message"], error
+    assert launches(project) == []
