@@ -48,14 +48,17 @@ class ApprovalDecision:
 
     @classmethod
     def approve(cls, scope: Scope = "once", *, by: str = "api") -> ApprovalDecision:
+        """Run the stored call; `session` / `always` also grant the same command later."""
         return cls("approve", scope, by=by)
 
     @classmethod
     def deny(cls, reason: str = "", *, by: str = "api") -> ApprovalDecision:
+        """Do not run it; the model reads `reason` as the call's result."""
         return cls("deny", reason=reason, by=by)
 
     @classmethod
     def edit(cls, arguments: Mapping[str, Any], *, by: str = "api") -> ApprovalDecision:
+        """Run it with these arguments instead (validated and judged again; approved as edited)."""
         return cls("edit", arguments=dict(arguments), by=by)
 
     def answer(self) -> ApprovalAnswer:
