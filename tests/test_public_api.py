@@ -42,7 +42,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
 
     assert sorted(core.__all__) == sorted(
         [
-            "APPROVAL_PROMPT", "AlwaysGrants", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
+            "APPROVAL_PROMPT", "AlwaysGrants", "AuditLog", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
             "Approver", "AutoApprover", "Availability", "Bounds", "BrowserConfig", "ChangeKind", "Checkpoint",
             "CheckpointStore", "CheckpointsConfig", "Config",
             "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "EffectsConfig", "ErrorEnvelope", "ExecutionConfig",

@@ -87,7 +87,7 @@ if TYPE_CHECKING:
         promoted_names,
         toolset_lines,
     )
-    from tooldeck._core.execution.approval_store import AlwaysGrants
+    from tooldeck._core.execution.approval_store import AlwaysGrants, AuditLog
     from tooldeck._core.execution.call_channel import CallChannel
     from tooldeck._core.execution.nested import ToolCaller
     from tooldeck._core.execution.policy import PROMPT as APPROVAL_PROMPT
@@ -150,6 +150,7 @@ __all__ = [
     "ApprovalsConfig",
     "Approver",
     "AudioContent",
+    "AuditLog",
     "AutoApprover",
     "Availability",
     "Bounds",

@@ -11,15 +11,13 @@ import pty
 import re
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from support.cli import TOOLDECK, run_tooldeck
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
-
-TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 
 TOOLS_MODULE = '''
 from pathlib import Path
@@ -58,18 +56,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def tooldeck(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "TOOLDECK_"))}
-    env["TOOLDECK_HOME"] = str(project / "home")
-    return subprocess.run(
-        [TOOLDECK, *args],
-        cwd=project,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_tooldeck(project, *args, home=project / "home", timeout=120)
 
 
 def launches(project: Path) -> list[str]:

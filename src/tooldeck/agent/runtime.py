@@ -20,6 +20,7 @@ from tooldeck._utils.home import tooldeck_home
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
 from tooldeck.agent.channel import AgentChannel
 from tooldeck.agent.events import EventSink, null_sink
+from tooldeck.agent.held_effects import HeldEffects
 from tooldeck.agent.interrupts import ApprovalDecision, HeldBatch
 from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult, check_iterations
 from tooldeck.agent.messages import Message
@@ -190,6 +191,8 @@ class Agent:
                     "tooldeck signed in this home (changed outside tooldeck); it is not run"
                 )
         before = held.to_json()
+        effects = HeldEffects(held, decisions, home=self.home, workspace=session.workspace)
+        effects.check()  # a conflicting change refuses the decision before anything is claimed
         calls = held.take(decisions)
         # Claimed before anything runs: a second process deciding the same calls finds them gone.
         if self.store is not None and not self.store.claim_interrupt(
@@ -197,6 +200,8 @@ class Agent:
         ):
             raise DecisionError(f"the pending calls of session {convo.session_id} were decided meanwhile")
         convo.pending = held.to_json()
+        held.add(effects.settle(self.config, convo.session_id), images=False)
+        calls = [(c, a) for c, a in calls if c.id not in effects.ids]
         for call, arguments in calls:
             session.grants.decide(call.id, call.name, arguments, decisions[call.id].answer())
         return await loop.resume(convo, held, [c for c, _ in calls])

@@ -375,7 +375,7 @@ def _read_line(stream: TextIO, timeout_s: float | None) -> str | None:
 
 
 # Answers an ask decision for a call: None when approved, else the refusal.
-Settle = Callable[[ValidatedCall, Decision], Awaitable[Any]]
+Settle = Callable[..., Awaitable[Any]]
 
 
 class CallApprovals(Approvals):
@@ -402,7 +402,15 @@ class CallApprovals(Approvals):
         # without it, session grants and the approver alone.
         self.settle = settle
 
-    async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+    async def ask(
+        self,
+        context: ToolContext,
+        *,
+        reason: str,
+        rule: str,
+        details: Mapping[str, Any],
+        deferrable: bool = False,
+    ) -> bool:
         name = context.tool_name
         tool = self.tools(name)
         if self.mode == "allow":
@@ -412,7 +420,7 @@ class CallApprovals(Approvals):
         call = ValidatedCall(ToolCall(context.call_id, name, dict(details)), tool, dict(details))
         if self.settle is not None:
             subject = details.get("path") if isinstance(details.get("path"), str) else None
-            return await self.settle(call, Decision.ask(reason, rule, subject)) is None
+            return await self.settle(call, Decision.ask(reason, rule, subject), deferrable=deferrable) is None
         if self.grants.covers(name, rule):
             return True
         if self.approver is None:
