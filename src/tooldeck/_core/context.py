@@ -69,6 +69,11 @@ class Approvals:
         finish without running again); then, where the run can wait, `ApprovalPending` is raised."""
         return False
 
+    def can_wait(self) -> bool:
+        """Whether a question asked with `deferrable=True` may stop the run to be decided later
+        (so the tool should keep what it needs to finish without running again)."""
+        return False
+
     def ask_sync(
         self,
         context: ToolContext,

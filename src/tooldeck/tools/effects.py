@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 
 ABSENT = PathState("absent")
 MIB = 1024 * 1024
+# The most bytes of held effects kept in the home to wait for a later decision; more is asked now.
+HELD_MAX_BYTES = 64 * MIB
 log = logging.getLogger("tooldeck.effects")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -477,7 +479,13 @@ def _approved(
     rule = "effects:" + hashlib.sha256(f"{subject}\0{summary}".encode()).hexdigest()[:16]
     reason = f"the command would {summary.removeprefix('would ')} ({'; '.join(held)})"
     details: dict[str, str] = {"command": subject, "effects": summary}
-    if waits is None or context.home is None:
+    # Kept only where the run may stop for them, and only while they are of a size to keep.
+    if (
+        waits is None
+        or context.home is None
+        or not approvals.can_wait()
+        or landing_bytes(effects) > HELD_MAX_BYTES
+    ):
         return approvals.ask_sync(context, reason=reason, rule=rule, details=details)
     from tooldeck.tools.effects_held import keep
 

@@ -393,7 +393,10 @@ class CallApprovals(Approvals):
         grants: Grants,
         tools: Callable[[str], Tool | None],
         settle: Settle | None = None,
+        unattended: str = "deny",
     ) -> None:
+        # Whether a deferrable question may leave the call waiting (see `can_wait`).
+        self.unattended = unattended
         self.mode = mode
         self.approver = approver
         self.grants = grants
@@ -401,6 +404,9 @@ class CallApprovals(Approvals):
         # The executor's way of answering an ask (saved grants, the approver, the audit log);
         # without it, session grants and the approver alone.
         self.settle = settle
+
+    def can_wait(self) -> bool:
+        return self.mode == "ask" and self.unattended == "interrupt" and self.grants.interruptible
 
     async def ask(
         self,
