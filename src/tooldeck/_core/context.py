@@ -93,7 +93,15 @@ class Approvals:
         if asyncio._get_running_loop() is loop:
             raise RuntimeError("ask_sync is for a handler's worker thread; on the event loop, await ask()")
         answer = asyncio.run_coroutine_threadsafe(
-            self.ask(context, reason=reason, rule=rule, details=details, deferrable=deferrable), loop
+            # Passed only when set: a subclass written before `deferrable` existed keeps working.
+            self.ask(
+                context,
+                reason=reason,
+                rule=rule,
+                details=details,
+                **({"deferrable": True} if deferrable else {}),
+            ),
+            loop,
         )
         return bool(answer.result())
 
