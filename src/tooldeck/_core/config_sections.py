@@ -373,8 +373,8 @@ class ToolSearchConfig(_Section):
     # The longest one-line summary in the listing, in characters.
     summary_chars: Annotated[int, Ge(20)] = 100
     # How tool_search ranks free-text queries: bm25 (lexical), semantic (MiniLM embeddings, the
-    # semantic extra) or hybrid (both).
-    ranker: Literal["bm25", "semantic", "hybrid"] = "bm25"
+    # semantic extra), hybrid (both) or auto (hybrid when the semantic extra is installed, else bm25).
+    ranker: Literal["auto", "bm25", "semantic", "hybrid"] = "auto"
     # Use the provider's own deferral where it has one (Anthropic `defer_loading` + `tool_reference`,
     # OpenAI Responses `tool_search` + `defer_loading` + namespaces) and a cache-stable mode elsewhere
     # (tools[] and the system prompt never change; found tools are called through `call_tool`);
