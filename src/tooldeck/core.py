@@ -87,7 +87,7 @@ if TYPE_CHECKING:
         promoted_names,
         toolset_lines,
     )
-    from tooldeck._core.execution.approval_store import AlwaysGrants
+    from tooldeck._core.execution.approval_store import AlwaysGrants, AuditLog
     from tooldeck._core.execution.call_channel import CallChannel
     from tooldeck._core.execution.nested import ToolCaller
     from tooldeck._core.execution.policy import PROMPT as APPROVAL_PROMPT
@@ -104,6 +104,7 @@ if TYPE_CHECKING:
         describe_request,
         parse_answer,
     )
+    from tooldeck._core.execution.policy import prompt_for as approval_prompt
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
     from tooldeck._core.fs import ConfinedRoot
     from tooldeck._core.fs import scan as scan_folder
@@ -150,6 +151,7 @@ __all__ = [
     "ApprovalsConfig",
     "Approver",
     "AudioContent",
+    "AuditLog",
     "AutoApprover",
     "Availability",
     "Bounds",
@@ -229,6 +231,7 @@ __all__ = [
     "Workspace",
     "WriteBudget",
     "active_skills",
+    "approval_prompt",
     "catalog_hash",
     "checked_form_answer",
     "checkpoint_store",

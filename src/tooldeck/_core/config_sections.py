@@ -331,6 +331,10 @@ class ApprovalsConfig(_Section):
     mode: ApprovalMode = "ask"
     # Seconds a prompt or an approval callback may take to answer; no answer in time is a no.
     timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 300.0
+    # A call that needs consent when nobody can be asked (no terminal, no approver): refused
+    # (deny), or, in an agent run, left pending: the turn ends `interrupted` with the calls
+    # that wait, stored with the session, and `run --resume ID --approve/--deny/--edit` decides.
+    unattended: Literal["deny", "interrupt"] = "deny"
     # The audit log of approval decisions (JSON lines); relative to the config file's folder;
     # default <home>/approvals.jsonl.
     audit_log: str | None = None

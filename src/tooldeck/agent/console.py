@@ -25,7 +25,7 @@ from tooldeck.agent.events import (
     TurnInterrupted,
 )
 from tooldeck.agent.messages import arguments_text
-from tooldeck.core import APPROVAL_PROMPT, ApprovalAnswer, ApprovalRequest, describe_request, parse_answer
+from tooldeck.core import ApprovalAnswer, ApprovalRequest, approval_prompt, describe_request, parse_answer
 
 
 def stderr_console() -> Any:
@@ -108,7 +108,11 @@ class StepPrinter:
         elif isinstance(event, BudgetExhausted):
             c.print(f"[yellow]  iteration budget used up ({event.iterations}); asking for a summary[/]")
         elif isinstance(event, TurnInterrupted):
-            c.print("[yellow]  the agent has a question for you[/]")
+            if event.interrupt.get("kind") == "approval":
+                waiting = len(event.interrupt.get("pending") or ())
+                c.print(f"[yellow]  the turn waits for approval of {waiting} call(s)[/]")
+            else:
+                c.print("[yellow]  the agent has a question for you[/]")
         elif isinstance(event, TurnFinished) and event.usage:
             u = event.usage
             c.print(
@@ -148,10 +152,10 @@ class ChatApprover:
 
         head, _, rest = describe_request(request).partition("\n")
         self.reader.console.print(f"[bold yellow]{escape(head)}[/]\n{escape(rest)}")
-        answer = await self.reader.read(escape(APPROVAL_PROMPT))
+        answer = await self.reader.read(escape(approval_prompt(request)))
         if answer is None:
             return ApprovalAnswer(False, "once", "no answer (end of input)")
-        return parse_answer(answer)
+        return parse_answer(answer, deferrable=request.deferrable)
 
 
 def _shown(text: str) -> str:

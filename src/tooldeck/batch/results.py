@@ -29,7 +29,9 @@ from tooldeck._utils.jsonl import id_key
 from tooldeck._utils.text import json_dumps
 from tooldeck.batch.items import BatchItem, ItemId
 
-Status = Literal["ok", "error", "timeout"]
+# `awaiting_approval`: the item stopped at calls that need consent (`approvals.unattended:
+# interrupt`); they are listed in the result's `pending`, and the item is not a failure.
+Status = Literal["ok", "error", "timeout", "awaiting_approval"]
 # Why a worker went away with items in hand: its process died (a crash, a tool killing it), its
 # node was lost (removed, crashed, partitioned), the out-of-memory killer chose it, the cluster
 # preempted its node (spot instances, the autoscaler draining it), or it stopped answering and
@@ -78,6 +80,8 @@ class ItemResult:
     worker: str | None = None
     metadata: Mapping[str, Any] | None = field(default=None)
     retried_after: WorkerLoss | None = None  # the loss that made this a second attempt
+    # The calls the item waits for approval of (call_id, tool, arguments, rule, reason, subject).
+    pending: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -104,6 +108,8 @@ class ItemResult:
         }
         if self.metadata is not None:
             out["metadata"] = dict(self.metadata)
+        if self.pending:
+            out["pending"] = [dict(p) for p in self.pending]
         return out
 
     @classmethod
@@ -118,7 +124,7 @@ class NotResultsFile(ValueError):
     """A file that holds something other than tooldeck batch result lines."""
 
 
-STATUSES = ("ok", "error", "timeout")
+STATUSES = ("ok", "error", "timeout", "awaiting_approval")
 RESULT_START = b'{"id":'  # how every result line begins, so also a line cut mid-write
 
 

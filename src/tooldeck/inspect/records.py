@@ -8,7 +8,7 @@ imports the web stack.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -147,6 +147,7 @@ def session_summary_record(r: SessionSummary) -> dict[str, Any]:
         "updated_at": r.updated_at,
         "messages": r.message_count,
         "parent_id": r.parent_id,
+        "pending": r.pending,
     }
 
 
@@ -167,7 +168,7 @@ def session_record(s: StoredSession, turns: Sequence[Sequence[Checkpoint]]) -> d
         "system": s.system,
         "messages": [m.to_dict() for m in s.messages],
         "state": s.state,
-        "interrupt": s.interrupt,
+        "interrupt": shown_interrupt(s.interrupt),
         "usage": sum(usages, Usage()).to_dict(),
         "turns": [
             {
@@ -191,6 +192,21 @@ def turn_usages(session: StoredSession) -> list[Usage]:
         if m.usage is not None:
             turns[-1] += m.usage
     return turns
+
+
+def shown_interrupt(interrupt: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A stored interrupt as callers see it: a clarify question as it is; calls waiting for
+    approval as `{"kind": "approval", "pending": [...]}` (not the stored results or signatures)."""
+    from tooldeck.agent.interrupts import HeldBatch
+    from tooldeck.errors import DecisionError
+
+    if interrupt is None:
+        return None
+    try:
+        held = HeldBatch.load(interrupt)
+    except DecisionError:
+        return dict(interrupt)
+    return held.public() if held is not None else dict(interrupt)
 
 
 def turn_checkpoints(session: StoredSession, stored: Sequence[Checkpoint]) -> list[list[Checkpoint]]:
