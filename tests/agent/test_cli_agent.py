@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support.cli_in_process import run_tooldeck
+from support.cli_in_process import tooldeck_in_process
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
@@ -72,7 +72,7 @@ def env_for(project: Path) -> dict[str, str]:
 def tooldeck(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` in `project`, in this process (the console script's parsing, output and
     exit codes; see support.cli_in_process)."""
-    return run_tooldeck(project, *args, env=env_for(project), stdin=stdin)
+    return tooldeck_in_process(project, *args, env=env_for(project), stdin=stdin)
 
 
 def console_script(project: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -126,9 +126,9 @@ def batch_in_process(
 ) -> subprocess.CompletedProcess[str]:
     """`tooldeck batch ARGS` in this process (see support.cli_in_process): for runs refused before
     any worker starts, where the process is not what the test proves."""
-    from support.cli_in_process import run_tooldeck
+    from support.cli_in_process import tooldeck_in_process
 
-    return run_tooldeck(project, *batch_args(server, project, *args)[1:], env=env_for(project, **env))
+    return tooldeck_in_process(project, *batch_args(server, project, *args)[1:], env=env_for(project, **env))
 
 
 def by_prompt(steps: dict[str, list[tuple[str, dict[str, Any]]]]) -> Any:

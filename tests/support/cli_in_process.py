@@ -56,7 +56,7 @@ def _as_a_process(cwd: Path, env: Mapping[str, str], stdin: str) -> Iterator[tup
                 del sys.modules[name]
 
 
-def run_tooldeck(
+def tooldeck_in_process(
     cwd: Path, *args: str, env: Mapping[str, str], stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` in `cwd` with `env`, in this process: its exit code, stdout and stderr."""
