@@ -1,4 +1,6 @@
-"""`tooldeck run`, `chat` and `sessions` as real subprocesses against the scripted server."""
+"""`tooldeck run`, `chat` and `sessions` against the scripted server: the command lines run in the
+test's process (`tooldeck.cli.main.run`), while what only a process shows (the console script's
+exit code, a killed run, Ctrl-C) is proved with real subprocesses."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli_in_process import tooldeck_in_process
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
@@ -66,23 +69,27 @@ def env_for(project: Path) -> dict[str, str]:
     return env
 
 
-def tooldeck(
-    project: Path, *args: str, stdin: str | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[str]:
+def tooldeck(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`tooldeck ARGS` in `project`, in this process (the console script's parsing, output and
+    exit codes; see support.cli_in_process)."""
+    return tooldeck_in_process(project, *args, env=env_for(project), stdin=stdin)
+
+
+def console_script(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`tooldeck ARGS` as its own process, through the installed console script."""
     return subprocess.run(
         [TOOLDECK, *args],
         cwd=project,
         env=env_for(project),
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=60,
     )
 
 
 def test_run_without_a_model_endpoint_exits_2_and_says_how_to_configure_one(project: Path) -> None:
-    proc = tooldeck(project, "run", "hello")
+    proc = console_script(project, "run", "hello")
     assert proc.returncode == 2
     assert "no model endpoint is configured" in proc.stderr
     for hint in ("--base-url", "/v1", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "--provider anthropic"):

@@ -1,4 +1,5 @@
-"""`tooldeck batch` with the local engine, as a real subprocess against a loopback model server."""
+"""`tooldeck batch` with the local engine against a loopback model server: runs as real subprocesses;
+refusals before any work in the test's process (`tooldeck.cli.main.run`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from support.batch_kit import (
     batch_args,
+    batch_in_process,
     by_prompt,
     check_stuck_worker_results,
     env_for,
@@ -203,15 +205,17 @@ def test_workers_that_cannot_start_fail_the_run(tmp_path: Path) -> None:
 def test_usage_errors_exit_2(project: Path) -> None:
     write_items(project / "in.jsonl", [{"id": 1, "prompt": "x"}])
     with ScriptedServer() as server:
-        bad = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "0")
+        bad = batch_in_process(server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "0")
         assert bad.returncode == 2 and "--workers must be >= 1" in bad.stderr
-        missing = run_batch_cli(server, project, "nope.jsonl", "--out", "out.jsonl")
+        missing = batch_in_process(server, project, "nope.jsonl", "--out", "out.jsonl")
         assert missing.returncode == 2 and "is not a file" in missing.stderr
-        platform = run_batch_cli(server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere")
+        platform = batch_in_process(
+            server, project, "in.jsonl", "--out", "out.jsonl", "--platform", "nowhere"
+        )
         assert platform.returncode == 2 and "nowhere" in platform.stderr
-        local = run_batch_cli(server, project, "in.jsonl", "--out", "o.jsonl", "--placement-timeout", "5")
+        local = batch_in_process(server, project, "in.jsonl", "--out", "o.jsonl", "--placement-timeout", "5")
         assert local.returncode == 2 and "--placement-timeout applies to --engine ray only" in local.stderr
-        zero = run_batch_cli(
+        zero = batch_in_process(
             server, project, "in.jsonl", "--out", "o.jsonl", "--engine", "ray", "--placement-timeout", "0"
         )
         assert zero.returncode == 2 and "--placement-timeout must be > 0 seconds" in zero.stderr
@@ -224,11 +228,11 @@ def test_an_output_that_is_a_link_or_a_foreign_file_is_refused_before_any_work(p
     victim = project / "victim.txt"
     victim.write_text('victim\n{"id": "s0", "status": "ok"}\n')
     with ScriptedServer() as server:
-        link = run_batch_cli(server, project, "in.jsonl", "--out", "dangle.jsonl")
+        link = batch_in_process(server, project, "in.jsonl", "--out", "dangle.jsonl")
         assert link.returncode == 2, link.stderr
         assert "dangle.jsonl is a symbolic link" in link.stderr and "finished" not in link.stderr
         for resume in ([], ["--resume"]):
-            foreign = run_batch_cli(server, project, "in.jsonl", "--out", "victim.txt", *resume)
+            foreign = batch_in_process(server, project, "in.jsonl", "--out", "victim.txt", *resume)
             assert foreign.returncode == 2, foreign.stderr
             assert "is not a tooldeck results file (line 1 is not a result line: 'victim')" in foreign.stderr
             assert "crash" not in foreign.stderr and "already holds" not in foreign.stderr

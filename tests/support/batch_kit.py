@@ -121,6 +121,16 @@ def run_batch_cli(
     )
 
 
+def batch_in_process(
+    server: ScriptedServer, project: Path, *args: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`tooldeck batch ARGS` in this process (see support.cli_in_process): for runs refused before
+    any worker starts, where the process is not what the test proves."""
+    from support.cli_in_process import tooldeck_in_process
+
+    return tooldeck_in_process(project, *batch_args(server, project, *args)[1:], env=env_for(project, **env))
+
+
 def by_prompt(steps: dict[str, list[tuple[str, dict[str, Any]]]]) -> Any:
     """A responder: the conversation's first user message picks its tool calls (default: none)."""
 
