@@ -150,29 +150,11 @@ def _http_delete(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule(
+rules.declare(
     "kv-store-wipe",
     "approve",
     "deletes a tree of keys or secrets: etcdctl del --prefix, consul kv delete -recurse, vault secrets disable",
 )
-def _kv(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    positional = [w for w in words if not w.startswith("-")]
-    if inv.name == "etcdctl" and positional[:1] == ["del"] and {"--prefix", "--from-key"} & set(words):
-        return "etcdctl del --prefix deletes every key under the prefix"
-    if (
-        inv.name == "consul"
-        and positional[:2] == ["kv", "delete"]
-        and any(w.startswith("-recurse") for w in words)
-    ):
-        return "consul kv delete -recurse deletes a tree of keys"
-    if inv.name in ("vault", "bao") and positional[:2] in (["secrets", "disable"], ["kv", "destroy"]):
-        return f"{inv.name} {' '.join(positional[:2])} destroys secrets for good"
-    if inv.name in ("vault", "bao") and positional[:3] == ["kv", "metadata", "delete"]:
-        return f"{inv.name} kv metadata delete destroys every version of a secret"
-    if inv.name == "influx" and (positional[:2] == ["bucket", "delete"] or positional[:1] == ["delete"]):
-        return f"influx {' '.join(positional[:2])} deletes time-series data"
-    return None
 
 
 _FRAMEWORK = re.compile(
