@@ -139,7 +139,7 @@ def _hybrid_rows(index: ToolSearch, ds: Dataset, default: tuple[str, float]) -> 
             zl, zs = standardise(lexical), standardise(semantic)
             for w in HYBRID_WEIGHTS:
                 key = "default" if (template, w) == default else f"template={label} lexical_weight={w}"
-                top = top_hits(names, w * zl + zs, 5, positive_only=False)
+                top = top_hits(names, w * zl + zs, 5)
                 rows.setdefault(key, []).append(bool(gold & {h.name for h in top}))
             if label == "raw":
                 top = top_hits(names, _rrf(lexical, semantic), 5, positive_only=True)
