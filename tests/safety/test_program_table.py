@@ -165,3 +165,24 @@ def test_benign_look_alikes_with_global_options_stay_safe(command: str) -> None:
 
 def test_the_package_table_is_loaded_once() -> None:
     assert programs() is programs()
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("valkey-cli -h cache -a pw FLUSHALL", "redis-flush"),
+        ("sudo keydb-cli -n 3 --user admin DEL 'session:*'", "redis-destructive"),
+        ("printf 'FLUSHDB\\n' | dragonfly-cli -p 6380", "redis-flush"),
+    ],
+)
+def test_redis_protocol_clients_come_from_the_key_value_client_class(command: str, rule: str) -> None:
+    assert rule in {f.rule for f in analyse_command(command).findings}
+
+
+@pytest.mark.parametrize(
+    "command", ["redis-cli -a FLUSHALL ping", "valkey-cli --pattern 'FLUSHDB' --count 10 SCAN 0"]
+)
+def test_an_option_value_is_not_taken_for_a_redis_command(command: str) -> None:
+    assert {f.rule for f in analyse_command(command).findings}.isdisjoint(
+        {"redis-flush", "redis-destructive"}
+    )

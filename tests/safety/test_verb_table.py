@@ -27,6 +27,12 @@ def _verbs_with(tmp_path: Path, extra: str) -> Path:
     return path
 
 
+def _loaded(tmp_path: Path, entry: str, effect: str, program: str) -> Verb:
+    """The one verb `entry` declares for `program`, loaded (examples checked) with the table."""
+    [verb] = load_verbs(_verbs_with(tmp_path, entry)).by_effect[effect][program]
+    return verb
+
+
 def test_every_effect_is_a_rule_or_a_declared_fact() -> None:
     assert verbs().effects() <= set(RULES_BY_ID) | FACTS
     assert {"power-state", "infra-destroy", "git-destroy-reflog", "prints-secrets"} <= verbs().effects()
@@ -67,8 +73,7 @@ says = "deletes the managed resources"
 dangerous = ["crossplane beta delete xrd/db"]
 benign = ["crossplane beta trace xrd/db"]
 """
-    table = load_verbs(_verbs_with(tmp_path, entry))
-    [verb] = table.by_effect["infra-destroy"]["crossplane"]
+    verb = _loaded(tmp_path, entry, "infra-destroy", "crossplane")
     assert verb_command(verb, _inv("crossplane beta delete claim/x")) == ["beta", "delete"]
     assert verb_command(verb, _inv("crossplane beta delete --help")) is None
 
@@ -148,3 +153,49 @@ def test_rules_take_their_programs_from_the_tables_classes(command: str, rule: s
 )
 def test_their_look_alikes_pass(command: str) -> None:
     assert {f.rule for f in analyse_command(command).findings} <= {"refuse-inbound"}
+
+
+def test_a_leading_double_star_lets_the_command_start_at_any_operand(tmp_path: Path) -> None:
+    entry = """
+[[verb]]
+effect = "cloud-delete"
+programs = ["newcloud"]
+commands = ["** delete"]
+says = "deletes cloud resources"
+dangerous = ["newcloud compute instances delete web"]
+benign = ["newcloud compute instances list"]
+"""
+    verb = _loaded(tmp_path, entry, "cloud-delete", "newcloud")
+    assert verb_command(verb, _inv("newcloud dns records delete www -y")) == ["dns", "records", "delete"]
+    assert verb_command(verb, _inv("newcloud delete web")) == ["delete"]
+    assert verb_command(verb, _inv("newcloud dns records list")) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "scw --profile prod instance server delete 11111111-2222",
+        "sudo ionosctl server delete --server-id s",
+        "oci compute instance terminate --instance-id x",
+        "fly apps destroy web --yes",
+        "timeout 60 az --subscription prod storage account delete -n acct",
+        "awslocal --endpoint-url http://localhost:4566 dynamodb delete-table --table-name t",
+        "gh api --method=DELETE repos/acme/api",
+        "glab api -X DELETE projects/1",
+    ],
+)
+def test_cloud_providers_deletions_come_from_the_cloud_provider_class(command: str) -> None:
+    assert "cloud-delete" in {f.rule for f in analyse_command(command).findings}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "scw --profile prod instance server list",
+        "oci --profile delete compute instance list",
+        "gh api repos/acme/api",
+        "gh issue list --label delete",
+    ],
+)
+def test_cloud_providers_look_alikes_pass(command: str) -> None:
+    assert "cloud-delete" not in {f.rule for f in analyse_command(command).findings}

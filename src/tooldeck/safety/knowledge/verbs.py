@@ -39,8 +39,8 @@ _HELP = ("--help",)
 class Verb:
     effect: str
     programs: frozenset[str]
-    # Word sequences the operands start with; `*` is any word, `x*` any word starting with x;
-    # the empty sequence is the program itself, whatever follows.
+    # Word sequences the operands start with; `*` is any word, `x*` any word starting with x, a
+    # leading `**` any number of words; the empty sequence is the program itself, whatever follows.
     commands: tuple[tuple[str, ...], ...]
     with_: tuple[str, ...]
     unless: tuple[str, ...]
@@ -122,9 +122,21 @@ def verb_command(verb: Verb, inv: Invocation, table: Table | None = None) -> lis
         return None
     operands = word_operands(words, value_options_of(inv.name, table))
     for command in verb.commands:
-        head = operands[: len(command)]
-        if len(head) == len(command) and all(map(_word_matches, command, head)):
+        head = _command_head(command, operands)
+        if head is not None:
             return list(dict.fromkeys(w for w in words if w in head or (given and _is(given, w))))
+    return None
+
+
+def _command_head(command: tuple[str, ...], operands: list[str]) -> list[str] | None:
+    """The operands up to the end of `command`'s match, or None; a leading `**` lets the rest
+    start at any operand (`** delete`: `compute instances delete web`)."""
+    anywhere = command[:1] == ("**",)
+    rest = command[1:] if anywhere else command
+    for start in range(len(operands) - len(rest) + 1 if anywhere else 1):
+        head = operands[start : start + len(rest)]
+        if len(head) == len(rest) and all(map(_word_matches, rest, head)):
+            return operands[: start + len(rest)]
     return None
 
 

@@ -8,7 +8,7 @@ import re
 from tooldeck.safety.analysis.model import Invocation
 from tooldeck.safety.knowledge.rules.base import RuleSet, options
 from tooldeck.safety.knowledge.sql import destructive_statement
-from tooldeck.safety.knowledge.table import programs, sql_of
+from tooldeck.safety.knowledge.table import operands_of, programs, sql_of
 
 rules = RuleSet("database_destruction")
 
@@ -39,43 +39,13 @@ def _sql(inv: Invocation) -> str | None:
     return None
 
 
-_REDIS_CLIENTS = frozenset({"redis-cli", "keydb-cli", "valkey-cli", "dragonfly-cli"})
-_REDIS_VALUE = frozenset(
-    {
-        "-h",
-        "-p",
-        "-a",
-        "-n",
-        "-u",
-        "-s",
-        "-r",
-        "-i",
-        "--user",
-        "--pass",
-        "--pattern",
-        "--count",
-        "--eval",
-        "--cacert",
-        "--cert",
-        "--key",
-        "--sni",
-        "--tls-ciphers",
-    }
-)
+_REDIS_CLIENTS = programs().in_class("key-value-client")
 
 
 def _redis_commands(inv: Invocation) -> list[list[str]]:
-    """The commands a redis client sends: its operands, and each line of its standard input."""
-    words = inv.arg_texts()
-    operands: list[str] = []
-    i = 0
-    while i < len(words):
-        if words[i] in _REDIS_VALUE:
-            i += 2
-            continue
-        if not words[i].startswith("-"):
-            operands.append(words[i])
-        i += 1
+    """The commands a redis client sends: its operands (past the values of its options, the
+    table's), and each line of its standard input."""
+    operands = operands_of(inv)
     commands = [operands] if operands else []
     commands += [line.split() for line in (inv.data.text or "").split("\n") if line.strip()]
     return commands
@@ -180,29 +150,11 @@ def _http_delete(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule(
+rules.declare(
     "kv-store-wipe",
     "approve",
     "deletes a tree of keys or secrets: etcdctl del --prefix, consul kv delete -recurse, vault secrets disable",
 )
-def _kv(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    positional = [w for w in words if not w.startswith("-")]
-    if inv.name == "etcdctl" and positional[:1] == ["del"] and {"--prefix", "--from-key"} & set(words):
-        return "etcdctl del --prefix deletes every key under the prefix"
-    if (
-        inv.name == "consul"
-        and positional[:2] == ["kv", "delete"]
-        and any(w.startswith("-recurse") for w in words)
-    ):
-        return "consul kv delete -recurse deletes a tree of keys"
-    if inv.name in ("vault", "bao") and positional[:2] in (["secrets", "disable"], ["kv", "destroy"]):
-        return f"{inv.name} {' '.join(positional[:2])} destroys secrets for good"
-    if inv.name in ("vault", "bao") and positional[:3] == ["kv", "metadata", "delete"]:
-        return f"{inv.name} kv metadata delete destroys every version of a secret"
-    if inv.name == "influx" and (positional[:2] == ["bucket", "delete"] or positional[:1] == ["delete"]):
-        return f"influx {' '.join(positional[:2])} deletes time-series data"
-    return None
 
 
 _FRAMEWORK = re.compile(

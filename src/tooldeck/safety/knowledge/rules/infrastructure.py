@@ -99,29 +99,6 @@ rules.declare(
 )
 
 
-_DELETE_VERBS = frozenset({"delete", "destroy", "purge", "delete-batch", "terminate"})
-_CLOUD_CLIS = frozenset(
-    {
-        "gcloud",
-        "az",
-        "doctl",
-        "hcloud",
-        "linode-cli",
-        "oci",
-        "ibmcloud",
-        "scw",
-        "civo",
-        "vultr-cli",
-        "exo",
-        "flyctl",
-        "fly",
-        "upcloud",
-        "ionosctl",
-        "openstack",
-    }
-)
-
-
 @rules.rule(
     "cloud-delete",
     "approve",
@@ -130,44 +107,16 @@ _CLOUD_CLIS = frozenset(
     previewable=True,
 )
 def _cloud(inv: Invocation) -> str | None:
+    """A DELETE through a forge's API (`gh api -X DELETE repos/o/r`); the providers' delete
+    commands are verbs (verbs.toml)."""
+    if inv.name not in ("gh", "glab"):
+        return None
     words = inv.arg_texts()
-    if inv.name == "aws":
-        positional = operands_of(inv)
-        if (
-            len(positional) > 1
-            and positional[0] not in ("s3",)
-            and re.match(r"(delete|terminate|deregister|purge|destroy)-", positional[1])
-        ):
-            return f"aws {positional[0]} {positional[1]} deletes cloud resources"
-        return None
-    if inv.name in _CLOUD_CLIS:
-        positional = operands_of(inv)
-        if inv.name == "gcloud" and positional[:2] == ["storage", "rm"]:
-            return None  # the storage rule judges object deletion
-        verb = next((w for w in positional if w in _DELETE_VERBS), None)
-        if verb is not None:
-            return f"{inv.name} {' '.join(positional[: positional.index(verb) + 1])} deletes cloud resources"
-        return None
-    if inv.name == "heroku":
-        verb = next(
-            (
-                w
-                for w in words
-                if re.fullmatch(r"(?:apps|addons|pg|spaces|pipelines|redis):(?:destroy|reset|delete)", w)
-            ),
-            None,
-        )
-        return f"heroku {verb} destroys an app or its data" if verb else None
-    if inv.name in ("gh", "glab"):
-        positional = operands_of(inv)
-        method = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-X", "--method")), "")
-        if positional[:2] in (["repo", "delete"], ["release", "delete"]):
-            return f"{inv.name} {' '.join(positional[:2])} deletes a repository or release"
-        if positional[:1] == ["api"] and method.upper() == "DELETE":
-            return f"{inv.name} api DELETE {' '.join(positional[1:2])} deletes through the API"
-        return None
-    if inv.name in ("vercel", "netlify") and any(w in ("remove", "rm", "sites:delete") for w in words[:1]):
-        return f"{inv.name} {words[0]} deletes a deployment or site"
+    method = next((words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-X", "--method")), "")
+    method = method or next((w.split("=", 1)[1] for w in words if w.startswith("--method=")), "")
+    positional = operands_of(inv)
+    if positional[:1] == ["api"] and method.upper() == "DELETE":
+        return f"{inv.name} api DELETE {' '.join(positional[1:2])} deletes through the API"
     return None
 
 
