@@ -43,20 +43,21 @@ if TYPE_CHECKING:
     from tooldeck._core.checkpoints.undo import UndoReport
 
     # Config: the whole file and the typed section each component is built with
+    # (the whole, `tooldeck.Config`, is composed above the core with the satellites' sections;
+    # a satellite defines its own section with `ConfigSection` and `config_section`)
     from tooldeck._core.config import (
+        MAX_SECONDS,
         ApprovalsConfig,
-        BrowserConfig,
         CheckpointsConfig,
-        Config,
+        ConfigSection,
+        CoreConfig,
         EffectsConfig,
         ExecutionConfig,
         ModelConfig,
         SandboxConfig,
         ServeConfig,
-        WebConfig,
-        WebSearchConfig,
     )
-    from tooldeck._core.config_load import load_config, parse_config
+    from tooldeck._core.config import section as config_section
     from tooldeck._core.config_load import schema_adapter as config_schema_adapter
     from tooldeck._core.content import (
         AudioContent,
@@ -139,6 +140,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APPROVAL_PROMPT",
     "LOGGING_LEVELS",
+    "MAX_SECONDS",
     "SKILL_FILE",
     "AlwaysGrants",
     "ApprovalAnswer",
@@ -150,16 +152,16 @@ __all__ = [
     "AutoApprover",
     "Availability",
     "Bounds",
-    "BrowserConfig",
     "CallChannel",
     "ChangeKind",
     "Checkpoint",
     "CheckpointStore",
     "CheckpointsConfig",
-    "Config",
+    "ConfigSection",
     "ConfinedRoot",
     "ContentBlock",
     "ControlPlane",
+    "CoreConfig",
     "DeclaredResource",
     "DescriptionContext",
     "Diagnostic",
@@ -221,8 +223,6 @@ __all__ = [
     "ToolResult",
     "ToolSource",
     "UndoReport",
-    "WebConfig",
-    "WebSearchConfig",
     "Workspace",
     "WriteBudget",
     "active_skills",
@@ -231,6 +231,7 @@ __all__ = [
     "checkpoint_store",
     "close_mcp_servers",
     "config_schema_adapter",
+    "config_section",
     "content_from_mcp",
     "content_to_mcp",
     "current_checkpoint",
@@ -239,13 +240,11 @@ __all__ = [
     "deferred_listing",
     "describe_request",
     "entry_owner",
-    "load_config",
     "load_skills",
     "mcp_login",
     "mcp_logout",
     "mcp_server_specs",
     "parse_answer",
-    "parse_config",
     "promote",
     "promoted_names",
     "prompt",

@@ -35,15 +35,16 @@ def run(args: argparse.Namespace) -> int:
         emit(reference().rstrip("\n"))
         return 0
     if args.schema:
+        from tooldeck import Config
         from tooldeck.core import config_schema_adapter
 
-        schema = config_schema_adapter().json_schema(mode="validation")
+        schema = config_schema_adapter(Config).json_schema(mode="validation")
         schema["title"] = "tooldeck.yaml"
         for internal in ("base_dir", "config_file"):
             schema.get("properties", {}).pop(internal, None)
         print_json(schema)
         return 0
-    from tooldeck.core import load_config
+    from tooldeck import load_config
     from tooldeck.errors import ConfigError
 
     try:
