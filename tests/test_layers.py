@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.templates",
         "tooldeck._core.tool_names",
         "tooldeck._core.config_sections",
+        "tooldeck._core.config_mcp",
         "tooldeck._core.config_check",
         "tooldeck._core.config",
         "tooldeck._core.config_load",

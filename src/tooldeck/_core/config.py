@@ -1,11 +1,15 @@
 """`tooldeck.yaml`: the configuration, one validated model whichever way it is built.
 
-The sections are frozen dataclasses validated by pydantic (`config_sections.py`): `Config(...)`
-in code, `parse_config` on a mapping and `load_config` on a file all run the same validation
-(`config_check.py`), and every problem is a `ConfigError` whose message starts with the key path
-(``sandbox.kind``, ``tools[2].use``). Unknown keys are errors; `${VAR}` in any string read from a
-file or mapping is replaced from the environment, and a missing variable is an error naming it
-and its key path. Keys whose feature is not built yet are refused with a message saying so.
+The core's keys are `CoreConfig`; its sections are frozen dataclasses validated by pydantic
+(`config_sections.py`). Each satellite below the front door owns its section in the same way
+(`ConfigSection`, `section`), beside its code, and `tooldeck.Config` (`tooldeck/_config.py`)
+composes them over `CoreConfig` (`composed` keeps the file's key order). `Config(...)` in code,
+`parse_config` on a mapping and `load_config` on a file all run the same validation
+(`config_check.py`): pydantic for types and bounds, then each section's own `check`; every
+problem is a `ConfigError` whose message starts with the key path (``sandbox.kind``,
+``tools[2].use``). Unknown keys are errors; `${VAR}` in any string read from a file or mapping is
+replaced from the environment, and a missing variable is an error naming it and its key path.
+Keys whose feature is not built yet are refused with a message saying so.
 
 pydantic is imported only when something is validated. A file whose validated form is already
 in the config cache loads without it, which keeps `tooldeck tools` fast.
@@ -19,14 +23,17 @@ from dataclasses import field
 from pathlib import Path
 from typing import Any, Self, TypeVar, cast
 
+from tooldeck._core.config_mcp import (
+    AcpAgentConfig as AcpAgentConfig,
+)
+from tooldeck._core.config_mcp import (
+    McpServerConfig as McpServerConfig,
+)
 from tooldeck._core.config_sections import (
     DEFAULT_PLATFORM as DEFAULT_PLATFORM,
 )
 from tooldeck._core.config_sections import (
     MAX_SECONDS as MAX_SECONDS,
-)
-from tooldeck._core.config_sections import (
-    AcpAgentConfig as AcpAgentConfig,
 )
 from tooldeck._core.config_sections import (
     ApprovalMode as ApprovalMode,
@@ -54,9 +61,6 @@ from tooldeck._core.config_sections import (
 )
 from tooldeck._core.config_sections import (
     ExecutionConfig as ExecutionConfig,
-)
-from tooldeck._core.config_sections import (
-    McpServerConfig as McpServerConfig,
 )
 from tooldeck._core.config_sections import (
     MiddlewareEntry as MiddlewareEntry,

@@ -32,6 +32,7 @@ _VALIDATING_CODE = [
     for name in (
         "config.py",
         "config_sections.py",
+        "config_mcp.py",
         "config_check.py",
         "config_platforms.py",
         "config_load.py",

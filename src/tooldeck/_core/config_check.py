@@ -18,15 +18,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from tooldeck._core import config_sections as sections
+from tooldeck._core import config_mcp
+from tooldeck._core.config_mcp import AcpAgentConfig, McpServerConfig
 from tooldeck._core.config_platforms import check_platforms
-from tooldeck._core.config_sections import (
-    AcpAgentConfig,
-    ConfigSection,
-    McpAuthConfig,
-    McpServerConfig,
-    SandboxConfig,
-)
+from tooldeck._core.config_sections import ConfigSection, SandboxConfig
 from tooldeck._core.tool_names import NAME_PATTERN as TOOL_NAME
 from tooldeck.errors import ConfigError
 
@@ -204,7 +199,7 @@ def _read_mcp_file(path: Path, prefix: str) -> dict[str, McpServerConfig]:
     entries = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ConfigError(f"{path} has no 'mcpServers' object", path="mcp_servers")
-    _install_bounds(sections)
+    _install_bounds(config_mcp)
     adapter: Any = TypeAdapter(McpServerConfig)
     out: dict[str, McpServerConfig] = {}
     for name, entry in entries.items():
@@ -230,113 +225,7 @@ def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
             "a server name is letters, digits, '_', '.' and '-' (at most 48, starting with a letter or digit)",
             path=where,
         )
-    if server.command is not None and not server.command.strip():
-        raise ConfigError("must name the program that starts the server", path=f"{where}.command")
-    if (server.command is None) == (server.url is None):
-        raise ConfigError("give either `command` (a local server) or `url` (a remote one)", path=where)
-    transport = server.transport or ("stdio" if server.command is not None else "http")
-    if transport == "stdio" and server.command is None:
-        raise ConfigError("the stdio transport runs a `command`; none is given", path=f"{where}.transport")
-    if transport != "stdio":
-        if server.url is None:
-            raise ConfigError(f"the {transport} transport needs a `url`", path=f"{where}.transport")
-        if not re.match(r"https?://", server.url):
-            raise ConfigError(f"must be an http:// or https:// URL, got {server.url!r}", path=f"{where}.url")
-    local = {"args": server.args, "env": server.env, "inherit_env": server.inherit_env, "cwd": server.cwd}
-    for key, value in local.items():
-        if transport != "stdio" and value:
-            raise ConfigError(f"only servers run with `command` take `{key}`", path=f"{where}.{key}")
-    if transport == "stdio" and server.headers:
-        raise ConfigError("headers are sent to remote servers (`url`) only", path=f"{where}.headers")
-    if server.scope == "thread" and transport != "stdio":
-        raise ConfigError("thread-scoped sessions are for servers run with `command`", path=f"{where}.scope")
-    if server.auth is not None:
-        _check_mcp_auth(server, transport, f"{where}.auth")
-
-
-def _check_mcp_auth(server: McpServerConfig, transport: str, where: str) -> None:
-    auth = server.auth
-    assert auth is not None
-    if transport == "stdio":
-        raise ConfigError("OAuth is for remote servers (`url`); a local server needs none", path=where)
-    if any(k.lower() == "authorization" for k in server.headers):
-        raise ConfigError("give either an Authorization header or `auth`, not both", path=where)
-    if auth.client_secret_env is not None and auth.client_id is None:
-        raise ConfigError(
-            "a client secret belongs to a `client_id`; none is given", path=f"{where}.client_secret_env"
-        )
-    for key in ("client_secret_env", "client_key_env", "idp_client_secret_env", "idp_id_token_env"):
-        value = getattr(auth, key)
-        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
-            raise ConfigError(
-                f"must name an environment variable (not hold the secret itself), got {len(value)} characters",
-                path=f"{where}.{key}",
-            )
-    if auth.client_key_env is not None and auth.grant != "client_credentials":
-        raise ConfigError("a signing key is for the client_credentials grant", path=f"{where}.client_key_env")
-    if auth.client_key_env is not None and auth.client_secret_env is not None:
-        raise ConfigError(
-            "give either `client_secret_env` or `client_key_env`, not both", path=f"{where}.client_key_env"
-        )
-    has_credential = auth.client_secret_env is not None or auth.client_key_env is not None
-    if auth.grant == "client_credentials" and (auth.client_id is None or not has_credential):
-        raise ConfigError(
-            "the client_credentials grant needs `client_id` and `client_secret_env` (or `client_key_env`)",
-            path=f"{where}.grant",
-        )
-    _check_identity_assertion(auth, where)
-    method = auth.token_endpoint_auth_method
-    if method in ("client_secret_basic", "client_secret_post") and auth.client_secret_env is None:
-        raise ConfigError(
-            f"{method} sends a client secret: give `client_secret_env`",
-            path=f"{where}.token_endpoint_auth_method",
-        )
-    if auth.grant in ("client_credentials", "identity_assertion") and method == "none":
-        raise ConfigError(
-            f"the {auth.grant} grant authenticates the client",
-            path=f"{where}.token_endpoint_auth_method",
-        )
-    url = auth.client_metadata_url
-    if url is not None and not re.fullmatch(r"https://[^/?#]+/[^?#]+", url):
-        raise ConfigError(
-            f"must be an https:// URL with a path, got {url!r}", path=f"{where}.client_metadata_url"
-        )
-    if auth.issuer is not None and not re.match(r"https?://", auth.issuer):
-        raise ConfigError(f"must be an http:// or https:// URL, got {auth.issuer!r}", path=f"{where}.issuer")
-    for i, scope in enumerate(auth.scopes):
-        if not scope or any(c.isspace() for c in scope):
-            raise ConfigError(f"a scope is one word, got {scope!r}", path=f"{where}.scopes[{i}]")
-
-
-_IDP_KEYS = ("idp_token_endpoint", "idp_client_id", "idp_client_secret_env", "idp_id_token_env")
-# What the identity_assertion grant cannot go without.
-_ASSERTION_NEEDS = (
-    "client_id",
-    "client_secret_env",
-    "issuer",
-    "idp_token_endpoint",
-    "idp_client_id",
-    "idp_id_token_env",
-)
-
-
-def _check_identity_assertion(auth: McpAuthConfig, where: str) -> None:
-    """The identity_assertion grant (SEP-990): its own keys, all it needs, and only with it."""
-    if auth.grant != "identity_assertion":
-        for key in _IDP_KEYS:
-            if getattr(auth, key) is not None:
-                raise ConfigError(
-                    f"is for the identity_assertion grant (`grant` is {auth.grant})", path=f"{where}.{key}"
-                )
-        return
-    missing = [f"`{key}`" for key in _ASSERTION_NEEDS if getattr(auth, key) is None]
-    if missing:
-        raise ConfigError(f"the identity_assertion grant needs {', '.join(missing)}", path=f"{where}.grant")
-    url = auth.idp_token_endpoint or ""
-    if not re.fullmatch(r"https?://[^/?#\s]+(/\S*)?", url):
-        raise ConfigError(
-            f"must be an http:// or https:// URL, got {url!r}", path=f"{where}.idp_token_endpoint"
-        )
+    server.check(where)
 
 
 def _check_workspace(config: ConfigLike) -> None:
