@@ -13,12 +13,6 @@ from tooldeck.cli.common import add_config, add_json, console, fail, print_json
 if TYPE_CHECKING:
     from tooldeck.core import McpSource, ServerSpec, ServerStatus
 
-# Seconds past the longest connect timeout that the listing waits for a server's first attempt to
-# report. The attempt bounds itself (its connect timeout once the server is started), so the wait
-# ends as soon as it does; the margin covers starting it (the MCP client's import, the spawn),
-# which a loaded machine can stretch to seconds.
-MARGIN_S = 20.0
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -69,7 +63,7 @@ def _status(spec: ServerSpec, source: McpSource | None) -> ServerStatus:
 
 def _wait(specs: list[ServerSpec], sources: dict[str, McpSource], *, progress: bool) -> None:
     """Wait for every server's first connection attempt, showing their progress on a terminal."""
-    deadline = time.monotonic() + max((s.connect_timeout for s in specs), default=0.0) + MARGIN_S
+    deadline = time.monotonic() + max((s.listing_wait_s for s in specs), default=0.0)
     pending = dict(sources)
     live: Any = None
     if progress:

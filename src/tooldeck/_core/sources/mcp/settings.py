@@ -28,6 +28,10 @@ DEFAULT_INHERIT_ENV = ("PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "LANG
 TEMP_VARS = ("TMPDIR", "TMP", "TEMP")
 
 
+# Seconds a listing waits past a server's connect timeout (see `ServerSpec.listing_wait_s`).
+LIST_MARGIN_S = 20.0
+
+
 @dataclass(frozen=True, slots=True)
 class ServerSpec:
     """A server ready to connect to (see `McpServerConfig` for what each setting means)."""
@@ -57,6 +61,14 @@ class ServerSpec:
     # The folders the server is told it works in (MCP roots): the deck's workspace, or the
     # thread's for a thread-scoped session.
     roots: tuple[Path, ...] = ()
+
+    @property
+    def listing_wait_s(self) -> float:
+        """How long a listing waits for this server's first connection attempt to report: the
+        connect timeout, plus a margin for starting the attempt (importing the MCP client,
+        spawning the server), which a loaded machine can stretch to seconds. The attempt bounds
+        itself once started, so the wait ends as soon as it does."""
+        return self.connect_timeout + LIST_MARGIN_S
 
     @property
     def target(self) -> str:

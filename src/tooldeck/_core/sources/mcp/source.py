@@ -30,10 +30,6 @@ from tooldeck._core.sources.mcp.settings import ServerSpec
 from tooldeck._core.sources.mcp.supervisor import USABLE, State, Supervisor
 from tooldeck._core.tool import Tool
 
-# Listing waits this much longer than the connect timeout for the first attempt to report. The
-# attempt bounds itself once started, so this is waited out only when starting it (importing the
-# MCP client, spawning the server) is slow, as on a loaded machine.
-_LIST_MARGIN_S = 20.0
 # The config keys whose warnings `mcp list` shows with the server.
 _PATTERN_KEYS = (".include_tools", ".exclude_tools")
 
@@ -93,7 +89,7 @@ class McpSource(Source):
             # Waiting here would stop the very loop the server connects on.
             note = f"MCP server {self.spec.name!r} ({self.spec.target}) is still connecting, its tools are not known yet"
             return SourceListing((), (Diagnostic("warning", note, where),))
-        sup.wait_first(self.spec.connect_timeout + _LIST_MARGIN_S)
+        sup.wait_first(self.spec.listing_wait_s)
         server_tools = sup.server_tools
         if server_tools is None:
             why = sup.error or f"timed out: no answer within {self.spec.connect_timeout:g} s"
