@@ -127,9 +127,10 @@ def section(cls: _S) -> _S:
     return cast(_S, made)
 
 
-# The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
-# and far below what the clocks and timers the values reach can represent.
 MAX_SECONDS = 31_536_000.0
+"""The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
+and far below what the clocks and timers the values reach can represent. A section bounds its
+durations with it: `Annotated[float, Gt(0), Le(MAX_SECONDS)]`."""
 # A `use:` reference: `package.module:attribute`.
 USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
