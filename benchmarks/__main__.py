@@ -34,6 +34,10 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
         "benchmarks.deferral",
         "tokens saved by deferring tools behind tool_search (LiveMCP, the example); a search's cost",
     ),
+    "cost": (
+        "benchmarks.cost",
+        "input cost of a conversation over 526 MCP tools per dialect: bound vs deferred vs native/cache-stable",
+    ),
     "checkpoints": (
         "benchmarks.checkpoints",
         "what checkpointing adds to a write_file call, in a small and a 20,000-file workspace",

@@ -83,8 +83,10 @@ if TYPE_CHECKING:
         catalog_hash,
         deferred_catalog,
         deferred_listing,
+        loader_name,
         promote,
         promoted_names,
+        toolset_lines,
     )
     from tooldeck._core.execution.approval_store import AlwaysGrants
     from tooldeck._core.execution.call_channel import CallChannel
@@ -241,6 +243,7 @@ __all__ = [
     "describe_request",
     "entry_owner",
     "load_skills",
+    "loader_name",
     "mcp_login",
     "mcp_logout",
     "mcp_server_specs",
@@ -257,6 +260,7 @@ __all__ = [
     "token_table",
     "tool",
     "tool_costs",
+    "toolset_lines",
     "undo_checkpoints",
 ]
 

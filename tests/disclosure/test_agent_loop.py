@@ -57,12 +57,13 @@ def test_search_then_promoted_then_called_with_the_scripted_model(tmp_path: Path
         "catalog": catalog_hash(deck.loadout()),
         "names": ["createIssue"],
     }
-    # Every request names the deferred tools, with summaries, after the configured system prompt.
+    # Every request names the deferred tools, a line per toolset, after the configured system prompt.
     system = model.requests[0].system or ""
     assert system.startswith("You are a capable assistant")
     assert (
         "call tool_search first" in system
-        and "- get_forecast: Weather forecast for the coming days." in system
+        and "- weather (1 tool): get_forecast" in system
+        and "- github (2 tools): createIssue, list_pull_requests" in system
     )
     assert model.requests[3].system == system  # promotions do not change it (prompt caches survive)
 
@@ -121,7 +122,8 @@ def test_through_the_official_sdk(
         Turn(calls=[("get_forecast", {"city": "Paris", "days": 2})]),
         Turn(text="two sunny days"),
     )
-    deck = make_deck(tmp_path)
+    # native: off, the summaries listing: found tools join tools[] (see test_native_wire for auto).
+    deck = make_deck(tmp_path, native="off", listing="summaries")
     agent = deck.agent(make_model(settings_for(scripted_server, provider)), store=False)
     result, _ = run_turn(agent, "weather in Paris?")
     assert result.text == "two sunny days"

@@ -69,7 +69,7 @@ def test_a_search_promotes_for_the_session_and_tells_it(tmp_path: Path) -> None:
 
     out = asyncio.run(session())
     assert out["before"] == "tool_search"
-    assert "- first: Say first out loud." in out["description"] and "- second:" in out["description"]
+    assert "- live (2 tools): first, second" in out["description"]
     assert out["refused"] == "not_promoted"
     assert out["found"]["loaded"] == ["first"]
     assert out["found"]["tools"] == [

@@ -431,14 +431,26 @@ class ToolSearchConfig(ConfigSection):
     # Also defer tools while the exposed schemas cost more tokens than this (counted in the dialect of
     # model.provider), plugin/MCP tools and the largest schemas first; unset: no budget.
     max_exposed_tokens: Annotated[int, Ge(1)] | None = None
-    # How the system prompt lists the deferred tools: names with a one-line summary, names only, or
-    # not at all (the model then finds them with tool_search alone).
-    listing: Literal["summaries", "names", "none"] = "summaries"
+    # How the system prompt lists the deferred tools: one line per toolset or MCP server (its name,
+    # how many tools it holds, their names while they fit), each tool's name with a one-line
+    # summary, names only, or not at all (the model then finds them with tool_search alone).
+    listing: Literal["toolsets", "summaries", "names", "none"] = "toolsets"
     # The longest one-line summary in the listing, in characters.
     summary_chars: Annotated[int, Ge(20)] = 100
     # How tool_search ranks free-text queries: bm25 (lexical), semantic (MiniLM embeddings, the
     # semantic extra) or hybrid (both).
     ranker: Literal["bm25", "semantic", "hybrid"] = "bm25"
+    # Use the provider's own deferral where it has one (Anthropic `defer_loading` + `tool_reference`,
+    # OpenAI Responses `tool_search` + `defer_loading` + namespaces) and a cache-stable mode elsewhere
+    # (tools[] and the system prompt never change; found tools are called through `call_tool`);
+    # off: deferred tools join tools[] when found.
+    native: Literal["auto", "off"] = "auto"
+    # Who answers a native search: tooldeck's own search (client: its rankers, select:, regex) or
+    # the provider's hosted search (server: Anthropic's tool_search_tool_bm25/regex, Responses
+    # `execution: "server"`). Only with native: auto, on Anthropic and Responses.
+    execution: Literal["client", "server"] = "client"
+    # Which of Anthropic's server-side search tools answers with execution: server.
+    server_search: Literal["bm25", "regex"] = "bm25"
 
     def check(self, key: str) -> None:
         """A `source:` entry must name a kind of source, and no entry is empty (a blank pattern

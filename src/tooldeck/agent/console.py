@@ -11,6 +11,7 @@ from typing import Any
 from tooldeck._utils.text import for_terminal
 from tooldeck.agent.events import (
     BudgetExhausted,
+    CacheBreak,
     Event,
     ModelReplied,
     ReasoningDelta,
@@ -70,6 +71,11 @@ class StepPrinter:
                     f"[yellow]  note: reasoning from {_shown(', '.join(event.sources))} is not sent to "
                     f"{_shown(event.target)}, which would reject it[/]"
                 )
+        elif isinstance(event, CacheBreak):
+            c.print(
+                f"[yellow]  cache break: {_shown('; '.join(event.changed))} (the provider's cache serves "
+                f"{event.reused:.0%} of the previous request)[/]"
+            )
         elif isinstance(event, ModelReplied) and event.reasoning:
             c.print(_shown(event.reasoning), style="dim italic")
             self(replace(event, reasoning=""))

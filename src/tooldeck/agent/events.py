@@ -53,6 +53,16 @@ class ReasoningDropped:
 
 
 @dataclass(frozen=True, slots=True)
+class CacheBreak:
+    """A request does not start with the previous request of its conversation: the provider's
+    prompt cache is reused only up to `reused` of the previous request's characters (a share,
+    0-1), and `changed` names why (`tools: added x`, `system prompt`, `history rewritten`)."""
+
+    changed: tuple[str, ...]
+    reused: float
+
+
+@dataclass(frozen=True, slots=True)
 class ModelReplied:
     iteration: int
     text: str
@@ -119,6 +129,7 @@ Event = (
     | TextDelta
     | ReasoningDelta
     | ReasoningDropped
+    | CacheBreak
     | ModelReplied
     | RetryScheduled
     | ToolCallsStarted

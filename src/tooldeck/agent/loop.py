@@ -30,7 +30,7 @@ from tooldeck.agent.events import (
 from tooldeck.agent.messages import Message, ModelReply, Usage, for_model, tool_message, unique_ids, user
 from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
-from tooldeck.core import ErrorEnvelope, RunState, ToolCall, ToolResult
+from tooldeck.core import ErrorEnvelope, RunState, RunStateUpdate, ToolCall, ToolResult, promote
 from tooldeck.errors import ModelError
 from tooldeck.tracing import agent_span, chat_span
 
@@ -148,6 +148,8 @@ class AgentLoop:
             iteration += 1
             reply = _with_unique_ids(await self._call_model(convo, iteration, allow_tools=True))
             usage += reply.usage
+            if reply.found:  # the provider's own search loaded these: calls to them are accepted
+                self._promote(convo, reply.found)
             self._append(convo, reply.message)
             if not reply.tool_calls:
                 return self._finish(convo, "done", reply.message.content, iteration, usage)
@@ -170,6 +172,7 @@ class AgentLoop:
             messages=tuple(map(for_model, convo.messages)),
             loadout=loadout,
             allow_tools=allow_tools,
+            session_id=convo.session_id,
         )
         self.events(ModelRequested(iteration, len(request.messages), request.tool_names))
         try:
@@ -195,6 +198,10 @@ class AgentLoop:
             )
         )
         return reply
+
+    def _promote(self, convo: Conversation, names: Sequence[str]) -> None:
+        update = RunStateUpdate(promoted=promote(convo.state, self.tools.for_state(convo.state), names))
+        self.events(StateUpdated("", update))
 
     async def _run_tools(
         self, convo: Conversation, iteration: int, calls: Sequence[ToolCall]

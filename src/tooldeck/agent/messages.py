@@ -258,6 +258,9 @@ class ModelReply:
     stop_reason: str | None = None
     usage: Usage = field(default_factory=Usage)
     model: str | None = None
+    # Deferred tools the provider's own search found in this reply (Anthropic's search tools,
+    # Responses hosted `tool_search`): the loop promotes them, so calls to them are accepted.
+    found: tuple[str, ...] = ()
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tooldeck.testing import scripted_search
+
 
 @dataclass
 class Turn:
@@ -142,19 +144,23 @@ def responses(
             {"type": "message", "id": msg_id, "status": "completed", "role": "assistant", "content": content}
         )
     for name, args in turn.calls:
+        searched = scripted_search.responses_items(server, name, args, body)
+        if searched is not None:
+            output.extend(searched)
+            continue
         fc_id = server.next_id("fc")
         if reasoning_id:
             server.issue(("fc", fc_id), reasoning_id)
-        output.append(
-            {
-                "type": "function_call",
-                "id": fc_id,
-                "call_id": server.next_id("call"),
-                "name": name,
-                "arguments": _args_text(args),
-                "status": "completed",
-            }
-        )
+        item = {
+            "type": "function_call",
+            "id": fc_id,
+            "call_id": server.next_id("call"),
+            "name": name,
+            "arguments": _args_text(args),
+            "status": "completed",
+        }
+        space = scripted_search.namespace_of(name, body)
+        output.append({**item, "namespace": space} if space else item)
     usage = {
         "input_tokens": _usage_in(body),
         "output_tokens": len(turn.text) // 4 + 1,
@@ -243,13 +249,17 @@ def anthropic(
     if turn.text:
         blocks.append({"type": "text", "text": turn.text})
     for name, args in turn.calls:
+        searched = scripted_search.anthropic_blocks(server, name, args, body)
+        if searched is not None:
+            blocks.extend(searched)
+            continue
         value = json.loads(args) if isinstance(args, str) and _is_json(args) else args
         tool_id = server.next_id("toolu")
         if thought:
             server.issue(("anthropic_turn", tool_id), True)
             thought = False
         blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": value})
-    stop = "tool_use" if turn.calls else "end_turn"
+    stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
     usage = {"input_tokens": _usage_in(body), "output_tokens": len(turn.text) // 4 + 1}
     message = {
         "id": server.next_id("msg"),
@@ -287,8 +297,13 @@ def anthropic(
                         "delta": {"type": "text_delta", "text": piece},
                     },
                 )
+        elif block["type"] == "tool_search_tool_result":
+            yield (
+                "content_block_start",
+                {"type": "content_block_start", "index": index, "content_block": block},
+            )
         else:
-            head = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            head = {"type": block["type"], "id": block["id"], "name": block["name"], "input": {}}
             yield (
                 "content_block_start",
                 {"type": "content_block_start", "index": index, "content_block": head},

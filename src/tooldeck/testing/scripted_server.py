@@ -47,6 +47,7 @@ from typing import Any, NamedTuple
 from tooldeck.testing import scripted_formats as formats
 from tooldeck.testing.scripted_formats import Turn as Turn
 from tooldeck.testing.scripted_reasoning import refusal
+from tooldeck.testing.scripted_search import search_refusal
 
 Step = Turn | Callable[["Recorded"], Turn]
 
@@ -329,6 +330,9 @@ class ScriptedServer:
             refused = refusal(self, recorded.kind, recorded.body)
             if refused is not None:
                 return refused
+            broken = search_refusal(recorded.kind, recorded.body)
+            if broken is not None:
+                return Turn(status=400, error=broken)
             if not self.script and self.responder is not None:
                 return self.responder(recorded)
             if not self.script:

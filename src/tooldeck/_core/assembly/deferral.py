@@ -74,6 +74,13 @@ def deferral_diagnostics(tools: Sequence[Tool], config: CoreConfig) -> list[Diag
             out.append(Diagnostic("warning", idle, "tool_search.max_exposed_tokens"))
         return out
     out = []
+    if ts.native == "off" and ts.execution == "server":
+        out.append(
+            Diagnostic("warning", "has no effect while tool_search.native is off", "tool_search.execution")
+        )
+    if ts.execution == "client" and ts.server_search != "bm25":
+        idle = "chooses Anthropic's search tool only with tool_search.execution: server"
+        out.append(Diagnostic("warning", idle, "tool_search.server_search"))
     for i, entry in enumerate(ts.defer):
         if any(matches(t, entry) for t in tools if not t.loads_deferred):
             continue

@@ -11,7 +11,7 @@ all read and write them through this package.
 from __future__ import annotations
 
 from tooldeck._core.disclosure.catalog import catalog_hash, deferred_catalog, loader_name
-from tooldeck._core.disclosure.listing import deferred_listing, summary
+from tooldeck._core.disclosure.listing import deferred_listing, summary, toolset_lines
 from tooldeck._core.disclosure.promotion import PromotedView, carry_over, promote, promoted_names
 from tooldeck._core.disclosure.rendering import ToolRendering
 from tooldeck._core.run_state import Promotions
@@ -28,4 +28,5 @@ __all__ = [
     "promote",
     "promoted_names",
     "summary",
+    "toolset_lines",
 ]

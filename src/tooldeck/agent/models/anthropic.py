@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -31,9 +32,16 @@ from tooldeck.agent.models.base import (
     error_detail,
     retry_after,
 )
+from tooldeck.agent.models.native import (
+    ANTHROPIC_TOOL_SEARCH_BETA,
+    Native,
+    native_for,
+    server_found,
+    tool_references,
+    wire_tools,
+)
 from tooldeck.agent.models.reasoning import INTERLEAVED_THINKING, anthropic_thinking, carried
 from tooldeck.agent.models.sdk_request import Emit, sdk_request
-from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.core import ToolCall
 from tooldeck.errors import ModelError
 
@@ -48,14 +56,18 @@ def anthropic_base_url(url: str | None) -> str | None:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def anthropic_messages(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Neutral messages as Anthropic `messages` (alternating roles, tool results as blocks)."""
+def anthropic_messages(
+    messages: tuple[Message, ...], results: Callable[[Message], Any] | None = None
+) -> list[dict[str, Any]]:
+    """Neutral messages as Anthropic `messages` (alternating roles, tool results as blocks).
+    `results` may give a tool result's content in another form (a `tool_search` result as
+    `tool_reference` blocks); None keeps it as it is."""
     turns: list[tuple[str, list[dict[str, Any]]]] = []
     for m in messages:
         blocks: list[dict[str, Any]]
         if m.role == "tool":
             role = "user"
-            content: Any = m.content
+            content: Any = (results(m) if results is not None else None) or m.content
             if m.images:  # a tool result's content may hold image blocks beside its text
                 content = [{"type": "text", "text": m.content or "(no text)"}] + [
                     {
@@ -110,6 +122,43 @@ def _as_received(m: Message) -> list[dict[str, Any]] | None:
     return blocks
 
 
+def _search_results(messages: tuple[Message, ...], native: Native | None) -> Callable[[Message], Any] | None:
+    """With native deferral, our `tool_search` results go as `tool_reference` blocks."""
+    if native is None or native.server:
+        return None
+    ids = {c.id for m in messages if m.role == "assistant" for c in m.tool_calls if c.name == native.loader}
+    deferred = native.deferred_names
+
+    def results(m: Message) -> Any:
+        return tool_references(m.content, deferred) if m.tool_call_id in ids else None
+
+    return results
+
+
+# Blocks a cache breakpoint may not be put on.
+_NO_BREAKPOINT = ("thinking", "redacted_thinking")
+
+
+def cache_breakpoints(body: dict[str, Any]) -> None:
+    """Anthropic `cache_control` breakpoints: one at the end of the tools + system prefix (the
+    system prompt's block, or the last tool that is not deferred), one on the newest message's
+    last block, so the next request reuses everything up to it."""
+    mark = {"type": "ephemeral"}
+    system = body.get("system")
+    if system:
+        system[-1]["cache_control"] = mark
+    else:
+        loaded = [t for t in body.get("tools") or [] if not t.get("defer_loading")]
+        if loaded:
+            index = body["tools"].index(loaded[-1])
+            body["tools"][index] = {**loaded[-1], "cache_control": mark}
+    messages = body.get("messages") or []
+    if messages and messages[-1]["content"]:
+        last = messages[-1]["content"][-1]
+        if last.get("type") not in _NO_BREAKPOINT:
+            messages[-1]["content"][-1] = {**last, "cache_control": mark}
+
+
 def _has_tool_blocks(messages: tuple[Message, ...]) -> bool:
     return any(m.role == "tool" or m.tool_calls for m in messages)
 
@@ -128,37 +177,45 @@ class AnthropicModel(SdkModel):
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
         messages = tuple(request.messages)
+        loadout = request.loadout
+        native = native_for(loadout, "anthropic")
         body: dict[str, Any] = {
             "model": self.settings.model,
             "max_tokens": self.settings.max_tokens or DEFAULT_MAX_TOKENS,
-            "messages": anthropic_messages(messages),
+            "messages": anthropic_messages(messages, _search_results(messages, native)),
         }
+        betas: list[str] = []
         thinking = self._thinking.get("thinking")
         if thinking is not None:
             body["thinking"] = thinking
         if thinking is not None and thinking["type"] == "enabled":
             # Room for the answer beyond the thinking budget; thinking between tool calls.
             body["max_tokens"] = self.settings.max_tokens or thinking["budget_tokens"] + DEFAULT_MAX_TOKENS
-            given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
-            betas = f"{given},{INTERLEAVED_THINKING}" if given else INTERLEAVED_THINKING
-            body["extra_headers"] = {"anthropic-beta": betas}
+            betas.append(INTERLEAVED_THINKING)
         if request.system:
-            body["system"] = request.system
-        loadout = request.loadout
+            body["system"] = [{"type": "text", "text": request.system}]
         if loadout is not None and loadout.exposed:
+            tools = wire_tools(loadout, native, "anthropic", self.settings)
             if request.allow_tools:
-                body["tools"] = render_tools(loadout, "anthropic", self.settings)
+                body["tools"] = tools
             elif _has_tool_blocks(messages):
                 # The API rejects tool blocks in the history without tool definitions.
-                body["tools"] = render_tools(loadout, "anthropic", self.settings)
+                body["tools"] = tools
                 body["tool_choice"] = {"type": "none"}
+            if native is not None and "tools" in body:
+                betas.append(ANTHROPIC_TOOL_SEARCH_BETA)
+        if betas:
+            given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
+            body["extra_headers"] = {"anthropic-beta": ",".join([given, *betas] if given else betas)}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
+        cache_breakpoints(body)
         return body
 
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         messages = carried(request.messages, "anthropic", self.settings.model, events)
         body = self.request_body(replace(request, messages=messages))
+        self.watch_prefix(request, body, events)
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -186,6 +243,7 @@ class AnthropicModel(SdkModel):
             stop_reason=message.stop_reason,
             usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage(),
             model=message.model,
+            found=server_found(blocks),
         )
 
     def _translate(self, exc: anthropic.AnthropicError) -> ModelError:
@@ -257,7 +315,7 @@ class _StreamAccumulator:
             self.input_tokens = event.message.usage.input_tokens or 0
         elif kind == "content_block_start":
             block = event.content_block.to_dict()
-            if block.get("type") == "tool_use":
+            if block.get("type") in ("tool_use", "server_tool_use"):
                 block["json"] = ""
             self.blocks[event.index] = block
         elif kind == "content_block_delta":
@@ -291,7 +349,7 @@ class _StreamAccumulator:
             )
         blocks: list[dict[str, Any]] = []
         for _, block in sorted(self.blocks.items()):
-            if block.get("type") == "tool_use":
+            if block.get("type") in ("tool_use", "server_tool_use"):
                 raw = block.pop("json") or "{}"
                 block["input"] = _json_object(raw)
             blocks.append(block)
@@ -300,6 +358,7 @@ class _StreamAccumulator:
             stop_reason=self.stop,
             usage=Usage(self.input_tokens, self.output_tokens),
             model=self.model or model,
+            found=server_found(blocks),
         )
 
 

@@ -64,6 +64,9 @@ class ModelRequest:
     messages: Sequence[Message]
     loadout: Loadout | None = None
     allow_tools: bool = True
+    # The conversation the request belongs to: OpenAI's `prompt_cache_key`, and the key the
+    # client compares a request's cacheable prefix with the previous one's under.
+    session_id: str | None = None
 
     @property
     def tool_names(self) -> tuple[str, ...]:
@@ -181,6 +184,16 @@ class SdkModel:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+    def watch_prefix(self, request: ModelRequest, body: dict[str, Any], events: EventSink | None) -> None:
+        """Report a `CacheBreak` when `body` does not begin with the conversation's previous
+        request (see `prefix.py`)."""
+        from tooldeck.agent.models.prefix import PrefixWatch
+
+        watch: PrefixWatch = self.__dict__.setdefault("_prefix_watch", PrefixWatch())
+        found = watch.observe(request.session_id, body)
+        if found is not None and events is not None:
+            events(found)
 
 
 @dataclass(slots=True)

@@ -33,16 +33,20 @@ from tooldeck.agent.models.base import (
     SdkModel,
     client_options,
 )
+from tooldeck.agent.models.native import Native, native_for, unwrap_call, wire_tools, wrap_call
 from tooldeck.agent.models.openai_errors import openai_request
+from tooldeck.agent.models.openai_responses import prompt_cache_key
 from tooldeck.agent.models.reasoning import carried, chat_reasoning
 from tooldeck.agent.models.sdk_request import Emit
-from tooldeck.agent.models.tools_render import render_tools
 from tooldeck.core import ToolCall
 from tooldeck.errors import ModelError
 
 
-def chat_messages(system: str | None, messages: list[Message] | tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Neutral messages as Chat Completions `messages`."""
+def chat_messages(
+    system: str | None, messages: list[Message] | tuple[Message, ...], native: Native | None = None
+) -> list[dict[str, Any]]:
+    """Neutral messages as Chat Completions `messages`; with `native` (the cache-stable mode),
+    calls of deferred tools go back as the `call_tool` calls the model made them through."""
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     # Chat Completions' tool messages take text only: the images of a run of tool results
     # follow it in one user message, each introduced by the call it came from.
@@ -76,7 +80,7 @@ def chat_messages(system: str | None, messages: list[Message] | tuple[Message, .
                         **(extras[i] if i < len(extras) else {}),
                         "id": c.id,
                         "type": "function",
-                        "function": {"name": c.name, "arguments": arguments_text(c.arguments)},
+                        "function": _function(c, native),
                     }
                     for i, c in enumerate(m.tool_calls)
                 ]
@@ -97,13 +101,17 @@ class OpenAIChatModel(SdkModel):
         self._client = client or openai.AsyncOpenAI(base_url=settings.base_url, **client_options(settings))
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        loadout = request.loadout
+        native = native_for(loadout, "openai")
         body: dict[str, Any] = {
             "model": self.settings.model,
-            "messages": chat_messages(request.system, tuple(request.messages)),
+            "messages": chat_messages(request.system, tuple(request.messages), native),
             **self._reasoning,
         }
-        if request.loadout is not None and request.allow_tools and request.loadout.exposed:
-            body["tools"] = render_tools(request.loadout, "openai", self.settings)
+        if request.session_id:  # a session's requests go to one cache (servers without it ignore it)
+            body["prompt_cache_key"] = prompt_cache_key(request.session_id)
+        if loadout is not None and request.allow_tools and loadout.exposed:
+            body["tools"] = wire_tools(loadout, native, "openai", self.settings)
         if self.settings.max_tokens is not None:
             body["max_tokens"] = self.settings.max_tokens
         if self.settings.temperature is not None:
@@ -113,6 +121,14 @@ class OpenAIChatModel(SdkModel):
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         messages = carried(request.messages, "chat", self.settings.model, events)
         body = self.request_body(replace(request, messages=messages))
+        self.watch_prefix(request, body, events)
+        if native_for(request.loadout, "openai") is not None:
+            reply = await self._complete(body, events)
+            calls = tuple(unwrap_call(c) for c in reply.message.tool_calls)
+            return replace(reply, message=replace(reply.message, tool_calls=calls))
+        return await self._complete(body, events)
+
+    async def _complete(self, body: dict[str, Any], events: EventSink | None) -> ModelReply:
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -166,6 +182,11 @@ def readable_reasoning(extras: dict[str, Any]) -> str:
         if isinstance(extras.get(key), str):
             return str(extras[key])
     return ""
+
+
+def _function(c: ToolCall, native: Native | None) -> dict[str, str]:
+    name, arguments = wrap_call(c, native) if native is not None else (c.name, c.arguments)
+    return {"name": name, "arguments": arguments_text(arguments)}
 
 
 def provider_data(model: str, message: dict[str, Any], calls: list[dict[str, Any]]) -> ProviderData | None:

@@ -13,7 +13,8 @@ be found again without `store`, so it is left out and the reply's items go witho
 
 from __future__ import annotations
 
-from dataclasses import replace
+import hashlib
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import openai
@@ -24,6 +25,7 @@ from tooldeck.agent.messages import (
     ModelReply,
     ProviderData,
     Usage,
+    arguments_object,
     arguments_text,
     data_url,
     unique_ids,
@@ -35,18 +37,29 @@ from tooldeck.agent.models.base import (
     SdkModel,
     client_options,
 )
+from tooldeck.agent.models.native import (
+    Native,
+    namespace_of,
+    native_for,
+    search_arguments,
+    search_output,
+    wire_tools,
+    without_listing,
+)
 from tooldeck.agent.models.openai_errors import openai_request
 from tooldeck.agent.models.reasoning import carried, responses_reasoning
 from tooldeck.agent.models.sdk_request import Emit
-from tooldeck.agent.models.tools_render import render_tools
-from tooldeck.core import ToolCall
+from tooldeck.core import Loadout, ToolCall
 from tooldeck.errors import ModelError
 
 
-def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
-    """Neutral messages as Responses `input` items."""
+def response_input(messages: tuple[Message, ...], search: Search | None = None) -> list[dict[str, Any]]:
+    """Neutral messages as Responses `input` items; with `search` (native deferral), our
+    `tool_search` calls and results as `tool_search_call` / `tool_search_output` items."""
     items: list[dict[str, Any]] = []
     for m in messages:
+        if search is not None and search.item(m, items):
+            continue
         if m.role == "tool":
             output: Any = m.content
             if m.images:  # a function call's output may be a list of input parts, images among them
@@ -59,25 +72,23 @@ def response_input(messages: tuple[Message, ...]) -> list[dict[str, Any]]:
         elif m.role == "assistant":
             if m.content:
                 items.append({"role": "assistant", "content": m.content})
-            items.extend(
-                {
-                    "type": "function_call",
-                    "call_id": c.id,
-                    "name": c.name,
-                    "arguments": arguments_text(c.arguments),
-                }
-                for c in m.tool_calls
-            )
+            items.extend(_function_call(c, search.loadout if search else None) for c in m.tool_calls)
         else:
             items.append({"role": m.role, "content": m.content})
     return items
 
 
+def _is_call(item: dict[str, Any]) -> bool:
+    """An output item the loop answers: a function call, or a search we run (client)."""
+    kind = item.get("type")
+    return kind == "function_call" or (kind == "tool_search_call" and item.get("execution") == "client")
+
+
 def _replayable(m: Message) -> bool:
-    """The stored output items still hold the message's calls, one function_call per call."""
+    """The stored output items still hold the message's calls, one item per call."""
     assert m.provider_data is not None
     output = m.provider_data.payload.get("output") or []
-    return sum(1 for i in output if i.get("type") == "function_call") == len(m.tool_calls)
+    return sum(1 for i in output if _is_call(i)) == len(m.tool_calls)
 
 
 def _as_received(m: Message) -> list[dict[str, Any]]:
@@ -90,12 +101,79 @@ def _as_received(m: Message) -> list[dict[str, Any]]:
     for item in output:
         if item.get("type") == "reasoning" and not keep_ids:
             continue
-        if item.get("type") == "function_call":
+        if _is_call(item):
             item["call_id"] = next(calls).id
         if not keep_ids:
             item.pop("id", None)
         items.append(item)
     return items
+
+
+@dataclass
+class Search:
+    """Our `tool_search` on the Responses wire (`execution: "client"`): its calls go as
+    `tool_search_call` items, its results as `tool_search_output` items carrying the definitions
+    it loaded; a call of a namespaced tool names its namespace."""
+
+    loadout: Loadout
+    native: Native
+    settings: ModelSettings
+    ids: set[str] = field(default_factory=set)
+
+    def item(self, m: Message, items: list[dict[str, Any]]) -> bool:
+        """Add `m` to `items` when it is (or holds) a search; False leaves it to the caller."""
+        if self.native.server:
+            return False
+        if m.role == "assistant" and m.provider_data is not None and _replayable(m):
+            # Sent as received (its reasoning items beside the `tool_search_call`).
+            self.ids.update(c.id for c in m.tool_calls if c.name == self.native.loader)
+            return False
+        if m.role == "tool" and m.tool_call_id in self.ids:
+            tools = search_output(self.loadout, m.content, self.settings)
+            items.append(
+                {
+                    "type": "tool_search_output",
+                    "call_id": m.tool_call_id,
+                    "execution": "client",
+                    "status": "completed",
+                    "tools": tools,
+                }
+            )
+            return True
+        if m.role != "assistant" or not any(c.name == self.native.loader for c in m.tool_calls):
+            return False
+        if m.content:
+            items.append({"role": "assistant", "content": m.content})
+        for c in m.tool_calls:
+            if c.name == self.native.loader:
+                self.ids.add(c.id)
+                items.append(
+                    {
+                        "type": "tool_search_call",
+                        "call_id": c.id,
+                        "arguments": arguments_object(c.arguments),
+                        "execution": "client",
+                        "status": "completed",
+                    }
+                )
+            else:
+                items.append(_function_call(c, self.loadout))
+        return True
+
+
+def _function_call(c: ToolCall, loadout: Loadout | None) -> dict[str, Any]:
+    item = {
+        "type": "function_call",
+        "call_id": c.id,
+        "name": c.name,
+        "arguments": arguments_text(c.arguments),
+    }
+    tool = loadout.get(c.name) if loadout is not None else None
+    deferred = loadout.all_deferred if loadout is not None else ()
+    space = namespace_of(tool) if tool is not None and tool in deferred else None
+    if space is not None:
+        item["namespace"] = space
+    return item
 
 
 class OpenAIResponsesModel(SdkModel):
@@ -107,16 +185,26 @@ class OpenAIResponsesModel(SdkModel):
         self._client = client or openai.AsyncOpenAI(base_url=settings.base_url, **client_options(settings))
 
     def request_body(self, request: ModelRequest) -> dict[str, Any]:
+        loadout = request.loadout
+        native = native_for(loadout, "responses")
+        search = None
+        if native is not None and loadout is not None:
+            search = Search(loadout, native, self.settings)
         body: dict[str, Any] = {
             "model": self.settings.model,
-            "input": response_input(tuple(request.messages)),
+            "input": response_input(tuple(request.messages), search),
             "store": False,
             **self._reasoning,
         }
-        if request.system:
-            body["instructions"] = request.system
-        if request.loadout is not None and request.allow_tools and request.loadout.exposed:
-            body["tools"] = render_tools(request.loadout, "responses", self.settings)
+        system = request.system
+        if native is not None and loadout is not None and system:
+            system = without_listing(system, loadout)  # the namespaces say what can be found
+        if system:
+            body["instructions"] = system
+        if request.session_id:
+            body["prompt_cache_key"] = prompt_cache_key(request.session_id)
+        if loadout is not None and request.allow_tools and loadout.exposed:
+            body["tools"] = wire_tools(loadout, native, "responses", self.settings)
         if self.settings.max_tokens is not None:
             body["max_output_tokens"] = self.settings.max_tokens
         if self.settings.temperature is not None:
@@ -126,6 +214,7 @@ class OpenAIResponsesModel(SdkModel):
     async def complete(self, request: ModelRequest, *, events: EventSink | None = None) -> ModelReply:
         messages = carried(request.messages, "responses", self.settings.model, events)
         body = self.request_body(replace(request, messages=messages))
+        self.watch_prefix(request, body, events)
 
         async def attempt(call: RawCall, emit: Emit) -> ModelReply:
             if not self.settings.stream:
@@ -157,6 +246,8 @@ class OpenAIResponsesModel(SdkModel):
         thoughts: list[str] = []
         calls: list[ToolCall] = []
         reasoned = False
+        kept = False
+        found: list[str] = []
         for item in response.output or []:
             kind = getattr(item, "type", None)
             if kind == "message":
@@ -165,12 +256,22 @@ class OpenAIResponsesModel(SdkModel):
                 )
             elif kind == "function_call":
                 calls.append(ToolCall(id=item.call_id or "", name=item.name, arguments=item.arguments or ""))
+            elif kind == "tool_search_call" and getattr(item, "execution", None) == "client":
+                # Our own search, asked for natively: run as a call of `tool_search`.
+                calls.append(
+                    ToolCall(
+                        id=item.call_id or "", name="tool_search", arguments=search_arguments(item.arguments)
+                    )
+                )
+            elif kind == "tool_search_output":  # the hosted search ran: what it loaded is promoted
+                found += [n for t in item.to_dict().get("tools") or [] for n in _tool_names(t)]
+                kept = True
             elif kind == "reasoning":
                 reasoned = True
                 parts = [*(item.summary or []), *(getattr(item, "content", None) or [])]
                 thoughts.extend(getattr(p, "text", "") or "" for p in parts)
         stop = "tool_calls" if calls else (getattr(response, "status", None) or "completed")
-        output = [item.to_dict() for item in response.output or []] if reasoned else []
+        output = [item.to_dict() for item in response.output or []] if reasoned or kept else []
         return ModelReply(
             message=Message(
                 role="assistant",
@@ -184,7 +285,21 @@ class OpenAIResponsesModel(SdkModel):
             stop_reason=stop,
             usage=_usage(response.usage),
             model=getattr(response, "model", None),
+            found=tuple(found),
         )
+
+
+def _tool_names(tool: dict[str, Any]) -> list[str]:
+    """The function names a loaded tool definition holds (a namespace's members)."""
+    if tool.get("type") == "namespace":
+        return [str(t.get("name")) for t in tool.get("tools") or []]
+    return [str(tool.get("name"))] if tool.get("name") else []
+
+
+def prompt_cache_key(session_id: str) -> str:
+    """OpenAI's `prompt_cache_key` for a conversation: requests of one session land on the same
+    cache (at most 64 characters)."""
+    return "tooldeck-" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
 
 
 def _usage(usage: Any) -> Usage:
