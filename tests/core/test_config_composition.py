@@ -148,3 +148,21 @@ def test_a_new_component_composes_its_section_with_its_checks_and_place(tmp_path
     ):
         with pytest.raises(ConfigError, match=rf"^{problem}"):
             parse_config_as(TeamConfig, data)
+
+
+def test_the_schema_lists_the_keys_in_the_files_order(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {
+        **os.environ,
+        "TOOLDECK_HOME": str(tmp_path / "home"),
+        "TOOLDECK_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    main = "import sys; from tooldeck.cli.main import main; main(sys.argv[1:])"
+    run = [sys.executable, "-c", main, "config", "--schema"]
+    proc = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    keys = [f.name for f in dataclasses.fields(Config) if f.name not in ("base_dir", "config_file")]
+    assert list(json.loads(proc.stdout)["properties"]) == keys
