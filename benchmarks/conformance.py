@@ -128,7 +128,32 @@ def scenarios(leg: Leg) -> list[str]:
 
 
 def listed_scenarios(leg: Leg, side: str) -> list[str]:
-    """The leg's scenarios of one side (`server`, `client`), as `conformance list --SIDE` names them."""
+    """The leg's scenarios of one side (`server`, `client`), as `conformance list --SIDE` names them.
+
+    The list of an installed suite is kept beside it (`listed.json`, keyed by the side, the
+    protocol revision and the suite file's modification time): each pytest worker collects every
+    conformance test module, and asking Node costs most of a second each time."""
+    entry = suite_entry(leg.suite)
+    kept = entry.parents[4] / "listed.json"  # suite-VERSION/, beside its node_modules
+    key = f"{side} {leg.spec_version or 'default'} {entry.stat().st_mtime_ns}"
+    try:
+        names: list[str] = json.loads(kept.read_text())[key]
+        return names
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    names = _ask_suite(leg, side)
+    with contextlib.suppress(OSError):  # a read-only cache is only slower
+        try:
+            known = json.loads(kept.read_text())
+        except (OSError, ValueError):
+            known = {}
+        partial = kept.with_name(f"listed.json.{os.getpid()}")
+        partial.write_text(json.dumps({**known, key: names}))
+        os.replace(partial, kept)  # whole, as parallel workers may write it at once
+    return names
+
+
+def _ask_suite(leg: Leg, side: str) -> list[str]:
     extra = ["--spec-version", leg.spec_version] if leg.spec_version else []
     run = subprocess.run(
         suite_command(leg.suite, "list", f"--{side}", *extra),

@@ -18,6 +18,7 @@ does the same thing: BFCL pools near-equal tools, MetaTool's labels are noisy).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -54,9 +55,10 @@ def _query_bounds(
     return hybrid, oracle, union, rank
 
 
-def ceiling(ds: Dataset) -> dict[str, Any]:
-    """The bounds of one dataset; the union is over the `bm25` and `semantic` rankers' lists."""
-    index = ToolSearch(Catalog.from_json(ds.tools))
+def ceiling(ds: Dataset, index: ToolSearch | None = None) -> dict[str, Any]:
+    """The bounds of one dataset; the union is over the `bm25` and `semantic` rankers' lists.
+    `index`: the dataset's index with the default settings, if one is built already."""
+    index = index or ToolSearch(Catalog.from_json(ds.tools))
     weight = SearchSettings().hybrid_lexical_weight
     rows = []
     try:
@@ -81,5 +83,5 @@ def ceiling(ds: Dataset) -> dict[str, Any]:
     }
 
 
-def ceilings(data: dict[str, Dataset]) -> dict[str, Any]:
-    return {name: ceiling(ds) for name, ds in data.items()}
+def ceilings(data: dict[str, Dataset], indexes: Mapping[str, ToolSearch] | None = None) -> dict[str, Any]:
+    return {name: ceiling(ds, (indexes or {}).get(name)) for name, ds in data.items()}

@@ -20,6 +20,7 @@ drawn the same way.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -138,7 +139,7 @@ def _hybrid_rows(index: ToolSearch, ds: Dataset, default: tuple[str, float]) -> 
             zl, zs = standardise(lexical), standardise(semantic)
             for w in HYBRID_WEIGHTS:
                 key = "default" if (template, w) == default else f"template={label} lexical_weight={w}"
-                top = top_hits(names, w * zl + zs, 5, positive_only=False)
+                top = top_hits(names, w * zl + zs, 5)
                 rows.setdefault(key, []).append(bool(gold & {h.name for h in top}))
             if label == "raw":
                 top = top_hits(names, _rrf(lexical, semantic), 5, positive_only=True)
@@ -146,12 +147,14 @@ def _hybrid_rows(index: ToolSearch, ds: Dataset, default: tuple[str, float]) -> 
     return rows
 
 
-def cv_hybrid(data: dict[str, Dataset]) -> dict[str, Any]:
+def cv_hybrid(data: dict[str, Dataset], indexes: Mapping[str, ToolSearch] | None = None) -> dict[str, Any]:
+    """The hybrid constants, over each dataset's index with the default settings (`indexes`: those
+    built already, by name; the others are built here)."""
     settings = SearchSettings()
     default = (settings.query_template, settings.hybrid_lexical_weight)
     table: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
     for name, ds in data.items():
-        index = ToolSearch(Catalog.from_json(ds.tools))
+        index = (indexes or {}).get(name) or ToolSearch(Catalog.from_json(ds.tools))
         try:
             rows = _hybrid_rows(index, ds, default)
         except SemanticUnavailable as exc:
@@ -161,5 +164,7 @@ def cv_hybrid(data: dict[str, Dataset]) -> dict[str, Any]:
     return {"halves": _report(table, folds), "out_of_fold_hit@5": out_of_fold(table, folds)}
 
 
-def cross_validate(data: dict[str, Dataset]) -> dict[str, Any]:
-    return {"lexical": cv_lexical(data), "hybrid": cv_hybrid(data)}
+def cross_validate(
+    data: dict[str, Dataset], indexes: Mapping[str, ToolSearch] | None = None
+) -> dict[str, Any]:
+    return {"lexical": cv_lexical(data), "hybrid": cv_hybrid(data, indexes)}

@@ -7,9 +7,9 @@ from typing import Any
 LABELS = {
     "plain-bm25": "plain BM25 (peer)",
     "deerflow-regex": "DeerFlow regex (peer)",
-    "bm25": "bm25 (default)",
+    "bm25": "bm25 (auto, no extra)",
     "semantic": "semantic",
-    "hybrid": "hybrid",
+    "hybrid": "hybrid (auto, extra)",
 }
 
 

@@ -7,6 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Compiled modules are kept (__pycache__, ignored by git), even where the environment says not to
+# write them: the suite starts many Python processes (the `tooldeck` command, MCP servers, test
+# scripts) that import the checkout's src/, and each would compile every module it imports from
+# source again (~0.3 s CPU a `tooldeck` command); pytest likewise keeps its rewritten test modules
+# instead of rewriting them in every worker. Compiled once here, before the workers start.
+unset PYTHONDONTWRITEBYTECODE
+.venv/bin/python -m compileall -q -j 0 src benchmarks >/dev/null
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 

@@ -44,7 +44,12 @@ settings.load_profile("tooldeck")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`--dist loadgroup`), a module whose tests share a fixture wider than one
     test (a browser, an inspector process, a Ray cluster, a built wheel) runs on one worker, so
-    that fixture is made once; every other test is handed to whichever worker is free."""
+    that fixture is made once; every other test is handed to whichever worker is free.
+
+    Those modules run first: each is one long unit of work (the sum of its tests, and a browser,
+    a cluster or a wheel to make), and a long unit handed out last would be the run's tail, its
+    worker busy while the others have nothing left."""
+    grouped: list[pytest.Item] = []
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
         if info is None:
@@ -54,3 +59,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         ]
         if shared:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+            grouped.append(item)
+    first = set(map(id, grouped))
+    items[:] = grouped + [item for item in items if id(item) not in first]

@@ -42,7 +42,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
 
     assert sorted(core.__all__) == sorted(
         [
-            "APPROVAL_PROMPT", "AlwaysGrants", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
+            "APPROVAL_PROMPT", "AlwaysGrants", "AuditLog", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
             "Approver", "AutoApprover", "Availability", "Bounds", "ChangeKind", "Checkpoint",
             "CheckpointStore", "CheckpointsConfig", "ConfigSection", "CoreConfig",
             "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "EffectsConfig", "ErrorEnvelope", "ExecutionConfig",
@@ -51,10 +51,10 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
             "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
             "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",
             "AudioContent", "ContentBlock", "EmbeddedResource", "ImageContent", "ResourceLink", "TextContent",
-            "CallChannel", "LOGGING_LEVELS", "MAX_SECONDS", "LogEntry", "ProgressReport", "Root", "RootsRequest", "ToolChannel", "Elicitation", "ElicitationRequest", "LoggingLevel", "Sample",
+            "CallChannel", "LOGGING_LEVELS", "MAX_SECONDS", "MCP_EXAMPLES_KEY", "LogEntry", "ProgressReport", "Root", "RootsRequest", "ToolChannel", "Elicitation", "ElicitationRequest", "LoggingLevel", "Sample",
             "SamplingMessage", "SamplingRequest", "TaskRequest",
             "DeclaredResource", "Prompt", "PromptArgument", "PromptMessage", "prompt", "resource",
-            "ToolResult", "ToolSource", "UndoReport", "Workspace", "WriteBudget", "active_skills", "catalog_hash", "checked_form_answer", "checkpoint_store", "content_from_mcp", "content_to_mcp",
+            "ToolResult", "ToolSource", "UndoReport", "Workspace", "WriteBudget", "active_skills", "approval_prompt", "catalog_hash", "checked_form_answer", "checkpoint_store", "content_from_mcp", "content_to_mcp",
             "close_mcp_servers", "config_schema_adapter", "config_section", "current_checkpoint", "current_write_budget", "deferred_catalog", "deferred_listing", "describe_request",
             "entry_owner", "load_skills", "loader_name", "mcp_login", "mcp_logout", "mcp_server_specs", "parse_answer", "promote",
             "promoted_names", "render_loadout", "scan_folder", "service", "skill_body", "skill_dirs", "token_table", "toolset_lines",

@@ -88,7 +88,7 @@ if TYPE_CHECKING:
         promoted_names,
         toolset_lines,
     )
-    from tooldeck._core.execution.approval_store import AlwaysGrants
+    from tooldeck._core.execution.approval_store import AlwaysGrants, AuditLog
     from tooldeck._core.execution.call_channel import CallChannel
     from tooldeck._core.execution.nested import ToolCaller
     from tooldeck._core.execution.policy import PROMPT as APPROVAL_PROMPT
@@ -105,6 +105,7 @@ if TYPE_CHECKING:
         describe_request,
         parse_answer,
     )
+    from tooldeck._core.execution.policy import prompt_for as approval_prompt
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
     from tooldeck._core.fs import ConfinedRoot
     from tooldeck._core.fs import scan as scan_folder
@@ -134,7 +135,7 @@ if TYPE_CHECKING:
     from tooldeck._core.sources.mcp import server_specs as mcp_server_specs
     from tooldeck._core.sources.mcp.oauth_login import login as mcp_login
     from tooldeck._core.sources.mcp.oauth_login import logout as mcp_logout
-    from tooldeck._core.tool import DescriptionContext, Resource, Tool
+    from tooldeck._core.tool import MCP_EXAMPLES_KEY, DescriptionContext, Resource, Tool
 
     # The workspace and confined paths
     from tooldeck._core.workspace import Workspace
@@ -143,6 +144,7 @@ __all__ = [
     "APPROVAL_PROMPT",
     "LOGGING_LEVELS",
     "MAX_SECONDS",
+    "MCP_EXAMPLES_KEY",
     "SKILL_FILE",
     "AlwaysGrants",
     "ApprovalAnswer",
@@ -151,6 +153,7 @@ __all__ = [
     "ApprovalsConfig",
     "Approver",
     "AudioContent",
+    "AuditLog",
     "AutoApprover",
     "Availability",
     "Bounds",
@@ -228,6 +231,7 @@ __all__ = [
     "Workspace",
     "WriteBudget",
     "active_skills",
+    "approval_prompt",
     "catalog_hash",
     "checked_form_answer",
     "checkpoint_store",

@@ -20,6 +20,7 @@
       │     └── StartupFailed         -- an ACP agent did not start or open a session
       ├── ModelError              -- a model provider call failed
       ├── SessionError            -- an unknown session id, or an unusable session database
+      │     └── DecisionError         -- a decision for a call that is not waiting (unknown, decided, untrusted)
       ├── StoreError              -- a grants file or audit log that cannot be used safely
       ├── CheckpointError         -- a checkpoint store or id that cannot be used
       │     └── CheckpointConflict    -- undo would overwrite later changes (names each file)
@@ -35,7 +36,8 @@
       └── ScriptExhausted         -- a ScriptedModel was asked for more replies than it has
 
     TooldeckSignal                -- control flow, not failure
-      └── CallRejected            -- a call is answered with an error before it runs
+      ├── CallRejected            -- a call is answered with an error before it runs
+      └── ApprovalPending         -- a call waits for a decision nobody can give now (the run stops)
 
 Signals steer the run and are caught by the layer that raised them; errors are reported to the
 user, or, for tool failures, to the model as an `ErrorEnvelope` (the record defined here).
@@ -285,6 +287,12 @@ class SessionError(TooldeckError):
     """A session id that does not exist (or matches several), or an unusable session database."""
 
 
+class DecisionError(SessionError, ValueError):
+    """A decision (approve / deny / edit) that cannot be applied: the call id is not pending in
+    the session (unknown, or decided already), the arguments of an edit are not an object, or the
+    stored pending call is not one tooldeck signed. Nothing was run."""
+
+
 class AddressDenied(ToolError):
     """A URL's host is, or resolves to, an address the policy refuses."""
 
@@ -349,8 +357,19 @@ class CallRejected(TooldeckSignal):
         self.error = error
 
 
+class ApprovalPending(TooldeckSignal):
+    """A call needs consent that nobody can give right now, and the run can wait for it
+    (`approvals.unattended: interrupt`): the call is not run and not refused; `pending` is what
+    waits (call id, tool, arguments, rule, reason, subject, and its signature)."""
+
+    def __init__(self, pending: dict[str, Any]) -> None:
+        super().__init__(f"call {pending.get('call_id')} of {pending.get('tool')} awaits approval")
+        self.pending = pending
+
+
 __all__ = [
     "AddressDenied",
+    "ApprovalPending",
     "ArgumentsError",
     "BatchInputError",
     "BatchRunError",
@@ -359,6 +378,7 @@ __all__ = [
     "CheckpointConflict",
     "CheckpointError",
     "ConfigError",
+    "DecisionError",
     "DialectError",
     "ErrorEnvelope",
     "ErrorType",

@@ -10,6 +10,7 @@ import tooldeck.agent
 EXPECTED = {
     "Agent",
     "AgentLoop",
+    "ApprovalDecision",
     "BatchRunner",
     "Conversation",
     "Event",

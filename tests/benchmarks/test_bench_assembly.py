@@ -30,7 +30,7 @@ SMALL = Counts(warm=30, warm_warmup=3, recompute=3, recompute_warmup=1)
 
 @pytest.fixture
 def needs_shared_data() -> None:
-    require(WORKLOAD)  # skips in a user's clone without ../shared; fails in CI
+    require(WORKLOAD)  # fails loudly without ../shared
 
 
 needs_shared = pytest.mark.usefixtures("needs_shared_data")

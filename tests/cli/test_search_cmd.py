@@ -130,7 +130,7 @@ def test_tool_search_called_with_a_bad_limit_is_an_argument_error_naming_it(tmp_
         (["x", "--queries", "q.jsonl"], "either a QUERY or --queries"),
         (["x", "--limit", "0"], "--limit must be a positive whole number"),
         (["x", "--limit", "201"], "--limit must be a positive whole number (at most 200), got 201"),
-        (["x", "--ranker", "magic"], "--ranker must be one of bm25, semantic, hybrid"),
+        (["x", "--ranker", "magic"], "--ranker must be one of bm25, semantic, hybrid, auto"),
         (["x", "--catalog", "missing.json"], "cannot read catalog"),
         (["x", "--catalog", "bad.json"], "not valid JSON"),
         (["x", "--catalog", "dupes.json"], "duplicate tool name 'a'"),

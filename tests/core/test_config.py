@@ -97,7 +97,7 @@ def test_a_config_built_in_code_is_validated_like_a_file() -> None:
 
 def test_tool_search_entries_are_checked_with_their_key_path() -> None:
     ok = parse_config({"tool_search": {"enabled": True, "defer": ["source:plugin", "web", "mcp__*"]}})
-    assert ok.tool_search.defer == ["source:plugin", "web", "mcp__*"] and ok.tool_search.ranker == "bm25"
+    assert ok.tool_search.defer == ["source:plugin", "web", "mcp__*"] and ok.tool_search.ranker == "auto"
     with pytest.raises(ConfigError, match=r"^tool_search\.defer\[1\]: unknown kind of source 'mpc'"):
         parse_config({"tool_search": {"defer": ["web", "source:mpc"]}})
     with pytest.raises(ConfigError, match=r"^tool_search\.defer\[0\]: an empty entry"):

@@ -148,6 +148,11 @@ ROWS: list[tuple[str, dict[str, Any], Probe]] = [
     ("tools[].max_result_chars", {"tools[2]": {"max_result_chars": 10}}, Probe("call", "blob", '{"n": 50}')),
     ("tools[].shell", {"tools[0]": {"shell": True}}, exposed()),
     ("tools[].needs_vision", {"tools[0]": {"needs_vision": True}}, exposed()),
+    (
+        "tools[].input_examples",
+        {"tools[0]": {"input_examples": [{"text": "hi"}]}},
+        Probe("description", "shout"),
+    ),
     ("tools[].open_world", {"tools[0]": {"open_world": True}}, Probe("call", "shout", '{"text": "a"}')),
     (
         "tools[].read_only",

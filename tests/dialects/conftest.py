@@ -16,7 +16,7 @@ BFCL = DATA / "retrieval" / "bfcl_tools.json"
 
 
 def _load(path: Path) -> list[dict[str, Any]]:
-    require(path)  # skips in a user's clone without ../shared/data; fails in CI
+    require(path)  # fails loudly without ../shared/data
     data: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     return data
 

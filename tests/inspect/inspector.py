@@ -118,8 +118,15 @@ def write_workspace(folder: Path, *, mcp: dict[str, Any] | None = None, extra: s
 
 
 def tooldeck(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    # No terminal to answer on: a call that needs approval is never asked about here.
     return subprocess.run(
-        [str(BIN), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        [str(BIN), *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
 
 

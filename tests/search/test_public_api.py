@@ -25,4 +25,4 @@ def test_all_is_pinned() -> None:
     )
     for name in search.__all__:
         assert getattr(search, name) is not None
-    assert search.RANKERS == ("bm25", "semantic", "hybrid")
+    assert search.RANKERS == ("bm25", "semantic", "hybrid", "auto")

@@ -69,6 +69,30 @@ def test_hybrid_ranker_and_query_forms() -> None:
     assert scores == sorted(scores, reverse=True)
 
 
+def test_hybrid_returns_only_tools_with_a_shared_word_or_a_close_embedding() -> None:
+    index = ToolSearch(Catalog.from_json(TOOLS))
+    # Unrelated requests find nothing, as with bm25, instead of filling the limit with guesses.
+    assert index.search("quantum entanglement", ranker="hybrid", limit=9).hits == ()
+    assert index.search("zebra xylophone", ranker="hybrid", limit=9).hits == ()
+    # A shared word is evidence enough; so is a close embedding without one.
+    assert index.search("forecast for a city", ranker="hybrid", limit=9).names == ["get_current_weather"]
+    assert "get_current_weather" in index.search("will it rain in Lyon", ranker="hybrid", limit=9).names
+    strict = ToolSearch(Catalog.from_json(TOOLS), settings=SearchSettings(hybrid_min_similarity=0.99))
+    assert strict.search("will it rain in Lyon", ranker="hybrid").hits == ()
+
+
+def test_auto_ranks_as_hybrid_when_the_model_is_installed() -> None:
+    index = ToolSearch(Catalog.from_json(TOOLS))
+    for query in (
+        "is it going to rain in Berlin",
+        "post to slack",
+        "+github new ticket",
+        "quantum entanglement",
+    ):
+        assert index.search(query, ranker="auto") == index.search(query, ranker="hybrid")
+    assert index.search("is it going to rain in Berlin", ranker="auto").names[0] == "get_current_weather"
+
+
 def test_hybrid_expansion_brings_in_catalog_words() -> None:
     index = ToolSearch(Catalog.from_json(TOOLS))
     snapshot = index._semantic.snapshot()

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from packaging.requirements import Requirement
@@ -23,24 +24,45 @@ def _canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _runtime_closure(root: str) -> list[importlib.metadata.Distribution]:
-    """The installed distributions `root` requires without extras, and theirs, recursively."""
+def requirement_closure(
+    requirements: Iterable[str], extras: Iterable[str] = ()
+) -> list[importlib.metadata.Distribution]:
+    """The installed distributions that `requirements` (lines as a METADATA's Requires-Dist says
+    them, markers included), with `extras` asked of their owner, name, and those they require, recursively; each one's
+    version checked against every specifier met on the way (ValueError names a mismatch)."""
     seen: dict[str, importlib.metadata.Distribution] = {}
-    todo = [root]
+    todo = [(Requirement(line), frozenset(extras)) for line in requirements]
+    done: set[tuple[str, frozenset[str]]] = set()
     while todo:
-        name = _canonical(todo.pop())
-        if name in seen:
+        req, wanted_by = todo.pop()
+        if req.marker is not None and not any(req.marker.evaluate({"extra": e}) for e in {"", *wanted_by}):
             continue
+        name, extras = _canonical(req.name), frozenset(req.extras)
         try:
-            dist = importlib.metadata.distribution(name)
+            dist = seen.get(name) or importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
             continue  # a requirement for another platform or Python, left uninstalled
+        if not req.specifier.contains(dist.version, prereleases=True):
+            raise ValueError(f"{req} is required, and {dist.metadata['Name']} {dist.version} is installed")
         seen[name] = dist
-        for line in dist.requires or []:
-            req = Requirement(line)
-            if req.marker is None or req.marker.evaluate({"extra": ""}):
-                todo.append(req.name)
-    return [d for n, d in seen.items() if n != _canonical(root)]
+        if (name, extras) not in done:
+            done.add((name, extras))
+            todo += [(Requirement(line), extras) for line in dist.requires or []]
+    return list(seen.values())
+
+
+def place_distributions(dists: Iterable[importlib.metadata.Distribution], dest: Path) -> None:
+    """Each distribution's files (its dist-info included) under `dest`, a site-packages-like folder:
+    hard links where they can be (the same bytes at no cost), else copies. Console scripts (outside
+    site-packages) and compiled caches are left behind."""
+    for dist in dists:
+        base = Path(str(dist.locate_file("")))
+        for rel in dist.files or []:
+            if ".." in rel.parts or "__pycache__" in rel.parts:
+                continue
+            source = base / rel
+            if source.is_file():
+                _place(source, dest / rel)
 
 
 def _place(source: Path, target: Path) -> None:
@@ -57,14 +79,7 @@ def readable_packages() -> Path:
     dest = Path(tempfile.mkdtemp(prefix="tooldeck-readable-site-"))
     dest.chmod(0o755)
     shutil.copytree(SRC, dest / "tooldeck", ignore=shutil.ignore_patterns("__pycache__"))
-    for dist in _runtime_closure("tooldeck"):
-        base = Path(str(dist.locate_file("")))
-        for rel in dist.files or []:
-            if ".." in rel.parts or "__pycache__" in rel.parts:
-                continue  # console scripts outside site-packages, compiled caches
-            source = base / rel
-            if source.is_file():
-                _place(source, dest / rel)
+    place_distributions(requirement_closure(importlib.metadata.requires("tooldeck") or []), dest)
     for path in [dest, *dest.rglob("*")]:
         if path.is_dir():
             path.chmod(0o755)

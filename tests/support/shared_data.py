@@ -1,4 +1,4 @@
-"""Access to ../shared (benchmark data beside the project): CI has it; a user's clone may not."""
+"""Access to ../shared (benchmark data beside the project, or where TOOLDECK_SHARED points)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ SHARED = Path(os.environ.get("TOOLDECK_SHARED", Path(__file__).resolve().parents
 
 
 def require(path: Path) -> Path:
-    """Return `path`; without it, skip with a message — except in CI, where that is a failure."""
+    """Return `path`; without it the test fails loudly (a missing component never skips)."""
     if not path.exists():
-        message = f"benchmark data not found at {path} (clone ../shared beside the project to run this)"
-        if os.environ.get("CI"):
-            pytest.fail(message + "; CI must have it", pytrace=False)
-        pytest.skip(message)
+        pytest.fail(
+            f"benchmark data not found at {path}: put ../shared beside the project, or point "
+            "TOOLDECK_SHARED at it",
+            pytrace=False,
+        )
     return path

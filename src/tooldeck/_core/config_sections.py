@@ -204,6 +204,9 @@ class ToolEntry(ConfigSection):
     # task: after serve.task_after_s, or when it asks), `required` (always answered as a task;
     # other clients get -32021) or `forbidden` (always answered at once).
     task_support: Literal["forbidden", "optional", "required"] | None = None
+    # Example arguments shown to the model (each checked against the tool's parameters); replace
+    # the tool's own.
+    input_examples: list[dict[str, Any]] | None = None
 
     def options(self) -> dict[str, Any]:
         """The tool options this entry sets (unset ones are left to the tool)."""
@@ -380,6 +383,10 @@ class ApprovalsConfig(ConfigSection):
     mode: ApprovalMode = "ask"
     # Seconds a prompt or an approval callback may take to answer; no answer in time is a no.
     timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 300.0
+    # A call that needs consent when nobody can be asked (no terminal, no approver): refused
+    # (deny), or, in an agent run, left pending: the turn ends `interrupted` with the calls
+    # that wait, stored with the session, and `run --resume ID --approve/--deny/--edit` decides.
+    unattended: Literal["deny", "interrupt"] = "deny"
     # The audit log of approval decisions (JSON lines); relative to the config file's folder;
     # default <home>/approvals.jsonl.
     audit_log: str | None = None
@@ -438,8 +445,8 @@ class ToolSearchConfig(ConfigSection):
     # The longest one-line summary in the listing, in characters.
     summary_chars: Annotated[int, Ge(20)] = 100
     # How tool_search ranks free-text queries: bm25 (lexical), semantic (MiniLM embeddings, the
-    # semantic extra) or hybrid (both).
-    ranker: Literal["bm25", "semantic", "hybrid"] = "bm25"
+    # semantic extra), hybrid (both) or auto (hybrid when the semantic extra is installed, else bm25).
+    ranker: Literal["auto", "bm25", "semantic", "hybrid"] = "auto"
     # Use the provider's own deferral where it has one (Anthropic `defer_loading` + `tool_reference`,
     # OpenAI Responses `tool_search` + `defer_loading` + namespaces) and a cache-stable mode elsewhere
     # (tools[] and the system prompt never change; found tools are called through `call_tool`);

@@ -55,11 +55,34 @@ class Approvals:
     what a tool gets outside an executor: nobody can be asked, so the answer is no.
     """
 
-    async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
-        """True when approved. `rule` names exactly what is approved (grants are bound to it)."""
+    async def ask(
+        self,
+        context: ToolContext,
+        *,
+        reason: str,
+        rule: str,
+        details: Mapping[str, Any],
+        deferrable: bool = False,
+    ) -> bool:
+        """True when approved. `rule` names exactly what is approved (grants are bound to it).
+        `deferrable`: the tool can stop here and be decided later (it kept what it needs to
+        finish without running again); then, where the run can wait, `ApprovalPending` is raised."""
         return False
 
-    def ask_sync(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+    def can_wait(self) -> bool:
+        """Whether a question asked with `deferrable=True` may stop the run to be decided later
+        (so the tool should keep what it needs to finish without running again)."""
+        return False
+
+    def ask_sync(
+        self,
+        context: ToolContext,
+        *,
+        reason: str,
+        rule: str,
+        details: Mapping[str, Any],
+        deferrable: bool = False,
+    ) -> bool:
         """`ask` from a synchronous handler's thread: asked on the executor's event loop, this
         thread waiting for the answer. No loop to ask on (called outside an executor): no."""
         import asyncio
@@ -70,7 +93,15 @@ class Approvals:
         if asyncio._get_running_loop() is loop:
             raise RuntimeError("ask_sync is for a handler's worker thread; on the event loop, await ask()")
         answer = asyncio.run_coroutine_threadsafe(
-            self.ask(context, reason=reason, rule=rule, details=details), loop
+            # Passed only when set: a subclass written before `deferrable` existed keeps working.
+            self.ask(
+                context,
+                reason=reason,
+                rule=rule,
+                details=details,
+                **({"deferrable": True} if deferrable else {}),
+            ),
+            loop,
         )
         return bool(answer.result())
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, overload
 
@@ -45,6 +45,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    examples: Sequence[Mapping[str, Any]] | None = None,
     **options: Unpack[ToolOptions],
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
@@ -55,6 +56,7 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    examples: Sequence[Mapping[str, Any]] | None = None,
     **options: Unpack[ToolOptions],
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
     """Turn a callable into a Tool. Use bare (`@tool`) or with options (`@tool(toolset="web")`).
@@ -64,11 +66,20 @@ def tool(
     max_result_chars, references, shell, needs_vision, require_parameter_descriptions, ...): a
     misspelt one is a type error, and a `ToolDefinitionError` naming the closest known option
     as soon as `@tool(...)` is evaluated, before any function is decorated.
+
+    `examples` are example arguments (the tool's `input_examples`), each checked against the
+    schema built from the function when it is decorated.
     """
-    check_options(f"@tool(name={name!r})" if name else "@tool", options)
+    where = f"@tool(name={name!r})" if name else "@tool"
+    check_options(where, options)
+    opts: dict[str, Any] = dict(options)
+    if examples is not None:
+        if "input_examples" in opts:
+            raise ToolDefinitionError(f"{where}: give examples= or input_examples=, not both")
+        opts["input_examples"] = examples
 
     def build(fn: Callable[..., Any]) -> Tool:
-        return function_tool(fn, name=name, description=description, options=dict(options))
+        return function_tool(fn, name=name, description=description, options=opts)
 
     return build(func) if func is not None else build
 

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from tooldeck._core.context import ToolContext
 
 
+MCP_EXAMPLES_KEY = "input_examples"
+"""The key of an MCP tool's `_meta` that carries its example arguments (a list of argument
+objects, `Tool.input_examples`): read from the servers tooldeck connects to, written by
+`tooldeck serve`."""
+
 Check = Callable[[], "bool | Availability"]
 Description = "str | Callable[[DescriptionContext], str]"
 SourceKind = Literal["config", "user", "builtin", "mcp", "plugin", "acp"]
@@ -131,6 +136,10 @@ class Tool:
     # `ctx.run_as_task()`), "required" (always answered as a task; a client without the
     # extension gets -32021) or "forbidden" (always answered at once). Elsewhere calls just run.
     task_support: Literal["forbidden", "optional", "required"] = "optional"
+    # Example arguments that show the model how to call the tool (Anthropic takes them as the
+    # tool's `input_examples`; the other dialects read them in the description). Each is a JSON
+    # object its parameters accept, checked here.
+    input_examples: Sequence[Mapping[str, Any]] = ()
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -152,6 +161,10 @@ class Tool:
                 f"got {type(self.description).__name__}"
             )
         object.__setattr__(self, "parameters", _check_parameters(self.name, self.parameters))
+        if self.input_examples:
+            object.__setattr__(
+                self, "input_examples", check_examples(self.name, self.parameters, self.input_examples)
+            )
         if self.require_parameter_descriptions:
             _check_described(self.name, self.parameters)
         for opt in ("requires_env", "requires_bins", "requires_modules", "references"):
@@ -312,6 +325,7 @@ class ToolOptions(TypedDict, total=False):
     meta: Mapping[str, Any]
     output_schema: Mapping[str, Any] | None
     task_support: Literal["forbidden", "optional", "required"]
+    input_examples: Sequence[Mapping[str, Any]]
 
 
 def check_options(where: str, options: Mapping[str, Any]) -> None:
@@ -412,6 +426,35 @@ def _check_parameters(name: str, schema: object) -> dict[str, Any]:
     out = normalize_parameters(schema, tool=name)
     out["type"] = "object"
     return out
+
+
+def check_examples(name: str, parameters: Mapping[str, Any], examples: object) -> tuple[dict[str, Any], ...]:
+    """`examples` as a tuple of JSON objects, each one `parameters` accepts as it is (no
+    conversion); else a `ToolDefinitionError` naming the tool, the example and what is wrong."""
+    if isinstance(examples, str | bytes | Mapping) or not isinstance(examples, Sequence):
+        raise ToolDefinitionError(
+            f"tool {name!r}: input_examples must be a list of argument objects, got {type(examples).__name__}"
+        )
+    import json
+
+    from tooldeck._core.schemas.validate import check_arguments, compile_schema
+
+    check = compile_schema(parameters, coerce=False)
+    out = []
+    for i, example in enumerate(examples):
+        where = f"tool {name!r}: input_examples[{i}]"
+        if not isinstance(example, Mapping):
+            raise ToolDefinitionError(f"{where} must be an object of arguments, got {type(example).__name__}")
+        try:
+            value = json.loads(json.dumps(example, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ToolDefinitionError(f"{where} is not JSON: {exc}") from None
+        _, errors = check_arguments(check, value)
+        if errors:
+            shown = "; ".join(errors[:5]) + (f"; and {len(errors) - 5} more" if len(errors) > 5 else "")
+            raise ToolDefinitionError(f"{where} does not fit the tool's parameters: {shown}")
+        out.append(value)
+    return tuple(out)
 
 
 def _check_handler_takes(

@@ -15,6 +15,7 @@ from tooldeck._utils.lazy import lazy_exports
 # should not pay for the loop, the runtime and the executor.
 if TYPE_CHECKING:
     from tooldeck.agent.events import Event, EventLog, EventSink
+    from tooldeck.agent.interrupts import ApprovalDecision
     from tooldeck.agent.loop import AgentLoop, BatchRunner, Conversation, Recorder, TurnResult
     from tooldeck.agent.messages import Message, ModelReply, ProviderData, Usage
     from tooldeck.agent.models.base import ModelClient, ModelRequest, ModelSettings
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Agent",
     "AgentLoop",
+    "ApprovalDecision",
     "BatchRunner",
     "Conversation",
     "Event",

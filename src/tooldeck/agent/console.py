@@ -21,10 +21,11 @@ from tooldeck.agent.events import (
     TextDelta,
     ToolCallsStarted,
     ToolResultReady,
+    TurnFinished,
     TurnInterrupted,
 )
 from tooldeck.agent.messages import arguments_text
-from tooldeck.core import APPROVAL_PROMPT, ApprovalAnswer, ApprovalRequest, describe_request, parse_answer
+from tooldeck.core import ApprovalAnswer, ApprovalRequest, approval_prompt, describe_request, parse_answer
 
 
 def stderr_console() -> Any:
@@ -40,7 +41,7 @@ def _short(text: str, limit: int = 300) -> str:
 
 class StepPrinter:
     """An event sink that prints the loop's steps with rich: the model's reasoning (dimmed),
-    calls, results, updates, retries."""
+    calls, results, updates, retries, and what the turn cost."""
 
     def __init__(self, console: Any, *, stream_text: bool = True) -> None:
         self.console = console
@@ -107,7 +108,17 @@ class StepPrinter:
         elif isinstance(event, BudgetExhausted):
             c.print(f"[yellow]  iteration budget used up ({event.iterations}); asking for a summary[/]")
         elif isinstance(event, TurnInterrupted):
-            c.print("[yellow]  the agent has a question for you[/]")
+            if event.interrupt.get("kind") == "approval":
+                waiting = len(event.interrupt.get("pending") or ())
+                c.print(f"[yellow]  the turn waits for approval of {waiting} call(s)[/]")
+            else:
+                c.print("[yellow]  the agent has a question for you[/]")
+        elif isinstance(event, TurnFinished) and event.usage:
+            u = event.usage
+            c.print(
+                f"[dim]  tokens: {u.input_tokens} input ({u.cache_read_input_tokens} cache read, "
+                f"{u.cache_creation_input_tokens} cache write), {u.output_tokens} output[/]"
+            )
 
 
 class LineReader:
@@ -141,10 +152,10 @@ class ChatApprover:
 
         head, _, rest = describe_request(request).partition("\n")
         self.reader.console.print(f"[bold yellow]{escape(head)}[/]\n{escape(rest)}")
-        answer = await self.reader.read(escape(APPROVAL_PROMPT))
+        answer = await self.reader.read(escape(approval_prompt(request)))
         if answer is None:
             return ApprovalAnswer(False, "once", "no answer (end of input)")
-        return parse_answer(answer)
+        return parse_answer(answer, deferrable=request.deferrable)
 
 
 def _shown(text: str) -> str:

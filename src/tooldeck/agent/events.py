@@ -103,7 +103,8 @@ class StateUpdated:
 
 @dataclass(frozen=True, slots=True)
 class TurnInterrupted:
-    """A control-flow tool (`clarify`) stopped the run; the user's answer resumes it."""
+    """A control-flow tool (`clarify`) stopped the run, and the user's answer resumes it; or calls
+    wait for approval (`interrupt["kind"] == "approval"`, with `pending`), and decisions resume it."""
 
     call_id: str
     interrupt: Mapping[str, Any]

@@ -27,6 +27,7 @@ from tooldeck.agent.events import (
     TurnInterrupted,
     null_sink,
 )
+from tooldeck.agent.interrupts import HeldBatch, is_awaiting
 from tooldeck.agent.messages import Message, ModelReply, Usage, for_model, tool_message, unique_ids, user
 from tooldeck.agent.models.base import ModelClient, ModelRequest
 from tooldeck.agent.toolview import ToolView
@@ -91,9 +92,17 @@ class TurnResult:
     @property
     def question(self) -> str | None:
         """The question a control-flow tool asked the user, when the run is interrupted."""
-        if self.interrupt is None:
+        if self.interrupt is None or self.interrupt.get("kind") == "approval":
             return None
         return str(self.interrupt.get("question", ""))
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """The calls the turn stopped at, waiting for approval (`Agent.resume` decides them):
+        each with `call_id`, `tool`, `arguments`, `rule`, `reason`, `subject`."""
+        if self.interrupt is None or self.interrupt.get("kind") != "approval":
+            return []
+        return [dict(p) for p in self.interrupt.get("pending", ())]
 
 
 class AgentLoop:
@@ -150,7 +159,7 @@ class AgentLoop:
             usage += reply.usage
             if reply.found:  # the provider's own search loaded these: calls to them are accepted
                 self._promote(convo, reply.found)
-            self._append(convo, reply.message)
+            self._append(convo, replace(reply.message, usage=reply.usage))
             if not reply.tool_calls:
                 return self._finish(convo, "done", reply.message.content, iteration, usage)
             interrupt = await self._run_tools(convo, iteration, reply.tool_calls)
@@ -161,7 +170,7 @@ class AgentLoop:
         reply = await self._call_model(convo, iteration + 1, allow_tools=False)
         usage += reply.usage
         # Tool calls in the summary are dropped: nothing would answer them.
-        self._append(convo, replace(reply.message, tool_calls=()))
+        self._append(convo, replace(reply.message, tool_calls=(), usage=reply.usage))
         return self._finish(convo, "budget_exhausted", reply.message.content, iteration, usage)
 
     async def _call_model(self, convo: Conversation, iteration: int, *, allow_tools: bool) -> ModelReply:
@@ -182,6 +191,8 @@ class AgentLoop:
                     reply.usage.input_tokens,
                     reply.usage.output_tokens,
                     reasoning=reply.usage.reasoning_tokens,
+                    cache_read=reply.usage.cache_read_input_tokens,
+                    cache_creation=reply.usage.cache_creation_input_tokens,
                 )
                 span.response(reply.model, reply.stop_reason)
         except ModelError:
@@ -208,28 +219,68 @@ class AgentLoop:
     ) -> tuple[str, Mapping[str, Any]] | None:
         self.events(ToolCallsStarted(iteration, tuple(calls)))
         results = one_result_per_call(calls, await self.runner.execute(calls, state=convo.state))
+        if any(map(is_awaiting, results)):
+            # Some calls wait for approval: no result of this reply reaches the history until
+            # every call has one, so they go back in the model's order (stored meanwhile).
+            self._settle(convo, iteration, results, record=False)
+            held = HeldBatch.of(calls, results, images=self.images)
+            return ("", held.to_json())
+        interrupt = self._settle(convo, iteration, results, record=True)
+        self._save(convo, "running")
+        return interrupt
+
+    def _settle(
+        self, convo: Conversation, iteration: int, results: Sequence[ToolResult], *, record: bool
+    ) -> tuple[str, Mapping[str, Any]] | None:
+        """Results announced and their state updates applied; with `record`, appended to the
+        history. Returns the first interrupt a result carries."""
         interrupt: tuple[str, Mapping[str, Any]] | None = None
         for result in results:
+            if is_awaiting(result):
+                continue
             self.events(ToolResultReady(iteration, result))
-            self._append(convo, tool_message(result, images=self.images))
+            if record:
+                self._append(convo, tool_message(result, images=self.images))
             if result.update is not None:
                 convo.state.apply(result.update)
                 self.events(StateUpdated(result.call_id, result.update))
             if result.interrupt is not None and interrupt is None:
                 interrupt = (result.call_id, result.interrupt)
-        self._save(convo, "running")
         return interrupt
+
+    async def resume(self, convo: Conversation, held: HeldBatch, calls: Sequence[ToolCall]) -> TurnResult:
+        """Continue a turn stopped at approval: run the decided `calls` (the stored batch's
+        approvals answer them), then, once every call of the batch has a result, return them in
+        the model's order and ask the model again. Calls still undecided keep the turn waiting."""
+        model, provider = self.model.model_name, provider_name(self.model)
+        try:
+            with agent_span(self.name, conversation_id=convo.session_id, model=model, provider=provider):
+                if calls:
+                    self.events(ToolCallsStarted(0, tuple(calls)))
+                    results = one_result_per_call(calls, await self.runner.execute(calls, state=convo.state))
+                    self._settle(convo, 0, results, record=False)
+                    held.add(results, images=self.images)
+                if held.waiting:
+                    return self._interrupted(convo, ("", held.to_json()), 0, Usage())
+                for message in held.messages():
+                    self._append(convo, message)
+                return await self._turn(convo, None)
+        except asyncio.CancelledError:
+            self._save(convo, "cancelled", held.to_json())
+            raise
 
     def _interrupted(
         self, convo: Conversation, interrupt: tuple[str, Mapping[str, Any]], iteration: int, usage: Usage
     ) -> TurnResult:
         call_id, payload = interrupt
         convo.pending = dict(payload)
-        self.events(TurnInterrupted(call_id, payload))
+        held = HeldBatch.load(payload)
+        shown = held.public() if held is not None else payload
+        self.events(TurnInterrupted(call_id, shown))
         self._save(convo, "interrupted", payload)
-        question = str(payload.get("question", ""))
+        question = str(payload.get("question", "")) if held is None else ""
         self.events(TurnFinished("interrupted", question, iteration, usage))
-        return TurnResult("interrupted", question, iteration, usage, payload, convo.session_id)
+        return TurnResult("interrupted", question, iteration, usage, shown, convo.session_id)
 
     def _finish(
         self, convo: Conversation, status: TurnStatus, text: str, iteration: int, usage: Usage

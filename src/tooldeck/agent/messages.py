@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal
 
 from tooldeck._utils.text import utf8_safe
@@ -52,6 +52,55 @@ class ProviderData:
 
 
 @dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a model request (or a whole turn, summed with `+`) used, under one naming for every
+    provider. `input_tokens` counts the whole prompt, cached or not (OpenAI's `prompt_tokens`;
+    Anthropic's `input_tokens` plus its cache reads and writes), as OpenTelemetry's
+    `gen_ai.usage.input_tokens` does; `cache_read_input_tokens` and
+    `cache_creation_input_tokens` are the parts of it read from and written to the provider's
+    prompt cache.
+    `reasoning_tokens` are the part of `output_tokens` the model spent reasoning. A count the
+    provider does not report is 0."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self))
+
+    def to_dict(self) -> dict[str, int]:
+        out = {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_input_tokens": self.cache_read_input_tokens,
+            "cache_creation_input_tokens": self.cache_creation_input_tokens,
+        }
+        if self.reasoning_tokens:
+            out["reasoning_tokens"] = self.reasoning_tokens
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Usage:
+        """The usage `to_dict` wrote (a missing or non-numeric count is 0)."""
+        if not isinstance(data, Mapping):
+            return cls()
+        counts = {f.name: data.get(f.name) for f in fields(cls)}
+        return cls(**{k: v for k, v in counts.items() if isinstance(v, int) and not isinstance(v, bool)})
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """One message. `tool_calls` only on assistant messages; `tool_call_id` only on tool ones."""
 
@@ -68,6 +117,8 @@ class Message:
     reasoning: str = ""
     # What the provider wants back exactly as it sent it (see `ProviderData`); assistant only.
     provider_data: ProviderData | None = None
+    # What the request that produced this message cost (assistant only; never sent back).
+    usage: Usage | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -96,6 +147,8 @@ class Message:
             out["reasoning"] = self.reasoning
         if self.provider_data is not None:
             out["provider_data"] = self.provider_data.to_dict()
+        if self.usage:
+            out["usage"] = self.usage.to_dict()
         return out
 
     @classmethod
@@ -114,6 +167,7 @@ class Message:
             images=tuple(_images(data.get("images"))),
             reasoning=str(data.get("reasoning") or ""),
             provider_data=ProviderData.from_dict(data.get("provider_data")),
+            usage=Usage.from_dict(data["usage"]) if "usage" in data else None,
         )
 
 
@@ -224,30 +278,6 @@ def arguments_object(arguments: str | Mapping[str, Any] | None) -> dict[str, Any
         if utf8_safe(text) is not text:
             return dict(json.loads(utf8_safe(text)))
     return value
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Tokens a model request (or a whole run, summed with `+`) used, as the provider reported
-    them; `reasoning_tokens` are the part of `output_tokens` the model spent reasoning (0 where
-    the provider does not say)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    reasoning_tokens: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            self.input_tokens + other.input_tokens,
-            self.output_tokens + other.output_tokens,
-            self.reasoning_tokens + other.reasoning_tokens,
-        )
-
-    def to_dict(self) -> dict[str, int]:
-        out = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-        if self.reasoning_tokens:
-            out["reasoning_tokens"] = self.reasoning_tokens
-        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,14 +13,16 @@ engine over the current loadout), the session store and the events; sub-agents
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Literal, Protocol
+from collections.abc import Callable, Collection, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 
 from tooldeck._utils.home import tooldeck_home
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
 from tooldeck.agent.channel import AgentChannel
 from tooldeck.agent.config import AgentConfig
 from tooldeck.agent.events import EventSink, null_sink
+from tooldeck.agent.held_effects import HeldEffects
+from tooldeck.agent.interrupts import ApprovalDecision, HeldBatch
 from tooldeck.agent.loop import AgentLoop, Conversation, TurnResult, check_iterations
 from tooldeck.agent.messages import Message
 from tooldeck.agent.models.base import ModelClient, ModelSettings
@@ -29,7 +31,8 @@ from tooldeck.agent.services import AgentServices, memory_files, sessions_db
 from tooldeck.agent.sessions import SessionStore, new_session_id
 from tooldeck.agent.toolview import ToolView
 from tooldeck.agent.vision import vision_service
-from tooldeck.core import Approver, ErrorEnvelope, Loadout, Policy, ToolChannel, ToolRendering
+from tooldeck.core import AlwaysGrants, Approver, ErrorEnvelope, Loadout, Policy, ToolChannel, ToolRendering
+from tooldeck.errors import DecisionError
 from tooldeck.tools.scope import SessionScope
 from tooldeck.tools.vision import VisionService
 
@@ -145,26 +148,84 @@ class Agent:
         sid = self.store.create(model=(model or self.model).model_name, system=system, parent_id=parent_id)
         return Conversation(sid, system)
 
-    def resume(self, session_id: str) -> Conversation:
-        """A stored session, ready to continue; calls left unanswered by a crash get an error result."""
+    @overload
+    def resume(self, session: str) -> Conversation: ...
+
+    @overload
+    def resume(
+        self, session: Conversation, decisions: Mapping[str, ApprovalDecision]
+    ) -> Coroutine[Any, Any, TurnResult]: ...
+
+    def resume(
+        self, session: str | Conversation, decisions: Mapping[str, ApprovalDecision] | None = None
+    ) -> Conversation | Coroutine[Any, Any, TurnResult]:
+        """`resume(session_id)`: a stored session, ready to continue (calls left unanswered by a
+        crash get an error result). `await resume(conversation, decisions)`: continue a turn
+        that stopped at approval, with a decision per pending call id (see
+        `tooldeck.agent.interrupts`); a decision for a call that is not pending raises
+        `DecisionError` before anything runs."""
+        if isinstance(session, Conversation):
+            return self._decide(session, decisions or {})
         if self.store is None:
             raise ValueError("this agent has no session store to resume from")
-        stored = self.store.load(session_id)
+        stored = self.store.load(session)
         convo = Conversation(stored.id, stored.system, list(stored.messages), stored.state, stored.interrupt)
-        for message in unanswered_calls(convo.messages):
+        held = HeldBatch.load(stored.interrupt)
+        for message in unanswered_calls(convo.messages, held.answered_ids() if held else ()):
             convo.messages.append(message)
             self.store.append_message(convo.session_id, message)
         return convo
+
+    async def _decide(self, convo: Conversation, decisions: Mapping[str, ApprovalDecision]) -> TurnResult:
+        held = HeldBatch.load(convo.pending)
+        if held is None:
+            raise DecisionError(f"session {convo.session_id} is not waiting for an approval")
+        loop = self._loop_of(convo)
+        runner = loop.runner
+        assert isinstance(runner, SessionRunner)
+        session = runner.session
+        trusted = AlwaysGrants(self.home / "grants.jsonl", session.workspace.root)
+        for record in held.pending:
+            if str(record.get("call_id")) in decisions and not trusted.verify_pending(
+                convo.session_id, record
+            ):
+                raise DecisionError(
+                    f"pending call {record.get('call_id')!r} of session {convo.session_id} is not one "
+                    "tooldeck signed in this home (changed outside tooldeck); it is not run"
+                )
+        before = held.to_json()
+        effects = HeldEffects(held, decisions, home=self.home, workspace=session.workspace)
+        effects.check()  # a conflicting change refuses the decision before anything is claimed
+        calls = held.take(decisions)
+        # Claimed before anything runs: a second process deciding the same calls finds them gone.
+        if self.store is not None and not self.store.claim_interrupt(
+            convo.session_id, before, held.to_json()
+        ):
+            raise DecisionError(f"the pending calls of session {convo.session_id} were decided meanwhile")
+        convo.pending = held.to_json()
+        held.add(effects.settle(self.config, convo.session_id), images=False)
+        calls = [(c, a) for c, a in calls if c.id not in effects.ids]
+        for call, arguments in calls:
+            session.grants.decide(call.id, call.name, arguments, decisions[call.id].answer())
+        return await loop.resume(convo, held, [c for c, _ in calls])
+
+    def _loop_of(self, convo: Conversation) -> AgentLoop:
+        cached = self._loops.get(convo.session_id)
+        if cached is None or cached[0] is not convo:
+            loop = self._loop(convo, self.loadout, self.max_iterations, delegate=True, events=self.events)
+            cached = self._loops[convo.session_id] = (convo, loop)
+        return cached[1]
 
     # -- turns -----------------------------------------------------------------------------
 
     async def run(self, convo: Conversation, prompt: str | None) -> TurnResult:
         """One turn of `convo`: the user's message (or a clarify answer) until the model answers."""
-        cached = self._loops.get(convo.session_id)
-        if cached is None or cached[0] is not convo:
-            loop = self._loop(convo, self.loadout, self.max_iterations, delegate=True, events=self.events)
-            cached = self._loops[convo.session_id] = (convo, loop)
-        return await cached[1].run(convo, prompt)
+        if HeldBatch.load(convo.pending) is not None:
+            raise DecisionError(
+                f"session {convo.session_id} is waiting for approval of calls; decide them with "
+                "agent.resume(conversation, decisions)"
+            )
+        return await self._loop_of(convo).run(convo, prompt)
 
     def _loop(
         self,
@@ -203,6 +264,8 @@ class Agent:
             agent=True,
             services=offered,
         )
+        # A top-level run can stop and wait for approvals (`approvals.unattended: interrupt`).
+        session.grants.interruptible = delegate
         runner = SessionRunner(view, session)
         return AgentLoop(
             model or self.model,
@@ -258,12 +321,13 @@ def tool_rendering(model: ModelClient, config: CoreConfig) -> ToolRendering:
     return ToolRendering.for_config(config)
 
 
-def unanswered_calls(messages: list[Message]) -> list[Message]:
-    """Error results for tool calls that never got one (the process died mid-batch).
+def unanswered_calls(messages: list[Message], waiting: Collection[str] = ()) -> list[Message]:
+    """Error results for tool calls that never got one (the process died mid-batch); calls in
+    `waiting` (a batch held for approval) are not lost, and get none.
 
     Providers reject a history where a call has no result; the model learns the call did not run.
     """
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    answered = {m.tool_call_id for m in messages if m.role == "tool"} | set(waiting)
     out = []
     for m in messages:
         for call in m.tool_calls:

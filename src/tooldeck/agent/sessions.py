@@ -83,6 +83,8 @@ class SessionSummary:
     updated_at: float
     message_count: int
     parent_id: str | None = None
+    # How many calls of its last turn wait for approval (`tooldeck sessions list --pending`).
+    pending: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,11 +267,25 @@ class SessionStore:
                 (
                     json.dumps(state.to_json()),
                     status,
-                    json.dumps(dict(interrupt), default=str) if interrupt is not None else None,
+                    _interrupt_json(interrupt) if interrupt is not None else None,
                     time.time(),
                     session_id,
                 ),
             )
+
+    @_guarded
+    def claim_interrupt(
+        self, session_id: str, expected: Mapping[str, Any], remaining: Mapping[str, Any]
+    ) -> bool:
+        """Replace the session's stored interrupt `expected` by `remaining`, only if it is still
+        `expected`: two processes deciding the same pending calls cannot both win."""
+        with self._lock:
+            cursor = self._db.execute(
+                "UPDATE sessions SET interrupt = ?, status = 'resuming', updated_at = ? "
+                "WHERE id = ? AND interrupt = ?",
+                (_interrupt_json(remaining), time.time(), session_id, _interrupt_json(expected)),
+            )
+        return cursor.rowcount == 1
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -330,13 +346,20 @@ class SessionStore:
             raise self._damaged(f"{what} is not valid JSON: {exc}") from None
 
     @_guarded
-    def list_sessions(self, *, limit: int = 50, include_children: bool = False) -> list[SessionSummary]:
-        where = "" if include_children else "WHERE s.parent_id IS NULL"
+    def list_sessions(
+        self, *, limit: int = 50, include_children: bool = False, pending: bool = False
+    ) -> list[SessionSummary]:
+        """Sessions, most recently active first; `pending`: only those with calls waiting for
+        approval."""
+        where = [] if include_children else ["s.parent_id IS NULL"]
+        if pending:
+            where.append(f"{_PENDING} > 0")
+        clause = f"WHERE {' AND '.join(where)}" if where else ""
         with self._lock:
             rows = self._db.execute(
                 "SELECT s.id, s.title, s.model, s.status, s.created_at, s.updated_at, "
-                "(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.parent_id "
-                f"FROM sessions s {where} ORDER BY s.updated_at DESC LIMIT ?",
+                f"(SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id), s.parent_id, {_PENDING} "
+                f"FROM sessions s {clause} ORDER BY s.updated_at DESC LIMIT ?",
                 (limit,),
             ).fetchall()
         return [SessionSummary(*r) for r in rows]
@@ -358,6 +381,17 @@ class SessionStore:
                 (match, exclude_session, limit),
             ).fetchall()
         return [SearchHit(r[0], r[1], r[2], r[3], -float(r[4]), r[5]) for r in rows]
+
+
+# How many calls wait for approval in a session row (0 for a clarify question, or bad JSON).
+_PENDING = (
+    "(CASE WHEN json_valid(s.interrupt) THEN (CASE WHEN json_extract(s.interrupt, '$.kind') = 'approval' "
+    "THEN json_array_length(s.interrupt, '$.pending') ELSE 0 END) ELSE 0 END)"
+)
+
+
+def _interrupt_json(interrupt: Mapping[str, Any]) -> str:
+    return json.dumps(dict(interrupt), default=str)
 
 
 def _like_prefix(prefix: str) -> str:

@@ -38,6 +38,7 @@ class BatchSummary:
     retried: int
     wall_s: float
     notices: tuple[str, ...] = ()  # what the run said on the way (a cluster smaller than asked, ...)
+    awaiting_approval: int = 0  # items stopped at calls that wait for approval (not failures)
 
     @property
     def rate(self) -> float:
@@ -51,6 +52,7 @@ class BatchSummary:
             "ok": self.ok,
             "error": self.error,
             "timeout": self.timeout,
+            "awaiting_approval": self.awaiting_approval,
             "bad_lines": self.bad_lines,
             "retried": self.retried,
             "wall_s": round(self.wall_s, 3),
@@ -60,6 +62,8 @@ class BatchSummary:
 
     def line(self) -> str:
         parts = [f"{self.ran} item(s) run: {self.ok} ok, {self.error} error, {self.timeout} timeout"]
+        if self.awaiting_approval:
+            parts.append(f"{self.awaiting_approval} awaiting approval")
         if self.skipped:
             parts.append(f"{self.skipped} skipped (already in the output)")
         if self.bad_lines:

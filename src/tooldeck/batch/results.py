@@ -2,7 +2,8 @@
 
     {"id": "q1", "status": "ok", "text": "...", "finish": "done", "iterations": 3,
      "tool_calls": [{"name": "read_file", "error": null}], "usage": {"input_tokens": 812,
-     "output_tokens": 40}, "wall_s": 1.92, "error": null, "attempts": 1, ...}
+     "output_tokens": 40, "cache_read_input_tokens": 640, "cache_creation_input_tokens": 0},
+     "wall_s": 1.92, "error": null, "attempts": 1, ...}
 
 `status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
 question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed, or its grace
@@ -28,7 +29,9 @@ from tooldeck._utils.jsonl import id_key
 from tooldeck._utils.text import json_dumps
 from tooldeck.batch.items import BatchItem, ItemId
 
-Status = Literal["ok", "error", "timeout"]
+# `awaiting_approval`: the item stopped at calls that need consent (`approvals.unattended:
+# interrupt`); they are listed in the result's `pending`, and the item is not a failure.
+Status = Literal["ok", "error", "timeout", "awaiting_approval"]
 # Why a worker went away with items in hand: its process died (a crash, a tool killing it), its
 # node was lost (removed, crashed, partitioned), the out-of-memory killer chose it, the cluster
 # preempted its node (spot instances, the autoscaler draining it), or it stopped answering and
@@ -67,6 +70,8 @@ class ItemResult:
     input_tokens: int = 0
     output_tokens: int = 0
     reasoning_tokens: int = 0  # the part of output_tokens spent reasoning, where the provider says
+    cache_read_input_tokens: int = 0  # the part of input_tokens read from the prompt cache
+    cache_creation_input_tokens: int = 0  # the part of input_tokens written to it
     wall_s: float = 0.0
     error: str | None = None
     attempts: int = 1
@@ -75,6 +80,8 @@ class ItemResult:
     worker: str | None = None
     metadata: Mapping[str, Any] | None = field(default=None)
     retried_after: WorkerLoss | None = None  # the loss that made this a second attempt
+    # The calls the item waits for approval of (call_id, tool, arguments, rule, reason, subject).
+    pending: tuple[Mapping[str, Any], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -84,7 +91,12 @@ class ItemResult:
             "finish": self.finish,
             "iterations": self.iterations,
             "tool_calls": [{"name": c.name, "error": c.error} for c in self.tool_calls],
-            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+            "usage": {
+                "input_tokens": self.input_tokens,
+                "output_tokens": self.output_tokens,
+                "cache_read_input_tokens": self.cache_read_input_tokens,
+                "cache_creation_input_tokens": self.cache_creation_input_tokens,
+            }
             | ({"reasoning_tokens": self.reasoning_tokens} if self.reasoning_tokens else {}),
             "wall_s": round(self.wall_s, 4),
             "error": self.error,
@@ -96,6 +108,8 @@ class ItemResult:
         }
         if self.metadata is not None:
             out["metadata"] = dict(self.metadata)
+        if self.pending:
+            out["pending"] = [dict(p) for p in self.pending]
         return out
 
     @classmethod
@@ -110,7 +124,7 @@ class NotResultsFile(ValueError):
     """A file that holds something other than tooldeck batch result lines."""
 
 
-STATUSES = ("ok", "error", "timeout")
+STATUSES = ("ok", "error", "timeout", "awaiting_approval")
 RESULT_START = b'{"id":'  # how every result line begins, so also a line cut mid-write
 
 

@@ -156,6 +156,7 @@ def run_batch(
         retried=dispatch.retried,
         wall_s=time.monotonic() - started,
         notices=tuple(progress.notices),
+        awaiting_approval=counts["awaiting_approval"],
     )
 
 

@@ -7,7 +7,8 @@ its config, and a fresh `Agent` over the shared deck and model. Its session live
 in-memory session database of its own: items never see each other's sessions (through
 `session_search`), and no item waits for another's disk writes (SQLite commits are synchronous
 and would stall every item of the worker's event loop). Approvals fail closed: nobody is there to answer, so a tool that
-needs approval is refused unless the config says `approvals.mode: allow`. The concurrent items
+needs approval is refused unless the config says `approvals.mode: allow` — or, with
+`approvals.unattended: interrupt`, the item ends `awaiting_approval` with the calls that wait. The concurrent items
 of one worker share a `RateLimiter`: a 429 pauses all of them, and `max_rps` spaces their calls.
 """
 
@@ -179,6 +180,8 @@ class ItemRunner:
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
             reasoning_tokens=usage.reasoning_tokens,
+            cache_read_input_tokens=usage.cache_read_input_tokens,
+            cache_creation_input_tokens=usage.cache_creation_input_tokens,
             wall_s=time.monotonic() - started,
             error=error,
             session_id=convo.session_id if convo is not None else None,
@@ -186,6 +189,7 @@ class ItemRunner:
             attempts=attempt,
             worker=self.worker,
             metadata=item.metadata,
+            pending=tuple(turn.pending) if turn is not None else (),
         )
 
     def _prepare(self, item: BatchItem, folder: Path) -> ItemDeck:
@@ -206,6 +210,8 @@ class ItemRunner:
 def _judge(turn: TurnResult, budget: int) -> tuple[Status, str | None]:
     if turn.status == "done":
         return "ok", None
+    if turn.pending:
+        return "awaiting_approval", None
     if turn.status == "budget_exhausted":
         return "error", f"the iteration budget ({budget}) ran out before the agent answered"
     return "error", f"the agent asked a question nobody can answer in a batch: {turn.question}"

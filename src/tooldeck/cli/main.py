@@ -168,11 +168,12 @@ def dispatch(argv: list[str]) -> int:
     return code
 
 
-def main(argv: list[str] | None = None) -> NoReturn:
-    """Console entry point. Exits promptly even when a hung check or tool thread is still alive."""
+def run(argv: list[str]) -> int:
+    """One command line, in this process: its exit code, a failure said on stderr in one line
+    (as the console script says it). The process goes on; `main` is the one that exits."""
     configure_cli_exporter()  # OTLP/HTTP only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set
     try:
-        code = dispatch(sys.argv[1:] if argv is None else argv)
+        code = dispatch(argv)
     except CliError as exc:
         print(f"tooldeck: {exc}", file=sys.stderr)
         code = exc.code
@@ -188,6 +189,12 @@ def main(argv: list[str] | None = None) -> NoReturn:
     with contextlib.suppress(BrokenPipeError):  # the reader went away (`| head`): nothing left to say
         sys.stdout.flush()
     sys.stderr.flush()
+    return code
+
+
+def main(argv: list[str] | None = None) -> NoReturn:
+    """Console entry point. Exits promptly even when a hung check or tool thread is still alive."""
+    code = run(sys.argv[1:] if argv is None else argv)
     if argv is None:
         # The console script owns the process: leave without tearing the interpreter down
         # (destroying a few hundred modules costs ~15 ms, a tenth of `tooldeck tools`), after

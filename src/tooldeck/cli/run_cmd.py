@@ -1,9 +1,14 @@
 """`tooldeck run PROMPT`: one agent turn; prints the final answer.
 
-Exit codes: 0 the turn ended with an answer (or a clarify question waiting for `--resume`);
-1 the turn ended without one (the model call failed, the iteration budget ran out, the reply was
-empty); 2 bad usage or config (including no model endpoint configured); 130 interrupted (the
+Exit codes: 0 the turn ended with an answer (or a clarify question, or calls waiting for
+approval, for `--resume`); 1 the turn ended without one (the model call failed, the iteration
+budget ran out, the reply was empty); 2 bad usage or config (including no model endpoint
+configured, and a decision for a call that is not pending: nothing runs); 130 interrupted (the
 session id is printed, and the session can be resumed).
+
+`--resume ID --approve CALL_ID [--scope once|session|always]`, `--deny CALL_ID [--reason TEXT]`
+and `--edit CALL_ID --args JSON` decide the calls a turn stopped at (`approvals.unattended:
+interrupt`); each option may be repeated, and every pending call may be decided at once.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -30,6 +35,7 @@ from tooldeck.cli.main import CliError
 
 if TYPE_CHECKING:
     from tooldeck.agent.events import EventSink
+    from tooldeck.agent.interrupts import ApprovalDecision
     from tooldeck.agent.loop import Conversation, TurnResult
     from tooldeck.agent.runtime import Agent, LoadoutSource
     from tooldeck.core import Approver
@@ -62,6 +68,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="approve tools that need approval")
     parser.add_argument("--verbose", "-v", action="store_true", help="show each step on stderr")
     add_json(parser)
+    add_decision_options(parser)
+
+
+def add_decision_options(parser: argparse.ArgumentParser) -> None:
+    """Decisions on the calls a stored turn waits for (with --resume)."""
+    group = parser.add_argument_group("decisions on pending approvals (with --resume)")
+    group.add_argument("--approve", action="append", default=[], metavar="CALL_ID", help="run this call")
+    group.add_argument(
+        "--scope",
+        choices=("once", "session", "always"),
+        default="once",
+        help="how long an --approve lasts for the same command (default once)",
+    )
+    group.add_argument("--deny", action="append", default=[], metavar="CALL_ID", help="refuse this call")
+    group.add_argument("--reason", default="", help="why (--deny): the model reads it")
+    group.add_argument(
+        "--edit", action="append", default=[], metavar="CALL_ID", help="run this call with --args instead"
+    )
+    group.add_argument(
+        "--args", action="append", default=[], metavar="JSON", help="the arguments of an --edit (in order)"
+    )
 
 
 def build_agent(args: argparse.Namespace, *, events: EventSink | None, approver: Approver | None) -> Agent:
@@ -145,6 +172,7 @@ def result_json(result: TurnResult, convo: Conversation) -> dict[str, Any]:
         "status": result.status,
         "text": result.text,
         "question": result.question,
+        "interrupt": dict(result.interrupt) if result.interrupt is not None else None,
         "session_id": result.session_id,
         "iterations": result.iterations,
         "usage": result.usage.to_dict(),
@@ -180,10 +208,12 @@ def read_prompt(prompt: str | None) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldeck.cli.decisions import decisions_of, waiting_note
     from tooldeck.core import AutoApprover, TerminalApprover
 
     if args.prompt is None and args.resume is None:
         fail("missing PROMPT (the user's message; '-' reads it from stdin)")
+    decisions = decisions_of(args)
     prompt = read_prompt(args.prompt)
     check_writable(args.transcript)
     events = None
@@ -194,6 +224,17 @@ def run(args: argparse.Namespace) -> int:
     # On a terminal the user is asked; without one the answer is no (fail closed).
     agent = build_agent(args, events=events, approver=AutoApprover() if args.yes else TerminalApprover())
     convo = open_conversation(agent, args.resume)
+    waiting = waiting_note(convo, decisions, prompt)
+    if decisions:
+        turn = _decide(agent, convo, decisions)
+        result, error = run_async(turn, deck=agent.deck, session_id=convo.session_id)
+        if args.transcript is not None:
+            write_transcript(args.transcript, convo, result, error)
+        if result is None:
+            fail(f"{error} (session {convo.session_id})", 1 if error and error.startswith("model") else 2)
+        return _report(result, convo, args.as_json)
+    if waiting:
+        fail(waiting)
     unfinished = bool(convo.messages) and convo.messages[-1].role in ("user", "tool") and not convo.pending
     if prompt is None and not unfinished:
         # Without a new message only an unfinished turn (a model error, a crash) can be continued.
@@ -222,13 +263,32 @@ async def _turn(
         await agent.aclose()
 
 
+async def _decide(
+    agent: Agent, convo: Conversation, decisions: Mapping[str, ApprovalDecision]
+) -> tuple[TurnResult | None, str | None]:
+    from tooldeck.errors import DecisionError, ModelError
+
+    try:
+        return await agent.resume(convo, decisions), None
+    except DecisionError as exc:
+        return None, f"decision refused, nothing was run: {exc}"
+    except ModelError as exc:
+        return None, f"model error: {exc}"
+    finally:
+        await agent.aclose()
+
+
 def _report(result: TurnResult, convo: Conversation, as_json: bool) -> int:
     answered = result.status == "interrupted" or (result.status == "done" and result.text.strip())
     if as_json:
         print_json(result_json(result, convo))
     elif result.text:
         emit(for_terminal(result.text))
-    if result.status == "interrupted":
+    if result.pending:
+        from tooldeck.cli.decisions import print_pending
+
+        print_pending(result, as_json)
+    elif result.status == "interrupted":
         choices = (result.interrupt or {}).get("choices")
         if choices and not as_json:
             emit("choices: " + " | ".join(for_terminal(str(c)) for c in choices))

@@ -1,6 +1,6 @@
 """`tooldeck search QUERY`: ranked search over the deferred tools, or over any catalog file.
 
-    tooldeck search "create an issue" [--limit K] [--ranker bm25|semantic|hybrid] [--json]
+    tooldeck search "create an issue" [--limit K] [--ranker auto|bm25|semantic|hybrid] [--json]
     tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools (any dialect)
     tooldeck search --catalog tools.json --queries q.jsonl           one {"id", "results"} line each
 
@@ -45,7 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ranker",
         default=None,
-        help="bm25 (lexical), semantic (MiniLM) or hybrid (default: config tool_search.ranker)",
+        help="bm25 (lexical), semantic (MiniLM), hybrid or auto (hybrid when installed, else bm25; default: config tool_search.ranker)",
     )
     parser.add_argument(
         "--catalog",
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     skipped: list[str] = []
     try:
         catalog: Catalog | None = None
-        ranker: str = args.ranker or "bm25"
+        ranker: str = args.ranker or "auto"
         cache = tooldeck_home() / "search"
         if args.catalog is None:
             deck = load_deck(args.config)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import add_config, add_json, console, fail, print_json
@@ -21,6 +22,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("list", help="stored sessions, most recently active first")
     p.add_argument("--limit", "-n", type=int, default=50, help="how many, newest first")
     p.add_argument("--all", dest="all_", action="store_true", help="include sub-agent sessions")
+    p.add_argument("--pending", action="store_true", help="only sessions with calls waiting for approval")
     p = sub.add_parser("show", help="one session: its messages, state and any pending question")
     p.add_argument("session_id", metavar="ID", help="session id (or a unique prefix)")
     p = sub.add_parser("search", help="full-text search over the messages of stored sessions")
@@ -35,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "limit", 1) < 1:
         fail("--limit must be >= 1")
     if args.action == "list":
-        list_command(args.limit, args.all_, args.config, args.as_json)
+        list_command(args.limit, args.all_, args.config, args.as_json, pending=args.pending)
     elif args.action == "show":
         show_command(args.session_id, args.config, args.as_json)
     else:
@@ -71,9 +73,11 @@ def _when(ts: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(ts))
 
 
-def list_command(limit: int, all_: bool, config: Path | None, as_json: bool) -> None:
+def list_command(
+    limit: int, all_: bool, config: Path | None, as_json: bool, *, pending: bool = False
+) -> None:
     with open_store(config) as store:
-        rows = store.list_sessions(limit=limit, include_children=all_)
+        rows = store.list_sessions(limit=limit, include_children=all_, pending=pending)
     if as_json:
         from tooldeck.inspect.records import session_summary_record
 
@@ -82,10 +86,18 @@ def list_command(limit: int, all_: bool, config: Path | None, as_json: bool) -> 
     from rich.table import Table
 
     table = Table(title="Sessions")
-    for col in ("id", "updated (UTC)", "status", "messages", "model", "title"):
+    for col in ("id", "updated (UTC)", "status", "messages", "pending", "model", "title"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r.id, _when(r.updated_at), r.status, str(r.message_count), r.model or "", r.title or "")
+        table.add_row(
+            r.id,
+            _when(r.updated_at),
+            r.status,
+            str(r.message_count),
+            str(r.pending or ""),
+            r.model or "",
+            r.title or "",
+        )
     console().print(table)
 
 
@@ -104,6 +116,8 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         print_json(session_record(s, turns))
         return
 
+    from tooldeck.inspect.records import shown_interrupt
+
     con = console()
     con.print(f"[bold]session {s.id}[/] — {s.status}, model {s.model}, updated {_when(s.updated_at)} UTC")
     by_call = {c.call_id: c for found in turns for c in found}
@@ -119,10 +133,14 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         con.print(f"[bold]{m.role}:[/] {_shown(m.content)}")
         for c in m.tool_calls:
             con.print(f"  [cyan]→ {_shown(c.name)}[/] {_shown(str(c.arguments))} ({c.id})")
+    _print_usage(s)
     if by_call:
         oldest = min(by_call.values(), key=lambda c: c.id)
         con.print(f"undo this session's changes to the workspace: tooldeck undo {oldest.id}")
-    if s.interrupt:
+    shown = shown_interrupt(s.interrupt)
+    if shown and shown.get("kind") == "approval":
+        _print_pending(s.id, shown["pending"])
+    elif s.interrupt:
         con.print(f"[yellow]waiting for an answer to:[/] {_shown(str(s.interrupt.get('question', '')))}")
     elif s.status == "cancelled":
         con.print(f"[yellow]stopped before the turn ended; continue it with:[/] tooldeck run --resume {s.id}")
@@ -130,6 +148,39 @@ def show_command(session_id: str, config: Path | None, as_json: bool) -> None:
         con.print(
             f"[yellow]the model ended the turn without an answer; ask again with:[/] tooldeck run --resume {s.id}"
         )
+
+
+def _print_usage(session: StoredSession) -> None:
+    """What each turn cost and the total: input tokens (cache reads and writes among them), output."""
+    from tooldeck.inspect.records import turn_usages
+
+    usages = turn_usages(session)
+    if not any(usages):
+        return
+    con = console()
+    for n, usage in enumerate(usages, 1):
+        con.print(f"[dim]turn {n}: {_usage_line(usage.to_dict())}[/]")
+    con.print(f"[bold]tokens:[/] {_usage_line(sum(usages[1:], usages[0]).to_dict())}")
+
+
+def _usage_line(usage: dict[str, int]) -> str:
+    return (
+        f"{usage['input_tokens']} input ({usage['cache_read_input_tokens']} cache read, "
+        f"{usage['cache_creation_input_tokens']} cache write), {usage['output_tokens']} output"
+    )
+
+
+def _print_pending(session_id: str, pending: list[dict[str, Any]]) -> None:
+    con = console()
+    con.print("[yellow]waiting for approval:[/]")
+    for p in pending:
+        args = json.dumps(p.get("arguments"), ensure_ascii=False)
+        con.print(f"  [bold]{_shown(str(p.get('call_id')))}[/] {_shown(str(p.get('tool')))} {_shown(args)}")
+        con.print(f"    why: {_shown(str(p.get('reason')))}")
+    con.print(
+        f"decide with: tooldeck run --resume {session_id} --approve CALL_ID "
+        "(or --deny CALL_ID --reason TEXT, or --edit CALL_ID --args JSON)"
+    )
 
 
 def search_command(query: str, limit: int, config: Path | None, as_json: bool) -> None:

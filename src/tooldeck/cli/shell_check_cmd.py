@@ -9,7 +9,8 @@ a bad config).
 
 `--rules` lists every rule instead: its level (after the config's lists), category, description,
 and the dangerous commands and benign look-alikes it is tested on; with `--json`, one object per
-rule, `{"rule", "level", "category", "description", "dangerous", "benign"}`.
+rule, `{"rule", "level", "category", "description", "dangerous", "benign"}`; with `--markdown`,
+the page `docs/safety-rules.md`: the rules, the verb table and the program table.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="list every rule with its level, category and examples instead of checking commands",
     )
+    parser.add_argument(
+        "--markdown",
+        action="store_true",
+        help="with --rules: the rules, verbs and programs as a Markdown page (docs/safety-rules.md)",
+    )
     add_config(parser)
     add_json(parser)
 
@@ -49,11 +55,18 @@ def run(args: argparse.Namespace) -> int:
     if args.rules:
         if args.commands:
             fail("shell-check --rules takes no commands")
+        if args.markdown:
+            from tooldeck.safety.knowledge.reference import reference
+
+            emit(reference(policy).removesuffix("\n"))
+            return 0
         from tooldeck.safety.shellcheck import rule_lines
 
         for line in rule_lines(as_json=args.as_json, policy=policy):
             emit(line if args.as_json else for_terminal(line))
         return 0
+    if args.markdown:
+        fail("shell-check --markdown goes with --rules")
     commands = commands_from(args.commands, None if args.commands else _stdin_lines())
     for line in shell_check_lines(commands, as_json=args.as_json, policy=policy):
         emit(line if args.as_json else for_terminal(line))

@@ -11,6 +11,8 @@
     GET  /api/sessions[/<id>]       `sessions list --json` / `sessions show ID --json`
     GET  /api/audit                 the approvals audit log, newest first
     GET  /api/checkpoints           `checkpoints --json`
+    GET  /api/pending               calls of stored sessions waiting for approval
+    POST /api/sessions/<id>/decide  approve / deny / edit one of them: the run resumes (see `pending`)
 
 The deck's blocking work (assembly waits for checks and MCP servers; rendering counts tokens)
 runs in worker threads, off the event loop that serves the page and, with MCP servers, their
@@ -32,7 +34,7 @@ from starlette.responses import JSONResponse, Response
 
 from tooldeck._utils.text import json_text
 from tooldeck.errors import CheckpointError, ConfigError, DialectError, SessionError, ToolsetError
-from tooldeck.inspect import records
+from tooldeck.inspect import pending, records
 from tooldeck.inspect.approvals import PageApprover
 
 if TYPE_CHECKING:
@@ -270,6 +272,28 @@ class InspectorApi:
                 raise _ApiError(404, str(exc)) from None
         turns = records.turn_checkpoints(stored, self.deck.checkpoints(session_id=stored.id))
         return records.session_record(stored, turns)
+
+    async def pending(self, request: Request) -> Response:
+        return json_response(await asyncio.to_thread(pending.pending_calls, self.deck))
+
+    async def decide(self, request: Request) -> Response:
+        from tooldeck.errors import DecisionError, ModelError, ModelNotConfigured
+
+        try:
+            call_id, decision = pending.decision_of(await _json_body(request))
+        except pending.DecisionRequestError as exc:
+            raise _ApiError(400, str(exc)) from None
+        try:
+            outcome = await pending.resume_with(self.deck, request.path_params["id"], call_id, decision)
+        except DecisionError as exc:
+            raise _ApiError(409, f"decision refused, nothing was run: {exc}") from None
+        except SessionError as exc:
+            raise _ApiError(404, str(exc)) from None
+        except ModelNotConfigured as exc:
+            raise _ApiError(400, str(exc)) from None
+        except ModelError as exc:
+            raise _ApiError(502, f"model error: {exc}") from None
+        return json_response(outcome)
 
     async def audit(self, request: Request) -> Response:
         path = records.audit_log_path(self.deck.config)

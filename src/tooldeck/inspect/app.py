@@ -75,6 +75,8 @@ def inspect_app(api: InspectorApi, *, token: str) -> App:
         Route("/api/mcp", guarded(api.mcp)),
         Route("/api/sessions", guarded(api.sessions)),
         Route("/api/sessions/{id}", guarded(api.session_detail)),
+        Route("/api/sessions/{id}/decide", guarded(api.decide), methods=["POST"]),
+        Route("/api/pending", guarded(api.pending)),
         Route("/api/audit", guarded(api.audit)),
         Route("/api/checkpoints", guarded(api.checkpoints)),
         Route("/api/{rest:path}", missing, methods=["GET", "POST"]),

@@ -8,12 +8,13 @@ imports the web stack.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tooldeck import Config, Deck
+    from tooldeck.agent.messages import Usage
     from tooldeck.agent.sessions import SessionSummary, StoredSession
     from tooldeck.core import (
         Checkpoint,
@@ -145,11 +146,16 @@ def session_summary_record(r: SessionSummary) -> dict[str, Any]:
         "updated_at": r.updated_at,
         "messages": r.message_count,
         "parent_id": r.parent_id,
+        "pending": r.pending,
     }
 
 
 def session_record(s: StoredSession, turns: Sequence[Sequence[Checkpoint]]) -> dict[str, Any]:
-    """`sessions show --json`: the session, its messages and each turn's checkpoints."""
+    """`sessions show --json`: the session, its messages, what it cost (`usage`, summed over its
+    turns) and each turn's checkpoints and usage."""
+    from tooldeck.agent.messages import Usage
+
+    usages = turn_usages(s)
     return {
         "id": s.id,
         "title": s.title,
@@ -161,11 +167,45 @@ def session_record(s: StoredSession, turns: Sequence[Sequence[Checkpoint]]) -> d
         "system": s.system,
         "messages": [m.to_dict() for m in s.messages],
         "state": s.state,
-        "interrupt": s.interrupt,
+        "interrupt": shown_interrupt(s.interrupt),
+        "usage": sum(usages, Usage()).to_dict(),
         "turns": [
-            {"turn": n, "checkpoints": [c.to_json() for c in found]} for n, found in enumerate(turns, 1)
+            {
+                "turn": n,
+                "checkpoints": [c.to_json() for c in found],
+                "usage": (usages[n - 1] if n <= len(usages) else Usage()).to_dict(),
+            }
+            for n, found in enumerate(turns, 1)
         ],
     }
+
+
+def turn_usages(session: StoredSession) -> list[Usage]:
+    """The tokens each turn of `session` used (a turn starts at a user message), oldest first."""
+    from tooldeck.agent.messages import Usage
+
+    turns: list[Usage] = []
+    for m in session.messages:
+        if m.role == "user" or not turns:
+            turns.append(Usage())
+        if m.usage is not None:
+            turns[-1] += m.usage
+    return turns
+
+
+def shown_interrupt(interrupt: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A stored interrupt as callers see it: a clarify question as it is; calls waiting for
+    approval as `{"kind": "approval", "pending": [...]}` (not the stored results or signatures)."""
+    from tooldeck.agent.interrupts import HeldBatch
+    from tooldeck.errors import DecisionError
+
+    if interrupt is None:
+        return None
+    try:
+        held = HeldBatch.load(interrupt)
+    except DecisionError:
+        return dict(interrupt)
+    return held.public() if held is not None else dict(interrupt)
 
 
 def turn_checkpoints(session: StoredSession, stored: Sequence[Checkpoint]) -> list[list[Checkpoint]]:

@@ -1,9 +1,10 @@
 """Search over tool catalogs: the engine behind `tool_search` and `tooldeck search`.
 
 `ToolSearch` ranks a `Catalog` of `{name, description, parameters}` entries for a query in any
-of the `tool_search` forms (free text, `select:a,b`, `/regex/`, `+term rest`) with one of three
-rankers: `bm25` (lexical, the default, no model), `semantic` (MiniLM embeddings, the semantic
-extra) or `hybrid` (both). Importing this package loads neither numpy nor the model.
+of the `tool_search` forms (free text, `select:a,b`, `/regex/`, `+term rest`) with one of the
+rankers: `bm25` (lexical, no model; `ToolSearch`'s default), `semantic` (MiniLM embeddings, the
+semantic extra), `hybrid` (both) or `auto` (hybrid when the extra is installed, else bm25; the
+default of `tool_search.ranker`). Importing this package loads neither numpy nor the model.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What `tooldeck search` prints, as one function the command line calls.
 
-    tooldeck search QUERY [--limit K] [--ranker bm25|semantic|hybrid] [--json]
+    tooldeck search QUERY [--limit K] [--ranker auto|bm25|semantic|hybrid] [--json]
     tooldeck search --catalog tools.json QUERY          any JSON list of {name, description, parameters}
     tooldeck search --catalog tools.json --queries q.jsonl   one {"id", "results": [names]} line per query
 
@@ -79,7 +79,7 @@ def search_cli(
     catalog_file: str | Path | None = None,
     queries_file: str | Path | None = None,
     limit: int = 5,
-    ranker: str = "bm25",
+    ranker: str = "auto",
     as_json: bool = False,
     cache_dir: str | Path | None = None,
     on_skipped: Callable[[str], None] | None = None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.core import Loadout, Tool, ToolResult, content_to_mcp, deferred_listing
+from tooldeck.core import MCP_EXAMPLES_KEY, Loadout, Tool, ToolResult, content_to_mcp, deferred_listing
 
 if TYPE_CHECKING:
     import mcp_types
@@ -58,6 +58,8 @@ def mcp_tools(loadout: Loadout) -> list[mcp_types.Tool]:
                 input_schema=dict(tool.parameters),
                 output_schema=dict(tool.output_schema) if tool.output_schema else None,
                 annotations=tool_annotations(tool),
+                # Example arguments go in `_meta`, for the client to give its model as it can.
+                _meta={MCP_EXAMPLES_KEY: list(tool.input_examples)} if tool.input_examples else None,
             )
             for tool in loadout.exposed
         )
@@ -76,7 +78,9 @@ def signature(loadout: Loadout) -> Signature:
             (
                 tool.name,
                 served_description(loadout, tool, listing),
-                json.dumps([tool.parameters, tool.output_schema], sort_keys=True, default=str),
+                json.dumps(
+                    [tool.parameters, tool.output_schema, tool.input_examples], sort_keys=True, default=str
+                ),
                 repr((tool.read_only, tool.destructive, tool.idempotent, tool.open_world)),
             )
             for tool in loadout.exposed

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tooldeck.testing import scripted_search
+from tooldeck.testing.scripted_cache import PromptCache
 
 
 @dataclass
@@ -47,6 +48,8 @@ class ScriptedServer(Protocol):
 
     @property
     def model(self) -> str: ...
+    @property
+    def cache(self) -> PromptCache: ...
     def next_id(self, prefix: str) -> str: ...
     def issue(self, key: tuple[str, str], value: Any) -> None: ...
 
@@ -71,9 +74,11 @@ def chat(
     calls = [(server.next_id("call"), name, _args_text(args)) for name, args in turn.calls]
     finish = "tool_calls" if calls else "stop"
     thought = len(turn.reasoning) // 4
+    bill = server.cache.openai("chat", body)
     usage: dict[str, Any] = {
-        "prompt_tokens": _usage_in(body),
+        "prompt_tokens": max(_usage_in(body), sum(bill)),
         "completion_tokens": len(turn.text) // 4 + 1 + thought,
+        "prompt_tokens_details": bill._asdict(),
     }
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     if thought:
@@ -161,11 +166,12 @@ def responses(
         }
         space = scripted_search.namespace_of(name, body)
         output.append({**item, "namespace": space} if space else item)
+    bill = server.cache.openai("responses", body)
     usage = {
-        "input_tokens": _usage_in(body),
+        "input_tokens": max(_usage_in(body), sum(bill)),
         "output_tokens": len(turn.text) // 4 + 1,
         "total_tokens": 0,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": bill._asdict(),
         "output_tokens_details": {"reasoning_tokens": len(turn.reasoning) // 4},
     }
     response = {
@@ -260,7 +266,10 @@ def anthropic(
             thought = False
         blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": value})
     stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-    usage = {"input_tokens": _usage_in(body), "output_tokens": len(turn.text) // 4 + 1}
+    usage = {
+        **server.cache.anthropic(body, _usage_in(body))._asdict(),
+        "output_tokens": len(turn.text) // 4 + 1,
+    }
     message = {
         "id": server.next_id("msg"),
         "type": "message",
@@ -324,7 +333,7 @@ def anthropic(
         {
             "type": "message_delta",
             "delta": {"stop_reason": stop, "stop_sequence": None},
-            "usage": {"output_tokens": usage["output_tokens"]},
+            "usage": usage,  # cumulative, input side included, as the API sends it
         },
     )
     yield "message_stop", {"type": "message_stop"}

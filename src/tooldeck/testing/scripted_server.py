@@ -20,7 +20,9 @@ In Python, one script serves all three formats: each step is a `Turn` (text and/
 or an HTTP error) or a function of the recorded request returning one. When the script runs
 out, a `responder` (if given) answers every further request from what it holds, which suits
 many concurrent conversations (a batch; see `tool_rounds`); `latency_s` delays every reply by a
-fixed time (a model's think time). A turn may carry `reasoning` (and Gemini-style
+fixed time (a model's think time). Like the providers, it caches prompts and reports cache
+reads and writes in each reply's usage, in each provider's own fields (`scripted_cache`;
+`cache_min_tokens` is the shortest prefix it caches). A turn may carry `reasoning` (and Gemini-style
 `thought_signatures`): the server sends it as each provider does and, like those providers,
 refuses a later request that does not give it back (see `scripted_reasoning`). The official
 SDKs talk to it over real HTTP, so tests exercise what really goes over the wire. Every request is recorded with format-independent
@@ -45,6 +47,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NamedTuple
 
 from tooldeck.testing import scripted_formats as formats
+from tooldeck.testing.scripted_cache import PromptCache
 from tooldeck.testing.scripted_formats import Turn as Turn
 from tooldeck.testing.scripted_reasoning import refusal
 from tooldeck.testing.scripted_search import search_refusal
@@ -244,6 +247,7 @@ class ScriptedServer:
         latency_s: float = 0.0,
         record: bool = True,
         port: int = 0,
+        cache_min_tokens: int = 1024,
     ) -> None:
         self.script: list[Step] = list(script)
         self.model = model
@@ -251,6 +255,8 @@ class ScriptedServer:
         self.latency_s = latency_s
         self.record = record  # False: keep no requests (a long benchmark would hold them all)
         self._port = port  # 0: any free port
+        # The provider's prompt cache: cache reads and writes in every reply's usage.
+        self.cache = PromptCache(min_tokens=cache_min_tokens)
         self.served = 0
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
@@ -488,6 +494,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every reply waits")
     parser.add_argument("--rate-limit-every", type=int, default=0, help="answer every Nth request with a 429")
     parser.add_argument("--retry-after", type=float, default=0.2, help="the 429s' Retry-After, in seconds")
+    parser.add_argument(
+        "--cache-min-tokens", type=int, default=1024, help="the shortest prompt prefix the cache keeps"
+    )
     parser.add_argument("--port", type=int, default=0, help="the port on 127.0.0.1 (default: any free one)")
     parser.add_argument("--max-s", type=float, default=None, help="stop after this many seconds")
     parser.add_argument("--until-eof", action="store_true", help="stop when stdin closes")
@@ -509,7 +518,13 @@ def main(argv: list[str] | None = None) -> None:
             return Turn(status=429, error="slow down", headers={"retry-after": str(args.retry_after)})
         return respond(recorded)
 
-    server = ScriptedServer(responder=responder, latency_s=args.latency, record=False, port=args.port)
+    server = ScriptedServer(
+        responder=responder,
+        latency_s=args.latency,
+        record=False,
+        port=args.port,
+        cache_min_tokens=args.cache_min_tokens,
+    )
     try:
         server.start()
     except OSError as exc:

@@ -17,7 +17,8 @@ what it wrote is reverted).
 
 Held effects are put to the call's approver with the concrete list ("would delete 31 files
 under src/ ..."); without one, or when it says no, the call is a `denied` error naming them and
-nothing lands. Effects that may land are applied through the workspace's confined file access -
+nothing lands — unless the run can wait (`approvals.unattended: interrupt` in an agent run): then
+they are kept as seen (`effects_held`) and the call waits with the session for a decision. Effects that may land are applied through the workspace's confined file access -
 so the call's checkpoint records each path before it changes - and all at once: if one change
 fails, those made before it are put back.
 """
@@ -48,7 +49,7 @@ from tooldeck.core import (
     current_write_budget,
     service,
 )
-from tooldeck.errors import ToolError
+from tooldeck.errors import ApprovalPending, ToolError
 
 if TYPE_CHECKING:
     from tooldeck.safety.sandbox.bubblewrap import BwrapRunner, CommandRunner
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
 
 ABSENT = PathState("absent")
 MIB = 1024 * 1024
+# The most bytes of held effects kept in the home to wait for a later decision; more is asked now.
+HELD_MAX_BYTES = 64 * MIB
 log = logging.getLogger("tooldeck.effects")
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -160,7 +163,8 @@ def _in_view(
                 output=result.output,
             )
         held = held_because(effects, settings, context, workspace, written=str(upper))
-        if held and not _approved(context, effects, held, subject):
+        waits = Waiting(str(upper), result.output, workspace)
+        if held and not _approved(context, effects, held, subject, waits):
             raise ToolError(
                 f"denied: the command ran in a copy-on-write view of the workspace, and its effects "
                 f"were held: it {effects.summary()} ({'; '.join(held)}). Nothing of it reached the "
@@ -456,16 +460,47 @@ def _too_large(effects: Effects, context: ToolContext) -> set[str]:
     }
 
 
-def _approved(context: ToolContext, effects: Effects, held: list[str], subject: str) -> bool:
+@dataclasses.dataclass(frozen=True, slots=True)
+class Waiting:
+    """What held effects need to wait for a later decision: the view's layer, the output."""
+
+    upper: str
+    output: str
+    workspace: Workspace
+
+
+def _approved(
+    context: ToolContext, effects: Effects, held: list[str], subject: str, waits: Waiting | None = None
+) -> bool:
     approvals = context.get(CallApprovals)
     if approvals is None:
         return False
     summary = effects.summary()
     rule = "effects:" + hashlib.sha256(f"{subject}\0{summary}".encode()).hexdigest()[:16]
     reason = f"the command would {summary.removeprefix('would ')} ({'; '.join(held)})"
-    return approvals.ask_sync(
-        context, reason=reason, rule=rule, details={"command": subject, "effects": summary}
-    )
+    details: dict[str, str] = {"command": subject, "effects": summary}
+    # Kept only where the run may stop for them, and only while they are of a size to keep.
+    if (
+        waits is None
+        or context.home is None
+        or not approvals.can_wait()
+        or landing_bytes(effects) > HELD_MAX_BYTES
+    ):
+        return approvals.ask_sync(context, reason=reason, rule=rule, details=details)
+    from tooldeck.tools.effects_held import keep
+
+    # Kept first: if the run stops here, a later approval lands them as they were seen.
+    bundle = keep(context.home, waits.workspace, waits.upper, effects, output=waits.output, subject=subject)
+    details |= {"held": bundle.id, "digest": bundle.digest}
+    try:
+        answer = approvals.ask_sync(context, reason=reason, rule=rule, details=details, deferrable=True)
+    except ApprovalPending:
+        raise  # kept: a later decision lands them as they are
+    except BaseException:
+        bundle.discard()
+        raise
+    bundle.discard()
+    return answer
 
 
 def land(workspace: Workspace, upper: os.PathLike[str] | str, effects: Effects, *, unkept: set[str]) -> None:

@@ -106,18 +106,30 @@ class ChatSpan:
         self.span = span
 
     def usage(
-        self, input_tokens: int | None, output_tokens: int | None, *, reasoning: int | None = None
+        self,
+        input_tokens: int | None,
+        output_tokens: int | None,
+        *,
+        reasoning: int | None = None,
+        cache_read: int | None = None,
+        cache_creation: int | None = None,
     ) -> None:
-        """Token counts as the provider reported them (None or a count of 0 means not reported);
-        `reasoning`: the part of the output spent reasoning."""
+        """Token counts as the provider reported them (None or a count of 0 means not reported):
+        `input_tokens` the whole prompt, cached part included; `reasoning` the part of the output
+        spent reasoning; `cache_read` / `cache_creation` the part of the input read from / written
+        to the provider's prompt cache."""
         if self.span is None:
             return
-        if input_tokens:
-            self.span.set_attribute("gen_ai.usage.input_tokens", input_tokens)
-        if output_tokens:
-            self.span.set_attribute("gen_ai.usage.output_tokens", output_tokens)
-        if reasoning:
-            self.span.set_attribute("gen_ai.usage.reasoning.output_tokens", reasoning)
+        counts = {
+            "gen_ai.usage.input_tokens": input_tokens,
+            "gen_ai.usage.output_tokens": output_tokens,
+            "gen_ai.usage.reasoning.output_tokens": reasoning,
+            "gen_ai.usage.cache_read.input_tokens": cache_read,
+            "gen_ai.usage.cache_creation.input_tokens": cache_creation,
+        }
+        for name, count in counts.items():
+            if count:
+                self.span.set_attribute(name, count)
 
     def response(self, model: str | None, finish_reason: str | None) -> None:
         if self.span is None:

@@ -9,6 +9,11 @@ list`, and `tooldeck call mcp__conf__TOOL --yes` for the calls the scenario want
 is what answers a server's question (elicitation) with its form's defaults, as a person
 accepting the form unchanged would. Nothing here speaks MCP itself.
 
+The commands run one after another in this process, through the console script's own entry
+(`tooldeck.cli.main.run`: the same parsing, output and exit codes), each ended as the console
+script ends, its exit handlers run (MCP sessions closed): a command costs what it does, not a
+fresh interpreter importing the MCP SDK again (most of a scenario's CPU when each was a process).
+
 `server_config` is the one place that decides what the config says about the server (the
 authorization scenarios add their settings there). The exit code is 0 when every command ran;
 whether the scenario passed is the suite's verdict, not this script's.
@@ -16,19 +21,22 @@ whether the scenario passed is the suite's verdict, not this script's.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import io
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tooldeck.cli.main import run as run_command_line
+
 SERVER = "conf"  # its tools are mcp__conf__<tool>
-TOOLDECK = str(Path(sys.executable).parent / "tooldeck")
-COMMAND_TIMEOUT_S = 60
 
 
 def server_config(url: str, scenario: str, context: dict[str, Any]) -> dict[str, Any]:
@@ -104,11 +112,20 @@ def tool(name: str) -> str:
     return f"mcp__{SERVER}__{name}"
 
 
+@dataclass
+class Done:
+    """What one command left: its exit code and its standard output."""
+
+    returncode: int
+    stdout: str
+
+
 class Run:
     """The config folder of one scenario run, and the commands run in it."""
 
     def __init__(self, url: str, scenario: str, context: dict[str, Any]) -> None:
         self.folder = Path(tempfile.mkdtemp(prefix="tooldeck-conformance-client-"))
+        os.chdir(self.folder)  # where a person would run the commands: beside the config
         self.scenario = scenario
         self.context = context
         config = {
@@ -119,13 +136,15 @@ class Run:
         (self.folder / "tooldeck.yaml").write_text(json.dumps(config, indent=2))
         self.failed = False
 
-    def tooldeck(self, *args: str) -> subprocess.CompletedProcess[str]:
-        command = [TOOLDECK, *args, "--config", str(self.folder / "tooldeck.yaml")]
-        done = subprocess.run(
-            command, cwd=self.folder, capture_output=True, text=True, timeout=COMMAND_TIMEOUT_S
-        )
-        print(f"$ tooldeck {' '.join(args)}  -> exit {done.returncode}", file=sys.stderr)
-        print(done.stdout, done.stderr, sep="\n", file=sys.stderr)
+    def tooldeck(self, *args: str) -> Done:
+        """`tooldeck ARGS --config tooldeck.yaml`; what it says on stderr goes to this script's."""
+        print(f"$ tooldeck {' '.join(args)}", file=sys.stderr)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            code = run_command_line([*args, "--config", str(self.folder / "tooldeck.yaml")])
+        atexit._run_exitfuncs()  # as the console script's exit: its MCP sessions closed
+        done = Done(code, out.getvalue())
+        print(f"  -> exit {done.returncode}\n{done.stdout}", file=sys.stderr)
         if done.returncode == 2:  # bad usage or an unreadable config: the script is wrong
             self.failed = True
         return done
@@ -160,6 +179,7 @@ class Run:
         return answer
 
     def close(self) -> None:
+        os.chdir(tempfile.gettempdir())
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

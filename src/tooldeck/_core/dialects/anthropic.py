@@ -1,4 +1,6 @@
-"""Anthropic Messages: `{"name", "description", "input_schema"}`.
+"""Anthropic Messages: `{"name", "description", "input_schema"}`, and `input_examples` when the
+tool has example arguments (the API takes them under the `advanced-tool-use-2025-11-20` beta,
+which the agent's Anthropic client sends when a tool carries them).
 
 `input_schema` is JSON Schema with `type: object` at the root; the API rejects `anyOf` /
 `oneOf` / `allOf` at the top, so those are folded into one object schema (nested unions stay).
@@ -23,6 +25,7 @@ class AnthropicSchema(JsonSchemaTransformer):
 class AnthropicDialect(Dialect):
     name = "anthropic"
     schema_transformer = AnthropicSchema
+    native_examples = True
 
     def envelope(self, name: str, description: str, parameters: JsonSchema, strict: bool) -> dict[str, Any]:
         tool: dict[str, Any] = {"name": name}

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from tooldeck._core.dialects.examples import fold_examples, split_examples
 from tooldeck._core.dialects.profiles import DEFAULT_PROFILE, ModelProfile
 from tooldeck._core.dialects.strict import make_strict
 from tooldeck._core.dialects.walk import SchemaTransformer, WalkState
@@ -42,14 +43,24 @@ class Dialect(ABC):
     # The provider's rule for function names (all four: letters, digits, '_' and '-', <= 64).
     name_pattern: ClassVar[re.Pattern[str]] = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
     supports_strict: ClassVar[bool] = False
+    # Takes a tool's example arguments as a field of its own (Anthropic's `input_examples`);
+    # the others read them folded into the description (`examples.py`).
+    native_examples: ClassVar[bool] = False
 
     def __init__(self, *, profile: ModelProfile = DEFAULT_PROFILE, strict: bool = False) -> None:
         self.profile = profile
         self.strict = strict and self.supports_strict
         self._transformer = self.schema_transformer(hooks=profile.sanitizers)
 
-    def render(self, name: str, description: str, parameters: Mapping[str, Any]) -> RenderedTool:
-        """Render one tool; `parameters` may be raw (it is normalised first, as `Tool` does)."""
+    def render(
+        self,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        examples: Sequence[Mapping[str, Any]] = (),
+    ) -> RenderedTool:
+        """Render one tool; `parameters` may be raw (it is normalised first, as `Tool` does);
+        `examples` are its example arguments (`Tool.input_examples`)."""
         if not self.name_pattern.match(name):
             raise ToolDefinitionError(
                 f"tool name {name!r} is not valid for {self.name}: must match {self.name_pattern.pattern}"
@@ -65,7 +76,14 @@ class Dialect(ABC):
                 notes += result.notes
             else:
                 reason = result.reason
+        native: Sequence[Mapping[str, Any]] = ()
+        if examples:
+            native, folded = split_examples(body, examples) if self.native_examples else ((), examples)
+            description, more = fold_examples(description or "", folded)
+            notes += more
         payload = self.envelope(name, description or "", body, strict)
+        if native:
+            payload["input_examples"] = [dict(e) for e in native]
         return RenderedTool(name, payload, tuple(notes), strict, reason)
 
     @abstractmethod

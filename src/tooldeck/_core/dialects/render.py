@@ -64,7 +64,8 @@ def render_report(
             raise DialectError(f"tool names must be unique in one request; repeated: {', '.join(twice)}")
         renderer = cls(profile=prof, strict=strict)
         return tuple(
-            renderer.render(t.name, loadout.description(t.name), t.parameters) for t in loadout.exposed
+            renderer.render(t.name, loadout.description(t.name), t.parameters, t.input_examples)
+            for t in loadout.exposed
         )
 
     report: tuple[RenderedTool, ...] = loadout.cached_render(key, build)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from tooldeck._core.assembly.loadout import Loadout
 from tooldeck._core.config import CoreConfig
-from tooldeck._core.tool import Tool
+from tooldeck._core.tool import MCP_EXAMPLES_KEY, Tool
 
 RenderingDialect = Literal["openai", "responses", "anthropic", "gemini", "mcp"]
 
@@ -39,10 +39,14 @@ class ToolRendering:
                     "name": t.name,
                     "description": loadout.description(t.name),
                     "inputSchema": dict(t.parameters),
+                    **({"_meta": {MCP_EXAMPLES_KEY: list(t.input_examples)}} if t.input_examples else {}),
                 }
                 for t in tools
             ]
         from tooldeck._core.dialects import get_dialect
 
         renderer = get_dialect(self.dialect, strict=self.strict, profile=self.profile)
-        return [renderer.render(t.name, loadout.description(t.name), t.parameters).payload for t in tools]
+        return [
+            renderer.render(t.name, loadout.description(t.name), t.parameters, t.input_examples).payload
+            for t in tools
+        ]

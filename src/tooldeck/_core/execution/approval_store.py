@@ -103,6 +103,24 @@ class AlwaysGrants:
         record["mac"] = _sign(self._key(create=True), record)
         _append(self.path, record, self._lock)
 
+    def sign_pending(self, session_id: str | None, record: Mapping[str, Any]) -> str:
+        """The signature of a call left waiting for approval in `session_id` (its id, tool,
+        arguments, rule, reason and subject), with this home's key, bound to the workspace: only
+        pending calls tooldeck wrote are ever decided."""
+        return _sign(self._key(create=True), _pending_part(self.workspace, session_id, record))
+
+    def verify_pending(self, session_id: str | None, record: Mapping[str, Any]) -> bool:
+        """Whether `record["signature"]` is this home's signature of that pending call."""
+        signature = record.get("signature")
+        try:
+            key = self._key(create=False)
+        except StoreError:
+            return False
+        if key is None or not isinstance(signature, str):
+            return False
+        expected = _sign(key, _pending_part(self.workspace, session_id, record))
+        return hmac.compare_digest(signature, expected)
+
     def _key(self, *, create: bool) -> bytes | None:
         """The signing key; made (0600, never replaced) when `create` and there is none yet."""
         if not os.path.lexists(self.key_path):
@@ -176,6 +194,14 @@ class AlwaysGrants:
             )
         self.rejected = rejected
         return grants
+
+
+_PENDING_FIELDS = ("call_id", "tool", "arguments", "rule", "reason", "subject")
+
+
+def _pending_part(workspace: str, session_id: str | None, record: Mapping[str, Any]) -> dict[str, Any]:
+    part = {k: record.get(k) for k in _PENDING_FIELDS}
+    return {"pending_in": workspace, "session": session_id, **part}
 
 
 def _sign(key: bytes | None, record: Mapping[str, Any]) -> str:

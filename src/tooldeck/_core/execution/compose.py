@@ -122,6 +122,7 @@ def compose(loadout: Loadout, **options: Unpack[CallOptions]) -> CallPath:
             grants=gate.grants,
             tools=index.tools.get,
             settle=partial(gate.settle, approval_lock=_lock_maker()),
+            unattended=config.approvals.unattended,
         ),
     )
     # How a running tool talks back (progress, logs, questions); serve and the agent offer theirs.
@@ -202,6 +203,7 @@ def _gate(
             workspace=workspace.root,
             timeout_s=approvals.timeout_s,
             session_id=session_id,
+            unattended=approvals.unattended,
         ),
     )
 

@@ -4,7 +4,10 @@ Order: deferred-and-not-promoted (`not_promoted`), outside the active skills (`d
 the `Policy`. A deny is final (a blocked shell command is never grantable). An ask is answered
 by a grant if one covers it — the session's `Grants`, or an `always` grant saved in the tooldeck
 home — else by the `Approver` (one prompt at a time, within `approvals.timeout_s`); with no
-approver the answer is no. A grant is bound to the tool, the rule that asked and the subject
+approver the answer is no — unless the session's caller can stop and wait
+(`approvals.unattended: interrupt` in an agent run): then the call is left pending
+(`ApprovalPending`, a signed record of the exact call), and a later decision for that call
+(`Grants.decide`) answers it once. A grant is bound to the tool, the rule that asked and the subject
 (the normalised command), never to a whole category. Every decision is written to the audit
 log; a decision that cannot be recorded does not let the call run.
 """
@@ -29,6 +32,7 @@ from tooldeck._core.execution.policy import (
 )
 from tooldeck._core.execution.safety_policy import needs_decision
 from tooldeck._core.execution.types import ErrorEnvelope, ValidatedCall
+from tooldeck.errors import ApprovalPending, CallRejected
 
 Emit = Callable[..., None]
 _AUDIT_ARGUMENTS_CHARS = 4000
@@ -43,6 +47,8 @@ class ApprovalSettings:
     workspace: Path
     timeout_s: float = 300.0
     session_id: str | None = None
+    # What a call that needs consent gets when nobody can answer now: refused, or left pending.
+    unattended: str = "deny"
 
 
 class CallGate:
@@ -94,6 +100,13 @@ class CallGate:
         """The Policy's verdict, and the approver's answer when it asks; None means go ahead."""
         name = vc.tool.name
         decision = await self.policy.decide(vc)
+        given = self.grants.take(vc.id, name, vc.arguments)
+        if given is not None and not given.approved:
+            # A call refused by a decision given for it does not run, whatever the policy says now.
+            ask = Decision.ask(
+                decision.reason or "the call waited for approval", decision.rule, decision.subject
+            )
+            return self._answered(vc, ask, given, "")
         if decision.kind == "allow":
             return self._recorded(vc, decision, "allowed") if decision.audit else None
         self.emit("policy", vc.id, name, outcome=decision.kind, message=decision.reason)
@@ -102,18 +115,32 @@ class CallGate:
             return self._recorded(vc, decision, outcome) or _denied(
                 name, f"refused by policy: {decision.reason}"
             )
-        return await self.settle(vc, decision, approval_lock)
+        return await self.settle(vc, decision, approval_lock, deferrable=True, given=given)
 
     async def settle(
-        self, vc: ValidatedCall, decision: Decision, approval_lock: Callable[[], asyncio.Lock]
+        self,
+        vc: ValidatedCall,
+        decision: Decision,
+        approval_lock: Callable[[], asyncio.Lock],
+        *,
+        deferrable: bool = False,
+        given: ApprovalAnswer | None = None,
     ) -> ErrorEnvelope | None:
-        """An `ask` decision answered: by a grant, the approver, or no; logged. None means yes.
-        Also what a running tool's own questions go through (`CallApprovals`)."""
+        """An `ask` decision answered: by a decision given for this exact call, a grant, the
+        approver, or no; logged. None means yes. Also what a running tool's own questions go
+        through (`CallApprovals`). Raises `ApprovalPending` when the call must wait (`deferrable`
+        asks only: a call not yet running)."""
         name = vc.tool.name
+        given = given or self.grants.take(vc.id, name, vc.arguments)
+        if given is not None:
+            return self._answered(vc, decision, given, "")
+        deferrable = deferrable and self.grants.interruptible and self.settings.unattended == "interrupt"
         if self.approver is None:
             granted, trouble = self._granted(name, decision)
             if granted is not None:
                 return self._recorded(vc, decision, "granted", scope=granted)
+            if deferrable:
+                raise self._pending(vc, decision, "nobody can approve it here")
             message = (
                 f"{decision.reason}, and nobody can approve it here (non-interactive); the call was not run "
                 "(approve up front with --yes, or set approvals.mode: allow)"
@@ -125,17 +152,51 @@ class CallGate:
             granted, trouble = self._granted(name, decision)
             if granted is not None:
                 return self._recorded(vc, decision, "granted", scope=granted)
-            answer = await self._ask(vc, decision)
-            note = self._remember(name, decision, answer) if answer.approved else None
+            answer = await self._ask(vc, decision, deferrable)
+        if answer.later and deferrable:
+            raise self._pending(vc, decision, answer.reason)
+        return self._answered(vc, decision, answer, trouble)
+
+    def _answered(
+        self, vc: ValidatedCall, decision: Decision, answer: ApprovalAnswer, trouble: str
+    ) -> ErrorEnvelope | None:
+        """An approver's (or a stored decision's) answer applied: remembered, emitted, logged."""
+        name = vc.tool.name
+        note = self._remember(name, decision, answer) if answer.approved else None
         self.emit(
             "policy", vc.id, name, outcome="approved" if answer.approved else "refused", message=answer.reason
         )
         if not answer.approved:
             why = f": {answer.reason}" if answer.reason else ""
             refusal = _denied(name, f"{decision.reason}; the user did not approve it{why}")
-            return self._recorded(vc, decision, "refused", why=_join(answer.reason, trouble)) or refusal
+            return (
+                self._recorded(vc, decision, "refused", why=_join(answer.reason, trouble), by=answer.by)
+                or refusal
+            )
         why = _join(answer.reason, note, trouble)
-        return self._recorded(vc, decision, "approved", scope=answer.scope, why=why)
+        return self._recorded(vc, decision, "approved", scope=answer.scope, why=why, by=answer.by)
+
+    def _pending(self, vc: ValidatedCall, decision: Decision, why: str) -> ApprovalPending:
+        """The call left waiting: a record of exactly this call, signed with the grants key (a
+        record a tool wrote is never honoured), and the audit log says so."""
+        record: dict[str, Any] = {
+            "call_id": vc.id,
+            "tool": vc.tool.name,
+            "arguments": vc.arguments,
+            "rule": decision.rule,
+            "reason": decision.reason,
+            "subject": decision.subject,
+        }
+        try:
+            record["signature"] = self.always.sign_pending(self.settings.session_id, record)
+        except StoreError as exc:
+            message = f"{decision.reason}; it cannot wait for approval: {exc}"
+            raise CallRejected(_denied(vc.tool.name, message)) from None
+        refusal = self._recorded(vc, decision, "pending", why=why)
+        if refusal is not None:
+            raise CallRejected(refusal)
+        self.emit("policy", vc.id, vc.tool.name, outcome="pending", message=why)
+        return ApprovalPending(record)
 
     # -- grants and approvers --------------------------------------------------------------
 
@@ -151,10 +212,10 @@ class CallGate:
             return None, f"saved grants ignored: {exc}"
         return None, ""
 
-    async def _ask(self, vc: ValidatedCall, decision: Decision) -> ApprovalAnswer:
+    async def _ask(self, vc: ValidatedCall, decision: Decision, deferrable: bool) -> ApprovalAnswer:
         assert self.approver is not None
         timeout = self.settings.timeout_s
-        request = ApprovalRequest(vc, decision.reason, decision.rule, decision.subject, timeout)
+        request = ApprovalRequest(vc, decision.reason, decision.rule, decision.subject, timeout, deferrable)
         try:
             return await asyncio.wait_for(self.approver.approve(request), timeout)
         except TimeoutError:
@@ -176,7 +237,14 @@ class CallGate:
     # -- the audit log ---------------------------------------------------------------------
 
     def _recorded(
-        self, vc: ValidatedCall, decision: Decision, outcome: str, *, scope: str | None = None, why: str = ""
+        self,
+        vc: ValidatedCall,
+        decision: Decision,
+        outcome: str,
+        *,
+        scope: str | None = None,
+        why: str = "",
+        by: str | None = None,
     ) -> ErrorEnvelope | None:
         """Write the decision to the audit log; a refusal when that fails (the call does not run)."""
         try:
@@ -191,7 +259,7 @@ class CallGate:
                 subject=decision.subject,
                 reason=decision.reason,
                 note=why or None,
-                approver=type(self.approver).__name__ if self.approver is not None else None,
+                approver=by or (type(self.approver).__name__ if self.approver is not None else None),
                 arguments=_arguments_for_log(vc.arguments),
             )
         except StoreError as exc:

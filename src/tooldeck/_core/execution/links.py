@@ -25,7 +25,7 @@ from tooldeck._core.execution.scheduler import Batch
 from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult, ValidatedCall
 from tooldeck._core.link_names import LINKS
 from tooldeck._utils.text import describe_exception
-from tooldeck.errors import CallRejected
+from tooldeck.errors import ApprovalPending, CallRejected
 
 log = logging.getLogger("tooldeck.execution")
 Emit = Callable[..., None]
@@ -34,6 +34,14 @@ Emit = Callable[..., None]
 def refused(call_id: str, err: ErrorEnvelope) -> ToolResult:
     """A link's error result (events and timing are added when it leaves the chain)."""
     return error_result(call_id, err.tool, err.type, err.message, retryable=err.retryable, output=err.output)
+
+
+def awaiting(vc: ValidatedCall, pending: Mapping[str, object]) -> ToolResult:
+    """The result of a call left waiting for a decision: not run, not refused; its `interrupt`
+    (kind `approval`) carries the signed record the run stops with."""
+    content = f"awaiting approval: {pending.get('reason')}"
+    interrupt = {"kind": "approval", "pending": [dict(pending)]}
+    return ToolResult(call_id=vc.id, name=vc.tool.name, content=content, interrupt=interrupt)
 
 
 def validated_call(call: ToolCallRequest, emit: Emit | None = None) -> ToolCallRequest | ToolResult:
@@ -105,15 +113,21 @@ class Approvals(Link):
                 if isinstance(verdict, ErrorEnvelope):
                     return refused(call.id, verdict)
                 refusal = await decide(vc, call.batch)
+                if isinstance(refusal, ToolResult):
+                    return refusal
                 if refusal is not None:
                     return refused(call.id, refusal)
             return await call_next(call)
 
         return approved
 
-    async def decide(self, vc: ValidatedCall, batch: Batch) -> ErrorEnvelope | None:
+    async def decide(self, vc: ValidatedCall, batch: Batch) -> ErrorEnvelope | ToolResult | None:
         try:
             return await self.gate.decide(vc, batch.approval_lock)
+        except CallRejected as rejected:
+            return rejected.error
+        except ApprovalPending as waiting:
+            return awaiting(vc, waiting.pending)
         except Exception as exc:  # boundary: a policy or approver bug must fail closed, not crash the run
             log.warning("policy failed for %s (%s)", vc.name, vc.id, exc_info=True)
             message = f"the policy check failed ({describe_exception(exc)}); not run"

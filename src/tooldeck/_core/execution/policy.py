@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import io
+import json
 import select
 import sys
 import threading
@@ -75,11 +76,33 @@ GrantKey = tuple[str, str | None, str | None]
 class Grants:
     """Approvals granted for longer than one call, each bound to a tool, the rule that asked and
     its subject (the exact normalised command). One object per session, shared by every executor
-    of that session (thread-safe)."""
+    of that session (thread-safe).
+
+    It also holds the decisions given for calls a run stopped at (`decide`): each answers the
+    one call it names — its id, tool and exact arguments — once. `interruptible` says whether
+    the session's caller can stop and wait for a decision (an agent run), which lets
+    `approvals.unattended: interrupt` leave a call pending instead of refusing it."""
 
     def __init__(self) -> None:
         self._granted: set[GrantKey] = set()
         self._lock = threading.Lock()
+        self._decided: dict[str, tuple[str, str, ApprovalAnswer]] = {}
+        self.interruptible = False
+
+    def decide(self, call_id: str, tool: str, arguments: Mapping[str, Any], answer: ApprovalAnswer) -> None:
+        """The answer for exactly this call (id, tool, arguments), used by the next ask about it."""
+        with self._lock:
+            self._decided[call_id] = (tool, _canonical(arguments), answer)
+
+    def take(self, call_id: str, tool: str, arguments: Mapping[str, Any]) -> ApprovalAnswer | None:
+        """The decision for this exact call, removed (used once); None when there is none or it
+        was given for other arguments or another tool."""
+        with self._lock:
+            found = self._decided.get(call_id)
+            if found is None or found[:2] != (tool, _canonical(arguments)):
+                return None
+            del self._decided[call_id]
+            return found[2]
 
     def covers(self, tool: str, rule: str | None, subject: str | None = None) -> bool:
         return (tool, rule, subject) in self._granted
@@ -87,6 +110,10 @@ class Grants:
     def add(self, tool: str, rule: str | None, subject: str | None = None) -> None:
         with self._lock:
             self._granted.add((tool, rule, subject))
+
+
+def _canonical(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
 
 
 class Policy(Protocol):
@@ -105,6 +132,9 @@ class ApprovalRequest:
     subject: str | None = None
     # Seconds the approver has; no answer by then counts as no.
     timeout_s: float | None = None
+    # Whether "decide later" is an answer here: the run can stop and wait with the session
+    # (`approvals.unattended: interrupt` in an agent run).
+    deferrable: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The request as plain JSON data, for a gateway to forward to its user."""
@@ -117,21 +147,29 @@ class ApprovalRequest:
             "subject": self.subject,
             "timeout_s": self.timeout_s,
             "scopes": list(SCOPES),
+            "deferrable": self.deferrable,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class ApprovalAnswer:
     """An approver's answer: yes or no, for how long a yes lasts (`once`, `session`, `always`),
-    and why."""
+    and why. `later`: not now — nobody can answer here, or the person chose to decide later;
+    where the run can wait (`ApprovalRequest.deferrable`) it stops with the call pending,
+    elsewhere it is a no. `by`: who answered, for the audit log (default: the approver's class)."""
 
     approved: bool
     scope: GrantScope = "once"
     reason: str = ""
+    later: bool = False
+    by: str | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ApprovalAnswer:
-        """`{"approved": true, "scope": "session"}` from a gateway; anything malformed is a no."""
+        """`{"approved": true, "scope": "session"}` from a gateway (`{"later": true}`: decide
+        later); anything malformed is a no."""
+        if data.get("later") is True:
+            return cls(False, "once", str(data.get("reason") or "to be decided later"), later=True)
         approved, scope = data.get("approved"), data.get("scope", "once")
         if not isinstance(approved, bool) or scope not in SCOPES:
             return cls(False, "once", f"malformed approval answer {dict(data)!r}")
@@ -236,9 +274,12 @@ class CallbackApprover:
         )
 
 
-def parse_answer(text: str | None) -> ApprovalAnswer:
-    """A typed answer to the approval prompt: once (y), session, always, anything else no."""
+def parse_answer(text: str | None, *, deferrable: bool = False) -> ApprovalAnswer:
+    """A typed answer to the approval prompt: once (y), session, always, later (where the run
+    can wait: `deferrable`), anything else no — Enter included."""
     choice = (text or "").strip().lower()
+    if deferrable and choice in ("l", "later"):
+        return ApprovalAnswer(False, "once", "to be decided later (at the prompt)", later=True)
     if choice in ("o", "once", "y", "yes"):
         return ApprovalAnswer(True, "once")
     if choice in ("s", "session"):
@@ -250,6 +291,14 @@ def parse_answer(text: str | None) -> ApprovalAnswer:
 
 PROMPT = "Allow? [o]nce / [s]ession / [a]lways / [D]eny: "
 """The question the terminal approver asks."""
+
+PROMPT_LATER = "Allow? [o]nce / [s]ession / [a]lways / [l]ater / [D]eny: "
+"""The question when the run can stop and wait for the answer ("later": decide later)."""
+
+
+def prompt_for(request: ApprovalRequest) -> str:
+    """The approval question for `request`: "later" is offered only where the run can wait."""
+    return PROMPT_LATER if request.deferrable else PROMPT
 
 
 def describe_request(request: ApprovalRequest, *, limit: int = 500) -> str:
@@ -282,7 +331,8 @@ class TerminalApprover:
 
     async def approve(self, request: ApprovalRequest) -> ApprovalAnswer:
         if not self.stdin.isatty():
-            return ApprovalAnswer(False, "once", "needs approval, and stdin is not a terminal to ask on")
+            reason = "needs approval, and stdin is not a terminal to ask on"
+            return ApprovalAnswer(False, "once", reason, later=True)
         # A daemon worker: a prompt nobody answers must not keep the process alive at exit.
         answer: ApprovalAnswer = await run_sync(partial(self._prompt, request))
         return answer
@@ -304,12 +354,12 @@ class TerminalApprover:
 
     def _prompt(self, request: ApprovalRequest) -> ApprovalAnswer:
         with self._lock:
-            self.stdout.write(f"\n{describe_request(request)}\n{PROMPT}")
+            self.stdout.write(f"\n{describe_request(request)}\n{prompt_for(request)}")
             self.stdout.flush()
             line = _read_line(self.stdin, request.timeout_s)
         if line is None:
             return ApprovalAnswer(False, "once", f"no answer within {request.timeout_s:g} s")
-        return parse_answer(line)
+        return parse_answer(line, deferrable=request.deferrable)
 
 
 def _read_line(stream: TextIO, timeout_s: float | None) -> str | None:
@@ -325,7 +375,7 @@ def _read_line(stream: TextIO, timeout_s: float | None) -> str | None:
 
 
 # Answers an ask decision for a call: None when approved, else the refusal.
-Settle = Callable[[ValidatedCall, Decision], Awaitable[Any]]
+Settle = Callable[..., Awaitable[Any]]
 
 
 class CallApprovals(Approvals):
@@ -343,7 +393,10 @@ class CallApprovals(Approvals):
         grants: Grants,
         tools: Callable[[str], Tool | None],
         settle: Settle | None = None,
+        unattended: str = "deny",
     ) -> None:
+        # Whether a deferrable question may leave the call waiting (see `can_wait`).
+        self.unattended = unattended
         self.mode = mode
         self.approver = approver
         self.grants = grants
@@ -352,7 +405,18 @@ class CallApprovals(Approvals):
         # without it, session grants and the approver alone.
         self.settle = settle
 
-    async def ask(self, context: ToolContext, *, reason: str, rule: str, details: Mapping[str, Any]) -> bool:
+    def can_wait(self) -> bool:
+        return self.mode == "ask" and self.unattended == "interrupt" and self.grants.interruptible
+
+    async def ask(
+        self,
+        context: ToolContext,
+        *,
+        reason: str,
+        rule: str,
+        details: Mapping[str, Any],
+        deferrable: bool = False,
+    ) -> bool:
         name = context.tool_name
         tool = self.tools(name)
         if self.mode == "allow":
@@ -362,7 +426,7 @@ class CallApprovals(Approvals):
         call = ValidatedCall(ToolCall(context.call_id, name, dict(details)), tool, dict(details))
         if self.settle is not None:
             subject = details.get("path") if isinstance(details.get("path"), str) else None
-            return await self.settle(call, Decision.ask(reason, rule, subject)) is None
+            return await self.settle(call, Decision.ask(reason, rule, subject), deferrable=deferrable) is None
         if self.grants.covers(name, rule):
             return True
         if self.approver is None:

@@ -27,7 +27,7 @@ from tooldeck._core.config import ExecutionConfig
 from tooldeck._core.context import ToolContext
 from tooldeck._core.execution.deadline import Blocked, Expiry, Resumed, TimedOut, awaited
 from tooldeck._core.execution.isolation import run_in_child
-from tooldeck._core.execution.links import refused, validated_call
+from tooldeck._core.execution.links import awaiting, refused, validated_call
 from tooldeck._core.execution.middleware import CallNext, Link, ToolCallRequest
 from tooldeck._core.execution.nested import Executes, ToolCaller
 from tooldeck._core.execution.result_text import ResultNotText
@@ -37,6 +37,7 @@ from tooldeck._core.execution.scheduler import Batch
 from tooldeck._core.execution.types import ErrorEnvelope, ToolError, ToolResult, ValidatedCall
 from tooldeck._core.tool import Tool
 from tooldeck._utils.text import describe_exception
+from tooldeck.errors import ApprovalPending
 
 # Where a crashed call's traceback travels from the run link to the executor (never shown).
 TRACE = "tooldeck.traceback"
@@ -109,6 +110,9 @@ class Run(Link):
             return failure_result(vc.id, tool.name, exc, time.perf_counter() - request.started)
         except asyncio.CancelledError:
             raise  # the batch's: answered by the executor
+        except ApprovalPending as waiting:  # the tool stopped at a question decided later
+            batch.settle()
+            return awaiting(vc, waiting.pending)
         except (
             BaseException
         ) as exc:  # boundary: whatever a tool raises (even sys.exit) is a tool_error result

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -46,6 +46,8 @@ from tooldeck.core import ToolCall
 from tooldeck.errors import ModelError
 
 DEFAULT_MAX_TOKENS = 4096
+# The beta under which the API takes a tool's `input_examples`.
+TOOL_EXAMPLES = "advanced-tool-use-2025-11-20"
 
 
 def anthropic_base_url(url: str | None) -> str | None:
@@ -204,9 +206,13 @@ class AnthropicModel(SdkModel):
                 body["tool_choice"] = {"type": "none"}
             if native is not None and "tools" in body:
                 betas.append(ANTHROPIC_TOOL_SEARCH_BETA)
+        if any("input_examples" in tool for tool in body.get("tools", ())):
+            betas.append(TOOL_EXAMPLES)
         if betas:
             given = {k.lower(): v for k, v in self.settings.extra_headers.items()}.get("anthropic-beta")
-            body["extra_headers"] = {"anthropic-beta": ",".join([given, *betas] if given else betas)}
+            # One beta may serve two features (tool search and tool examples): named once.
+            named = list(dict.fromkeys([given, *betas] if given else betas))
+            body["extra_headers"] = {"anthropic-beta": ",".join(named)}
         if self.settings.temperature is not None:
             body["temperature"] = self.settings.temperature
         cache_breakpoints(body)
@@ -241,7 +247,7 @@ class AnthropicModel(SdkModel):
         return ModelReply(
             message=assistant_message(blocks, self.settings.model),
             stop_reason=message.stop_reason,
-            usage=Usage(usage.input_tokens, usage.output_tokens) if usage else Usage(),
+            usage=anthropic_usage(_counts(usage)) if usage else Usage(),
             model=message.model,
             found=server_found(blocks),
         )
@@ -304,15 +310,16 @@ class _StreamAccumulator:
     def __init__(self) -> None:
         self.blocks: dict[int, dict[str, Any]] = {}
         self.stop: str | None = None
-        self.input_tokens = 0
-        self.output_tokens = 0
+        # The counts as reported so far: `message_start` gives the input side, `message_delta`
+        # the output and (cumulative, when it says them) the input side again.
+        self.counts: dict[str, int] = {}
         self.model: str | None = None
 
     def add(self, event: Any) -> str | ReasoningDelta:
         kind = event.type
         if kind == "message_start":
             self.model = event.message.model
-            self.input_tokens = event.message.usage.input_tokens or 0
+            self.counts.update(_counts(event.message.usage))
         elif kind == "content_block_start":
             block = event.content_block.to_dict()
             if block.get("type") in ("tool_use", "server_tool_use"):
@@ -322,7 +329,7 @@ class _StreamAccumulator:
             return self._delta(event)
         elif kind == "message_delta":
             self.stop = event.delta.stop_reason or self.stop
-            self.output_tokens = event.usage.output_tokens or self.output_tokens
+            self.counts.update(_counts(event.usage))
         return ""
 
     def _delta(self, event: Any) -> str | ReasoningDelta:
@@ -356,10 +363,32 @@ class _StreamAccumulator:
         return ModelReply(
             message=assistant_message(blocks, model),
             stop_reason=self.stop,
-            usage=Usage(self.input_tokens, self.output_tokens),
+            usage=anthropic_usage(self.counts),
             model=self.model or model,
             found=server_found(blocks),
         )
+
+
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _counts(usage: Any) -> dict[str, int]:
+    """The token counts an Anthropic usage object reports (a count it leaves out is absent)."""
+    found = {name: getattr(usage, name, None) for name in _USAGE_FIELDS}
+    return {name: value for name, value in found.items() if isinstance(value, int)}
+
+
+def anthropic_usage(counts: Mapping[str, int]) -> Usage:
+    """Anthropic's counts under tooldeck's naming: its `input_tokens` leaves out the tokens read
+    from and written to the cache, tooldeck's counts the whole prompt."""
+    read = counts.get("cache_read_input_tokens", 0)
+    written = counts.get("cache_creation_input_tokens", 0)
+    return Usage(
+        input_tokens=counts.get("input_tokens", 0) + read + written,
+        output_tokens=counts.get("output_tokens", 0),
+        cache_read_input_tokens=read,
+        cache_creation_input_tokens=written,
+    )
 
 
 def _json_object(text: str) -> Any:

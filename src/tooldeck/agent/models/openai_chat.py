@@ -197,11 +197,30 @@ def provider_data(model: str, message: dict[str, Any], calls: list[dict[str, Any
 
 
 def chat_usage(usage: Any) -> Usage:
+    """A Chat Completions usage object under tooldeck's naming. `prompt_tokens` already counts
+    the part read from the cache (`prompt_tokens_details.cached_tokens`; DeepSeek says
+    `prompt_cache_hit_tokens`) and the part written to it (`cache_write_tokens`)."""
     if usage is None:
         return Usage()
     details = getattr(usage, "completion_tokens_details", None)
-    reasoning = getattr(details, "reasoning_tokens", None) or 0
-    return Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0, reasoning)
+    prompt = getattr(usage, "prompt_tokens_details", None)
+    read = _count(prompt, "cached_tokens") or _count(usage, "prompt_cache_hit_tokens")
+    return Usage(
+        usage.prompt_tokens or 0,
+        usage.completion_tokens or 0,
+        _count(details, "reasoning_tokens"),
+        cache_read_input_tokens=read,
+        cache_creation_input_tokens=_count(prompt, "cache_write_tokens"),
+    )
+
+
+def _count(holder: Any, name: str) -> int:
+    """A token count a usage object (or its details) may carry, as an attribute or, for fields
+    the SDK does not model, an extra key; 0 when absent."""
+    value = getattr(holder, name, None) if holder is not None else None
+    if value is None and isinstance(holder, dict):
+        value = holder.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class _StreamAccumulator:

@@ -303,9 +303,17 @@ def prompt_cache_key(session_id: str) -> str:
 
 
 def _usage(usage: Any) -> Usage:
+    """A Responses usage object under tooldeck's naming (`input_tokens` already counts the part
+    read from the cache, `input_tokens_details.cached_tokens`, and the part written to it,
+    `cache_write_tokens`)."""
     if usage is None:
         return Usage()
-    details = getattr(usage, "output_tokens_details", None)
+    output = getattr(usage, "output_tokens_details", None)
+    cached = getattr(usage, "input_tokens_details", None)
     return Usage(
-        usage.input_tokens or 0, usage.output_tokens or 0, getattr(details, "reasoning_tokens", 0) or 0
+        usage.input_tokens or 0,
+        usage.output_tokens or 0,
+        getattr(output, "reasoning_tokens", 0) or 0,
+        cache_read_input_tokens=getattr(cached, "cached_tokens", 0) or 0,
+        cache_creation_input_tokens=getattr(cached, "cache_write_tokens", 0) or 0,
     )

@@ -600,9 +600,73 @@ function when(seconds) {
   return new Date(seconds * 1000).toISOString().replace("T", " ").slice(0, 19) + " UTC";
 }
 
+// -- calls of stored sessions waiting for approval (approvals.unattended: interrupt) -----------
+
+let lastOutcome = null;
+
+async function decide(item, card, problem, body) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  problem.replaceChildren();
+  try {
+    const outcome = await post(`/api/sessions/${encodeURIComponent(item.session_id)}/decide`, { call_id: item.call_id, ...body });
+    lastOutcome = `Session ${outcome.session_id} resumed: ${outcome.status}${outcome.text ? ` — ${outcome.text}` : ""}`;
+  } catch (err) {
+    problem.replaceChildren(failure(err));
+    for (const b of card.querySelectorAll("button")) b.disabled = false;
+    return;
+  }
+  showSessions();
+}
+
+function pendingCard(item) {
+  const problem = el("div", {});
+  const card = el(
+    "div",
+    { class: "card", role: "region", "aria-label": `Pending call ${item.call_id}` },
+    el("h2", {}, `Waiting for approval: ${item.tool}`),
+    el(
+      "dl",
+      { class: "meta" },
+      el("dt", {}, "session"),
+      el("dd", {}, el("a", { href: `#/sessions/${hashPart(item.session_id)}` }, item.title || item.session_id)),
+      el("dt", {}, "call"),
+      el("dd", {}, item.call_id),
+      el("dt", {}, "reason"),
+      el("dd", {}, item.reason || ""),
+      el("dt", {}, "rule"),
+      el("dd", {}, item.rule || "(none)"),
+      el("dt", {}, "arguments"),
+      el("dd", {}, json(item.arguments)),
+    ),
+  );
+  const reason = el("input", { type: "text", "aria-label": "Reason for a denial" });
+  const edited = el("textarea", { rows: 3, "aria-label": "Edited arguments (JSON)" });
+  edited.value = json(item.arguments);
+  const runEdited = () => {
+    let args;
+    try {
+      args = JSON.parse(edited.value);
+    } catch (err) {
+      problem.replaceChildren(el("p", { class: "error" }, `The arguments are not JSON: ${err.message}`));
+      return;
+    }
+    decide(item, card, problem, { decision: "edit", arguments: args });
+  };
+  card.append(
+    el("button", { type: "button", class: "primary", onclick: () => decide(item, card, problem, { decision: "approve" }) }, "Approve"),
+    " ",
+    el("button", { type: "button", class: "danger", onclick: () => decide(item, card, problem, { decision: "deny", reason: reason.value }) }, "Deny"),
+    " ",
+    reason,
+    el("details", {}, el("summary", {}, "Edit the arguments"), edited, el("button", { type: "button", onclick: runEdited }, "Run with these arguments")),
+    problem,
+  );
+  return card;
+}
+
 async function showSessions() {
   try {
-    const sessions = await api("/api/sessions");
+    const [sessions, waiting] = await Promise.all([api("/api/sessions"), api("/api/pending")]);
     const rows = sessions.map((s) =>
       el(
         "tr",
@@ -617,6 +681,8 @@ async function showSessions() {
     );
     view(
       el("h1", {}, "Sessions"),
+      lastOutcome ? el("p", { role: "status" }, lastOutcome) : null,
+      waiting.length ? [el("h2", {}, "Waiting for approval"), waiting.map(pendingCard)] : null,
       sessions.length
         ? table("Sessions", ["session", "id", "status", "messages", "model", "updated"], rows)
         : el("p", {}, "No stored sessions yet (tooldeck run and chat store them)."),
@@ -633,7 +699,14 @@ function messageView(m) {
   for (const c of m.tool_calls || []) {
     parts.push(el("div", { class: "call" }, `→ tool call ${c.name} ${c.arguments} (${c.id})`));
   }
+  if (m.usage) parts.push(el("div", { class: "muted usage" }, usageText(m.usage)));
   return el("div", { class: `message role-${m.role}` }, parts);
+}
+
+// Token counts as `usage` carries them: the whole input, the part read from and written to the
+// provider's prompt cache, the output.
+function usageText(u) {
+  return `${u.input_tokens} input (${u.cache_read_input_tokens} cache read, ${u.cache_creation_input_tokens} cache write), ${u.output_tokens} output tokens`;
 }
 
 async function showSession(id) {
@@ -647,6 +720,7 @@ async function showSession(id) {
         [el("dt", {}, "id"), el("dd", {}, s.id)],
         [el("dt", {}, "status"), el("dd", {}, s.status)],
         [el("dt", {}, "model"), el("dd", {}, s.model || "")],
+        [el("dt", {}, "tokens"), el("dd", { class: "usage" }, usageText(s.usage))],
         answers.length ? [el("dt", {}, "answer"), el("dd", {}, answers[answers.length - 1].content)] : null,
       ]),
       el("h2", {}, "Transcript"),

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from tooldeck.safety.analysis.downloads import downloaded_tree
+from tooldeck.safety.analysis.effects import written_files
 from tooldeck.safety.analysis.expand import Expander, Scope
-from tooldeck.safety.analysis.flows import FETCHERS, file_writes, output_of
+from tooldeck.safety.analysis.flows import FETCHERS, output_of
 from tooldeck.safety.analysis.history_vars import history_off
 from tooldeck.safety.analysis.hook_types import Hook
 from tooldeck.safety.analysis.hooks import hooks_of
@@ -272,7 +273,7 @@ class CommandSemantics:
                 target = state.scope.lookup("OLDPWD") or Field("$OLDPWD", exact=False)
             _change_directory(state, target)
         elif name in FETCHERS:
-            state.downloads.update(resolve(f.text, state.cwd).shown() for f in file_writes(inv))
+            state.downloads.update(resolve(f.text, state.cwd).shown() for f, _ in written_files(inv))
         elif name in ("tar", "unzip", "git"):
             tree = downloaded_tree(inv)
             if tree is not None:

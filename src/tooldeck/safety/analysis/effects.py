@@ -34,12 +34,12 @@ def _written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
         (r.target, "append" if r.op in (">>", "&>>") else "overwrite") for r in inv.redirects if r.writes
     ]
     name = inv.name
-    table = written_by_table(name, inv.args)
+    table = [(f, kind) for f, kind in written_by_table(name, inv.args) if f.text != "-"]
     if name == "tee" and options(inv).has("-a", "--append"):
         table = [(f, "append") for f, _ in table]
     elif table and table[0][1] == "replace" and any(a.text in _NULL_SOURCES for a in inv.args[:-1]):
         table = [(f, "empty") for f, _ in table]  # `cp /dev/null FILE` empties FILE
-    out += table
+    out += table + [(f, "overwrite") for f in _remote_names(inv, table)]
     if name in ("sed", "perl") and any(
         re.fullmatch(r"-[a-zA-Z]*i.*|--in-place(=.*)?", a.text) for a in inv.args
     ):
@@ -53,6 +53,18 @@ def _written_files(inv: Invocation) -> list[tuple[Field, WriteKind]]:
             for path in sed_effects(script.text).writes
         ]
     return out
+
+
+def _remote_names(inv: Invocation, named: list[tuple[Field, WriteKind]]) -> list[Field]:
+    """Files a download names after its URL: `curl -O URL`, `wget URL` (without -O FILE)."""
+    words = inv.args
+    remote_name = inv.name == "curl" and any(
+        w.text in ("-O", "--remote-name") or re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", w.text) for w in words
+    )
+    if not (remote_name or (inv.name == "wget" and not named)):
+        return []
+    urls = [w.text for w in words if re.match(r"(https?|ftp)://", w.text)]
+    return [Field(u.rstrip("/").rsplit("/", 1)[-1] or "index.html") for u in urls]
 
 
 def emptied_files(inv: Invocation) -> list[Field]:

@@ -29,9 +29,10 @@ from tooldeck.safety.analysis.paths import is_secret
 from tooldeck.safety.analysis.runs import find_item
 from tooldeck.safety.knowledge.credential_names import credential_taint
 from tooldeck.safety.knowledge.secret_stores import prints_secrets
-from tooldeck.safety.knowledge.table import written_by_table
+from tooldeck.safety.knowledge.table import programs
 
-FETCHERS = frozenset({"curl", "wget", "http", "https", "xh", "aria2c", "lwp-request", "GET", "fetch"})
+# Programs that download: the table's class `fetcher`.
+FETCHERS = programs().in_class("fetcher")
 SOCKET_TOOLS = frozenset({"nc", "ncat", "netcat", "socat", "telnet", "openssl"})
 DECOMPRESSORS = frozenset(
     {"gunzip", "zcat", "bunzip2", "bzcat", "unxz", "xzcat", "unzstd", "zstdcat", "uncompress"}
@@ -351,16 +352,3 @@ def _listed_paths(inv: Invocation) -> tuple[str, ...]:
         # A pattern (`ls /dev/sd*`) lists what it matches; a folder, what it holds.
         return tuple(o if any(c in o for c in "*?[") else o.rstrip("/") + "/*" for o in operands or ["."])
     return ()
-
-
-def file_writes(inv: Invocation) -> list[Field]:
-    """Files a download writes (`curl -o F`, `wget -O F` by the table; `curl -O URL`, `wget URL`)."""
-    words = list(inv.args)
-    out = [target for target, _kind in written_by_table(inv.name, inv.args)] if inv.name in FETCHERS else []
-    urls = [w for w in words if re.match(r"(https?|ftp)://", w.text)]
-    remote_name = inv.name == "curl" and any(
-        w.text in ("-O", "--remote-name") or re.fullmatch(r"-[a-zA-Z]*O[a-zA-Z]*", w.text) for w in words
-    )
-    if (remote_name or (inv.name == "wget" and not out)) and urls:
-        out += [Field(u.text.rstrip("/").rsplit("/", 1)[-1] or "index.html") for u in urls]
-    return [f for f in out if f.text != "-"]

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from tooldeck.safety.analysis.argv import word_operands
 from tooldeck.safety.analysis.hook_types import Hook
 from tooldeck.safety.analysis.model import HOME_MARK, Field, Invocation
-from tooldeck.safety.knowledge.table import command_fields, programs
+from tooldeck.safety.knowledge.table import command_fields, programs, value_options_of
 from tooldeck.safety.knowledge.wrappers import package_command
 
 
@@ -153,22 +153,10 @@ def _ansible(inv: Invocation) -> list[Hook]:
     return out
 
 
-_EXEC_VALUE = frozenset(
-    {
-        "-e",
-        "--env",
-        "-u",
-        "--user",
-        "-w",
-        "--workdir",
-        "--env-file",
-        "--detach-keys",
-        "--index",
-        "-c",
-        "--container",
-    }
-    | {"-n", "--namespace", "--context", "--kubeconfig", "-f", "--file", "-p", "--project-name", "--profile"}
-)
+# Programs that run a command in a container, pod or machine (`docker exec C CMD`, `kubectl exec
+# POD -- CMD`, `lxc exec C -- CMD`): the table's classes; engines name the command without `--`.
+_ENGINES = programs().in_class("container-engine") | programs().in_class("container-compose")
+_EXECUTORS = _ENGINES | programs().in_class("cluster-client") | {"lxc", "incus"}
 
 
 def _container_exec(inv: Invocation) -> list[Hook]:
@@ -181,13 +169,13 @@ def _container_exec(inv: Invocation) -> list[Hook]:
     if words[i : i + 1] == ["compose"]:
         i += 1
         while i < len(words) and words[i].startswith("-"):
-            i += 2 if words[i] in _EXEC_VALUE else 1
+            i += 2 if words[i] in value_options_of(inv.name) else 1
     if (
         i >= len(words)
         or words[i] not in ("exec", "run")
         or (
             words[i] == "run"
-            and inv.name not in ("docker-compose", "podman-compose")
+            and inv.name not in programs().in_class("container-compose")
             and "compose" not in words[:i]
         )
     ):
@@ -195,12 +183,12 @@ def _container_exec(inv: Invocation) -> list[Hook]:
     rest = words[i + 1 :]
     if "--" in rest:
         start = i + 1 + rest.index("--") + 1
-    elif inv.name in ("kubectl", "oc", "lxc", "incus"):
+    elif inv.name not in _ENGINES:
         return []
     else:
         j = 0
         while j < len(rest) and rest[j].startswith("-"):
-            j += 2 if rest[j] in _EXEC_VALUE else 1
+            j += 2 if rest[j] in value_options_of(inv.name) else 1
         start = i + 1 + j + 1  # past the container's or service's name
     argv = tuple(args[start:])
     return [Hook(f"{inv.name} exec", argv=argv, usual=True)] if argv else []
@@ -216,8 +204,5 @@ RUNNERS: dict[str, Callable[[Invocation], list[Hook]]] = {
     "screen": _screen,
     "ip": _ip,
     "ansible": _ansible,
-    **dict.fromkeys(
-        ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "kubectl", "oc", "lxc", "incus"),
-        _container_exec,
-    ),
+    **dict.fromkeys(_EXECUTORS, _container_exec),
 }

@@ -31,7 +31,7 @@ from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.output import ToolOutput
 from tooldeck._core.sources.mcp.naming import deck_names
 from tooldeck._core.sources.mcp.settings import ServerSpec
-from tooldeck._core.tool import Resource, Tool
+from tooldeck._core.tool import MCP_EXAMPLES_KEY, Resource, Tool
 from tooldeck._utils.text import json_dumps
 from tooldeck.errors import ToolDefinitionError, ToolError
 
@@ -55,7 +55,7 @@ def deck_tools(
     notes: list[Diagnostic] = []
     for item in wanted:
         try:
-            tools.append(_deck_tool(spec, item, names[item.name], check, handler(item.name)))
+            tools.append(_with_examples(spec, item, names[item.name], check, handler(item.name), notes))
         except ToolDefinitionError as exc:
             notes.append(
                 Diagnostic(
@@ -82,7 +82,31 @@ def unmatched_patterns(spec: ServerSpec, server_tools: list[str]) -> list[Diagno
     ]
 
 
-def _deck_tool(spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, handler: Any) -> Tool:
+def _with_examples(
+    spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, handler: Any, notes: list[Diagnostic]
+) -> Tool:
+    """The deck tool with the example arguments the server gives in `_meta` (`MCP_EXAMPLES_KEY`);
+    examples its own schema refuses are left out, with a warning, and the tool kept."""
+    examples = (item.meta or {}).get(MCP_EXAMPLES_KEY)
+    if not examples:
+        return _deck_tool(spec, item, name, check, handler)
+    try:
+        return _deck_tool(spec, item, name, check, handler, examples)
+    except ToolDefinitionError as exc:
+        tool = _deck_tool(spec, item, name, check, handler)
+        notes.append(
+            Diagnostic(
+                "warning",
+                f"MCP server {spec.name!r}: tool {item.name!r}: its _meta.{MCP_EXAMPLES_KEY} left out: {exc}",
+                _path(spec),
+            )
+        )
+        return tool
+
+
+def _deck_tool(
+    spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, handler: Any, examples: Any = ()
+) -> Tool:
     ann = item.annotations
     read_only = ann.read_only_hint if ann is not None else None
     destructive = (ann.destructive_hint if ann is not None else None) if not read_only else False
@@ -114,6 +138,7 @@ def _deck_tool(spec: ServerSpec, item: mcp_types.Tool, name: str, check: Check, 
         # The server's outputSchema: its structured results are checked against it, as the MCP
         # spec asks of clients (one that is not an object's is not one MCP allows: not used).
         output_schema=_output_schema(item.output_schema),
+        input_examples=examples,
     )
 
 

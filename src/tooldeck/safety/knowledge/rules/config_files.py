@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.analysis.effects import written_files
-from tooldeck.safety.analysis.flows import output_of
-from tooldeck.safety.analysis.model import Invocation
+from tooldeck.safety.analysis.model import Field, Invocation
 from tooldeck.safety.analysis.paths import is_rc_file, resolve
-from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.rules.base import RuleSet, options, written_match
 
 rules = RuleSet("config_tampering")
 
@@ -44,20 +42,26 @@ def _why(path: str) -> str:
     return "system configuration"
 
 
-@rules.rule(
+_SYSTEM_TREES = (("etc",), ("boot",), ("usr",), ("lib",), ("bin",), ("sbin",))
+_SPOOLS = (("var", "spool", "cron"), ("var", "spool", "anacron"))
+
+
+@rules.writes(
     "write-system-config",
     "approve",
     "writes a file under /etc, /boot or /usr (accounts, sudoers, sshd, hosts...)",
 )
-def _system(inv: Invocation) -> str | None:
-    for target, kind in written_files(inv):
-        path = resolve(target.text, inv.cwd)
-        shown = path.shown()
-        if path.anchor == "/" and (
-            path.parts[:1] in (("etc",), ("boot",), ("usr",), ("lib",), ("bin",), ("sbin",))
-            or path.parts[:3] in (("var", "spool", "cron"), ("var", "spool", "anacron"))
-        ):
-            return f"{inv.name} {kind}s {shown}: {_why(shown)}"
+def _system(inv: Invocation, target: Field) -> str | None:
+    path = resolve(target.text, inv.cwd)
+    if path.anchor == "/" and (path.parts[:1] in _SYSTEM_TREES or path.parts[:3] in _SPOOLS):
+        return _why(path.shown())
+    return None
+
+
+def _startup_file(inv: Invocation, target: Field) -> str | None:
+    home_relative = resolve(target.text, inv.cwd).shown().replace("~", "\ue000", 1)
+    if is_rc_file(target.text) or is_rc_file(home_relative):
+        return "it runs code later (at a login or a program's start)"
     return None
 
 
@@ -68,29 +72,21 @@ def _system(inv: Invocation) -> str | None:
     "authorized_keys: a backdoor that runs later",
 )
 def _startup(inv: Invocation) -> str | None:
-    ssh_config = _ssh_config_commands(inv)
-    if ssh_config is not None:
-        return ssh_config
-    for target, kind in written_files(inv):
-        if is_rc_file(target.text) or is_rc_file(
-            resolve(target.text, inv.cwd).shown().replace("~", "\ue000", 1)
-        ):
-            return f"{inv.name} {kind}s {target.shown()}, which runs code later (at a login or a program's start)"
-    return None
+    return written_match(inv, _ssh_config, _ssh_commands) or written_match(inv, _startup_file)
 
 
 _SSH_COMMANDS = re.compile(r"(?im)^\s*(?:proxycommand|localcommand|knownhostscommand|match\s.*\bexec)\b")
 
 
-def _ssh_config_commands(inv: Invocation) -> str | None:
+def _ssh_commands(inv: Invocation, text: str | None) -> bool:
     """An ssh client config gaining a command ssh will run (ProxyCommand, LocalCommand, Match exec)."""
-    text = (inv.data.text if inv.name == "tee" else output_of(inv).text) or ""
-    if not _SSH_COMMANDS.search(text):
-        return None
-    for target, kind in written_files(inv):
-        shown = resolve(target.text, inv.cwd).shown()
-        if shown in ("~/.ssh/config", "/etc/ssh/ssh_config") or shown.startswith("/etc/ssh/ssh_config.d/"):
-            return f"{inv.name} {kind}s {shown} with a command every ssh connection runs"
+    return _SSH_COMMANDS.search((inv.data.text if inv.name == "tee" else text) or "") is not None
+
+
+def _ssh_config(inv: Invocation, target: Field) -> str | None:
+    shown = resolve(target.text, inv.cwd).shown()
+    if shown in ("~/.ssh/config", "/etc/ssh/ssh_config") or shown.startswith("/etc/ssh/ssh_config.d/"):
+        return "a command every ssh connection runs"
     return None
 
 
@@ -108,19 +104,18 @@ def _crontab(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule(
+@rules.writes(
     "write-git-hook",
     "approve",
     "writes a git hook or the repository's config (code that runs at the next commit, checkout or fetch)",
 )
-def _git_hook(inv: Invocation) -> str | None:
-    for target, kind in written_files(inv):
-        parts = resolve(target.text, inv.cwd).parts
-        for i, part in enumerate(parts[:-1]):
-            if part == ".git" and (
-                (parts[i + 1] == "hooks" and len(parts) > i + 2) or parts[i + 1 :] == ("config",)
-            ):
-                return f"{inv.name} {kind}s {target.shown()}, which git runs or reads on later commands"
+def _git_hook(inv: Invocation, target: Field) -> str | None:
+    parts = resolve(target.text, inv.cwd).parts
+    for i, part in enumerate(parts[:-1]):
+        if part == ".git" and (
+            (parts[i + 1] == "hooks" and len(parts) > i + 2) or parts[i + 1 :] == ("config",)
+        ):
+            return "git runs or reads it on later commands"
     return None
 
 
@@ -133,17 +128,18 @@ _AUTORUN_WORDS = re.compile(
 )
 
 
-@rules.rule(
+def _autorun_words(inv: Invocation, text: str | None) -> bool:
+    return text is None or _AUTORUN_WORDS.search(text) is not None
+
+
+@rules.writes(
     "write-autorun-task",
     "approve",
     "writes an editor task that runs on its own when the folder is opened (.vscode/tasks.json runOn folderOpen)",
+    content=_autorun_words,
 )
-def _autorun_task(inv: Invocation) -> str | None:
-    text = output_of(inv).text
-    for target, kind in written_files(inv):
-        if _AUTORUN_TASKS.search(target.text) and (text is None or _AUTORUN_WORDS.search(text)):
-            return f"{inv.name} {kind}s {target.shown()}: a task the editor runs when the folder opens"
-    return None
+def _autorun_task(inv: Invocation, target: Field) -> str | None:
+    return "a task the editor runs when the folder opens" if _AUTORUN_TASKS.search(target.text) else None
 
 
 # The official registries; a registry or package index set to anything else serves every later

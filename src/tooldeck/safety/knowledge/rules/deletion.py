@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from tooldeck.safety.analysis.model import HOME_MARK, Field, Invocation
 from tooldeck.safety.analysis.paths import PathKind, classify, resolve
@@ -74,6 +75,31 @@ def _kind(inv: Invocation, target: Field) -> PathKind:
     return classify(target.text, inv.cwd)
 
 
+# What a deleted target's class means, for the rules declared by `_deletes`.
+_WHY: dict[PathKind, str] = {
+    "system": "part of the operating system",
+    "credentials": "keys or credentials that cannot be recovered",
+    "parent": "outside the workspace",
+    "workspace_all": "everything in the working directory",
+}
+Reach = Literal["any", "tree", "tree or glob"]
+
+
+def _deletes(rule_id: str, description: str, kinds: tuple[PathKind, ...], reach: Reach) -> None:
+    """A rule over one effect: deleting a target of one of `kinds` (`paths.classify`), by any
+    deleting program (`deletion_targets`), at any depth or only a whole tree (or a wide glob)."""
+
+    def match(inv: Invocation) -> str | None:
+        for target, recursive in deletion_targets(inv):
+            wide = reach == "any" or recursive or (reach == "tree or glob" and target.glob)
+            kind = _kind(inv, target)
+            if wide and kind in kinds:
+                return f"{inv.name} deletes {target.shown()}: {_WHY[kind]}"
+        return None
+
+    rules.rule(rule_id, "approve", description, previewable=True)(match)
+
+
 @rules.rule(
     "delete-root",
     "block",
@@ -90,17 +116,7 @@ def _root(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule(
-    "delete-system",
-    "approve",
-    "deletes a system directory or file (/etc, /usr, /var/lib/...)",
-    previewable=True,
-)
-def _system(inv: Invocation) -> str | None:
-    for target, _recursive in deletion_targets(inv):
-        if _kind(inv, target) == "system":
-            return f"{inv.name} deletes {target.shown()}, part of the operating system"
-    return None
+_deletes("delete-system", "deletes a system directory or file (/etc, /usr, /var/lib/...)", ("system",), "any")
 
 
 @rules.rule(
@@ -117,43 +133,24 @@ def _home(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule(
+_deletes(
     "delete-credentials",
-    "approve",
     "deletes keys or credentials (~/.ssh, ~/.gnupg, ~/.aws, ...)",
-    previewable=True,
+    ("credentials",),
+    "any",
 )
-def _credentials(inv: Invocation) -> str | None:
-    for target, _recursive in deletion_targets(inv):
-        if _kind(inv, target) == "credentials":
-            return f"{inv.name} deletes {target.shown()}: keys or credentials that cannot be recovered"
-    return None
-
-
-@rules.rule(
+_deletes(
     "delete-outside-workspace",
-    "approve",
     "recursively deletes the parent directory or its contents",
-    previewable=True,
+    ("parent",),
+    "tree",
 )
-def _parent(inv: Invocation) -> str | None:
-    for target, recursive in deletion_targets(inv):
-        if recursive and _kind(inv, target) == "parent":
-            return f"{inv.name} deletes {target.shown()}, outside the workspace"
-    return None
-
-
-@rules.rule(
+_deletes(
     "delete-workspace",
-    "approve",
     "recursively deletes everything in the working directory (rm -rf *)",
-    previewable=True,
+    ("workspace_all",),
+    "tree or glob",
 )
-def _workspace(inv: Invocation) -> str | None:
-    for target, recursive in deletion_targets(inv):
-        if (recursive or target.glob) and _kind(inv, target) == "workspace_all":
-            return f"{inv.name} deletes {target.shown()}: everything in the working directory"
-    return None
 
 
 # Top-level folders that hold a project's own work, never rebuilt from anything.

@@ -41,14 +41,9 @@ def _format_unknown(inv: Invocation) -> str | None:
     return None
 
 
-def _written(inv: Invocation) -> list[Field]:
-    """Everything this invocation writes (`effects.written_files`: dd of=, cp/tee targets, redirections)."""
-    return [target for target, _kind in written_files(inv)]
-
-
 def written_devices(inv: Invocation) -> list[Field]:
     """Block devices this invocation writes to: dd of=, cp/tee/pv targets, output redirections."""
-    return _devices(_written(inv), inv.cwd)
+    return _devices([target for target, _kind in written_files(inv)], inv.cwd)
 
 
 @rules.rule(
@@ -57,7 +52,7 @@ def written_devices(inv: Invocation) -> list[Field]:
     "writes raw data to, wipes or formats a device whose name is computed at run time (of=/dev/$disk)",
 )
 def _computed(inv: Invocation) -> str | None:
-    targets = list(_written(inv))
+    targets = [target for target, _kind in written_files(inv)]
     if _FORMATTERS.fullmatch(inv.name) or inv.name in _WIPERS:
         targets += list(inv.args)
     for target in targets:

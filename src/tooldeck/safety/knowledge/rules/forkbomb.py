@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.analysis.effects import written_files
 from tooldeck.safety.analysis.flows import output_of
 from tooldeck.safety.analysis.interpreter_forks import forks_forever
-from tooldeck.safety.analysis.model import Invocation
+from tooldeck.safety.analysis.model import Field, Invocation
 from tooldeck.safety.knowledge.rules.base import RuleSet
 
 rules = RuleSet("fork_bomb")
@@ -30,17 +29,19 @@ def _runs_itself_twice(text: str) -> bool:
     return len(_SELF_RUN.findall(text)) >= 2 and bool(re.search(r"(?<![&>])&(?![&>])|(?<!\|)\|(?!\|)", text))
 
 
-@rules.rule(
+def _forks(inv: Invocation, text: str | None) -> bool:
+    return text is not None and (forks_forever(text) or _runs_itself_twice(text))
+
+
+@rules.writes(
     "write-fork-program",
     "approve",
     "writes a program that forks in an endless loop (echo 'for(;;)fork();' > f.c)",
+    content=_forks,
 )
-def _fork_program(inv: Invocation) -> str | None:
-    text = output_of(inv).text
-    if text is None or not (forks_forever(text) or _runs_itself_twice(text)):
-        return None
-    for target, kind in written_files(inv):
-        # A file named as source code, or any file that starts with `#!` (a script to run).
-        if _SOURCE.search(target.text) or text.lstrip().startswith("#!"):
-            return f"{inv.name} {kind}s {target.shown()}, a program that forks without end"
+def _fork_program(inv: Invocation, target: Field) -> str | None:
+    # A file named as source code, or any file that starts with `#!` (a script to run).
+    text = output_of(inv).text or ""
+    if _SOURCE.search(target.text) or text.lstrip().startswith("#!"):
+        return "a program that forks without end"
     return None

@@ -123,8 +123,6 @@ def _delete_branch(inv: Invocation) -> str | None:
         zeroed = len(operands) > 1 and re.fullmatch(r"0{40}|0{64}", operands[1])
         if operands and _protected_ref(operands[0]) and ("-d" in words or zeroed):
             return f"git update-ref deletes {operands[0]}"
-    if words[:2] == ["symbolic-ref", "-d"] or words[:2] == ["symbolic-ref", "--delete"]:
-        return "git symbolic-ref -d deletes HEAD"
     if words[:1] == ["branch"]:
         flags = "".join(w[1:] for w in words[1:] if re.fullmatch(r"-[a-zA-Z]+", w))
         force = "D" in flags or (
@@ -146,8 +144,6 @@ def _delete_branch(inv: Invocation) -> str | None:
 )
 def _discard(inv: Invocation) -> str | None:
     words = git_words(inv)
-    if words[:1] == ["reset"] and "--hard" in words:
-        return f"git {' '.join(words)} discards uncommitted changes"
     if words[:1] == ["clean"]:
         flags = "".join(w[1:] for w in words[1:] if re.fullmatch(r"-[a-zA-Z]+", w))
         dry = "n" in flags or "--dry-run" in words or "i" in flags
@@ -165,41 +161,26 @@ def _discard(inv: Invocation) -> str | None:
             return f"git {' '.join(words)} deletes every untracked file{ignored}"
     if words[:1] in (["checkout"], ["restore"]) and words[-1:] in (["."], ["*"], [":/"]):
         return f"git {' '.join(words)} throws away every local change"
-    if words[:1] in (["checkout"], ["switch"]) and ({"-f", "--force", "--discard-changes"} & set(words[1:])):
-        return f"git {' '.join(words)} throws away every local change"
     if words[:1] == ["rm"] and "--cached" not in words:
         paths = [w for w in words[1:] if not w.startswith("-")]
         if any(classify(p, inv.cwd) == "workspace_all" for p in paths):
             return f"git {' '.join(words)} deletes every tracked file"
     if words[:2] == ["submodule", "deinit"] and {"-f", "--force"} & set(words) and "--all" in words:
         return "git submodule deinit -f --all discards the submodules' working trees"
-    if words[:2] == ["stash", "clear"]:
-        return "git stash clear deletes every stash"
     return None
 
 
 @rules.rule("git-rewrite-history", "approve", "rewrites history (filter-branch, filter-repo, BFG)")
 def _rewrite(inv: Invocation) -> str | None:
-    words = git_words(inv)
-    if words[:1] in (["filter-branch"], ["filter-repo"]) and not {"--analyze", "--dry-run"} & set(words):
-        return f"git {words[0]} rewrites every commit"
-    if inv.name == "bfg" or (inv.name == "java" and any("bfg" in w for w in inv.arg_texts())):
+    # git filter-branch/filter-repo and bfg are verbs (verbs.toml); BFG run by java is not.
+    if inv.name == "java" and any("bfg" in w for w in inv.arg_texts()):
         return "BFG rewrites repository history"
     return None
 
 
-@rules.rule(
+rules.declare(
     "git-destroy-reflog", "approve", "expires the reflog or prunes unreachable objects (the undo history)"
 )
-def _reflog(inv: Invocation) -> str | None:
-    words = git_words(inv)
-    if words[:2] in (["reflog", "expire"], ["reflog", "delete"]):
-        return f"git {' '.join(words)} destroys the reflog"
-    if words[:1] == ["gc"] and any(w in ("--prune=now", "--prune=all") for w in words):
-        return "git gc --prune=now deletes unreachable commits for good"
-    if words[:1] == ["prune"] and any(w.startswith("--expire") for w in words):
-        return "git prune --expire deletes unreachable commits"
-    return None
 
 
 @rules.rule("delete-git-dir", "approve", "deletes a .git directory (the whole history)", previewable=True)

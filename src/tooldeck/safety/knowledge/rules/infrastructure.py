@@ -14,7 +14,7 @@ import re
 from tooldeck.safety.analysis.argv import word_operands as operands
 from tooldeck.safety.analysis.model import Invocation
 from tooldeck.safety.knowledge.rules.base import RuleSet
-from tooldeck.safety.knowledge.table import command_words, operands_of, programs, value_options_of
+from tooldeck.safety.knowledge.table import operands_of, programs, value_options_of
 
 rules = RuleSet("infra_destruction")
 
@@ -31,7 +31,7 @@ def _flags(words: list[str]) -> set[str]:
     return out
 
 
-_KUBE_CLIS = programs().in_class("kubernetes-cli") - {"helm"}
+_KUBE_CLIS = programs().in_class("cluster-client")
 _EPHEMERAL = frozenset({"pod", "pods", "po", "job", "jobs", "event", "events", "ev", "lease", "leases"})
 _MASS = frozenset(
     {
@@ -84,61 +84,19 @@ def _kubectl(inv: Invocation) -> str | None:
     return None
 
 
-_PROVISIONERS = programs().in_class("provisioner")
-
-
-@rules.rule(
+# Tearing infrastructure down and uninstalling releases are verbs alone (verbs.toml).
+rules.declare(
     "infra-destroy",
     "approve",
     "tears infrastructure down: terraform/tofu destroy, apply -destroy, state rm, pulumi destroy, cdk destroy",
     previewable=True,
 )
-def _destroy(inv: Invocation) -> str | None:
-    words = command_words(inv)
-    positional = [w for w in words if not w.startswith("-")]
-    if inv.name in _PROVISIONERS:
-        while positional[:1] and positional[0] in ("run-all", "run"):
-            positional = positional[1:]
-        verb = positional[0] if positional else ""
-        if verb == "destroy" or (verb == "apply" and ({"-destroy", "--destroy"} & set(words))):
-            return f"{inv.name} {verb} destroys every resource it manages"
-        if verb == "state" and positional[1:2] in (["rm"], ["push"]):
-            return f"{inv.name} state {positional[1]} drops resources from the state"
-        if verb == "workspace" and positional[1:2] == ["delete"]:
-            return f"{inv.name} workspace delete removes a workspace and its state"
-        return None
-    verbs: tuple[tuple[str, ...], ...] = _TEARDOWN_VERBS.get(inv.name, ())
-    for words_of_verb in verbs:
-        if tuple(positional[: len(words_of_verb)]) == words_of_verb:
-            return f"{inv.name} {' '.join(words_of_verb)} tears its infrastructure down"
-    return None
-
-
-_TEARDOWN_VERBS: dict[str, tuple[tuple[str, ...], ...]] = {
-    "pulumi": (("destroy",), ("down",), ("stack", "rm"), ("state", "delete")),
-    "cdk": (("destroy",),),
-    "cdktf": (("destroy",),),
-    "serverless": (("remove",),),
-    "sls": (("remove",),),
-    "sam": (("delete",),),
-    "eksctl": (("delete",),),
-    "copilot": (("app", "delete"), ("env", "delete"), ("svc", "delete")),
-}
-
-
-@rules.rule(
+rules.declare(
     "helm-uninstall",
     "approve",
     "uninstalls a Helm release (its workloads and, often, its volumes)",
     previewable=True,
 )
-def _helm(inv: Invocation) -> str | None:
-    if inv.name != "helm":
-        return None
-    positional = operands_of(inv)
-    if positional[:1] and positional[0] in ("uninstall", "delete", "del", "un") and len(positional) > 1:
-        return f"helm {positional[0]} {positional[1]} removes the release and its resources"
-    return None
 
 
 _DELETE_VERBS = frozenset({"delete", "destroy", "purge", "delete-batch", "terminate"})

@@ -11,7 +11,6 @@ from tooldeck.safety.analysis.paths import classify
 from tooldeck.safety.knowledge.rules.base import RuleSet
 from tooldeck.safety.knowledge.rules.deletion import deletion_targets
 from tooldeck.safety.knowledge.rules.system import service_actions
-from tooldeck.safety.knowledge.table import operands_of
 
 rules = RuleSet("history_log_wiping")
 
@@ -28,8 +27,7 @@ def _wiped(inv: Invocation, kind: str) -> str | None:
     "wipe-history", "approve", "deletes, truncates or redirects shell history (history -c, > ~/.bash_history)"
 )
 def _history(inv: Invocation) -> str | None:
-    if inv.name == "history" and any(w in ("-c", "-w") for w in inv.arg_texts()):
-        return f"history {' '.join(inv.arg_texts())} clears the shell history"
+    # history -c is a verb (verbs.toml); here, turning history off and wiping its file.
     if inv.name == "set" and _turns_off_history(inv.arg_texts()):
         return "set +o history stops the shell recording what runs next"
     path = _wiped(inv, "history")
@@ -40,14 +38,8 @@ def _history(inv: Invocation) -> str | None:
     "wipe-logs", "approve", "deletes, truncates or edits system logs under /var/log, or vacuums the journal"
 )
 def _logs(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "journalctl" and any(w.startswith("--vacuum") for w in words):
-        return f"journalctl {' '.join(words)} deletes journal entries"
-    # Logs cleared through their own tool: the kernel ring buffer, the last-login records.
-    if inv.name == "dmesg" and any(w in ("-C", "-c", "--clear", "--read-clear") for w in words):
-        return "dmesg --clear empties the kernel's message log"
-    if inv.name == "lastlog" and any(w in ("-C", "--clear") for w in words):
-        return "lastlog --clear erases the record of logins"
+    # Logs cleared through their own tool (journalctl --vacuum, dmesg -C, lastlog -C) are verbs
+    # (verbs.toml); here, log files deleted or emptied by any program.
     path = _wiped(inv, "log")
     return f"{inv.name} destroys the system log {path}" if path else None
 
@@ -67,38 +59,8 @@ _AUDIT_UNITS = re.compile(r"(auditd|rsyslog|syslog-ng|syslog|systemd-journald|jo
 
 @rules.rule("disable-audit", "approve", "turns auditing or system logging off")
 def _audit(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "auditctl" and (words[:2] == ["-e", "0"] or "-D" in words):
-        return f"auditctl {' '.join(words)} stops kernel auditing"
-    cloud = _cloud_audit(inv)
-    if cloud is not None:
-        return cloud
+    # auditctl -e 0 and the cloud audit trails are verbs (verbs.toml); here, the audit services.
     for action, unit in service_actions(inv):
         if _AUDIT_UNITS.fullmatch(unit):
             return f"{action} of {unit} stops recording what happens"
-    return None
-
-
-# Cloud audit trails and the records of who did what: stopping or deleting them.
-_CLOUD_AUDIT: tuple[tuple[str, ...], ...] = (
-    ("aws", "cloudtrail", "stop-logging"),
-    ("aws", "cloudtrail", "delete-trail"),
-    ("aws", "guardduty", "delete-detector"),
-    ("aws", "configservice", "stop-configuration-recorder"),
-    ("aws", "configservice", "delete-configuration-recorder"),
-    ("aws", "logs", "delete-log-group"),
-    ("aws", "logs", "delete-log-stream"),
-    ("gcloud", "logging", "sinks", "delete"),
-    ("gcloud", "logging", "logs", "delete"),
-    ("gcloud", "logging", "buckets", "delete"),
-    ("az", "monitor", "diagnostic-settings", "delete"),
-    ("az", "monitor", "log-analytics", "workspace", "delete"),
-)
-
-
-def _cloud_audit(inv: Invocation) -> str | None:
-    words = [inv.name, *operands_of(inv)]  # past `aws --profile prod`
-    for prefix in _CLOUD_AUDIT:
-        if tuple(words[: len(prefix)]) == prefix:
-            return f"{' '.join(prefix)} stops or deletes the record of what happens in the account"
     return None

@@ -8,6 +8,7 @@ from tooldeck.safety.analysis.model import NETWORK, Invocation, Taint
 from tooldeck.safety.analysis.programs import SHELLS, CodeSource, code_source
 from tooldeck.safety.knowledge.rules.base import RuleSet
 from tooldeck.safety.knowledge.rules.known_packages import well_known_npx
+from tooldeck.safety.knowledge.table import programs
 
 rules = RuleSet("remote_code_exec")
 
@@ -203,6 +204,7 @@ def _unprompted_package(inv: Invocation, positional: list[str]) -> str | None:
 
 
 _APPLY_VERBS = frozenset({"apply", "create", "replace"})
+_CLUSTER_CLIENTS = programs().in_class("cluster-client")
 
 
 @rules.rule(
@@ -211,7 +213,7 @@ _APPLY_VERBS = frozenset({"apply", "create", "replace"})
     "applies a cluster manifest fetched from the network (kubectl apply -f https://..., curl ... | kubectl apply -f -)",
 )
 def _remote_manifest(inv: Invocation) -> str | None:
-    if inv.name not in ("kubectl", "oc", "kubecolor"):
+    if inv.name not in _CLUSTER_CLIENTS:
         return None
     words = inv.arg_texts()
     if not any(w in _APPLY_VERBS for w in words):

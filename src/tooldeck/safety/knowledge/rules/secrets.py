@@ -4,46 +4,37 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.analysis.flows import output_of
+from tooldeck.safety.analysis.flows import SOCKET_TOOLS, output_of
 from tooldeck.safety.analysis.model import HOME_MARK, SECRET, Field, Invocation
 from tooldeck.safety.analysis.paths import is_secret
 from tooldeck.safety.knowledge.rules.base import RuleSet
+from tooldeck.safety.knowledge.table import programs
 
 rules = RuleSet("secret_exfiltration")
 
-SINKS = frozenset(
-    [
-        "curl",
-        "wget",
-        "nc",
-        "ncat",
-        "netcat",
-        "socat",
-        "telnet",
-        "scp",
-        "sftp",
-        "rsync",
-        "ftp",
-        "tftp",
-        "ssh",
-        "sendmail",
-        "mail",
-        "mailx",
-        "mutt",
-        "http",
-        "https",
-        "xh",
-        "smbclient",
-        "lftp",
-        "aws",
-        "gsutil",
-        "gcloud",
-        "az",
-        "rclone",
-        "s3cmd",
-        "mc",
-        "openssl",
-    ]
+# Programs that send what they are given over the network: the table's downloaders and cloud
+# storage clients, the socket tools, and the other transfer, mail and cloud clients.
+SINKS = (
+    programs().in_class("fetcher")
+    | programs().in_class("cloud-storage")
+    | SOCKET_TOOLS
+    | frozenset(
+        {
+            "scp",
+            "sftp",
+            "rsync",
+            "ftp",
+            "tftp",
+            "ssh",
+            "sendmail",
+            "mail",
+            "mailx",
+            "mutt",
+            "smbclient",
+            "lftp",
+        }
+        | {"aws", "gsutil", "gcloud", "az"}
+    )
 )
 _REMOTE = re.compile(r"^([\w.+-]+@)?[\w.-]+:(?!//)|^(s3|gs|az|ftp|sftp|scp|rsync|https?)://")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from tooldeck.safety.analysis.model import Invocation
-from tooldeck.safety.analysis.paths import classify
+from tooldeck.safety.analysis.model import Field, Invocation
+from tooldeck.safety.analysis.paths import classify, resolve
 from tooldeck.safety.analysis.programs import SHELLS
-from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.rules.base import RuleSet, options, written_match
 from tooldeck.safety.knowledge.rules.remote import source_of
 from tooldeck.safety.knowledge.table import operands_of, programs
 
@@ -33,33 +33,7 @@ def _root_shell(inv: Invocation) -> str | None:
     return None
 
 
-_POWER = frozenset({"shutdown", "reboot", "poweroff", "halt", "kexec"})
-_SYSTEMCTL_POWER = frozenset(
-    {
-        "poweroff",
-        "reboot",
-        "halt",
-        "kexec",
-        "suspend",
-        "hibernate",
-        "rescue",
-        "emergency",
-        "isolate",
-        "soft-reboot",
-    }
-)
-
-
-@rules.rule("power-state", "approve", "shuts down, reboots or halts the machine")
-def _power(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name in _POWER and not any(w in ("-c", "--help", "--show") for w in words):
-        return f"{inv.name} {' '.join(words)} takes the machine down".strip()
-    if inv.name in ("init", "telinit") and words[:1] and words[0] in ("0", "6", "1", "s", "S"):
-        return f"{inv.name} {words[0]} changes the runlevel (halt, reboot or single user)"
-    if inv.name == "systemctl" and operands_of(inv)[:1] and operands_of(inv)[0] in _SYSTEMCTL_POWER:
-        return f"systemctl {' '.join(words)} changes the machine's power state"
-    return None
+rules.declare("power-state", "approve", "shuts down, reboots or halts the machine")
 
 
 def service_actions(inv: Invocation) -> list[tuple[str, str]]:
@@ -156,39 +130,8 @@ def _kill(inv: Invocation) -> str | None:
     return None
 
 
-@rules.rule("security-off", "approve", "flushes the firewall or turns SELinux/AppArmor off")
-def _security(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name in ("iptables", "ip6tables", "iptables-legacy", "iptables-nft"):
-        if any(w in ("-F", "--flush", "-X", "--delete-chain") for w in words):
-            return f"{inv.name} {' '.join(words)} removes firewall rules"
-        if any(w in ("-P", "--policy") for w in words) and "ACCEPT" in words:
-            return f"{inv.name} sets a chain to accept everything"
-    if inv.name == "nft" and (words[:2] == ["flush", "ruleset"] or words[:2] == ["delete", "table"]):
-        return f"nft {' '.join(words)} removes the firewall"
-    if inv.name == "ufw" and words[:1] and words[0] in ("disable", "reset"):
-        return f"ufw {words[0]} turns the firewall off"
-    if inv.name == "setenforce" and words[:1] and words[0] in ("0", "Permissive", "permissive"):
-        return "setenforce 0 turns SELinux enforcement off"
-    if inv.name in ("aa-teardown", "aa-disable") or (inv.name == "apparmor_parser" and "-R" in words):
-        return f"{inv.name} unloads AppArmor profiles"
-    return None
-
-
-@rules.rule("network-down", "approve", "takes network interfaces or routes down")
-def _network(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "ip" and (
-        ("link" in words[:1] and "down" in words) or words[:2] in (["addr", "flush"], ["route", "flush"])
-    ):
-        return f"ip {' '.join(words)} cuts network access"
-    if inv.name == "ifconfig" and "down" in words:
-        return f"ifconfig {' '.join(words)} takes an interface down"
-    if inv.name in ("ifdown",) or (
-        inv.name == "nmcli" and ("off" in words or "disconnect" in words or "down" in words)
-    ):
-        return f"{inv.name} {' '.join(words)} takes the network down"
-    return None
+rules.declare("security-off", "approve", "flushes the firewall or turns SELinux/AppArmor off")
+rules.declare("network-down", "approve", "takes network interfaces or routes down")
 
 
 @rules.rule(
@@ -225,19 +168,17 @@ def _container(inv: Invocation) -> str | None:
     "changes kernel parameters or modules (sysctl -w, writes under /proc/sys, rmmod)",
 )
 def _kernel(inv: Invocation) -> str | None:
+    # sysctl -w, rmmod, modprobe -r... are verbs (verbs.toml); here, what a verb cannot say.
     words = inv.arg_texts()
-    if inv.name == "sysctl" and any(
-        w in ("-w", "--write", "-p", "--load") or ("=" in w and not w.startswith("-")) for w in words
-    ):
+    if inv.name == "sysctl" and any("=" in w and not w.startswith("-") for w in words):
         return f"sysctl {' '.join(words)} changes kernel parameters"
-    if inv.name in ("rmmod", "insmod") or (inv.name == "modprobe" and ("-r" in words or "--remove" in words)):
-        return f"{inv.name} {' '.join(words)} changes loaded kernel modules"
-    for redirect in inv.redirects:
-        target = redirect.target.text
-        if redirect.writes and (
-            target.startswith(("/proc/sys/", "/sys/")) or target == "/proc/sysrq-trigger"
-        ):
-            return f"writes to {target}, changing the running kernel"
-    if inv.name == "tee" and any(w.startswith(("/proc/sys/", "/sys/", "/proc/sysrq-trigger")) for w in words):
-        return "tee writes to kernel parameters"
+    return written_match(inv, _kernel_file)
+
+
+def _kernel_file(inv: Invocation, target: Field) -> str | None:
+    """Kernel parameters and triggers (/proc/sys, /sys, /proc/sysrq-trigger), however written."""
+    path = resolve(target.text, inv.cwd)
+    parts = path.parts if path.anchor == "/" else ()
+    if parts[:2] == ("proc", "sys") or parts[:1] == ("sys",) or parts == ("proc", "sysrq-trigger"):
+        return "it changes the running kernel"
     return None
