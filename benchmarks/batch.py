@@ -88,7 +88,7 @@ def measure(
     address: str | None = None,
 ) -> dict[str, Any]:
     """One batch run; its steady-state rate and what it costs per item."""
-    from tooldeck._core.config import Config
+    from tooldeck import Config
     from tooldeck.agent.models.base import ModelSettings
     from tooldeck.batch.run import BatchOptions, plan_batch, run_batch
     from tooldeck.batch.worker import WorkerSpec

@@ -47,8 +47,7 @@ def call_args(tool: str, content: str) -> dict[str, Any]:
 
 
 def p50_ms(root: Path, tool: str, *, enabled: bool, rounds: int) -> float:
-    from tooldeck import Deck
-    from tooldeck.core import parse_config
+    from tooldeck import Deck, parse_config
 
     home = root / f"home-{tool}-{enabled}"
     config = parse_config(

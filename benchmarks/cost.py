@@ -42,8 +42,7 @@ from typing import Any
 
 from benchmarks.deferral import mcp_tools
 from benchmarks.dialects import find_schemas
-from tooldeck import Deck, Tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, Tool, parse_config
 from tooldeck._core.dialects.tokens import count_text
 from tooldeck._core.sources.base import StaticSource
 from tooldeck.agent.models.base import ModelSettings, Provider

@@ -30,9 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.dialects import find_schemas
-from tooldeck import Deck, Tool
+from tooldeck import Deck, Tool, load_config, parse_config
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config_load import load_config, parse_config
 from tooldeck._core.dialects import token_costs
 from tooldeck._core.dialects.names import safe_name
 from tooldeck._core.dialects.tokens import count_text

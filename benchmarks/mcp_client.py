@@ -84,8 +84,7 @@ def ready_time(workdir: Path, chosen: dict[str, dict[str, Any]]) -> float:
 
 def ready_and_cpu(workdir: Path, chosen: dict[str, dict[str, Any]]) -> tuple[float, float]:
     """`ready_time`, and the CPU seconds the servers' processes had used by then."""
-    from tooldeck import Deck
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import Deck, parse_config
 
     config = parse_config(
         {"mcp_servers": chosen, "home": str(workdir / "home"), "plugins": {"enabled": False}},
@@ -183,8 +182,7 @@ def on_deck_loop(workdir: Path, calls: int, warmup: int) -> tuple[list[float], l
 
 
 def _echo_deck(workdir: Path) -> Deck:
-    from tooldeck import Deck
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import Deck, parse_config
 
     entry = servers(workdir)["everything"]
     config = parse_config(

@@ -32,6 +32,7 @@ LAYERS: list[tuple[str, ...]] = [
         "tooldeck._core.templates",
         "tooldeck._core.tool_names",
         "tooldeck._core.config_sections",
+        "tooldeck._core.config_mcp",
         "tooldeck._core.config_check",
         "tooldeck._core.config",
         "tooldeck._core.config_load",
@@ -76,7 +77,7 @@ LAYERS: list[tuple[str, ...]] = [
     # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
     # The interop adapters (other frameworks' tools in, the loadout out) take a deck as it is.
     ("tooldeck.agent", "tooldeck.testing", "tooldeck.interop"),
-    ("tooldeck._deck",),
+    ("tooldeck._deck", "tooldeck._config"),
     ("tooldeck.serve", "tooldeck.batch", "tooldeck.inspect"),
     ("tooldeck.cli",),
 ]

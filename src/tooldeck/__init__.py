@@ -56,10 +56,9 @@ from tooldeck.errors import (
 
 # Imported on first use, so that a module that only defines tools stays cheap to import.
 if TYPE_CHECKING:
+    from tooldeck._config import Config, load_config, parse_config
     from tooldeck._core.assembly.explanation import Explanation
     from tooldeck._core.assembly.loadout import Fate, Loadout
-    from tooldeck._core.config import Config
-    from tooldeck._core.config_load import load_config, parse_config
     from tooldeck._core.diagnostics import Diagnostic
     from tooldeck._core.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
     from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, Approver, CallbackApprover

@@ -18,10 +18,11 @@ from collections.abc import Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, Unpack
 
+from tooldeck._config import Config
 from tooldeck._core.assembly.explanation import Explanation
 from tooldeck._core.assembly.loadout import Loadout
 from tooldeck._core.assembly.pipeline import Assembler
-from tooldeck._core.config import Config, ExecutionConfig
+from tooldeck._core.config import CoreConfig, ExecutionConfig
 from tooldeck._core.configured import (
     check_unique_names,
     config_middleware,
@@ -108,7 +109,7 @@ class Deck:
     def load(cls, path: str | Path | None = None, **given: Unpack[Given]) -> Deck:
         """Read the config file (default `./tooldeck.yaml` when present) and load every source;
         `given`: what `Deck(...)` takes besides the config."""
-        from tooldeck._core.config_load import load_config
+        from tooldeck._config import load_config
 
         return cls(load_config(path), **given)
 
@@ -234,7 +235,7 @@ class Deck:
             run_sync=mcp.run if (mcp := self._mcp_loop()) is not None else None,
         )
 
-    def _services_for(self, config: Config) -> dict[type, object]:
+    def _services_for(self, config: CoreConfig) -> dict[type, object]:
         """What a session under `config` is offered (the deck's own built once)."""
         from tooldeck.agent.for_deck import deck_services
 

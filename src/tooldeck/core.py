@@ -43,20 +43,21 @@ if TYPE_CHECKING:
     from tooldeck._core.checkpoints.undo import UndoReport
 
     # Config: the whole file and the typed section each component is built with
+    # (the whole, `tooldeck.Config`, is composed above the core with the satellites' sections;
+    # a satellite defines its own section with `ConfigSection` and `config_section`)
     from tooldeck._core.config import (
+        MAX_SECONDS,
         ApprovalsConfig,
-        BrowserConfig,
         CheckpointsConfig,
-        Config,
+        ConfigSection,
+        CoreConfig,
         EffectsConfig,
         ExecutionConfig,
         ModelConfig,
         SandboxConfig,
         ServeConfig,
-        WebConfig,
-        WebSearchConfig,
     )
-    from tooldeck._core.config_load import load_config, parse_config
+    from tooldeck._core.config import section as config_section
     from tooldeck._core.config_load import schema_adapter as config_schema_adapter
     from tooldeck._core.content import (
         AudioContent,
@@ -142,6 +143,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APPROVAL_PROMPT",
     "LOGGING_LEVELS",
+    "MAX_SECONDS",
     "MCP_EXAMPLES_KEY",
     "SKILL_FILE",
     "AlwaysGrants",
@@ -155,16 +157,16 @@ __all__ = [
     "AutoApprover",
     "Availability",
     "Bounds",
-    "BrowserConfig",
     "CallChannel",
     "ChangeKind",
     "Checkpoint",
     "CheckpointStore",
     "CheckpointsConfig",
-    "Config",
+    "ConfigSection",
     "ConfinedRoot",
     "ContentBlock",
     "ControlPlane",
+    "CoreConfig",
     "DeclaredResource",
     "DescriptionContext",
     "Diagnostic",
@@ -226,8 +228,6 @@ __all__ = [
     "ToolResult",
     "ToolSource",
     "UndoReport",
-    "WebConfig",
-    "WebSearchConfig",
     "Workspace",
     "WriteBudget",
     "active_skills",
@@ -237,6 +237,7 @@ __all__ = [
     "checkpoint_store",
     "close_mcp_servers",
     "config_schema_adapter",
+    "config_section",
     "content_from_mcp",
     "content_to_mcp",
     "current_checkpoint",
@@ -245,14 +246,12 @@ __all__ = [
     "deferred_listing",
     "describe_request",
     "entry_owner",
-    "load_config",
     "load_skills",
     "loader_name",
     "mcp_login",
     "mcp_logout",
     "mcp_server_specs",
     "parse_answer",
-    "parse_config",
     "promote",
     "promoted_names",
     "prompt",

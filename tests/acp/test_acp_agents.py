@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import ConfigError, Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import ConfigError, Deck, parse_config
 from tooldeck._core.execution.executor import Executor
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover, Grants
 from tooldeck._core.execution.types import ToolCall, ToolResult

@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from support.trees import differences, snapshot
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.policy import ApprovalRequest, CallbackApprover
 
 AGENT = Path(__file__).resolve().parent / "echo_agent.py"

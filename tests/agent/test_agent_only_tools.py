@@ -17,8 +17,7 @@ from cli.clirun import BIN, tooldeck
 from support.agent_kit import make_agent
 from support.mcp_text import text_of
 from support.scripted_server import ScriptedServer, Turn
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 
 AGENT_ONLY = {"clarify", "delegate_task", "present_files"}
 EVERYWHERE = {"memory", "session_search", "todo"}

@@ -15,8 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from cli.clirun import BIN, tooldeck
 from support.mcp_text import text_of
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 from tooldeck.agent.messages import Message
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.agent.tools import memory, session_search

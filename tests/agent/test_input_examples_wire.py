@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from support.agent_kit import PROVIDERS, settings_for
-from tooldeck import Deck, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config, tool
 from tooldeck.agent.models.anthropic import TOOL_EXAMPLES
 from tooldeck.agent.models.factory import make_model
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn

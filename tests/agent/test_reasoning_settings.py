@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tooldeck import Deck, ScriptedModel
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, ScriptedModel, parse_config
 from tooldeck.agent.messages import user
 from tooldeck.agent.models.base import ModelRequest, ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model

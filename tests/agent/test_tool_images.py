@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from support.agent_kit import PROVIDERS, make_agent
-from tooldeck import ImageContent, TextContent, ToolError, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import ImageContent, TextContent, ToolError, parse_config, tool
 from tooldeck._core.content import ContentBlock
 from tooldeck._core.execution.middleware import CallNext, ToolCallRequest
 from tooldeck._core.execution.types import ToolResult

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tooldeck import parse_config
 from tooldeck._core.assembly.pipeline import Assembler
-from tooldeck._core.config_load import parse_config
 from tooldeck._core.registry import Registry
 from tooldeck._core.tool import Tool
 

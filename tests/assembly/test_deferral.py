@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tooldeck import Deck, Tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, Tool, parse_config
 from tooldeck._core.dialects import token_costs
 from tooldeck._core.sources.base import StaticSource
 from tooldeck._core.tool import SourceKind

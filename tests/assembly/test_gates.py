@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tooldeck import parse_config
 from tooldeck._core.assembly.gates import (
     AvailabilityGate,
     DedupGate,
@@ -17,7 +18,6 @@ from tooldeck._core.assembly.gates import (
     ToolsetGate,
 )
 from tooldeck._core.availability_types import Availability
-from tooldeck._core.config_load import parse_config
 from tooldeck._core.tool import Tool
 from tooldeck._core.toolsets import Toolset, ToolsetIndex
 

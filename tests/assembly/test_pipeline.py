@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tooldeck._core.config import Config
+from tooldeck import Config
 from tooldeck._core.registry import Registry
 from tooldeck._core.tool import DescriptionContext, Tool
 from tooldeck.errors import ToolsetError
@@ -103,8 +103,7 @@ def test_typos_are_warnings_by_default_and_errors_in_strict_mode() -> None:
 
 
 def test_the_api_refuses_an_unknown_platform_with_a_suggestion() -> None:
-    from tooldeck import Deck, UnknownPlatformError
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import Deck, UnknownPlatformError, parse_config
 
     config = parse_config({"platform_toolsets": {"cli": ["core"], "gateway": ["core"]}}, env={})
     deck = Deck(config, tools=[make("a"), make("b", "other")], builtins=False)

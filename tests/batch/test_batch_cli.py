@@ -27,7 +27,7 @@ from support.batch_kit import (
     run_with_a_stuck_worker,
     write_items,
 )
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck.agent.models.base import ModelSettings
 from tooldeck.batch.dispatch import BatchRunError
 from tooldeck.batch.run import BatchOptions, plan_batch, run_batch

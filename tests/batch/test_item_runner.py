@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from support.agent_kit import TEST_TOOLS
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck._deck import Deck
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.batch.items import BatchItem

@@ -9,7 +9,7 @@ import sys
 from benchmarks.dispatch import DispatchOptions, run_bench, summarise, table
 from tests.support.benchrun import CHECKOUT
 
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck._core.execution.events import CallbackSink, CollectingSink, ExecutionEvent, FanOutSink
 
 

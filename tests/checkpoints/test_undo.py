@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from support.trees import differences, snapshot
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck.errors import CheckpointConflict, CheckpointError
 
 V4A = (

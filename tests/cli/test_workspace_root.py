@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck.errors import ConfigError
 
 from .clirun import tooldeck

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck._core.config import Config, SandboxConfig
-from tooldeck._core.config_load import load_config, parse_config
+from tooldeck import Config, load_config, parse_config
+from tooldeck._core.config import SandboxConfig
 from tooldeck.errors import ConfigError
 
 
@@ -114,7 +114,7 @@ def test_a_cached_config_file_loads_without_yaml_or_pydantic(tmp_path: Path) -> 
     path.write_text("platform: cli\nmodel: {name: '${TD_TEST_MODEL}'}\n", encoding="utf-8")
     env = {**os.environ, "TOOLDECK_CACHE_DIR": str(tmp_path / "cache"), "TD_TEST_MODEL": "m1"}
     code = (
-        "import sys; from tooldeck._core.config_load import load_config; c = load_config(sys.argv[1]); "
+        "import sys; from tooldeck import load_config; c = load_config(sys.argv[1]); "
         "print(c.model.name, 'pydantic' in sys.modules, 'yaml' in sys.modules)"
     )
     run = [sys.executable, "-c", code, str(path)]

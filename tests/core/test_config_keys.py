@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 from tooldeck.cli.main import dispatch
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck._core.config_load import load_config
+from tooldeck import load_config
 from tooldeck._core.config_yaml import MAX_DEPTH, load_yaml
 from tooldeck.errors import ConfigError
 

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck, prompt, resource
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config, prompt, resource
 from tooldeck.errors import ConfigError, ToolConflictError
 
 MODULE = '''

@@ -12,8 +12,7 @@ from typing import Any
 import mcp_types
 import pytest
 
-from tooldeck import Deck, Tool, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, Tool, parse_config, tool
 from tooldeck._core.dialects import get_dialect
 from tooldeck._core.dialects.examples import EXAMPLES_MAX_CHARS, HEADER
 from tooldeck._core.sources.mcp.convert import deck_tools

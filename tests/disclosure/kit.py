@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tooldeck import Deck, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config, tool
 from tooldeck._core.execution.types import ToolResult
 from tooldeck._core.tool import Tool
 

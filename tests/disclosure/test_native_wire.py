@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 
 from disclosure.kit import TOOLS, config_data
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.sources.base import StaticSource
 from tooldeck.agent.events import CacheBreak, EventLog
 from tooldeck.agent.models.base import ModelSettings, Provider

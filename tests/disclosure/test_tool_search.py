@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.disclosure import ToolRendering, catalog_hash
 from tooldeck._core.execution.types import ToolCall
 from tooldeck._core.run_state import Promotions, RunState, RunStateUpdate

@@ -7,8 +7,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tooldeck import parse_config
 from tooldeck._core.assembly.loadout import Fate, Loadout
-from tooldeck._core.config_load import parse_config
 from tooldeck._core.execution.executor import Executor
 from tooldeck._core.execution.types import ToolCall, ToolResult
 from tooldeck._core.tool import Tool

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Deck, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config, tool
 from tooldeck._utils.text import json_dumps, json_text
 from tooldeck.batch.results import ItemResult, ResultWriter
 

@@ -25,9 +25,9 @@ from tooldeck import (
     TextContent,
     Tool,
     ToolOutput,
+    parse_config,
     tool,
 )
-from tooldeck._core.config_load import parse_config
 from tooldeck.core import content_from_mcp
 from tooldeck.errors import ToolDefinitionError
 

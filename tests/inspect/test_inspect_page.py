@@ -25,10 +25,11 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def store_a_session(config: Path) -> None:
     """One stored agent session with a tool call and its result, as `tooldeck run` leaves them."""
+    from tooldeck import load_config
     from tooldeck.agent.messages import Message
     from tooldeck.agent.services import sessions_db
     from tooldeck.agent.sessions import SessionStore
-    from tooldeck.core import ToolCall, load_config
+    from tooldeck.core import ToolCall
 
     db = sessions_db(load_config(config))
     db.parent.mkdir(parents=True, exist_ok=True)

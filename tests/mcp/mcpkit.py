@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_MODULES = ROOT / ".node" / "node_modules" / "@modelcontextprotocol"

@@ -176,7 +176,7 @@ def test_asking_with_nobody_in_flight_is_declined() -> None:
     ],
 )
 def test_bad_sampling_and_protocol_values_are_config_errors(key: str, value: Any, said: str) -> None:
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import parse_config
     from tooldeck.errors import ConfigError
 
     with pytest.raises(ConfigError) as caught:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tooldeck import load_config, parse_config
 from tooldeck._core.config import McpServerConfig
-from tooldeck._core.config_load import load_config, mcp_server_configs, parse_config
+from tooldeck._core.config_load import mcp_server_configs
 from tooldeck._core.sources.mcp.naming import MAX_NAME, deck_names
 from tooldeck._core.sources.mcp.settings import child_env, server_specs
 from tooldeck.errors import ConfigError

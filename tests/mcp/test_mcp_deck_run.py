@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Deck, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config, tool
 from tooldeck._core.sources.mcp import McpSource
 
 from .mcpkit import deck_over, tiny

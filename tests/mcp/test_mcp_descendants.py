@@ -74,7 +74,7 @@ SCRIPT = textwrap.dedent(
     """
     import json, os, sys
     from tooldeck import Deck
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import parse_config
 
     tmp, seconds, server = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
     deck = Deck(parse_config({"mcp_servers": {"sp": server}, "home": tmp + "/home"}), builtins=False)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck._core.sources.mcp.oauth_store import AuthRecord, TokenStore
 from tooldeck._core.sources.mcp.settings import server_specs
 from tooldeck.errors import ConfigError
@@ -299,7 +299,7 @@ def test_oauth_code_and_the_sdk_load_only_when_a_server_connects(tmp_path: Path)
     config.write_text(json.dumps({"mcp_servers": {"n": {"url": URL, "auth": {"scopes": ["a"]}}}}))
     code = (
         "import sys, tooldeck\n"
-        "from tooldeck.core import load_config, mcp_server_specs\n"
+        "from tooldeck import load_config\nfrom tooldeck.core import mcp_server_specs\n"
         f"specs = mcp_server_specs(load_config({str(config)!r}))\n"
         "assert specs[0].auth is not None\n"
         "print(sorted(m for m in ('mcp', 'httpx2', 'jwt', 'tooldeck._core.sources.mcp.oauth_login',"

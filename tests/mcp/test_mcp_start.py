@@ -20,7 +20,7 @@ SCRIPT = textwrap.dedent(
 
     import tooldeck._core.sources.mcp.sdk as sdk
     from tooldeck import Deck
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import parse_config
 
     tmp, tiny = Path(sys.argv[1]), sys.argv[2]
     markers = [tmp / f"started-{i}" for i in range(3)]

@@ -108,7 +108,7 @@ SCRIPT = textwrap.dedent(
     """
     import json, os, signal, sys
     from tooldeck import Deck
-    from tooldeck._core.config_load import parse_config
+    from tooldeck import parse_config
     from tooldeck._core.execution.executor import Executor
     from tooldeck._core.execution.types import ToolCall
     from tooldeck._core.sources.mcp import McpThread

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.sources.mcp import McpSource, stdio
 from tooldeck._core.sources.mcp.supervisor import Breaker
 

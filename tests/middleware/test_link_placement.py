@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Config, Deck, ToolCallRequest, ToolContext, ToolResult, tool
-from tooldeck._core.config_load import load_config, parse_config
+from tooldeck import Config, Deck, ToolCallRequest, ToolContext, ToolResult, load_config, parse_config, tool
 from tooldeck._core.execution.middleware import CallNext
 from tooldeck.core import EffectsConfig, current_checkpoint, service
 from tooldeck.errors import ConfigError

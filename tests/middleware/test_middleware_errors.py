@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Config, Deck, ToolCall, ToolCallRequest, ToolResult, TruncateResults, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Config, Deck, ToolCall, ToolCallRequest, ToolResult, TruncateResults, parse_config, tool
 from tooldeck._core.execution.middleware import CallNext
 from tooldeck.errors import ConfigError
 

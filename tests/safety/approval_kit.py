@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tooldeck import Tool
+from tooldeck import Tool, parse_config
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config_load import parse_config
 from tooldeck._core.execution.executor import Executor
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest
 from tooldeck._core.execution.types import ToolCall, ToolResult

@@ -169,7 +169,7 @@ def test_an_audit_log_that_cannot_be_written_stops_the_call(tmp_path: Path) -> N
 
 
 def test_the_audit_log_goes_where_the_config_says_relative_to_the_config_file(tmp_path: Path) -> None:
-    from tooldeck._core.config_load import load_config
+    from tooldeck import load_config
 
     (tmp_path / "ws").mkdir()
     (tmp_path / "tooldeck.yaml").write_text(

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from tests.safety.approval_kit import Answers, Recorder, shell_tool
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck.agent import ScriptedModel, call, reply
 

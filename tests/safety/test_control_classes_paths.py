@@ -15,8 +15,7 @@ from mcp import Client, StdioServerParameters
 
 from support.batch_kit import by_prompt, run_batch_cli, write_items
 from support.scripted_server import ScriptedServer
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 from tooldeck.agent import ScriptedModel, call, reply
 
 BIN = str(Path(sys.executable).with_name("tooldeck"))

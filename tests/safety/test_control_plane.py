@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config, parse_config
+from tooldeck import Deck, load_config, parse_config
 from tooldeck._core.execution.approval_store import AlwaysGrants
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck._core.execution.types import ToolResult

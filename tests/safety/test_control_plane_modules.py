@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 
 CONFIG = (
     "home: .tooldeck\nsandbox: {kind: bwrap}\nplatform_toolsets: {cli: [file, terminal]}\n"

@@ -9,8 +9,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 from tooldeck._core.execution.policy import ApprovalAnswer, CallbackApprover
 
 CONFIG = (

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config
+from tooldeck import Deck, load_config
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 
 

@@ -20,8 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from serve.helpers import http_server, make_config
 from support.mcp_text import text_of
-from tooldeck import Deck, Tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, Tool, parse_config
 from tooldeck.serve import DeckServer
 
 DEFERRING = "tool_search: {enabled: true, defer: [shout, guarded]}\n"

@@ -9,8 +9,7 @@ from pathlib import Path
 from mcp import Client
 
 from serve.helpers import BIN, stdio_params
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 
 TOOLS = '''
 from tooldeck import tool

@@ -12,7 +12,7 @@ import yaml
 from mcp import Client, StdioServerParameters
 
 from serve.helpers import BIN, REPO, make_config, tools_json_names
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 
 SERVE_PAGE = (REPO / "docs" / "serve.md").read_text(encoding="utf-8")
 INTEROP_PAGE = (REPO / "docs" / "interop.md").read_text(encoding="utf-8")

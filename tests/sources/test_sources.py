@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck._core.sources.discovery import discover_package
 from tooldeck._core.sources.entry_points import load_plugins
 from tooldeck._deck import Deck

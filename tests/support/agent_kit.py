@@ -10,9 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tooldeck import tool
+from tooldeck import parse_config, tool
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config_load import parse_config
 from tooldeck._core.tool import Tool
 from tooldeck._deck import Deck
 from tooldeck.agent.events import EventLog

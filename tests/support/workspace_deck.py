@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 
 
 def workspace_deck(tmp_path: Path, toolsets: Sequence[str] = ("terminal", "file"), **sections: Any) -> Deck:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tooldeck import parse_config
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config_load import parse_config
 from tooldeck._core.tool import Tool
 
 

@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from support.web_pages import WebSite
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.types import ToolCall, ToolResult
 from tooldeck.agent import ScriptedModel, call, reply
 from tooldeck.tools.browser.executable import find_executable
@@ -169,7 +168,7 @@ def test_an_agent_session_closes_its_browser_context(site: WebSite, tmp_path: Pa
 SCRIPT = """
 import os, signal, sys
 from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 deck = Deck(parse_config({{"web": {{"allowed_networks": ["127.0.0.1/32"], "browser": {{"args": ["{marker}"]}}}}}}))
 result = deck.call_sync("browser_navigate", {{"url": "{url}"}})
 assert result.ok, result.content

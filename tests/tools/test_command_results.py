@@ -17,8 +17,7 @@ from cli.clirun import BIN, tooldeck
 from support.agent_kit import make_agent
 from support.mcp_text import text_of
 from support.scripted_server import ScriptedServer, Turn
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck.errors import ToolError
 from tooldeck.tools.terminal import terminal
 

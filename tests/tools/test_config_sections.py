@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck, ToolContext, parse_config
-from tooldeck._core.config import ApprovalsConfig, Config, ExecutionConfig, SandboxConfig, ToolSearchConfig
+from tooldeck import Config, Deck, ToolContext, parse_config
+from tooldeck._core.config import ApprovalsConfig, ExecutionConfig, SandboxConfig, ToolSearchConfig
 from tooldeck._core.disclosure import ToolRendering
 from tooldeck._core.workspace import Workspace
 from tooldeck.agent.services import AgentServices

@@ -13,8 +13,7 @@ import pytest
 
 from support.readable_packages import readable_packages
 from support.trees import differences, snapshot
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck._core.execution.types import ToolResult
 

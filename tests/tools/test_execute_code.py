@@ -10,8 +10,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck._core.execution.types import ToolResult
 

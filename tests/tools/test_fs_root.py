@@ -158,7 +158,7 @@ def test_kernel_calls() -> None:
 UMASK_SCRIPT = """
 import json, os, stat, sys
 from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck._core.fs import default_file_mode
 
 ws, home = sys.argv[1], sys.argv[2]

@@ -17,8 +17,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.types import ErrorEnvelope, ToolResult
 from tooldeck.errors import ConfigError
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 
 
 def skill(root: Path, folder: str, name: str, description: str) -> Path:

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config, parse_config
+from tooldeck import Deck, load_config, parse_config
 
 
 def write(path: Path, text: str) -> None:

@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from tooldeck import Deck, Tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, Tool, parse_config
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
 from tooldeck._core.execution.types import ToolResult
 

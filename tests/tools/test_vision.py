@@ -12,8 +12,7 @@ import pytest
 
 from support.agent_kit import PROVIDERS
 from support.web_pages import WebSite, tiny_png
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn

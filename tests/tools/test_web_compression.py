@@ -6,8 +6,7 @@ from __future__ import annotations
 import tracemalloc
 
 from support.web_pages import WebSite
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 
 OPEN = {"allow_private_networks": True}
 

@@ -9,8 +9,7 @@ from typing import Any
 import pytest
 
 from support.web_pages import WebSite
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 from tooldeck._core.execution.results import UNTRUSTED_OPEN
 from tooldeck._core.execution.types import ToolResult
 

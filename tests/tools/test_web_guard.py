@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config
 from tooldeck.errors import ConfigError
 from tooldeck.tools.web.guard import AddressDenied, NetworkPolicy, address_kind
 

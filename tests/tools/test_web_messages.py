@@ -7,8 +7,7 @@ import json
 from pathlib import Path
 
 from support.web_pages import WebSite
-from tooldeck import Deck
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, parse_config
 
 
 def extract(*urls: str, **web: object) -> tuple[str, str]:

@@ -17,8 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tooldeck import Deck
-from tooldeck._core.config_load import load_config, parse_config
+from tooldeck import Deck, load_config, parse_config
 
 KEY = "test-key-123"
 RESULTS = [

@@ -11,8 +11,7 @@ from pathlib import Path
 from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tooldeck import tracing
-from tooldeck._core.config_load import parse_config
+from tooldeck import parse_config, tracing
 from tooldeck._deck import Deck
 
 SERVER = Path(__file__).resolve().parent / "servers" / "meta_server.py"

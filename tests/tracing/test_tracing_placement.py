@@ -10,8 +10,7 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from tooldeck import Deck, ToolCallRequest, ToolResult, tool
-from tooldeck._core.config_load import parse_config
+from tooldeck import Deck, ToolCallRequest, ToolResult, parse_config, tool
 from tooldeck._core.execution.middleware import CallNext
 
 

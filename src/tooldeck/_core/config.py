@@ -1,11 +1,15 @@
 """`tooldeck.yaml`: the configuration, one validated model whichever way it is built.
 
-The sections are frozen dataclasses validated by pydantic (`config_sections.py`): `Config(...)`
-in code, `parse_config` on a mapping and `load_config` on a file all run the same validation
-(`config_check.py`), and every problem is a `ConfigError` whose message starts with the key path
-(``sandbox.kind``, ``tools[2].use``). Unknown keys are errors; `${VAR}` in any string read from a
-file or mapping is replaced from the environment, and a missing variable is an error naming it
-and its key path. Keys whose feature is not built yet are refused with a message saying so.
+The core's keys are `CoreConfig`; its sections are frozen dataclasses validated by pydantic
+(`config_sections.py`). Each satellite below the front door owns its section in the same way
+(`ConfigSection`, `section`), beside its code, and `tooldeck.Config` (`tooldeck/_config.py`)
+composes them over `CoreConfig` (`composed` keeps the file's key order). `Config(...)` in code,
+`parse_config` on a mapping and `load_config` on a file all run the same validation
+(`config_check.py`): pydantic for types and bounds, then each section's own `check`; every
+problem is a `ConfigError` whose message starts with the key path (``sandbox.kind``,
+``tools[2].use``). Unknown keys are errors; `${VAR}` in any string read from a file or mapping is
+replaced from the environment, and a missing variable is an error naming it and its key path.
+Keys whose feature is not built yet are refused with a message saying so.
 
 pydantic is imported only when something is validated. A file whose validated form is already
 in the config cache loads without it, which keeps `tooldeck tools` fast.
@@ -17,10 +21,13 @@ import dataclasses
 import os
 from dataclasses import field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self, TypeVar, cast
 
-from tooldeck._core.config_sections import (
-    _FORBID as _FORBID,
+from tooldeck._core.config_mcp import (
+    AcpAgentConfig as AcpAgentConfig,
+)
+from tooldeck._core.config_mcp import (
+    McpServerConfig as McpServerConfig,
 )
 from tooldeck._core.config_sections import (
     DEFAULT_PLATFORM as DEFAULT_PLATFORM,
@@ -29,19 +36,10 @@ from tooldeck._core.config_sections import (
     MAX_SECONDS as MAX_SECONDS,
 )
 from tooldeck._core.config_sections import (
-    AcpAgentConfig as AcpAgentConfig,
-)
-from tooldeck._core.config_sections import (
-    AgentConfig as AgentConfig,
-)
-from tooldeck._core.config_sections import (
     ApprovalMode as ApprovalMode,
 )
 from tooldeck._core.config_sections import (
     ApprovalsConfig as ApprovalsConfig,
-)
-from tooldeck._core.config_sections import (
-    BrowserConfig as BrowserConfig,
 )
 from tooldeck._core.config_sections import (
     CheckpointKeepConfig as CheckpointKeepConfig,
@@ -53,6 +51,9 @@ from tooldeck._core.config_sections import (
     ChecksConfig as ChecksConfig,
 )
 from tooldeck._core.config_sections import (
+    ConfigSection as ConfigSection,
+)
+from tooldeck._core.config_sections import (
     DialectsConfig as DialectsConfig,
 )
 from tooldeck._core.config_sections import (
@@ -60,9 +61,6 @@ from tooldeck._core.config_sections import (
 )
 from tooldeck._core.config_sections import (
     ExecutionConfig as ExecutionConfig,
-)
-from tooldeck._core.config_sections import (
-    McpServerConfig as McpServerConfig,
 )
 from tooldeck._core.config_sections import (
     MiddlewareEntry as MiddlewareEntry,
@@ -110,24 +108,18 @@ from tooldeck._core.config_sections import (
     ToolsetConfig as ToolsetConfig,
 )
 from tooldeck._core.config_sections import (
-    WebConfig as WebConfig,
-)
-from tooldeck._core.config_sections import (
-    WebSearchConfig as WebSearchConfig,
-)
-from tooldeck._core.config_sections import (
-    _Section as _Section,
-)
-from tooldeck._core.config_sections import (
     section as section,
 )
 
+_K = TypeVar("_K", bound=ConfigSection)
+_C = TypeVar("_C", bound=type)
+
 
 @section
-class Config(_Section):
-    """The whole of `tooldeck.yaml`. Building one validates it (a `ConfigError` names the key)."""
+class CoreConfig(ConfigSection):
+    """The core's keys of `tooldeck.yaml` (the whole file is `tooldeck.Config`, composed over this
+    with the sections the satellites own). Building one validates it (a `ConfigError` names the key)."""
 
-    __pydantic_config__ = _FORBID
     # The platform whose toolsets are used (overridden by --platform): one that platform_toolsets
     # defines; without platform_toolsets the only platform is cli.
     platform: str = DEFAULT_PLATFORM
@@ -164,8 +156,6 @@ class Config(_Section):
     # Folders holding Agent Skills (one sub-folder with a SKILL.md per skill); relative to the
     # config file's folder.
     skills_dirs: list[str] = field(default_factory=list)
-    # The web tools: fetching, search, the browser.
-    web: WebConfig = field(default_factory=WebConfig)
     # ACP agents as tools: each agent becomes one tool (lowest de-dup priority).
     acp_agents: dict[str, AcpAgentConfig] = field(default_factory=dict)
     # Requirement checks.
@@ -191,8 +181,6 @@ class Config(_Section):
     resources: list[ResourceEntry] = field(default_factory=list)
     # Provider dialect options.
     dialects: DialectsConfig = field(default_factory=DialectsConfig)
-    # The agent loop.
-    agent: AgentConfig = field(default_factory=AgentConfig)
     # The tooldeck home (sessions, memory, spilled results); default $TOOLDECK_HOME or ~/.tooldeck.
     home: str | None = None
     # Mistakes in the config itself are errors instead of warnings: unknown toolset names, include
@@ -221,14 +209,43 @@ class Config(_Section):
         """The workspace root, resolved against the config file's folder."""
         return self.resolve_path(self.sandbox.workspace)
 
-    def replace(self, **changes: Any) -> Config:
+    def section(self, kind: type[_K]) -> _K:
+        """The section of this type, `config.section(WebConfig)`: how code below the composed
+        `Config` (a satellite's tools, the agent) reads the section it owns. A config composed
+        without one has its defaults."""
+        name = _SECTION_FIELDS.get((type(self), kind))
+        if name is None:
+            found = [f.name for f in dataclasses.fields(self) if type(getattr(self, f.name)) is kind]
+            if len(found) > 1:
+                raise TypeError(f"{type(self).__name__} has more than one {kind.__name__}: {found}")
+            name = _SECTION_FIELDS[(type(self), kind)] = found[0] if found else ""
+        return cast(_K, getattr(self, name)) if name else kind()
+
+    def replace(self, **changes: Any) -> Self:
         """A validated copy with some top-level keys changed."""
         return dataclasses.replace(self, **changes)
 
-    def with_section(self, section: str, **changes: Any) -> Config:
+    def with_section(self, section: str, **changes: Any) -> Self:
         """A validated copy with some keys of one section changed: `with_section("execution", max_concurrency=2)`."""
         current: Any = getattr(self, section)
         if not dataclasses.is_dataclass(current) or isinstance(current, type):
             raise TypeError(f"{section!r} is not a config section")
         updated: Any = dataclasses.replace(current, **changes)
         return dataclasses.replace(self, **{section: updated})
+
+
+# (config class, section class) -> the key holding that section ("" for none), found once.
+_SECTION_FIELDS: dict[tuple[type, type], str] = {}
+
+
+def composed(cls: _C) -> _C:
+    """`cls` (a `CoreConfig` with more sections, made a section by `@section`) with each key
+    named in its `placed_after` mapping moved to just after the key it names, so the composed
+    file reads in one order (the reference, `tooldeck config`, the repr) whoever owns a key."""
+    places: dict[str, str] = vars(cls).get("placed_after", {})
+    fields: dict[str, dataclasses.Field[Any]] = dict(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    order = [name for name in fields if name not in places]
+    for name, after in places.items():
+        order.insert(order.index(after) + 1, name)
+    cls.__dataclass_fields__ = {name: fields[name] for name in order}  # type: ignore[attr-defined]
+    return cls

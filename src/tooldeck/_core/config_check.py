@@ -18,30 +18,16 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from tooldeck._core import config_sections as sections
+from tooldeck._core import config_mcp
+from tooldeck._core.config_mcp import AcpAgentConfig, McpServerConfig
 from tooldeck._core.config_platforms import check_platforms
-from tooldeck._core.config_sections import (
-    AcpAgentConfig,
-    McpAuthConfig,
-    McpServerConfig,
-    MiddlewareEntry,
-    PromptEntry,
-    ResourceEntry,
-    SandboxConfig,
-    ShellConfig,
-    ToolEntry,
-    ToolSearchConfig,
-    WebConfig,
-)
-from tooldeck._core.link_names import placement_problem
+from tooldeck._core.config_sections import ConfigSection, SandboxConfig
 from tooldeck._core.tool_names import NAME_PATTERN as TOOL_NAME
-from tooldeck._core.tool_names import SOURCE_PRIORITY
 from tooldeck.errors import ConfigError
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 # Set while pydantic builds a Config from data it has just validated: its __post_init__ must not
 # validate again.
@@ -54,14 +40,6 @@ class ConfigLike(Protocol):
     """What the checks read of a `Config` (the class itself is above this module)."""
 
     @property
-    def tools(self) -> list[ToolEntry]: ...
-    @property
-    def prompts(self) -> list[PromptEntry]: ...
-    @property
-    def resources(self) -> list[ResourceEntry]: ...
-    @property
-    def middleware(self) -> list[MiddlewareEntry]: ...
-    @property
     def sandbox(self) -> SandboxConfig: ...
     @property
     def acp_agents(self) -> dict[str, AcpAgentConfig]: ...
@@ -71,12 +49,6 @@ class ConfigLike(Protocol):
     def platform_toolsets(self) -> dict[str, list[str]]: ...
     @property
     def mcp_servers(self) -> dict[str, McpServerConfig] | str: ...
-    @property
-    def web(self) -> WebConfig: ...
-    @property
-    def shell(self) -> ShellConfig: ...
-    @property
-    def tool_search(self) -> ToolSearchConfig: ...
     @property
     def workspace(self) -> Path: ...
     def resolve_path(self, value: str) -> Path: ...
@@ -158,75 +130,35 @@ def validated(cls: type[C], data: Mapping[str, Any]) -> C:
 
 
 def _check_meaning(config: ConfigLike) -> None:
-    """What the types cannot say; each problem names its key path."""
-    for i, entry in enumerate(config.tools):
-        _check_tool_entry(entry, f"tools[{i}]")
-    for key, entries in (("prompts", config.prompts), ("resources", config.resources)):
-        for i, use in enumerate(e.use for e in entries):
-            if not USE_PATTERN.fullmatch(use):
-                raise ConfigError(
-                    f"must look like 'package.module:attribute', got {use!r}", path=f"{key}[{i}].use"
-                )
-    for i, placed in enumerate(config.middleware):
-        problem = placement_problem(placed.before, placed.after)
-        if problem is not None:
-            raise ConfigError(problem[1], path=f"middleware[{i}].{problem[0]}")
-    _check_protected(config.sandbox.protected)
-    for name, agent in config.acp_agents.items():
+    """What the types cannot say; each problem names its key path. Each section checks itself
+    (`check`, next to its fields); what spans sections or needs the config file's folder is here."""
+    check_sections(config, "")
+    for name in config.acp_agents:
         if not TOOL_NAME.match(name):
             raise ConfigError(
                 "an ACP agent's name becomes its tool name: letters, digits, '_' and '-', starting with a "
                 f"letter or '_', at most 64 characters; got {name!r}",
                 path=f"acp_agents.{name}",
             )
-        if not agent.command.strip():
-            raise ConfigError(
-                "must name the program that starts the agent", path=f"acp_agents.{name}.command"
-            )
     check_platforms(config)
     mcp_server_configs(config)
-    _check_web(config)
-    _check_shell_lists(config)
-    _check_tool_search(config)
     _check_workspace(config)
 
 
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-
-
-def _check_protected(entries: list[str]) -> None:
-    for i, entry in enumerate(entries):
-        path = entry.removeprefix("!").strip().replace("\\", "/")
-        if not path or path.startswith("/") or ".." in path.split("/"):
-            raise ConfigError(
-                f"must be a path relative to the workspace without '..' (optionally '!' to drop a default), got {entry!r}",
-                path=f"sandbox.protected[{i}]",
-            )
-
-
-def _check_tool_entry(entry: ToolEntry, where: str) -> None:
-    if not USE_PATTERN.fullmatch(entry.use):
-        raise ConfigError(
-            f"must look like 'package.module:attribute', got {entry.use!r}", path=f"{where}.use"
-        )
-    if entry.name is not None and not TOOL_NAME.match(entry.name):
-        raise ConfigError(
-            f"a tool name is letters, digits, '_' and '-' (at most 64, not starting with a digit or '-'); "
-            f"got {entry.name!r}",
-            path=f"{where}.name",
-        )
-    rules = (
-        ("requires_env", ENV_NAME, "an environment variable name"),
-        ("requires_modules", MODULE_NAME, "a Python module name like 'package.module'"),
-        ("requires_bins", re.compile(r"[^\s\x00]+"), "a program name or path, without spaces"),
-    )
-    for key, pattern, what in rules:
-        for j, value in enumerate(getattr(entry, key) or ()):
-            if not pattern.fullmatch(value):
-                raise ConfigError(f"must be {what}, got {value!r}", path=f"{where}.{key}[{j}]")
+def check_sections(value: Any, key: str) -> None:
+    """`check` of every section in `value` (a section, or a list or mapping of them), nested ones
+    after the one holding them, each given its key path."""
+    if isinstance(value, ConfigSection):
+        if key:
+            value.check(key)
+        for f in dataclasses.fields(value):
+            check_sections(getattr(value, f.name), _join(key, f.name))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            check_sections(item, f"{key}[{i}]")
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            check_sections(item, f"{key}.{name}")
 
 
 SERVER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,47}")
@@ -267,7 +199,7 @@ def _read_mcp_file(path: Path, prefix: str) -> dict[str, McpServerConfig]:
     entries = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ConfigError(f"{path} has no 'mcpServers' object", path="mcp_servers")
-    _install_bounds(sections)
+    _install_bounds(config_mcp)
     adapter: Any = TypeAdapter(McpServerConfig)
     out: dict[str, McpServerConfig] = {}
     for name, entry in entries.items():
@@ -293,132 +225,7 @@ def _check_mcp_server(name: str, server: McpServerConfig, where: str) -> None:
             "a server name is letters, digits, '_', '.' and '-' (at most 48, starting with a letter or digit)",
             path=where,
         )
-    if server.command is not None and not server.command.strip():
-        raise ConfigError("must name the program that starts the server", path=f"{where}.command")
-    if (server.command is None) == (server.url is None):
-        raise ConfigError("give either `command` (a local server) or `url` (a remote one)", path=where)
-    transport = server.transport or ("stdio" if server.command is not None else "http")
-    if transport == "stdio" and server.command is None:
-        raise ConfigError("the stdio transport runs a `command`; none is given", path=f"{where}.transport")
-    if transport != "stdio":
-        if server.url is None:
-            raise ConfigError(f"the {transport} transport needs a `url`", path=f"{where}.transport")
-        if not re.match(r"https?://", server.url):
-            raise ConfigError(f"must be an http:// or https:// URL, got {server.url!r}", path=f"{where}.url")
-    local = {"args": server.args, "env": server.env, "inherit_env": server.inherit_env, "cwd": server.cwd}
-    for key, value in local.items():
-        if transport != "stdio" and value:
-            raise ConfigError(f"only servers run with `command` take `{key}`", path=f"{where}.{key}")
-    if transport == "stdio" and server.headers:
-        raise ConfigError("headers are sent to remote servers (`url`) only", path=f"{where}.headers")
-    if server.scope == "thread" and transport != "stdio":
-        raise ConfigError("thread-scoped sessions are for servers run with `command`", path=f"{where}.scope")
-    if server.auth is not None:
-        _check_mcp_auth(server, transport, f"{where}.auth")
-
-
-def _check_mcp_auth(server: McpServerConfig, transport: str, where: str) -> None:
-    auth = server.auth
-    assert auth is not None
-    if transport == "stdio":
-        raise ConfigError("OAuth is for remote servers (`url`); a local server needs none", path=where)
-    if any(k.lower() == "authorization" for k in server.headers):
-        raise ConfigError("give either an Authorization header or `auth`, not both", path=where)
-    if auth.client_secret_env is not None and auth.client_id is None:
-        raise ConfigError(
-            "a client secret belongs to a `client_id`; none is given", path=f"{where}.client_secret_env"
-        )
-    for key in ("client_secret_env", "client_key_env", "idp_client_secret_env", "idp_id_token_env"):
-        value = getattr(auth, key)
-        if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
-            raise ConfigError(
-                f"must name an environment variable (not hold the secret itself), got {len(value)} characters",
-                path=f"{where}.{key}",
-            )
-    if auth.client_key_env is not None and auth.grant != "client_credentials":
-        raise ConfigError("a signing key is for the client_credentials grant", path=f"{where}.client_key_env")
-    if auth.client_key_env is not None and auth.client_secret_env is not None:
-        raise ConfigError(
-            "give either `client_secret_env` or `client_key_env`, not both", path=f"{where}.client_key_env"
-        )
-    has_credential = auth.client_secret_env is not None or auth.client_key_env is not None
-    if auth.grant == "client_credentials" and (auth.client_id is None or not has_credential):
-        raise ConfigError(
-            "the client_credentials grant needs `client_id` and `client_secret_env` (or `client_key_env`)",
-            path=f"{where}.grant",
-        )
-    _check_identity_assertion(auth, where)
-    method = auth.token_endpoint_auth_method
-    if method in ("client_secret_basic", "client_secret_post") and auth.client_secret_env is None:
-        raise ConfigError(
-            f"{method} sends a client secret: give `client_secret_env`",
-            path=f"{where}.token_endpoint_auth_method",
-        )
-    if auth.grant in ("client_credentials", "identity_assertion") and method == "none":
-        raise ConfigError(
-            f"the {auth.grant} grant authenticates the client",
-            path=f"{where}.token_endpoint_auth_method",
-        )
-    url = auth.client_metadata_url
-    if url is not None and not re.fullmatch(r"https://[^/?#]+/[^?#]+", url):
-        raise ConfigError(
-            f"must be an https:// URL with a path, got {url!r}", path=f"{where}.client_metadata_url"
-        )
-    if auth.issuer is not None and not re.match(r"https?://", auth.issuer):
-        raise ConfigError(f"must be an http:// or https:// URL, got {auth.issuer!r}", path=f"{where}.issuer")
-    for i, scope in enumerate(auth.scopes):
-        if not scope or any(c.isspace() for c in scope):
-            raise ConfigError(f"a scope is one word, got {scope!r}", path=f"{where}.scopes[{i}]")
-
-
-_IDP_KEYS = ("idp_token_endpoint", "idp_client_id", "idp_client_secret_env", "idp_id_token_env")
-# What the identity_assertion grant cannot go without.
-_ASSERTION_NEEDS = (
-    "client_id",
-    "client_secret_env",
-    "issuer",
-    "idp_token_endpoint",
-    "idp_client_id",
-    "idp_id_token_env",
-)
-
-
-def _check_identity_assertion(auth: McpAuthConfig, where: str) -> None:
-    """The identity_assertion grant (SEP-990): its own keys, all it needs, and only with it."""
-    if auth.grant != "identity_assertion":
-        for key in _IDP_KEYS:
-            if getattr(auth, key) is not None:
-                raise ConfigError(
-                    f"is for the identity_assertion grant (`grant` is {auth.grant})", path=f"{where}.{key}"
-                )
-        return
-    missing = [f"`{key}`" for key in _ASSERTION_NEEDS if getattr(auth, key) is None]
-    if missing:
-        raise ConfigError(f"the identity_assertion grant needs {', '.join(missing)}", path=f"{where}.grant")
-    url = auth.idp_token_endpoint or ""
-    if not re.fullmatch(r"https?://[^/?#\s]+(/\S*)?", url):
-        raise ConfigError(
-            f"must be an http:// or https:// URL, got {url!r}", path=f"{where}.idp_token_endpoint"
-        )
-
-
-def _check_web(config: ConfigLike) -> None:
-    import ipaddress
-
-    web = config.web
-    for i, net in enumerate(web.allowed_networks):
-        try:
-            ipaddress.ip_network(net, strict=False)
-        except ValueError:
-            raise ConfigError(
-                f"not an IP address or network (e.g. 10.1.2.0/24), got {net!r}",
-                path=f"web.allowed_networks[{i}]",
-            ) from None
-    search = web.search
-    if search.url is not None and not re.match(r"https?://[^/\s]+", search.url):
-        raise ConfigError(f"must be an http(s) URL, got {search.url!r}", path="web.search.url")
-    if search.provider == "searxng" and not search.url:
-        raise ConfigError("the searxng provider needs the instance's url", path="web.search.url")
+    server.check(where)
 
 
 def _check_workspace(config: ConfigLike) -> None:
@@ -430,39 +237,6 @@ def _check_workspace(config: ConfigLike) -> None:
             "tools would reach the whole machine; name the project's folder instead",
             path="sandbox.workspace",
         )
-
-
-def _check_shell_lists(config: ConfigLike) -> None:
-    """Rule ids and categories in `shell.block` / `shell.approve` must exist: a typo would
-    otherwise leave a rule at a level the user did not mean."""
-    shell = config.shell
-    if not shell.block and not shell.approve:
-        return
-    from tooldeck.safety.policy import unknown_name  # the rule table, only when lists are set
-
-    for key, names in (("block", shell.block), ("approve", shell.approve)):
-        for i, name in enumerate(names):
-            problem = unknown_name(name)
-            if problem is not None:
-                raise ConfigError(problem, path=f"shell.{key}[{i}]")
-    both = sorted(set(shell.block) & set(shell.approve))
-    if both:
-        raise ConfigError(f"named in both shell.block and shell.approve: {', '.join(both)}", path="shell")
-
-
-def _check_tool_search(config: ConfigLike) -> None:
-    """`tool_search.defer` entries: a `source:` entry must name a kind of source, and no entry is
-    empty (a blank pattern would defer nothing, silently)."""
-    for i, entry in enumerate(config.tool_search.defer):
-        if not entry.strip():
-            raise ConfigError("an empty entry defers nothing", path=f"tool_search.defer[{i}]")
-        if entry.startswith("source:"):
-            kind = entry.removeprefix("source:")
-            if kind not in SOURCE_PRIORITY:
-                raise ConfigError(
-                    f"unknown kind of source {kind!r}; one of {', '.join(SOURCE_PRIORITY)}",
-                    path=f"tool_search.defer[{i}]",
-                )
 
 
 def _plain(value: Any) -> Any:
@@ -482,17 +256,32 @@ def adapter(cls: type[Any]) -> Any:
     if adapter is None:
         from pydantic import TypeAdapter
 
-        _install_bounds(sections)
-        _install_bounds(sys.modules[cls.__module__])
+        for module in _section_modules():
+            _install_bounds(module)
         adapter = _ADAPTERS[cls] = TypeAdapter(cls)
     return adapter
 
 
+def _section_modules() -> set[ModuleType]:
+    """The modules defining config sections (the core's and the satellites' own)."""
+    found: set[ModuleType] = set()
+    todo: list[type] = [ConfigSection]
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        module = sys.modules.get(cls.__module__)
+        if module is not None:
+            found.add(module)
+    return found
+
+
 def _install_bounds(module: ModuleType) -> None:
-    """The numeric bounds the annotations name, put where pydantic resolves them."""
+    """The numeric bounds the annotations name, put where pydantic resolves them (a module's
+    own names of them are left alone)."""
     import annotated_types
 
-    vars(module).update(Ge=annotated_types.Ge, Gt=annotated_types.Gt, Le=annotated_types.Le)
+    for name in ("Ge", "Gt", "Le"):
+        vars(module).setdefault(name, getattr(annotated_types, name))
 
 
 def _join(path: str, key: str) -> str:

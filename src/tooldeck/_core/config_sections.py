@@ -1,22 +1,33 @@
-"""The sections of `tooldeck.yaml`: one frozen dataclass per section (the whole is `Config`).
+"""The core's sections of `tooldeck.yaml`: one frozen dataclass per section (the core's keys are
+`CoreConfig`, the whole file `tooldeck.Config`), each with the checks types cannot say (`check`).
 
-They live below `config.py`, so that the validator (`config_check.py`) can know them without
-knowing `Config`, whose construction runs it.
+`ConfigSection` is the base every section shares, the satellites' own too. They live below
+`config.py`, so that the validator (`config_check.py`) can know them without knowing the config
+classes, whose construction runs it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, cast, dataclass_transform
 
+from tooldeck._core.link_names import placement_problem
+from tooldeck._core.tool_names import NAME_PATTERN as TOOL_NAME
+from tooldeck._core.tool_names import SOURCE_PRIORITY
+from tooldeck.errors import ConfigError
+
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     # Bounds in the annotations below stay strings until pydantic reads them: the validator puts
     # these names into this module first, so importing the config never imports them.
     from annotated_types import Ge, Gt, Le
 
 
-class _Section:
+class ConfigSection:
     """Construction, immutability, equality, hashing and repr of the config sections, written
     once here instead of compiled by @dataclass for each of the two dozen section classes (which
     cost ~20 ms at every start of the command line). Same meaning as the generated ones: fields
@@ -27,6 +38,18 @@ class _Section:
 
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+    # pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity.
+    __pydantic_config__: ClassVar[Any] = {"extra": "forbid", "allow_inf_nan": False}
+
+    def check(self, key: str) -> None:
+        """What the types cannot say about this section, once pydantic has validated it: a
+        problem is a `ConfigError` naming its key path under `key` (`web.search.url`). The
+        validator calls it on every section of the config, nested ones included."""
+
+    def stores(self, resolve: Callable[[str], Path]) -> list[Path]:
+        """Files this section keeps outside the tooldeck home (an audit log, a database), which
+        the tools may not reach; `resolve` turns a configured path into one."""
+        return []
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         cls = type(self)
@@ -69,7 +92,7 @@ class _Section:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        assert isinstance(other, _Section)
+        assert isinstance(other, ConfigSection)
         return self._compared() == other._compared()
 
     def __hash__(self) -> int:
@@ -98,24 +121,31 @@ _S = TypeVar("_S", bound=type)
 
 @dataclass_transform(field_specifiers=(field,))
 def section(cls: _S) -> _S:
-    """A config section: a dataclass whose methods come from `_Section` (type checkers see the
+    """A config section: a dataclass whose methods come from `ConfigSection` (type checkers see the
     `__init__` the fields make)."""
     made: Any = dataclass(init=False, eq=False, repr=False)(cls)
     return cast(_S, made)
 
 
-# pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity.
-_FORBID: Any = {"extra": "forbid", "allow_inf_nan": False}
-# The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
-# and far below what the clocks and timers the values reach can represent.
 MAX_SECONDS = 31_536_000.0
+"""The longest time any duration key may hold (a year, in seconds): far beyond any real wait,
+and far below what the clocks and timers the values reach can represent. A section bounds its
+durations with it: `Annotated[float, Gt(0), Le(MAX_SECONDS)]`."""
+# A `use:` reference: `package.module:attribute`.
+USE_PATTERN = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+
+
+def check_use(use: str, key: str) -> None:
+    if not USE_PATTERN.fullmatch(use):
+        raise ConfigError(f"must look like 'package.module:attribute', got {use!r}", path=key)
 
 
 @section
-class ToolsetConfig(_Section):
+class ToolsetConfig(ConfigSection):
     """A user-defined toolset: tool names plus other toolsets it includes."""
 
-    __pydantic_config__ = _FORBID
     # What the toolset is for (shown nowhere to the model; for people reading the config).
     description: str = ""
     # Tool names the toolset holds (besides tools that name it as their toolset).
@@ -125,10 +155,9 @@ class ToolsetConfig(_Section):
 
 
 @section
-class ToolEntry(_Section):
+class ToolEntry(ConfigSection):
     """A DeerFlow-style `tools:` entry: `use: package.module:attribute` plus options."""
 
-    __pydantic_config__ = _FORBID
     # The tool: `package.module:attribute` naming a Tool, a @tool function, a plain function or a list
     # of tools.
     use: str
@@ -188,14 +217,31 @@ class ToolEntry(_Section):
             if f.name not in skip and getattr(self, f.name) is not None
         }
 
+    def check(self, key: str) -> None:
+        check_use(self.use, f"{key}.use")
+        if self.name is not None and not TOOL_NAME.match(self.name):
+            raise ConfigError(
+                f"a tool name is letters, digits, '_' and '-' (at most 64, not starting with a digit or '-'); "
+                f"got {self.name!r}",
+                path=f"{key}.name",
+            )
+        rules = (
+            ("requires_env", ENV_NAME, "an environment variable name"),
+            ("requires_modules", MODULE_NAME, "a Python module name like 'package.module'"),
+            ("requires_bins", re.compile(r"[^\s\x00]+"), "a program name or path, without spaces"),
+        )
+        for name, pattern, what in rules:
+            for j, value in enumerate(getattr(self, name) or ()):
+                if not pattern.fullmatch(value):
+                    raise ConfigError(f"must be {what}, got {value!r}", path=f"{key}.{name}[{j}]")
+
 
 @section
-class ReasoningConfig(_Section):
+class ReasoningConfig(ConfigSection):
     """How much a reasoning model thinks before it answers, mapped to each provider's own switch
     (Anthropic `thinking`, Responses `reasoning`, Chat Completions `reasoning_effort` and the
     DeepSeek / Gemini / Qwen / Kimi switches). A combination the provider cannot take is refused."""
 
-    __pydantic_config__ = _FORBID
     # How hard the model reasons: none turns reasoning off; max is the provider's highest level.
     effort: Literal["none", "low", "medium", "high", "max"] | None = None
     # The tokens the model may spend reasoning, where the provider takes a budget (Anthropic,
@@ -204,10 +250,9 @@ class ReasoningConfig(_Section):
 
 
 @section
-class ModelConfig(_Section):
+class ModelConfig(ConfigSection):
     """The model the agent talks to."""
 
-    __pydantic_config__ = _FORBID
     # The wire format: OpenAI-compatible Chat Completions, OpenAI Responses or Anthropic Messages.
     provider: Literal["openai", "responses", "anthropic"] = "openai"
     # The model name sent to the provider (also picks schema sanitizers for narrow providers).
@@ -235,12 +280,11 @@ class ModelConfig(_Section):
 
 
 @section
-class SandboxLimitsConfig(_Section):
+class SandboxLimitsConfig(ConfigSection):
     """Resource limits of each call (terminal, execute_code; disk_mb for every tool), far below a
     host's own; a call that reaches one ends with an error naming it. Never above the host's hard
     limits (a higher value is lowered to them)."""
 
-    __pydantic_config__ = _FORBID
     # Processes and threads the command may have at once, all of them together (a fork loop
     # stops here): a cgroup's pids bound where the host offers one, else the per-user process
     # limit counted in the command's own sandbox.
@@ -267,10 +311,9 @@ class SandboxLimitsConfig(_Section):
 
 
 @section
-class SandboxConfig(_Section):
+class SandboxConfig(ConfigSection):
     """Where file and shell tools may act, and how shell commands are confined."""
 
-    __pydantic_config__ = _FORBID
     # "bwrap": shell tools are offered when bubblewrap works here. "none": no sandbox is
     # required, so shell tools need allow_host_shell. Either way a command runs inside
     # bubblewrap whenever it works here, and on the host only with allow_host_shell.
@@ -309,6 +352,16 @@ class SandboxConfig(_Section):
     # source or put on PATH (a login shell runs them).
     protected: list[str] = field(default_factory=list)
 
+    def check(self, key: str) -> None:
+        for i, entry in enumerate(self.protected):
+            path = entry.removeprefix("!").strip().replace("\\", "/")
+            if not path or path.startswith("/") or ".." in path.split("/"):
+                raise ConfigError(
+                    "must be a path relative to the workspace without '..' (optionally '!' to drop a "
+                    f"default), got {entry!r}",
+                    path=f"{key}.protected[{i}]",
+                )
+
 
 ApprovalMode = Literal["ask", "deny", "allow"]
 
@@ -321,11 +374,10 @@ DEFAULT_PLATFORM = "cli"
 
 
 @section
-class ApprovalsConfig(_Section):
+class ApprovalsConfig(ConfigSection):
     """Consent for what needs it: shell commands a rule flags, destructive tools, and tools
     marked requires_approval."""
 
-    __pydantic_config__ = _FORBID
     # What needs approval gets: asked (ask), refused (deny) or run (allow). Blocked shell
     # commands are refused whatever the mode.
     mode: ApprovalMode = "ask"
@@ -342,25 +394,42 @@ class ApprovalsConfig(_Section):
     # setting and over `mode`; the exact name wins, then the first matching glob.
     tools: dict[str, ApprovalMode] = field(default_factory=dict)
 
+    def stores(self, resolve: Callable[[str], Path]) -> list[Path]:
+        return [resolve(self.audit_log)] if self.audit_log else []
+
 
 @section
-class ShellConfig(_Section):
+class ShellConfig(ConfigSection):
     """Levels of the shell analyser's rules: ids or categories moved to `block` (never runnable)
     or to `approve` (runnable with consent). `tooldeck shell-check` shows the verdicts."""
 
-    __pydantic_config__ = _FORBID
     # Rule ids or categories whose commands are refused, even with approval.
     block: list[str] = field(default_factory=list)
     # Rule ids or categories whose commands run only with approval.
     approve: list[str] = field(default_factory=list)
 
+    def check(self, key: str) -> None:
+        """Rule ids and categories must exist: a typo would otherwise leave a rule at a level the
+        user did not mean."""
+        if not self.block and not self.approve:
+            return
+        from tooldeck.safety.policy import unknown_name  # the rule table, only when lists are set
+
+        for level, names in (("block", self.block), ("approve", self.approve)):
+            for i, name in enumerate(names):
+                problem = unknown_name(name)
+                if problem is not None:
+                    raise ConfigError(problem, path=f"{key}.{level}[{i}]")
+        both = sorted(set(self.block) & set(self.approve))
+        if both:
+            raise ConfigError(f"named in both shell.block and shell.approve: {', '.join(both)}", path=key)
+
 
 @section
-class ToolSearchConfig(_Section):
+class ToolSearchConfig(ConfigSection):
     """Progressive disclosure: deferred tools reach the model by name only, and `tool_search`
     loads their schemas when the model asks for them."""
 
-    __pydantic_config__ = _FORBID
     # Defer tools behind tool_search (the tool_search tool is exposed whenever a tool is deferred).
     enabled: bool = False
     # What to defer: "mcp" (every MCP tool), "source:KIND" (config, user, builtin, mcp, plugin, acp),
@@ -390,10 +459,22 @@ class ToolSearchConfig(_Section):
     # Which of Anthropic's server-side search tools answers with execution: server.
     server_search: Literal["bm25", "regex"] = "bm25"
 
+    def check(self, key: str) -> None:
+        """A `source:` entry must name a kind of source, and no entry is empty (a blank pattern
+        would defer nothing, silently)."""
+        for i, entry in enumerate(self.defer):
+            if not entry.strip():
+                raise ConfigError("an empty entry defers nothing", path=f"{key}.defer[{i}]")
+            kind = entry.removeprefix("source:")
+            if entry.startswith("source:") and kind not in SOURCE_PRIORITY:
+                raise ConfigError(
+                    f"unknown kind of source {kind!r}; one of {', '.join(SOURCE_PRIORITY)}",
+                    path=f"{key}.defer[{i}]",
+                )
+
 
 @section
-class SkillConfig(_Section):
-    __pydantic_config__ = _FORBID
+class SkillConfig(ConfigSection):
     # The skill's name.
     name: str
     # The tools the skill allows; while the skill is active, tools outside the union of active skills'
@@ -406,70 +487,7 @@ class SkillConfig(_Section):
 
 
 @section
-class WebSearchConfig(_Section):
-    """Which search service `web_search` asks; without a provider the tool is hidden."""
-
-    __pydantic_config__ = _FORBID
-    # The search service; without one, web_search is hidden.
-    provider: Literal["searxng", "brave", "tavily", "exa"] | None = None
-    # SearXNG: the instance's address (required). Others: overrides the service's API address.
-    url: str | None = None
-    # The API key itself (write it as "${VAR}"), or the env var holding it (default per
-    # provider: BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY), read when the tool is checked.
-    api_key: str | None = field(default=None, repr=False)
-    # The environment variable holding the API key (default per provider, see api_key).
-    api_key_env: str | None = None
-    # Seconds one search may take.
-    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 15.0
-    # The most results one call may ask for.
-    max_results: Annotated[int, Ge(1)] = 10
-
-
-@section
-class BrowserConfig(_Section):
-    """The browser the `browser_*` tools drive (Playwright over Chromium)."""
-
-    __pydantic_config__ = _FORBID
-    # A Chromium executable; default: chromium on PATH, else Playwright's own browser.
-    executable: str | None = None
-    # Run the browser without a window (a window needs a display).
-    headless: bool = True
-    # Seconds one browser action (navigation, click, ...) may take.
-    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 30.0
-    # Extra Chromium command-line flags.
-    args: list[str] = field(default_factory=list)
-
-
-@section
-class WebConfig(_Section):
-    """The web tools: fetching, search, the browser, and which addresses they may reach."""
-
-    __pydantic_config__ = _FORBID
-    # Private, loopback, link-local and cloud-metadata addresses are refused unless this is true.
-    allow_private_networks: bool = False
-    # Networks reachable even when private ("10.1.2.0/24", "127.0.0.1"), for a known intranet host.
-    allowed_networks: list[str] = field(default_factory=list)
-    # web_extract: URLs per call.
-    max_urls: Annotated[int, Ge(1)] = 5
-    # web_extract: seconds per URL.
-    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 20.0
-    # web_extract: bytes downloaded per URL (more is a too_large error).
-    max_bytes: Annotated[int, Ge(1)] = 5_000_000
-    # web_extract: characters returned per URL.
-    max_chars: Annotated[int, Ge(100)] = 40_000
-    # Redirects followed per URL (each hop checked again).
-    max_redirects: Annotated[int, Ge(0)] = 5
-    # The User-Agent header of web requests.
-    user_agent: str = "Mozilla/5.0 (compatible; tooldeck; +https://pypi.org/project/tooldeck/)"
-    # web_search's provider.
-    search: WebSearchConfig = field(default_factory=WebSearchConfig)
-    # The browser tools' browser.
-    browser: BrowserConfig = field(default_factory=BrowserConfig)
-
-
-@section
-class ChecksConfig(_Section):
-    __pydantic_config__ = _FORBID
+class ChecksConfig(ConfigSection):
     # Seconds a requirement check's answer is reused before the check runs again.
     ttl_s: Annotated[float, Ge(0), Le(MAX_SECONDS)] = 30.0
     # Time all checks of one assembly may take together; a check still running counts as unavailable.
@@ -480,11 +498,10 @@ class ChecksConfig(_Section):
 
 
 @section
-class CheckpointKeepConfig(_Section):
+class CheckpointKeepConfig(ConfigSection):
     """How many checkpoints a workspace keeps. Past a bound, whole sessions go, oldest first;
     the current session and the one before it are never pruned."""
 
-    __pydantic_config__ = _FORBID
     # The most checkpoints kept per workspace (more when the last two sessions hold more).
     count: Annotated[int, Ge(1)] = 500
     # Sessions whose last checkpoint is older than this many days are dropped.
@@ -497,11 +514,10 @@ class CheckpointKeepConfig(_Section):
 
 
 @section
-class CheckpointsConfig(_Section):
+class CheckpointsConfig(ConfigSection):
     """What a call changes in the workspace is recorded before it lands, so `tooldeck undo` can
     restore it (kept under the tooldeck home, never in the workspace)."""
 
-    __pydantic_config__ = _FORBID
     # false: no checkpoints are taken (and `tooldeck undo` has nothing to restore).
     enabled: bool = True
     # Pruning of old checkpoints.
@@ -512,14 +528,13 @@ class CheckpointsConfig(_Section):
 
 
 @section
-class ServeConfig(_Section):
+class ServeConfig(ConfigSection):
     """`tooldeck serve`: how calls become tasks for MCP clients of the tasks extension (SEP-2663).
 
     A call of a tool whose `task_support` is `optional` that is still running after `task_after_s`
     is answered with a task handle and goes on in the background; the client polls `tasks/get`.
     """
 
-    __pydantic_config__ = _FORBID
     # Seconds a call may run before a client that declared the tasks extension gets a task instead.
     task_after_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 2.0
     # Seconds a task (and its result) is kept from its creation; a task still running then is
@@ -531,12 +546,11 @@ class ServeConfig(_Section):
 
 
 @section
-class EffectsConfig(_Section):
+class EffectsConfig(ConfigSection):
     """What a shell or code call does is judged before it lands: it runs against a copy-on-write
     view of the workspace, and effects beyond these bounds are held for approval (denied when
     nobody can be asked), so nothing of them reaches the workspace unasked."""
 
-    __pydantic_config__ = _FORBID
     # false: commands write the workspace directly (their changes are not checkpointed either).
     enabled: bool = True
     # A call may delete, empty or replace this many files that existed before it without asking.
@@ -546,10 +560,9 @@ class EffectsConfig(_Section):
 
 
 @section
-class ExecutionConfig(_Section):
+class ExecutionConfig(ConfigSection):
     """How tool calls run."""
 
-    __pydantic_config__ = _FORBID
     # Seconds a call may run when its tool sets no `timeout`.
     default_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 120.0
     # An upper bound on every call's timeout, even a tool's own.
@@ -567,179 +580,22 @@ class ExecutionConfig(_Section):
 
 
 @section
-class OpenAIDialectConfig(_Section):
-    __pydantic_config__ = _FORBID
+class OpenAIDialectConfig(ConfigSection):
     # Send OpenAI function schemas in strict mode where the schema allows it (explain says why not
     # otherwise).
     strict: bool = False
 
 
 @section
-class DialectsConfig(_Section):
-    __pydantic_config__ = _FORBID
+class DialectsConfig(ConfigSection):
     # OpenAI dialect options.
     openai: OpenAIDialectConfig = field(default_factory=OpenAIDialectConfig)
 
 
 @section
-class AgentConfig(_Section):
-    """The agent loop and its agent-level tools."""
-
-    __pydantic_config__ = _FORBID
-    # Model calls with tool use per turn before the agent must answer.
-    max_iterations: Annotated[int, Ge(1)] = 90
-    # The system prompt (default: a short general one).
-    system_prompt: str | None = None
-    # Sub-agents of delegate_task running at the same time.
-    delegation_max_concurrency: Annotated[int, Ge(1)] = 3
-    # Seconds one sub-agent may run.
-    delegation_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
-    # Sub-agents' own iteration budget (default: max_iterations).
-    delegation_max_iterations: Annotated[int, Ge(1)] | None = None
-    # The session database; relative to the config file; default <home>/state.db.
-    sessions_db: str | None = None
-    # Size caps of MEMORY.md and USER.md in the tooldeck home, in characters.
-    memory_max_chars: Annotated[int, Ge(100)] = 2200
-    # Size cap of USER.md (facts about the user), in characters.
-    user_max_chars: Annotated[int, Ge(100)] = 1375
-
-
-@section
-class McpAuthConfig(_Section):
-    """OAuth for a remote MCP server (`mcp_servers.NAME.auth`). Without it, a server that asks
-    for OAuth is logged in to with `tooldeck mcp login NAME`, registering tooldeck dynamically."""
-
-    __pydantic_config__ = _FORBID
-    # authorization_code: a person logs in once (`tooldeck mcp login NAME`), later runs use and
-    # refresh the stored tokens; client_credentials: tooldeck gets tokens itself with
-    # `client_id` and its secret, no person involved; identity_assertion: enterprise-managed
-    # authorization (SEP-990), no person involved either: the user's ID token is exchanged at the
-    # enterprise IdP (`idp_token_endpoint`) for an identity assertion (ID-JAG), which the client
-    # (`client_id`, `client_secret_env`) presents to the authorization server `issuer`.
-    grant: Literal["authorization_code", "client_credentials", "identity_assertion"] = "authorization_code"
-    # A client registered beforehand with the authorization server (default: dynamic registration,
-    # or `client_metadata_url` where the server takes it).
-    client_id: str | None = None
-    # The environment variable holding that client's secret (the secret is never written in the config).
-    client_secret_env: str | None = None
-    # With client_credentials, instead of a secret: the environment variable holding the client's
-    # private key (PEM), which signs a private_key_jwt assertion for each token request.
-    client_key_env: str | None = None
-    # The algorithm that signs it.
-    signing_algorithm: Literal["RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA"] = "RS256"
-    # How the client authenticates at the token endpoint (default: client_secret_basic with a
-    # secret, none without).
-    token_endpoint_auth_method: Literal["client_secret_basic", "client_secret_post", "none"] | None = None
-    # Scopes to ask for, besides those the server names in its challenge or metadata.
-    scopes: list[str] = field(default_factory=list)
-    # An https URL of tooldeck's client ID metadata document, used as the client ID by
-    # authorization servers that support such documents (instead of registering).
-    client_metadata_url: str | None = None
-    # The issuer URL of the authorization server the client belongs to; with client_credentials
-    # the secret is sent only there (default: whichever server the MCP server names). Required
-    # with identity_assertion: the assertion and the secret go to this server and no other.
-    issuer: str | None = None
-    # identity_assertion: the enterprise IdP's token endpoint (RFC 8693 token exchange).
-    idp_token_endpoint: str | None = None
-    # identity_assertion: tooldeck's client ID at the enterprise IdP.
-    idp_client_id: str | None = None
-    # identity_assertion: the environment variable holding that client's secret at the IdP, for
-    # an IdP that authenticates its clients (default: none, the client ID alone is sent).
-    idp_client_secret_env: str | None = None
-    # identity_assertion: the environment variable holding the user's ID token from the IdP.
-    idp_id_token_env: str | None = None
-    # The loopback port `tooldeck mcp login` listens on for the browser's redirect (default: any
-    # free port); a pre-registered client's redirect URI names it: http://127.0.0.1:PORT/callback.
-    redirect_port: Annotated[int, Ge(1), Le(65535)] | None = None
-
-
-@section
-class McpServerConfig(_Section):
-    """One MCP server: a command run over stdio, or a URL (streamable HTTP or SSE)."""
-
-    __pydantic_config__ = _FORBID
-    # The server's command (stdio).
-    command: str | None = None
-    # Its arguments.
-    args: list[str] = field(default_factory=list)
-    # Variables set for the child, on top of those it inherits (see `inherit_env`).
-    env: dict[str, str] = field(default_factory=dict, repr=False)
-    # Variables the child inherits from tooldeck's environment (names or globs such as LC_*);
-    # default: PATH, HOME, USER, LOGNAME, SHELL, TERM, LANG, LC_*, TZ, TMPDIR.
-    inherit_env: list[str] | None = None
-    # The child's working directory; relative to the config file's folder.
-    cwd: str | None = None
-    # The server's URL (streamable HTTP or SSE).
-    url: str | None = None
-    # Default: stdio with `command`, http (streamable HTTP) with `url`.
-    transport: Literal["stdio", "http", "sse"] | None = None
-    # Sent with every request to a remote server (e.g. a bearer token); never logged or shown.
-    headers: dict[str, str] = field(default_factory=dict, repr=False)
-    # Seconds one tool call may take (default: execution.default_timeout_s).
-    timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] | None = None
-    # Seconds to start the server and list its tools before it counts as failed.
-    connect_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 10.0
-    # Whether to connect to it.
-    enabled: bool = True
-    # Server tool names (or globs) to offer; None offers every tool.
-    include_tools: list[str] | None = None
-    # Server tool names (or globs) to leave out.
-    exclude_tools: list[str] = field(default_factory=list)
-    # Its tools may run at the same time even when they change things (read-only ones always may).
-    parallel_safe: bool = False
-    # Which calls need approval: those the server marks destructive, all of them, or none.
-    approval: Literal["destructive", "always", "never"] = "destructive"
-    # "thread": one server process per (user, thread), working in that thread's workspace (stdio only).
-    scope: Literal["shared", "thread"] = "shared"
-    # Thread-scoped sessions: how many server processes stay open at once; opening one more
-    # closes the least recently used idle one (a session busy with a call is never closed).
-    max_sessions: Annotated[int, Ge(1)] = 8
-    # Seconds an idle thread-scoped session is kept.
-    idle_timeout: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
-    # Whether the server may ask the agent's model (MCP sampling): "allow" lets the model of the
-    # run answer it (outside an agent run there is no model: refused); "deny" does not offer
-    # sampling to the server at all, so the model never sees its requests.
-    sampling: Literal["allow", "deny"] = "deny"
-    # The protocol revision: "auto" asks `server/discover` (2026-07-28) and falls back to the
-    # `initialize` handshake; "legacy" always does the handshake (for a server that cannot take
-    # an unknown request); "2026-07-28" adopts that revision without asking.
-    protocol: Literal["auto", "legacy", "2026-07-28"] = "auto"
-    # OAuth settings of a remote server (see below); any remote server without an Authorization
-    # header of its own logs in with OAuth when it asks for it.
-    auth: McpAuthConfig | None = None
-
-
-@section
-class AcpAgentConfig(_Section):
-    """An ACP agent offered as a tool: the command that starts it over stdio, and how calls run."""
-
-    __pydantic_config__ = _FORBID
-    # The program that starts the agent (it speaks ACP on its stdin/stdout).
-    command: str
-    # Its arguments.
-    args: list[str] = field(default_factory=list)
-    # Variables for the agent's process, on top of a small allow-list of the environment
-    # (HOME, PATH, USER, ...): nothing else of tooldeck's environment reaches the agent.
-    env: dict[str, str] = field(default_factory=dict, repr=False)
-    # What the model reads about the agent (default: a sentence naming it).
-    description: str = ""
-    # Seconds one prompt may run; then the session is cancelled and the agent's process group killed.
-    timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 600.0
-    # Seconds the agent has to start, initialize and open a session.
-    startup_timeout_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 30.0
-    # The toolset of the agent's tool.
-    toolset: str = "acp"
-    # Ask before every call (the agent's own permission requests are asked regardless).
-    requires_approval: bool = False
-    # Whether to offer the agent at all.
-    enabled: bool = True
-
-
-@section
-class MiddlewareEntry(_Section):
+class MiddlewareEntry(ConfigSection):
     """A `middleware:` entry: an object with `async def on_call(self, call, call_next)`."""
 
-    __pydantic_config__ = _FORBID
     # `package.module:attribute` naming a middleware instance, or a class or factory that makes
     # one when called with no arguments.
     use: str
@@ -751,28 +607,36 @@ class MiddlewareEntry(_Section):
     # validated and coerced ("2" -> 2).
     after: str | None = None
 
+    def check(self, key: str) -> None:
+        problem = placement_problem(self.before, self.after)
+        if problem is not None:
+            raise ConfigError(problem[1], path=f"{key}.{problem[0]}")
+
 
 @section
-class PromptEntry(_Section):
+class PromptEntry(ConfigSection):
     """A `prompts:` entry: MCP prompts `tooldeck serve` offers beside the skills."""
 
-    __pydantic_config__ = _FORBID
     # `package.module:attribute` naming a @prompt (a plain function is made one) or a list of them.
     use: str
 
+    def check(self, key: str) -> None:
+        check_use(self.use, f"{key}.use")
+
 
 @section
-class ResourceEntry(_Section):
+class ResourceEntry(ConfigSection):
     """A `resources:` entry: MCP resources `tooldeck serve` offers beside the workspace's files."""
 
-    __pydantic_config__ = _FORBID
     # `package.module:attribute` naming a @resource (a fixed URI or a URI template) or a list of them.
     use: str
 
+    def check(self, key: str) -> None:
+        check_use(self.use, f"{key}.use")
+
 
 @section
-class PluginsConfig(_Section):
-    __pydantic_config__ = _FORBID
+class PluginsConfig(ConfigSection):
     # Load tools from installed distributions' `tooldeck.tools` entry points.
     enabled: bool = True
     # Entry point names not to load.

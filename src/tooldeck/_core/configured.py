@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.execution.middleware import Placed, check_middleware
 from tooldeck._core.prompts import Prompt
 from tooldeck._core.resources import DeclaredResource
@@ -27,7 +27,7 @@ Convert = Callable[[object, str], "list[Tool] | None"]
 
 
 def config_sources(
-    config: Config, *, library: Sequence[ToolSource] = (), convert: Convert | None = None
+    config: CoreConfig, *, library: Sequence[ToolSource] = (), convert: Convert | None = None
 ) -> list[ToolSource]:
     """The sources the config names, in order: `library` (the built-in tools, from the deck),
     `discover:`, plugins, `tools:` entries, MCP servers, ACP agents, `tool_search`."""
@@ -62,7 +62,7 @@ def config_sources(
     return out
 
 
-def config_middleware(config: Config) -> list[Placed]:
+def config_middleware(config: CoreConfig) -> list[Placed]:
     """The middleware config `middleware:` names, placed as its entries say: instances, or
     classes and factories called with no arguments; a ConfigError names the entry that is not one."""
     if not config.middleware:
@@ -99,7 +99,7 @@ D = TypeVar("D", Prompt, DeclaredResource)
 
 
 def declarations(
-    config: Config, prompts: Sequence[Prompt], resources: Sequence[DeclaredResource]
+    config: CoreConfig, prompts: Sequence[Prompt], resources: Sequence[DeclaredResource]
 ) -> tuple[tuple[Prompt, ...], tuple[DeclaredResource, ...]]:
     """The prompts and resources `tooldeck serve` offers: the given ones, then config `prompts:`
     and `resources:`; a ToolConflictError when two declare one name (a prompt) or one URI or
@@ -141,7 +141,9 @@ def given(values: Iterable[object], kind: type[D], key: str, decorator: str) -> 
     return tuple(out)
 
 
-def count_tokens(tools: Sequence[Tool], descriptions: Mapping[str, str], config: Config) -> dict[str, int]:
+def count_tokens(
+    tools: Sequence[Tool], descriptions: Mapping[str, str], config: CoreConfig
+) -> dict[str, int]:
     """Tokens of each tool as config `model:` receives it (for tool_search.max_exposed_tokens)."""
     from tooldeck._core.dialects import token_costs
 

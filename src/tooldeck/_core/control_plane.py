@@ -20,6 +20,7 @@ st_ino), so a hard link or a differently spelled name of a protected file is pro
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import glob
 import os
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tooldeck._core import git_config
-from tooldeck._core.config import Config
+from tooldeck._core.config import ConfigSection, CoreConfig
 from tooldeck._core.control_classes import CLASSES, ClassRules, PathChange, covers
 from tooldeck._utils.home import tooldeck_home
 from tooldeck._utils.pathnames import is_within, relative_to
@@ -101,8 +102,9 @@ def _clean(entry: str) -> str:
     return "/".join(p for p in entry.strip().split("/") if p not in ("", "."))
 
 
-def hidden_paths(config: Config) -> tuple[Path, ...]:
-    """The tooldeck home, the stores the config may keep elsewhere (audit log, sessions), and
+def hidden_paths(config: CoreConfig) -> tuple[Path, ...]:
+    """The tooldeck home, the stores the config's sections keep elsewhere (`stores`: the audit
+    log, the sessions database), and
     the cache of validated configs (a forged entry there would be the next start's config)."""
     from tooldeck._core.config_cache import cache_dir
 
@@ -110,11 +112,10 @@ def hidden_paths(config: Config) -> tuple[Path, ...]:
     configs = cache_dir()
     if configs is not None:
         out.append(configs)
-    if config.approvals.audit_log:
-        out.append(config.resolve_path(config.approvals.audit_log))
-    if config.agent.sessions_db:
-        db = config.resolve_path(config.agent.sessions_db)
-        out += [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        if isinstance(value, ConfigSection):
+            out += value.stores(config.resolve_path)
     return tuple(out)
 
 
@@ -150,7 +151,7 @@ class ControlPlane:
     classes: ClassRules | None = None
 
     @classmethod
-    def of(cls, config: Config, root: str | os.PathLike[str] | None = None) -> ControlPlane:
+    def of(cls, config: CoreConfig, root: str | os.PathLike[str] | None = None) -> ControlPlane:
         real_root = os.path.realpath(root if root is not None else config.workspace)
         protections = [
             Protection(
@@ -322,7 +323,7 @@ def _holds(rel: str, pattern: str) -> bool:
     )
 
 
-def _module_protections(config: Config, root: str) -> list[Protection]:
+def _module_protections(config: CoreConfig, root: str) -> list[Protection]:
     """The files a config's `use:` (tools, middleware, prompts, resources) and `discover:` entries
     import from folders on the import path that lie in the workspace: the top-level package or
     module, shadowing siblings, caches, and the same for the workspace modules their sources

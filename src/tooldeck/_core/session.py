@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from tooldeck._core.config import Config, ExecutionConfig
+from tooldeck._core.config import CoreConfig, ExecutionConfig
 from tooldeck._core.control_plane import ControlPlane
 from tooldeck._core.execution.events import EventSink
 from tooldeck._core.execution.middleware import Middleware, Placed
@@ -45,7 +45,7 @@ class Session:
 
     def __init__(
         self,
-        config: Config,
+        config: CoreConfig,
         loadouts: Loadouts,
         *,
         session_id: str | None = None,

@@ -19,7 +19,7 @@ from tooldeck._core.tool_names import SOURCE_PRIORITY as SOURCE_PRIORITY
 from tooldeck.errors import ToolDefinitionError
 
 if TYPE_CHECKING:
-    from tooldeck._core.config import Config
+    from tooldeck._core.config import CoreConfig
     from tooldeck._core.context import ToolContext
 
 
@@ -40,7 +40,7 @@ class DescriptionContext:
 
     exposed: frozenset[str]
     deferred: frozenset[str]
-    config: Config | None = None
+    config: CoreConfig | None = None
     # The exposed and deferred tools by name, for descriptions that depend on their options.
     tools: Mapping[str, Tool] = field(default_factory=dict, hash=False, compare=False)
 

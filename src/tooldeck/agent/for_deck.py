@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
 from tooldeck.agent.services import AgentServices, for_config
-from tooldeck.core import Approver, Config, Policy, ToolRendering
+from tooldeck.core import Approver, CoreConfig, Policy, ToolRendering
 from tooldeck.tools.vision import ImagePart, VisionService
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from tooldeck.agent.sessions import SessionStore
 
 
-def deck_services(config: Config) -> dict[type, object]:
+def deck_services(config: CoreConfig) -> dict[type, object]:
     """See the module docstring (built once per deck config, never at call time)."""
 
     async def ask(image: ImagePart, question: str) -> str:

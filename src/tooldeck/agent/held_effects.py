@@ -19,7 +19,7 @@ from tooldeck.core import AuditLog, ErrorEnvelope, ToolResult, Workspace
 from tooldeck.errors import DecisionError, StoreError, ToolError
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
 
 
 class HeldEffects:
@@ -54,7 +54,7 @@ class HeldEffects:
                 except ToolError as exc:
                     raise DecisionError(f"call {call_id!r}: {exc}") from None
 
-    def settle(self, config: Config, session_id: str) -> list[ToolResult]:
+    def settle(self, config: CoreConfig, session_id: str) -> list[ToolResult]:
         """Land the approved effects, forget the denied ones; the calls' results, audited."""
         from tooldeck.tools.effects_held import discard_held, land_held
 
@@ -81,7 +81,7 @@ class HeldEffects:
 
     def _audit(
         self,
-        config: Config,
+        config: CoreConfig,
         session_id: str,
         record: Mapping[str, Any],
         decision: ApprovalDecision,

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, overload
 from tooldeck._utils.home import tooldeck_home
 from tooldeck.agent.builtins.delegate import SUBAGENT_SYSTEM, Delegator, SubOutcome
 from tooldeck.agent.channel import AgentChannel
+from tooldeck.agent.config import AgentConfig
 from tooldeck.agent.events import EventSink, null_sink
 from tooldeck.agent.held_effects import HeldEffects
 from tooldeck.agent.interrupts import ApprovalDecision, HeldBatch
@@ -36,7 +37,7 @@ from tooldeck.tools.scope import SessionScope
 from tooldeck.tools.vision import VisionService
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config, Session
+    from tooldeck.core import CoreConfig, Session
 
 # The built-in memory tool (its memory snapshot joins the system prompt when it is exposed).
 MEMORY_TOOL = "tooldeck.agent.tools:memory"
@@ -53,7 +54,7 @@ class LoadoutSource(Protocol):
     sessions to run calls in (`Deck.session`)."""
 
     @property
-    def config(self) -> Config: ...
+    def config(self) -> CoreConfig: ...
 
     def loadout(self, platform: str | None = None, *, agent: bool = False) -> Loadout: ...
 
@@ -104,7 +105,9 @@ class Agent:
             store = SessionStore(sessions_db(cfg))
         self.store: SessionStore | None = store or None
         self.memory = memory_files(cfg)
-        self.max_iterations = cfg.agent.max_iterations if max_iterations is None else max_iterations
+        self.max_iterations = (
+            cfg.section(AgentConfig).max_iterations if max_iterations is None else max_iterations
+        )
         self.policy = policy
         self.approver = approver
         self.events = events or null_sink
@@ -122,7 +125,7 @@ class Agent:
         """The base prompt and the memory snapshot (stored with the session). The loop adds the
         deferred tools by name to each request, as the catalog is at that moment."""
         loadout = loadout or self.loadout()
-        parts = [self.config.agent.system_prompt or DEFAULT_SYSTEM]
+        parts = [self.config.section(AgentConfig).system_prompt or DEFAULT_SYSTEM]
         exposed = loadout.get("memory")
         # The built-in memory tool (not a tool of another source that took its name).
         if (
@@ -236,7 +239,7 @@ class Agent:
     ) -> AgentLoop:
         delegator = None
         if delegate:
-            agent_cfg = self.config.agent
+            agent_cfg = self.config.section(AgentConfig)
             delegator = Delegator(
                 loadouts,
                 self._spawn,
@@ -279,7 +282,7 @@ class Agent:
 
     async def _spawn(self, loadouts: Callable[[], Loadout], prompt: str, parent_id: str | None) -> SubOutcome:
         convo = self.new_conversation(system=SUBAGENT_SYSTEM, parent_id=parent_id, model=self.delegate_model)
-        budget = self.config.agent.delegation_max_iterations or self.max_iterations
+        budget = self.config.section(AgentConfig).delegation_max_iterations or self.max_iterations
         loop = self._loop(
             convo, loadouts, budget, delegate=False, events=null_sink, model=self.delegate_model
         )
@@ -308,7 +311,7 @@ class Agent:
             self.store.close()
 
 
-def tool_rendering(model: ModelClient, config: Config) -> ToolRendering:
+def tool_rendering(model: ModelClient, config: CoreConfig) -> ToolRendering:
     """How `model` receives tool schemas (its client's provider, strict mode and model name), for
     the definitions tool_search returns; a client without settings (the scripted model) gets
     config `model:`'s."""

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tooldeck._utils.home import tooldeck_home
-from tooldeck.core import Config, ToolContext
+from tooldeck.agent.config import AgentConfig
+from tooldeck.core import CoreConfig, ToolContext
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
@@ -46,22 +47,24 @@ def services_of(context: ToolContext | None) -> AgentServices | None:
     return context.get(AgentServices) if context is not None else None
 
 
-def sessions_db(config: Config) -> Path:
+def sessions_db(config: CoreConfig) -> Path:
     """The session database of `config`: `agent.sessions_db`, else `state.db` in the home."""
-    if config.agent.sessions_db:
-        return config.resolve_path(config.agent.sessions_db)
+    db = config.section(AgentConfig).sessions_db
+    if db:
+        return config.resolve_path(db)
     return tooldeck_home(config.home, base_dir=config.base_dir) / "state.db"
 
 
-def memory_files(config: Config) -> MemoryFiles:
+def memory_files(config: CoreConfig) -> MemoryFiles:
     """MEMORY.md and USER.md of `config`'s home, with its size caps."""
     from tooldeck.agent.builtins.memory import MemoryFiles, MemoryLimits
 
-    limits = MemoryLimits(config.agent.memory_max_chars, config.agent.user_max_chars)
+    agent = config.section(AgentConfig)
+    limits = MemoryLimits(agent.memory_max_chars, agent.user_max_chars)
     return MemoryFiles(tooldeck_home(config.home, base_dir=config.base_dir), limits=limits)
 
 
-def for_config(config: Config) -> AgentServices:
+def for_config(config: CoreConfig) -> AgentServices:
     """What a call outside an agent run is offered: the home, memory files and session database
     of `config` (built when the session is made, not at call time)."""
     home = tooldeck_home(config.home, base_dir=config.base_dir)

@@ -15,6 +15,7 @@ from tooldeck.agent.builtins.clarify import clarify_output
 from tooldeck.agent.builtins.memory import memory_action
 from tooldeck.agent.builtins.present_files import present
 from tooldeck.agent.builtins.todo import todo_action
+from tooldeck.agent.config import AgentConfig
 from tooldeck.agent.services import call_services, services_of
 from tooldeck.core import DescriptionContext, RunState, TodoStatus, ToolContext, ToolOutput, tool
 from tooldeck.errors import ToolError
@@ -150,7 +151,7 @@ async def delegate_task(
 
 
 def _delegate_description(ctx: DescriptionContext) -> str:
-    limit = ctx.config.agent.delegation_max_concurrency if ctx.config is not None else 3
+    limit = ctx.config.section(AgentConfig).delegation_max_concurrency if ctx.config is not None else 3
     return (
         "Hand work to sub-agents that run with a subset of your tools and report back. Give one `goal` "
         f"(with `context`), or a `tasks` list for parallel work; at most {limit} sub-agents run at a time. "

@@ -15,7 +15,7 @@ from tooldeck.errors import ModelError, ToolError
 from tooldeck.tools.vision import ImagePart, VisionService
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
 
 DEFAULT_MAX_TOKENS = 1024
 
@@ -26,7 +26,7 @@ def vision_service(model: ModelClient) -> VisionService | None:
     return service_for(settings) if isinstance(settings, ModelSettings) else None
 
 
-def service_from_config(config: Config) -> VisionService:
+def service_from_config(config: CoreConfig) -> VisionService:
     """A service for config `model:` (raises `ModelNotConfigured` when it names no endpoint)."""
     from tooldeck.agent.models.factory import resolve_model_settings
 

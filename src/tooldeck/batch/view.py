@@ -13,8 +13,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from tooldeck import Deck
-from tooldeck.core import Config, Loadout, SandboxConfig, Session
+from tooldeck import Config, Deck
+from tooldeck.core import Loadout, SandboxConfig, Session
 
 ITEM_TOOLS_GATE = "item_tools"
 

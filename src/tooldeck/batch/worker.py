@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tooldeck import Config
 from tooldeck._utils.jsonl import id_key
 from tooldeck._utils.text import json_text
 from tooldeck.agent.events import Event, ModelReplied, ToolResultReady
@@ -36,7 +37,6 @@ from tooldeck.agent.sessions import SessionStore
 from tooldeck.batch.items import BatchItem, ItemId
 from tooldeck.batch.results import ItemResult, Status, ToolCallRecord
 from tooldeck.batch.view import ItemDeck, UnknownItemTools
-from tooldeck.core import Config
 from tooldeck.errors import ModelError
 
 if TYPE_CHECKING:

@@ -29,9 +29,9 @@ from tooldeck.cli.output import emit
 HEARTBEAT_S = 30.0  # without a terminal, a progress line this often: a log shows the run is alive
 
 if TYPE_CHECKING:
+    from tooldeck import Config
     from tooldeck.agent.models.base import ModelSettings
     from tooldeck.batch.run import BatchOptions, BatchPlan
-    from tooldeck.core import Config
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

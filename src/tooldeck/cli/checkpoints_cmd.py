@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 from tooldeck.cli.common import add_config, add_json, console, fail, print_json
 
 if TYPE_CHECKING:
-    from tooldeck.core import Checkpoint, Config
+    from tooldeck import Config
+    from tooldeck.core import Checkpoint
 
 # How many changed paths a row of the listing names before "(+N more)".
 SHOWN_PATHS = 4
@@ -23,7 +24,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def load(args: argparse.Namespace) -> Config:
-    from tooldeck.core import load_config
+    from tooldeck import load_config
     from tooldeck.errors import ConfigError
 
     try:

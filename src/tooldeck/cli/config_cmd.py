@@ -35,15 +35,17 @@ def run(args: argparse.Namespace) -> int:
         emit(reference().rstrip("\n"))
         return 0
     if args.schema:
+        from tooldeck import Config
         from tooldeck.core import config_schema_adapter
 
-        schema = config_schema_adapter().json_schema(mode="validation")
+        schema = config_schema_adapter(Config).json_schema(mode="validation")
         schema["title"] = "tooldeck.yaml"
-        for internal in ("base_dir", "config_file"):
-            schema.get("properties", {}).pop(internal, None)
+        # The file's key order (pydantic lists a composed class's own keys after its base's).
+        keys = [f.name for f in dataclasses.fields(Config) if f.name not in ("base_dir", "config_file")]
+        schema["properties"] = {k: schema["properties"][k] for k in keys if k in schema.get("properties", {})}
         print_json(schema)
         return 0
-    from tooldeck.core import load_config
+    from tooldeck import load_config
     from tooldeck.errors import ConfigError
 
     try:

@@ -1,7 +1,8 @@
 """The config reference, generated from the config model itself (so it cannot drift from it).
 
 Every key is listed with its type, its default and the comment written above it in
-`tooldeck/_core/config.py`; `docs/config.md` is this text, checked by a test.
+the config classes (`tooldeck/_core/config.py` and the sections the satellites own);
+`docs/config.md` is this text, checked by a test.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import tokenize
 import typing
 from typing import Any
 
-from tooldeck.core import Config
+from tooldeck import Config
 
 HEADER = """# Configuration reference
 
@@ -54,9 +55,13 @@ def _section(out: io.StringIO, title: str, cls: type, prefix: str) -> None:
 
 
 def _field_comments(cls: type) -> dict[str, str]:
-    """The `# ...` lines right above each field in the class body."""
-    source = inspect.getsource(cls)
+    """The `# ...` lines right above each field in the class body (and in its bases': the
+    composed `Config` holds the core's keys and adds the satellites' sections)."""
     found: dict[str, str] = {}
+    for base in reversed(cls.__mro__):
+        if base is not cls and dataclasses.is_dataclass(base):
+            found.update(_field_comments(base))
+    source = inspect.getsource(cls)
     pending: list[str] = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type == tokenize.COMMENT:
@@ -95,12 +100,8 @@ def _is_list(hint: Any) -> bool:
 
 
 def _type_name(hint: Any) -> str:
-    text = (
-        str(hint)
-        .replace("typing.", "")
-        .replace("tooldeck._core.config_sections.", "")
-        .replace("tooldeck._core.config.", "")
-    )
+    # Section classes by their own name, whichever module (the core's or a satellite's) owns them.
+    text = re.sub(r"\btooldeck(\.\w+)*\.(?=[A-Z])", "", str(hint).replace("typing.", ""))
     text = re.sub(r"Annotated\[([^,\]]+), ([^\]]+)\]", r"\1 (\2)", text)
     text = re.sub(r"<class '([^']+)'>", r"\1", text)
     text = re.sub(r"Optional\[(.+)\]$", r"\1 | None", text)

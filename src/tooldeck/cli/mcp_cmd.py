@@ -25,7 +25,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tooldeck.core import McpSource, close_mcp_servers, load_config, mcp_server_specs
+    from tooldeck import load_config
+    from tooldeck.core import McpSource, close_mcp_servers, mcp_server_specs
     from tooldeck.errors import ConfigError
 
     if args.action in ("login", "logout"):

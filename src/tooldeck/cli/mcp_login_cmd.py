@@ -38,7 +38,8 @@ def configure(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from tooldeck.core import load_config, mcp_login, mcp_logout, mcp_server_specs
+    from tooldeck import load_config
+    from tooldeck.core import mcp_login, mcp_logout, mcp_server_specs
     from tooldeck.errors import ConfigError, SourceError
 
     try:

@@ -12,8 +12,9 @@ from tooldeck._utils.text import for_terminal
 from tooldeck.cli.common import add_config, add_json, console, fail, print_json
 
 if TYPE_CHECKING:
+    from tooldeck import Config
     from tooldeck.agent.sessions import SessionStore, StoredSession
-    from tooldeck.core import Checkpoint, Config
+    from tooldeck.core import Checkpoint
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _load(config: Path | None) -> Config:
-    from tooldeck.core import load_config
+    from tooldeck import load_config
     from tooldeck.errors import ConfigError
 
     try:

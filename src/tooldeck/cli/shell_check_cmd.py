@@ -42,8 +42,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from tooldeck import load_config
     from tooldeck._utils.text import for_terminal
-    from tooldeck.core import load_config
     from tooldeck.errors import ConfigError
     from tooldeck.safety import ShellPolicy, commands_from, shell_check_lines
 

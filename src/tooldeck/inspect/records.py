@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from tooldeck import Deck
+    from tooldeck import Config, Deck
     from tooldeck.agent.messages import Usage
     from tooldeck.agent.sessions import SessionSummary, StoredSession
     from tooldeck.core import (
         Checkpoint,
-        Config,
         Fate,
         Loadout,
         McpSource,

@@ -20,13 +20,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tooldeck.core import Config, Loadout, PromotedView, Session, ToolCall, ToolResult, render_loadout
+from tooldeck.core import CoreConfig, Loadout, PromotedView, Session, ToolCall, ToolResult, render_loadout
 
 
 class DeckLike(Protocol):
     """What the adapters need of a `Deck` (they take the deck itself)."""
 
-    config: Config
+    @property
+    def config(self) -> CoreConfig: ...
 
     def session(self, *, session_id: str | None = None, direct: bool = True) -> Session: ...
 

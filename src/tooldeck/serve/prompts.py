@@ -71,7 +71,7 @@ if TYPE_CHECKING:
     from mcp.server.session import ServerSession
     from mcp.server.subscriptions import SubscriptionBus
 
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
 
 log = logging.getLogger(__name__)
 
@@ -292,7 +292,7 @@ def _read(root: ConfinedRoot, parts: tuple[str, ...]) -> bytes | None:
 class SkillPrompts:
     """The skills of one config as prompts."""
 
-    def __init__(self, config: Config, *, declared: Sequence[str] = ()) -> None:
+    def __init__(self, config: CoreConfig, *, declared: Sequence[str] = ()) -> None:
         self.config = config
         # The names of the declared prompts: they come first, and a skill of one of them is left out.
         self.declared = tuple(declared)
@@ -391,7 +391,7 @@ class ServedPrompts:
 
     def __init__(
         self,
-        config: Config,
+        config: CoreConfig,
         *,
         state: Callable[[ServerRequestContext[Any, Any]], Connected | None],
         sessions: Callable[[], Iterable[Connected]],

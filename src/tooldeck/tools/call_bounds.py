@@ -14,12 +14,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from tooldeck.core import Config, Tool
+from tooldeck.core import CoreConfig, Tool
 
 COMMAND_TOOLS = ("terminal", "execute_code")
 
 
-def bounds(config: Config, home: Path) -> list[str]:
+def bounds(config: CoreConfig, home: Path) -> list[str]:
     """One line per bound: what it is, whether it holds here, and why not when it does not."""
     from tooldeck.safety.sandbox.cgroups import support
     from tooldeck.safety.sandbox.probe import probe_bwrap_cached
@@ -58,7 +58,7 @@ def bounds(config: Config, home: Path) -> list[str]:
     return lines
 
 
-def _writes(config: Config, *, sized: bool) -> str:
+def _writes(config: CoreConfig, *, sized: bool) -> str:
     disk = config.sandbox.limits.disk_mb
     head = (
         f"writes: sandbox.limits.disk_mb = {disk} MiB per call in all - the file tools count each file "
@@ -74,7 +74,7 @@ def _writes(config: Config, *, sized: bool) -> str:
     )
 
 
-def bounds_of(config: Config, tools: Iterable[Tool], home: Path) -> dict[str, list[str]]:
+def bounds_of(config: CoreConfig, tools: Iterable[Tool], home: Path) -> dict[str, list[str]]:
     """The bounds of each of `tools` that runs commands (terminal, execute_code)."""
     named = [t.name for t in tools if t.source == "builtin" and t.name in COMMAND_TOOLS]
     if not named:

@@ -13,12 +13,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from tooldeck.core import Config, Tool
+from tooldeck.core import CoreConfig, Tool
 
 SLOWER = "a look before and after; held effects are reverted"
 
 
-def judging(config: Config, tools: Iterable[Tool], home: Path) -> dict[str, str]:
+def judging(config: CoreConfig, tools: Iterable[Tool], home: Path) -> dict[str, str]:
     """For each of `tools` whose changes tooldeck judges or checkpoints in its own way: how."""
     said: dict[str, str] = {}
     for t in tools:
@@ -32,7 +32,7 @@ def judging(config: Config, tools: Iterable[Tool], home: Path) -> dict[str, str]
     return said
 
 
-def _command(config: Config, name: str, home: Path) -> str:
+def _command(config: CoreConfig, name: str, home: Path) -> str:
     if not config.effects.enabled:
         return "not judged (effects.enabled: false): commands write the workspace directly"
     unkept = (

@@ -14,16 +14,17 @@ from typing import TYPE_CHECKING
 
 from tooldeck.core import Source, SourceListing
 from tooldeck.errors import ToolError
+from tooldeck.tools.web.config import WebConfig
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
     from tooldeck.tools.browser.host import BrowserHost
 
 
 class LibrarySource(Source):
     """The web, browser, vision and skills toolsets, built for `config`."""
 
-    def __init__(self, config: Config, *, name: str = "library") -> None:
+    def __init__(self, config: CoreConfig, *, name: str = "library") -> None:
         super().__init__(name, "builtin")
         self.config = config
         self._browser: BrowserHost | None = None
@@ -36,7 +37,7 @@ class LibrarySource(Source):
         from tooldeck.tools.web.tools import web_tools
 
         cfg = self.config
-        tools = [*web_tools(cfg.web), *vision_tools(cfg)]
+        tools = [*web_tools(cfg.section(WebConfig)), *vision_tools(cfg)]
         tools += browser_tools(cfg, self._host)
         skill_tools, notes = skills_tools(cfg)
         tools += skill_tools
@@ -56,7 +57,7 @@ class LibrarySource(Source):
                 if self._closed:
                     raise ToolError("the browser tools' deck was closed", type="unavailable")
                 if self._browser is None:
-                    self._browser = BrowserHost(self.config.web)
+                    self._browser = BrowserHost(self.config.section(WebConfig))
         return self._browser
 
     def close(self) -> None:

@@ -27,10 +27,10 @@ from tooldeck.errors import ToolError
 from tooldeck.tools.skill_files import MAX_FILES_LISTED, read_skill_file, skill_files
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
 
 
-def skills_tools(config: Config) -> tuple[list[Tool], list[Diagnostic]]:
+def skills_tools(config: CoreConfig) -> tuple[list[Tool], list[Diagnostic]]:
     """The skills toolset for this config, and what is wrong with its skill folders."""
     catalog = load_skills(config)
     notes = list(catalog.diagnostics)
@@ -58,7 +58,7 @@ def skills_tools(config: Config) -> tuple[list[Tool], list[Diagnostic]]:
     return [_list_tool(config, check), _view_tool(config, check)], notes
 
 
-def _list_tool(config: Config, check: Callable[[], Availability]) -> Tool:
+def _list_tool(config: CoreConfig, check: Callable[[], Availability]) -> Tool:
     @tool(
         toolset="skills",
         check=check,
@@ -88,7 +88,7 @@ def render_list(catalog: SkillCatalog, active: set[str]) -> str:
     return "\n".join(lines)
 
 
-def _view_tool(config: Config, check: Callable[[], Availability]) -> Tool:
+def _view_tool(config: CoreConfig, check: Callable[[], Availability]) -> Tool:
     @tool(
         toolset="skills",
         check=check,

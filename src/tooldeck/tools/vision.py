@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 from tooldeck.core import Tool, ToolContext, tool
 from tooldeck.errors import ErrorType, ToolError
+from tooldeck.tools.web.config import WebConfig
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
 
 MAX_IMAGE_BYTES = 20_000_000
 _MAGIC = (
@@ -67,7 +68,7 @@ def image_type(data: bytes) -> str | None:
     return None
 
 
-async def vision_for(context: ToolContext | None, config: Config) -> VisionService:
+async def vision_for(context: ToolContext | None, config: CoreConfig) -> VisionService:
     """The vision service offered to this call: the agent's own model, or (through a deck, outside
     an agent) one built from config `model:`."""
     offered = context.get(VisionService) if context is not None else None
@@ -76,11 +77,11 @@ async def vision_for(context: ToolContext | None, config: Config) -> VisionServi
     return offered
 
 
-def vision_tools(config: Config) -> list[Tool]:
+def vision_tools(config: CoreConfig) -> list[Tool]:
     return [_analyze_tool(config)]
 
 
-def _analyze_tool(config: Config) -> Tool:
+def _analyze_tool(config: CoreConfig) -> Tool:
     @tool(
         toolset="vision",
         needs_vision=True,
@@ -109,7 +110,7 @@ def _analyze_tool(config: Config) -> Tool:
     return vision_analyze
 
 
-async def load_image(source: str, config: Config, context: ToolContext | None) -> ImagePart:
+async def load_image(source: str, config: CoreConfig, context: ToolContext | None) -> ImagePart:
     """An image from a URL (through the address guard) or a workspace file (confined to it)."""
     if source.startswith(("http://", "https://")):
         data = await _download(source, config)
@@ -125,16 +126,17 @@ async def load_image(source: str, config: Config, context: ToolContext | None) -
     return ImagePart(data, kind)
 
 
-async def _download(url: str, config: Config) -> bytes:
+async def _download(url: str, config: CoreConfig) -> bytes:
     from dataclasses import replace
 
     from tooldeck.tools.web.fetch import FetchError, fetch, new_client
     from tooldeck.tools.web.reading import limits_of, policy_of
 
-    limits = replace(limits_of(config.web), max_bytes=min(config.web.max_bytes, MAX_IMAGE_BYTES))
+    web = config.section(WebConfig)
+    limits = replace(limits_of(web), max_bytes=min(web.max_bytes, MAX_IMAGE_BYTES))
     async with new_client(limits) as client:
         try:
-            fetched = await fetch(client, url, policy_of(config.web), limits, accept="image/*")
+            fetched = await fetch(client, url, policy_of(web), limits, accept="image/*")
         except FetchError as exc:
             kind: ErrorType = (
                 "denied" if exc.kind == "denied" else "timeout" if exc.kind == "timeout" else "tool_error"

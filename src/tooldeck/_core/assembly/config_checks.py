@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from tooldeck._core.assembly.deferral import deferral_diagnostics
 from tooldeck._core.assembly.gates import in_group
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.diagnostics import Diagnostic, did_you_mean
 from tooldeck._core.skills.catalog import active_skills
 from tooldeck._core.tool import Tool
@@ -24,7 +24,7 @@ from tooldeck._core.toolsets import ToolsetIndex
 from tooldeck.errors import ConfigError
 
 
-def config_diagnostics(config: Config, tools: Sequence[Tool], toolsets: ToolsetIndex) -> list[Diagnostic]:
+def config_diagnostics(config: CoreConfig, tools: Sequence[Tool], toolsets: ToolsetIndex) -> list[Diagnostic]:
     """Every name in the config that matches no candidate tool (or toolset), with its key path."""
     out = _skill_names(config, {t.name for t in tools})
     for name, ts in config.toolsets.items():  # also those no platform selects
@@ -41,7 +41,7 @@ def config_diagnostics(config: Config, tools: Sequence[Tool], toolsets: ToolsetI
     return out
 
 
-def _approval_names(config: Config, tools: Sequence[Tool]) -> list[Diagnostic]:
+def _approval_names(config: CoreConfig, tools: Sequence[Tool]) -> list[Diagnostic]:
     """`approvals.tools` keys (names or globs) that match no candidate: a misspelt name would
     leave the tool under its default approval mode, silently."""
     names = {t.name for t in tools}
@@ -60,7 +60,7 @@ def _is_glob(key: str) -> bool:
     return any(c in key for c in "*?[")
 
 
-def _may_name_unlisted_mcp_tool(key: str, config: Config, tools: Sequence[Tool]) -> bool:
+def _may_name_unlisted_mcp_tool(key: str, config: CoreConfig, tools: Sequence[Tool]) -> bool:
     """Whether `key` may name a tool of a configured MCP server that lists no tools now (it did
     not connect): such a name cannot be checked, and is no typo for all we know."""
     if not config.mcp_servers or not key.startswith("mcp"):
@@ -80,7 +80,7 @@ def _may_name_unlisted_mcp_tool(key: str, config: Config, tools: Sequence[Tool])
     return False
 
 
-def mcp_toolsets(config: Config) -> list[str]:
+def mcp_toolsets(config: CoreConfig) -> list[str]:
     """The toolset of every enabled MCP server (`mcp-<server>`), listed or not: naming one is
     no mistake while its server connects, or when it failed (a server's failure is reported
     on its own)."""
@@ -95,7 +95,7 @@ def mcp_toolsets(config: Config) -> list[str]:
     return [f"mcp-{name}" for name, server in servers.items() if server.enabled]
 
 
-def _skill_names(config: Config, names: set[str]) -> list[Diagnostic]:
+def _skill_names(config: CoreConfig, names: set[str]) -> list[Diagnostic]:
     out = []
     for i, skill in enumerate(config.skills):
         for j, name in enumerate(skill.allowed_tools or ()):

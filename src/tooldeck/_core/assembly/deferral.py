@@ -22,17 +22,19 @@ from collections.abc import Callable, Mapping, Sequence
 from tooldeck._core.assembly.gates import GateInput, Hidden, Kept
 from tooldeck._core.assembly.loadout import Fate
 from tooldeck._core.assembly.rewrite import render_description
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.tool import SOURCE_PRIORITY, DescriptionContext, Tool
 
 # Tokens of each tool as the model would receive it, given the descriptions it would read.
-TokenCounter = Callable[[Sequence[Tool], Mapping[str, str], Config], Mapping[str, int]]
+TokenCounter = Callable[[Sequence[Tool], Mapping[str, str], CoreConfig], Mapping[str, int]]
 
 GATE = "deferral"
 
 
-def estimate_tokens(tools: Sequence[Tool], descriptions: Mapping[str, str], config: Config) -> dict[str, int]:
+def estimate_tokens(
+    tools: Sequence[Tool], descriptions: Mapping[str, str], config: CoreConfig
+) -> dict[str, int]:
     """A rough count: one token per four characters of name, description and schema JSON."""
     out = {}
     for t in tools:
@@ -59,7 +61,7 @@ def deferral_rule(tool: Tool, patterns: Sequence[str]) -> str | None:
     return next((p for p in patterns if matches(tool, p)), None)
 
 
-def deferral_diagnostics(tools: Sequence[Tool], config: Config) -> list[Diagnostic]:
+def deferral_diagnostics(tools: Sequence[Tool], config: CoreConfig) -> list[Diagnostic]:
     """Deferral settings that do nothing: `tool_search.defer` entries that match no candidate
     tool (a typo), and deferral asked for while `tool_search.enabled` is false."""
     ts = config.tool_search

@@ -15,7 +15,7 @@ from typing import Protocol
 from tooldeck._core.assembly.loadout import Fate
 from tooldeck._core.availability import RequirementKey
 from tooldeck._core.availability_types import AVAILABLE, Availability
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.config_load import ALL_TOOLSETS
 from tooldeck._core.config_platforms import unknown_platform
 from tooldeck._core.diagnostics import Diagnostic
@@ -28,7 +28,7 @@ from tooldeck.errors import UnknownPlatformError
 
 @dataclass(slots=True)
 class GateInput:
-    config: Config
+    config: CoreConfig
     platform: str
     toolsets: ToolsetIndex
     # Whether the bubblewrap sandbox really works here (probed), and why not.
@@ -112,7 +112,7 @@ class ToolsetGate:
         return kept, hidden
 
 
-def selected_toolsets(config: Config, platform: str) -> list[str] | None:
+def selected_toolsets(config: CoreConfig, platform: str) -> list[str] | None:
     """The toolsets `platform` selects; None when the config names no platform at all.
 
     A platform the config does not know is an error naming the known ones, never a silent
@@ -187,7 +187,7 @@ class SandboxProbe:
         return "bwrap-sandbox-probe"
 
 
-def host_shell_probe(config: Config, tools: Sequence[Tool]) -> RequirementKey | None:
+def host_shell_probe(config: CoreConfig, tools: Sequence[Tool]) -> RequirementKey | None:
     """The sandbox check the host-shell gate needs, or None when its answer cannot matter: no
     sandbox configured, host shells allowed anyway, or no candidate runs shell commands."""
     sandbox = config.sandbox
@@ -262,7 +262,7 @@ class AvailabilityGate:
         return kept, hidden
 
 
-def skills_allowed(config: Config) -> frozenset[str] | None:
+def skills_allowed(config: CoreConfig) -> frozenset[str] | None:
     """The union of active skills' allowed tools, or None when no active skill restricts tools.
 
     A `skills:` entry's own `allowed_tools` wins; an entry without one takes the `allowed-tools`

@@ -13,7 +13,7 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.tool import Tool
 
@@ -48,7 +48,7 @@ class Loadout:
     reasons: Mapping[str, str]  # why exposed/deferred tools made it (selection path)
     diagnostics: tuple[Diagnostic, ...] = ()
     # The config it was assembled under (the executor and agent take their settings from it).
-    config: Config = field(default_factory=Config)
+    config: CoreConfig = field(default_factory=CoreConfig)
     # The union of the active skills' allowed tools, or None when no skill restricts tools.
     skills_allowed: frozenset[str] | None = None
     # Deferred tools exposed in this view because `tool_search` promoted them (see `with_exposed`).
@@ -103,7 +103,7 @@ class Loadout:
             promoted=tuple(t for t in self.promoted if t.name in names),
         )
 
-    def with_config(self, config: Config) -> Loadout:
+    def with_config(self, config: CoreConfig) -> Loadout:
         """The same tools, descriptions and reasons under another config (a batch item's sandbox)."""
         return self._derived(config=config)
 

@@ -34,7 +34,7 @@ from tooldeck._core.availability import (
     requirement_keys,
 )
 from tooldeck._core.availability_types import Availability
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.registry import Registry
 from tooldeck._core.tool import DescriptionContext, Tool
@@ -59,7 +59,7 @@ class Assembler:
     def __init__(
         self,
         registry: Registry,
-        config: Config,
+        config: CoreConfig,
         *,
         checker: AvailabilityChecker | None = None,
         token_counter: TokenCounter | None = None,

@@ -18,7 +18,7 @@ from tooldeck._utils.home import tooldeck_home
 
 if TYPE_CHECKING:
     from tooldeck._core.checkpoints.undo import UndoReport
-    from tooldeck._core.config import Config
+    from tooldeck._core.config import CoreConfig
 
 _STORES: dict[tuple[Path, Path], CheckpointStore] = {}
 _LOCK = threading.Lock()
@@ -36,13 +36,13 @@ def store_for(home: Path, workspace: Path, settings: CheckpointsConfig) -> Check
         return store
 
 
-def store_of(config: Config) -> CheckpointStore:
+def store_of(config: CoreConfig) -> CheckpointStore:
     """The checkpoint store of `config`'s workspace, under its tooldeck home."""
     home = tooldeck_home(config.home, base_dir=config.base_dir)
     return store_for(home, Path(os.path.realpath(config.workspace)), config.checkpoints)
 
 
-def undo_in(config: Config, checkpoint: int | None = None, *, force: bool = False) -> UndoReport:
+def undo_in(config: CoreConfig, checkpoint: int | None = None, *, force: bool = False) -> UndoReport:
     """`Deck.undo` for a config (what `tooldeck undo` runs): see `undo.py`."""
     from tooldeck._core.checkpoints.undo import undo
     from tooldeck._core.workspace import Workspace

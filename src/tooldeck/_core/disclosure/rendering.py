@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from tooldeck._core.assembly.loadout import Loadout
-from tooldeck._core.config import Config
+from tooldeck._core.config import CoreConfig
 from tooldeck._core.tool import MCP_EXAMPLES_KEY, Tool
 
 RenderingDialect = Literal["openai", "responses", "anthropic", "gemini", "mcp"]
@@ -27,7 +27,7 @@ class ToolRendering:
     profile: str | None = None
 
     @classmethod
-    def for_config(cls, config: Config) -> ToolRendering:
+    def for_config(cls, config: CoreConfig) -> ToolRendering:
         """What config `model:` and `dialects:` say the model receives."""
         return cls(config.model.provider, config.dialects.openai.strict, config.model.name)
 

@@ -23,7 +23,7 @@ from tooldeck._core.channel import ToolChannel
 from tooldeck._core.config import (
     ApprovalsConfig,
     CheckpointsConfig,
-    Config,
+    CoreConfig,
     EffectsConfig,
     ExecutionConfig,
     SandboxConfig,
@@ -209,7 +209,7 @@ def _gate(
 
 
 def _services(
-    config: Config,
+    config: CoreConfig,
     loadout: Loadout,
     given: Mapping[type, object] | None,
     workspace: Workspace,
@@ -233,7 +233,7 @@ def _services(
 
 
 def _links(
-    config: Config,
+    config: CoreConfig,
     index: ToolIndex,
     gate: CallGate,
     emit: Callable[..., None] | None,
@@ -261,7 +261,7 @@ def _links(
 
 
 def _checkpointing(
-    config: Config, index: ToolIndex, home: Path, workspace: Workspace, services: dict[type, object]
+    config: CoreConfig, index: ToolIndex, home: Path, workspace: Workspace, services: dict[type, object]
 ) -> Middleware | None:
     if not config.checkpoints.enabled or all(t.read_only for t in index.tools.values()):
         return None

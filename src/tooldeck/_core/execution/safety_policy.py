@@ -21,7 +21,7 @@ import shlex
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from tooldeck._core.config import ApprovalMode, Config
+from tooldeck._core.config import ApprovalMode, CoreConfig
 from tooldeck._core.execution.policy import ALLOW, Decision
 from tooldeck._core.execution.types import ValidatedCall
 from tooldeck._core.tool import Tool
@@ -46,7 +46,7 @@ def _shell_policy(block: tuple[str, ...], approve: tuple[str, ...]) -> ShellPoli
 class SafetyPolicy:
     """Decides from the config's `approvals` and `shell` sections (cheap to build per executor)."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: CoreConfig) -> None:
         self.mode: ApprovalMode = config.approvals.mode
         self.tool_modes = dict(config.approvals.tools)
         self.block = tuple(config.shell.block)

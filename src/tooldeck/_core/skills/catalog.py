@@ -30,7 +30,7 @@ from tooldeck._core.diagnostics import Diagnostic
 from tooldeck.errors import ConfigError
 
 if TYPE_CHECKING:
-    from tooldeck._core.config import Config
+    from tooldeck._core.config import CoreConfig
 
 SKILL_FILE = "SKILL.md"
 """The file that makes a folder a skill."""
@@ -74,7 +74,7 @@ class Catalog:
         return [s.name for s in self.skills]
 
 
-def skill_dirs(config: Config) -> list[Path]:
+def skill_dirs(config: CoreConfig) -> list[Path]:
     """The folders `skills_dirs` names, resolved against the config file's folder."""
     return [config.resolve_path(d) for d in config.skills_dirs]
 
@@ -83,7 +83,7 @@ _cache: dict[tuple[Any, ...], Catalog] = {}
 _cache_lock = threading.Lock()
 
 
-def load_catalog(config: Config) -> Catalog:
+def load_catalog(config: CoreConfig) -> Catalog:
     """The skills under `config.skills_dirs` (the first of two same-named skills wins)."""
     dirs = skill_dirs(config)
     if not dirs:
@@ -234,7 +234,7 @@ class ActiveSkill:
     file: Path | None = None
 
 
-def active_skills(config: Config) -> list[ActiveSkill]:
+def active_skills(config: CoreConfig) -> list[ActiveSkill]:
     """The `skills:` entries that are active; an entry without `allowed_tools` takes its skill
     folder's `allowed-tools`, when a skill of that name is in `skills_dirs`."""
     out: list[ActiveSkill] = []

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tooldeck._core.config import Config, ToolEntry
+from tooldeck._core.config import CoreConfig, ToolEntry
 from tooldeck._core.decorator import function_tool
 from tooldeck._core.diagnostics import Diagnostic
 from tooldeck._core.prompts import Prompt, prompt
@@ -130,7 +130,7 @@ class ConfigEntrySource(Source):
 # -- `prompts:` and `resources:` entries (served by `tooldeck serve`) ----------------------------
 
 
-def config_prompts(config: Config) -> list[Prompt]:
+def config_prompts(config: CoreConfig) -> list[Prompt]:
     """The prompts config `prompts:` names, each labelled with its entry; a ConfigError names an
     entry that cannot be imported or is not a @prompt (a plain function is made one)."""
     out: list[Prompt] = []
@@ -152,7 +152,7 @@ def config_prompts(config: Config) -> list[Prompt]:
     return out
 
 
-def config_resources(config: Config) -> list[DeclaredResource]:
+def config_resources(config: CoreConfig) -> list[DeclaredResource]:
     """The resources config `resources:` names, each labelled with its entry; a ConfigError names
     an entry that cannot be imported or is not a @resource."""
     out: list[DeclaredResource] = []
@@ -169,7 +169,7 @@ def config_resources(config: Config) -> list[DeclaredResource]:
     return out
 
 
-def _values(config: Config, use: str, where: str) -> list[object]:
+def _values(config: CoreConfig, use: str, where: str) -> list[object]:
     """What `use` names: one value, or the items of a list or tuple of them."""
     importable_from([config.base_dir])  # modules next to the config file, as for `tools:`
     value = resolve_use(use, where=where)

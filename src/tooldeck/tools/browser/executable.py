@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tooldeck.core import Availability
 
 if TYPE_CHECKING:
-    from tooldeck.core import BrowserConfig
+    from tooldeck.tools.browser.config import BrowserConfig
 
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 # Inside Playwright's browser cache: full Chromium builds first, then the headless shell.

@@ -28,7 +28,7 @@ from tooldeck.tools.browser.proxy import GuardProxy
 from tooldeck.tools.web.guard import NetworkPolicy
 
 if TYPE_CHECKING:
-    from tooldeck.core import WebConfig
+    from tooldeck.tools.web.config import WebConfig
 
 T = TypeVar("T")
 # Quiet, predictable Chromium: no background traffic, no first-run UI, no component updates.

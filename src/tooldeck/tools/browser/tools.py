@@ -16,9 +16,10 @@ from tooldeck.core import Availability, Bounds, Resource, Tool, ToolContext, too
 from tooldeck.errors import ToolError
 from tooldeck.tools.browser.executable import availability
 from tooldeck.tools.scope import SessionScope
+from tooldeck.tools.web.config import WebConfig
 
 if TYPE_CHECKING:
-    from tooldeck.core import Config
+    from tooldeck.core import CoreConfig
     from tooldeck.tools.browser.host import BrowserHost, BrowserSession
 
 T = TypeVar("T")
@@ -55,9 +56,9 @@ async def on_page(
         raise ToolError(f"browser: {first_line(exc)}", retryable=True) from None
 
 
-def browser_tools(config: Config, host_of: HostFactory) -> list[Tool]:
+def browser_tools(config: CoreConfig, host_of: HostFactory) -> list[Tool]:
     """The browser toolset for this config; `host_of()` gives the deck's browser host."""
-    web = config.web
+    web = config.section(WebConfig)
     browser = web.browser
 
     def check() -> Availability:
@@ -205,7 +206,7 @@ def _interaction_tools(host_of: HostFactory, common: dict[str, Any]) -> list[Too
     return [browser_click, browser_type, browser_scroll, browser_press]
 
 
-def _reading_tools(host_of: HostFactory, common: dict[str, Any], config: Config) -> list[Tool]:
+def _reading_tools(host_of: HostFactory, common: dict[str, Any], config: CoreConfig) -> list[Tool]:
     @tool(
         **common,
         resource=_READ,

@@ -15,7 +15,7 @@ from tooldeck.tools.web.userinfo import shown_url
 if TYPE_CHECKING:
     import httpx
 
-    from tooldeck.core import WebConfig
+    from tooldeck.tools.web.config import WebConfig
 
 Format = Literal["markdown", "text"]
 _ACCEPT = "text/html,application/xhtml+xml,text/plain,text/markdown,application/json,application/pdf;q=0.9,*/*;q=0.5"

@@ -19,7 +19,7 @@ from tooldeck.core import Availability
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
-    from tooldeck.core import WebSearchConfig
+    from tooldeck.tools.web.config import WebSearchConfig
 
 DEFAULT_URLS: Mapping[str, str] = {
     "brave": "https://api.search.brave.com/res/v1/web/search",

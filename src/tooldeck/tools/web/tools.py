@@ -12,7 +12,7 @@ from tooldeck.errors import ToolError
 from tooldeck.tools.web import search as providers
 
 if TYPE_CHECKING:
-    from tooldeck.core import WebConfig
+    from tooldeck.tools.web.config import WebConfig
 
 
 def web_tools(web: "WebConfig") -> list[Tool]:

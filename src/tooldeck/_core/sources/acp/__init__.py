@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tooldeck._core.availability_types import AVAILABLE, Availability
-from tooldeck._core.config import AcpAgentConfig, Config
+from tooldeck._core.config import AcpAgentConfig, CoreConfig
 from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.sources.acp.files import AgentFiles
 from tooldeck._core.sources.base import Source, SourceListing
@@ -50,7 +50,7 @@ PARAMETERS: Mapping[str, Any] = {
 class AcpSource(Source):
     """The config's ACP agents, one tool each."""
 
-    def __init__(self, config: Config, *, name: str = "acp") -> None:
+    def __init__(self, config: CoreConfig, *, name: str = "acp") -> None:
         super().__init__(name, "acp")
         self._config = config
         self._agents = {n: AcpAgent(n, a, config) for n, a in config.acp_agents.items() if a.enabled}
@@ -64,7 +64,7 @@ class AcpSource(Source):
 class AcpAgent:
     """One configured agent: its tool, where its command is, and whether it last failed to start."""
 
-    def __init__(self, name: str, settings: AcpAgentConfig, config: Config) -> None:
+    def __init__(self, name: str, settings: AcpAgentConfig, config: CoreConfig) -> None:
         self.name = name
         self.settings = settings
         self._base = config.resolve_path(".")

@@ -24,7 +24,7 @@ from tooldeck._core.sources.mcp.source import McpSource, ServerStatus
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from tooldeck._core.config import Config
+    from tooldeck._core.config import CoreConfig
     from tooldeck._core.sources.mcp.loop import McpLoop
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 
-def mcp_sources(config: Config) -> list[McpSource]:
+def mcp_sources(config: CoreConfig) -> list[McpSource]:
     """A source for every enabled server of the config; they all start connecting now."""
     from tooldeck._utils.home import tooldeck_home
 

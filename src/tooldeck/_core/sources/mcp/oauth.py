@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from tooldeck._core.sources.mcp.oauth_store import AuthRecord, TokenStore
 
 if TYPE_CHECKING:
-    from tooldeck._core.config import Config, McpServerConfig
+    from tooldeck._core.config import CoreConfig, McpServerConfig
 
 Grant = Literal["authorization_code", "client_credentials", "identity_assertion"]
 AuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]
@@ -75,7 +75,7 @@ class OAuthSettings:
 
 
 def oauth_settings(
-    name: str, server: McpServerConfig, config: Config, environ: Mapping[str, str]
+    name: str, server: McpServerConfig, config: CoreConfig, environ: Mapping[str, str]
 ) -> OAuthSettings | None:
     """The OAuth settings of a remote server (None for a local one, or one that sends its own
     Authorization header); a `client_secret_env` that is not set is a ConfigError naming it."""

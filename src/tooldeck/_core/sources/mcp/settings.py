@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from tooldeck._core.config import Config, McpServerConfig
+from tooldeck._core.config import CoreConfig, McpServerConfig
 from tooldeck._core.sources.mcp.oauth import OAuthSettings, oauth_settings
 
 Transport = Literal["stdio", "http", "sse"]
@@ -96,7 +96,7 @@ class ServerSpec:
         return dataclasses.replace(self, cwd=workspace, env=env, roots=(workspace,))
 
 
-def server_specs(config: Config, *, environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
+def server_specs(config: CoreConfig, *, environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
     """Every configured server (disabled ones too, marked so), in config order."""
     from tooldeck._core.config_load import mcp_server_configs
 
@@ -104,7 +104,7 @@ def server_specs(config: Config, *, environ: Mapping[str, str] | None = None) ->
     return [to_spec(name, server, config, environ) for name, server in mcp_server_configs(config).items()]
 
 
-def to_spec(name: str, server: McpServerConfig, config: Config, environ: Mapping[str, str]) -> ServerSpec:
+def to_spec(name: str, server: McpServerConfig, config: CoreConfig, environ: Mapping[str, str]) -> ServerSpec:
     transport: Transport = server.transport or ("stdio" if server.command is not None else "http")
     command = server.command
     if command is not None and os.sep in command and not os.path.isabs(command):
