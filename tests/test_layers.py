@@ -76,7 +76,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("tooldeck.tools",),
     # The scripted model server imports nothing of tooldeck; it fakes what the agent talks to.
     # The interop adapters (other frameworks' tools in, the loadout out) take a deck as it is.
-    ("tooldeck.agent", "tooldeck.testing", "tooldeck.interop"),
+    # serve's config section, which the composed `tooldeck.Config` above holds, is read by the
+    # server from the config it is given; it imports only the core's public face.
+    ("tooldeck.agent", "tooldeck.testing", "tooldeck.interop", "tooldeck.serve.config"),
     ("tooldeck._deck", "tooldeck._config"),
     ("tooldeck.serve", "tooldeck.batch", "tooldeck.inspect"),
     ("tooldeck.cli",),

@@ -47,7 +47,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
             "CheckpointStore", "CheckpointsConfig", "ConfigSection", "CoreConfig",
             "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "EffectsConfig", "ErrorEnvelope", "ExecutionConfig",
             "Fate", "Grants", "Loadout", "McpSource", "ModelConfig", "PathChange", "PathState", "Policy", "PromotedView", "Promotions",
-            "Recording", "Resource", "RunState", "RunStateUpdate", "SKILL_FILE", "SandboxConfig", "ServeConfig", "ServerSpec", "ServerStatus",
+            "Recording", "Resource", "RunState", "RunStateUpdate", "SKILL_FILE", "SandboxConfig", "ServerSpec", "ServerStatus",
             "Session", "Skill", "SkillCatalog", "Source", "SourceListing", "TerminalApprover", "TodoItem",
             "TodoStatus", "Tool", "ToolCall", "ToolCaller", "ToolContext", "ToolCost", "ToolOutput", "ToolRendering",
             "AudioContent", "ContentBlock", "EmbeddedResource", "ImageContent", "ResourceLink", "TextContent",
@@ -74,3 +74,24 @@ def test_the_inspect_package_is_pinned_and_every_name_resolves() -> None:
     assert sorted(inspect_pkg.__all__) == ["InspectorApi", "PageApprover", "inspect_app", "serve_app"]
     for name in inspect_pkg.__all__:
         assert getattr(inspect_pkg, name) is not None
+
+
+def test_the_serve_package_is_pinned_and_every_name_resolves() -> None:
+    import tooldeck.serve as serve_pkg
+    from tooldeck import core
+    from tooldeck.serve.config import ServeConfig
+
+    assert sorted(serve_pkg.__all__) == [
+        "ClientState",
+        "DeckServer",
+        "ListenError",
+        "ServeConfig",
+        "ServedDeck",
+        "http_app",
+        "serve_http",
+        "serve_stdio",
+    ]
+    for name in serve_pkg.__all__:
+        assert getattr(serve_pkg, name) is not None
+    # The serve section's public home is the serve package, not the core's face.
+    assert serve_pkg.ServeConfig is ServeConfig and "ServeConfig" not in core.__all__

@@ -55,7 +55,6 @@ if TYPE_CHECKING:
         ExecutionConfig,
         ModelConfig,
         SandboxConfig,
-        ServeConfig,
     )
     from tooldeck._core.config import section as config_section
     from tooldeck._core.config_load import schema_adapter as config_schema_adapter
@@ -204,7 +203,6 @@ __all__ = [
     "SamplingMessage",
     "SamplingRequest",
     "SandboxConfig",
-    "ServeConfig",
     "ServerSpec",
     "ServerStatus",
     "Session",

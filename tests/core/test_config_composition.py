@@ -21,12 +21,13 @@ from tooldeck._core.control_plane import hidden_paths
 from tooldeck.agent.config import AgentConfig
 from tooldeck.core import ConfigSection, config_section
 from tooldeck.errors import ConfigError
+from tooldeck.serve.config import ServeConfig
 from tooldeck.tools.browser.config import BrowserConfig
 from tooldeck.tools.web.config import WebConfig, WebSearchConfig
 
 
 def test_the_core_refuses_the_keys_its_satellites_own() -> None:
-    for key in ("web", "agent"):
+    for key in ("web", "agent", "serve"):
         with pytest.raises(ConfigError, match=rf"^{key}: unknown key"):
             parse_config_as(CoreConfig, {key: {}})
     composed_config = parse_config({"web": {"max_urls": 2}, "agent": {"max_iterations": 7}})
@@ -41,6 +42,26 @@ def test_each_satellite_section_lives_with_its_satellite() -> None:
     assert BrowserConfig.__module__ == "tooldeck.tools.browser.config"
     assert type(config.agent) is AgentConfig and AgentConfig.__module__ == "tooldeck.agent.config"
     assert not hasattr(tooldeck.core, "WebConfig") and "Config" not in tooldeck.core.__all__
+
+
+def test_the_serve_section_lives_in_the_serve_package_and_composes_without_the_server() -> None:
+    import subprocess
+    import sys
+
+    import tooldeck.serve
+
+    assert type(Config().serve) is ServeConfig and ServeConfig.__module__ == "tooldeck.serve.config"
+    assert tooldeck.serve.ServeConfig is ServeConfig and "ServeConfig" not in tooldeck.core.__all__
+    keys = [f.name for f in dataclasses.fields(Config)]
+    assert keys[keys.index("execution") + 1 : keys.index("execution") + 3] == ["serve", "middleware"]
+    # Reading a config with a serve section imports neither the server nor the MCP SDK.
+    probe = (
+        "import sys; from tooldeck import parse_config; from tooldeck.serve.config import ServeConfig; "
+        "c = parse_config({'serve': {'max_tasks': 3}}); assert c.section(ServeConfig).max_tasks == 3; "
+        "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith('tooldeck.serve.')))"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert proc.stdout.split() == ["['tooldeck.serve.config']"]
 
 
 def test_the_composed_config_keeps_the_files_key_order() -> None:
@@ -58,6 +79,7 @@ def test_the_composed_config_keeps_the_files_key_order() -> None:
 def test_code_below_the_composed_config_reads_its_section_by_type() -> None:
     config = parse_config({"web": {"max_urls": 2}, "agent": {"system_prompt": "be brief"}})
     assert config.section(WebConfig) is config.web and config.section(AgentConfig) is config.agent
+    assert config.section(ServeConfig) is config.serve and CoreConfig().section(ServeConfig) == ServeConfig()
     # A config composed without the section has the section's defaults.
     assert (
         CoreConfig().section(WebConfig) == WebConfig()
@@ -78,6 +100,9 @@ def test_code_below_the_composed_config_reads_its_section_by_type() -> None:
             "agent.delegation_max_concurrency",
         ),
         (lambda: parse_config({"agent": {"memory": 1}}), "agent.memory: unknown key"),
+        (lambda: parse_config({"serve": {"max_tasks": 0}}), "serve.max_tasks"),
+        (lambda: Config(serve=ServeConfig(task_after_s=0)), "serve.task_after_s"),
+        (lambda: parse_config({"serve": {"tasks": True}}), "serve.tasks: unknown key"),
     ],
 )
 def test_a_satellite_section_checks_itself_naming_the_key(build: Any, path: str) -> None:

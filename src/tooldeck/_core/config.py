@@ -90,9 +90,6 @@ from tooldeck._core.config_sections import (
     SandboxLimitsConfig as SandboxLimitsConfig,
 )
 from tooldeck._core.config_sections import (
-    ServeConfig as ServeConfig,
-)
-from tooldeck._core.config_sections import (
     ShellConfig as ShellConfig,
 )
 from tooldeck._core.config_sections import (
@@ -166,8 +163,6 @@ class CoreConfig(ConfigSection):
     effects: EffectsConfig = field(default_factory=EffectsConfig)
     # How tool calls run.
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
-    # `tooldeck serve`: calls as tasks for MCP clients of the tasks extension.
-    serve: ServeConfig = field(default_factory=ServeConfig)
     # Middleware around every tool call, outermost first (after any given to `Deck(middleware=)`):
     # each sees the call and its arguments, and may rewrite them, answer itself or change the
     # result, outside tooldeck's links unless placed `before:`/`after:` one. Applies to every path:

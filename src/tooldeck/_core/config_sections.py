@@ -528,24 +528,6 @@ class CheckpointsConfig(ConfigSection):
 
 
 @section
-class ServeConfig(ConfigSection):
-    """`tooldeck serve`: how calls become tasks for MCP clients of the tasks extension (SEP-2663).
-
-    A call of a tool whose `task_support` is `optional` that is still running after `task_after_s`
-    is answered with a task handle and goes on in the background; the client polls `tasks/get`.
-    """
-
-    # Seconds a call may run before a client that declared the tasks extension gets a task instead.
-    task_after_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 2.0
-    # Seconds a task (and its result) is kept from its creation; a task still running then is
-    # cancelled.
-    task_ttl_s: Annotated[float, Gt(0), Le(MAX_SECONDS)] = 3600.0
-    # Tasks kept at once; beyond it the oldest finished one is forgotten, and with none finished
-    # an optional call is answered at once instead of as a task (a required one is refused).
-    max_tasks: Annotated[int, Ge(1)] = 1000
-
-
-@section
 class EffectsConfig(ConfigSection):
     """What a shell or code call does is judged before it lands: it runs against a copy-on-write
     view of the workspace, and effects beyond these bounds are held for approval (denied when

@@ -39,7 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tooldeck import Deck, tracing
+from tooldeck import tracing
 from tooldeck.core import (
     Approvals,
     Approver,
@@ -63,6 +63,8 @@ from tooldeck.errors import ProtocolError
 from tooldeck.serve import wire
 from tooldeck.serve.approvals import CannotAsk, ElicitationApprover, RoundTripApprover, supports_elicitation
 from tooldeck.serve.channel import ServeChannel
+from tooldeck.serve.config import ServeConfig
+from tooldeck.serve.deck import ServedDeck
 from tooldeck.serve.prompts import ServedPrompts
 from tooldeck.serve.resources import ServedResources
 from tooldeck.serve.round_trips import RoundTrip
@@ -115,7 +117,7 @@ class DeckServer:
 
     def __init__(
         self,
-        deck: Deck,
+        deck: ServedDeck,
         *,
         platform: str | None = None,
         interval_s: float = 2.0,
@@ -177,7 +179,7 @@ class DeckServer:
 
         self.server.add_request_handler("tools/call", mcp_types.CallToolRequestParams, self._call_tool)
         # MCP's tasks extension: long calls as tasks the client polls (tasks.py).
-        self.tasks = ServedTasks(deck.config.serve)
+        self.tasks = ServedTasks(deck.config.section(ServeConfig))
         self.tasks.install(self.server)
         self._sessions: OrderedDict[str, ClientState] = OrderedDict()
         self._seen: wire.Signature | None = None

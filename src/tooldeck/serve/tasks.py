@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel.server import Server
     from mcp.shared.exceptions import MCPError
 
-    from tooldeck.core import ServeConfig, ToolResult
+    from tooldeck.core import ToolResult
+    from tooldeck.serve.config import ServeConfig
 
 TASKS = "io.modelcontextprotocol/tasks"
 TaskStatus = Literal["working", "input_required", "completed", "failed", "cancelled"]
