@@ -281,7 +281,7 @@ class InspectorApi:
 
         try:
             call_id, decision = pending.decision_of(await _json_body(request))
-        except pending.DecisionRequestError as exc:
+        except pending._DecisionRequestError as exc:
             raise _ApiError(400, str(exc)) from None
         try:
             outcome = await pending.resume_with(self.deck, request.path_params["id"], call_id, decision)

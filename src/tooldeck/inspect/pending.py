@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from tooldeck.agent.interrupts import ApprovalDecision
 
 
-class DecisionRequestError(ValueError):
+class _DecisionRequestError(ValueError):
     """A decide request the page sent wrongly (the message names the field)."""
 
 
@@ -48,23 +48,23 @@ def decision_of(body: Any) -> tuple[str, ApprovalDecision]:
     from tooldeck.agent.interrupts import ApprovalDecision
 
     if not isinstance(body, Mapping):
-        raise DecisionRequestError('the body must be a JSON object {"call_id", "decision", ...}')
+        raise _DecisionRequestError('the body must be a JSON object {"call_id", "decision", ...}')
     call_id, kind = body.get("call_id"), body.get("decision")
     if not isinstance(call_id, str) or not call_id:
-        raise DecisionRequestError('"call_id" must be the id of a pending call')
+        raise _DecisionRequestError('"call_id" must be the id of a pending call')
     if kind == "approve":
         scope = body.get("scope", "once")
         if scope not in ("once", "session", "always"):
-            raise DecisionRequestError('"scope" must be once, session or always')
+            raise _DecisionRequestError('"scope" must be once, session or always')
         return call_id, ApprovalDecision.approve(scope, by="inspector")
     if kind == "deny":
         return call_id, ApprovalDecision.deny(str(body.get("reason") or ""), by="inspector")
     if kind == "edit":
         arguments = body.get("arguments")
         if not isinstance(arguments, Mapping):
-            raise DecisionRequestError('"arguments" of an edit must be a JSON object')
+            raise _DecisionRequestError('"arguments" of an edit must be a JSON object')
         return call_id, ApprovalDecision.edit(arguments, by="inspector")
-    raise DecisionRequestError('"decision" must be approve, deny or edit')
+    raise _DecisionRequestError('"decision" must be approve, deny or edit')
 
 
 async def resume_with(

@@ -152,7 +152,11 @@ def search_refusal(kind: str, body: Mapping[str, Any]) -> str | None:
                         return f"tool_reference names {r.get('tool_name')!r}, which is not a deferred tool"
     if kind == "responses":
         calls: set[str] = set()
-        for item in body.get("input") or []:
+        given = body.get("input")
+        # `input` is a string (one user message) or a list of items.
+        for item in given if isinstance(given, list) else []:
+            if not isinstance(item, Mapping):
+                continue
             if item.get("type") == "tool_search_call" and item.get("call_id"):
                 calls.add(item["call_id"])
             if (

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
-class HeldConflict(ToolError):
+class _HeldConflict(ToolError):
     """The workspace changed under held effects since they were seen: they cannot land as seen."""
 
     def __init__(self, paths: list[str]) -> None:
@@ -127,7 +127,7 @@ def keep(
 
 def check_held(home: Path, workspace: Workspace, details: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest of the bundle a pending call names (`held`, `digest`), once it is sure to
-    land as it was seen: `HeldConflict` names each path the workspace changed under meanwhile;
+    land as it was seen: `_HeldConflict` names each path the workspace changed under meanwhile;
     `ToolError` when the bundle is gone, altered, or of another workspace."""
     folder = folder_of(home, str(details.get("held")))
     try:
@@ -142,7 +142,7 @@ def check_held(home: Path, workspace: Workspace, details: Mapping[str, Any]) -> 
     entries = manifest["entries"]
     changed = [e["path"] for e in entries if fingerprint(workspace.root, e["path"]) != e["before"]]
     if changed:
-        raise HeldConflict(changed)
+        raise _HeldConflict(changed)
     return manifest
 
 
