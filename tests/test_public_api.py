@@ -44,7 +44,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
         [
             "APPROVAL_PROMPT", "AlwaysGrants", "AuditLog", "ApprovalAnswer", "ApprovalRequest", "Approvals", "ApprovalsConfig",
             "Approver", "AutoApprover", "Availability", "Bounds", "ChangeKind", "Checkpoint",
-            "CheckpointStore", "CheckpointsConfig", "ConfigSection", "CoreConfig",
+            "CheckpointStore", "Checkpointed", "CheckpointsConfig", "ConfigSection", "CoreConfig",
             "ConfinedRoot", "ControlPlane", "DescriptionContext", "Diagnostic", "EffectsConfig", "ErrorEnvelope", "ExecutionConfig",
             "Fate", "Grants", "Loadout", "McpSource", "ModelConfig", "PathChange", "PathState", "Policy", "PromotedView", "Promotions",
             "Recording", "Resource", "RunState", "RunStateUpdate", "SKILL_FILE", "SandboxConfig", "ServerSpec", "ServerStatus",

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from tooldeck._core.checkpoints import Checkpoint, CheckpointStore, PathState
     from tooldeck._core.checkpoints import store_of as checkpoint_store
     from tooldeck._core.checkpoints import undo_in as undo_checkpoints
-    from tooldeck._core.checkpoints.recording import Recording
+    from tooldeck._core.checkpoints.recording import Checkpointed, Recording
     from tooldeck._core.checkpoints.recording import current as current_checkpoint
     from tooldeck._core.checkpoints.undo import UndoReport
 
@@ -160,6 +160,7 @@ __all__ = [
     "ChangeKind",
     "Checkpoint",
     "CheckpointStore",
+    "Checkpointed",
     "CheckpointsConfig",
     "ConfigSection",
     "ConfinedRoot",

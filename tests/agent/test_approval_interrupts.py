@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from support.cli import TOOLDECK, run_tooldeck
-from tooldeck.testing.scripted_server import ScriptedServer, Turn
+from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 TOOLS_MODULE = '''
 from pathlib import Path
@@ -227,6 +227,73 @@ def test_a_batch_item_that_stops_at_approval_ends_awaiting_approval_with_its_pen
     assert [(p["tool"], p["arguments"]) for p in result["pending"]] == [("launch", {"target": "moon"})]
     assert result["tool_calls"] == [{"name": "add", "error": None}]
     assert launches(project) == [] and len(scripted_server.requests) == 1
+
+
+def launch_per_prompt(recorded: Recorded) -> Turn:
+    """Each item's model launches its prompt's target, then answers with what the call gave."""
+    prompt = (recorded.text_of("user") or [""])[0]
+    results = recorded.tool_results()
+    if not results:
+        return Turn(calls=[("launch", {"target": prompt})])
+    return Turn(text=f"{prompt}: {results[-1][1]}")
+
+
+def test_batch_items_awaiting_approval_resume_with_decisions_in_later_processes(project: Path) -> None:
+    """Each item's session is kept with it; `batch --resume --approve/--deny ITEM:CALL_ID`
+    continues only the decided items (new result lines appended), bad decisions run nothing."""
+    (project / "in.jsonl").write_text('{"id": "a", "prompt": "mars"}\n{"id": 7, "prompt": "venus"}\n')
+    with ScriptedServer(responder=launch_per_prompt) as server:
+        base = (
+            "in.jsonl",
+            "--out",
+            "out.jsonl",
+            "--workers",
+            "1",
+            "--model",
+            "m",
+            "--base-url",
+            server.openai_url,
+        )
+
+        def batch(*args: str) -> subprocess.CompletedProcess[str]:
+            return tooldeck(project, "batch", *base, *args)
+
+        def lines() -> list[dict[str, Any]]:
+            return [json.loads(t) for t in (project / "out.jsonl").read_text().splitlines()]
+
+        assert batch().returncode == 0
+        first = {r["id"]: r for r in lines()}
+        assert {r["status"] for r in first.values()} == {"awaiting_approval"} and launches(project) == []
+        call = {i: r["pending"][0]["call_id"] for i, r in first.items()}
+        asked = len(server.requests)
+
+        refused = [
+            batch("--approve", f"a:{call['a']}"),  # decisions without --resume
+            batch("--resume", "--approve", "a:call_nope"),
+            batch("--resume", "--approve", f"b:{call['a']}"),
+            batch("--resume", "--approve", call["a"]),  # no item named
+        ]
+        assert [r.returncode for r in refused] == [2, 2, 2, 2]
+        assert "--resume" in refused[0].stderr and call["a"] in refused[1].stderr
+        assert "'b' is not awaiting approval" in refused[2].stderr and "ITEM:CALL_ID" in refused[3].stderr
+        assert len(lines()) == 2 and len(server.requests) == asked and launches(project) == []
+
+        approved = batch("--resume", "--approve", f"a:{call['a']}")
+        assert approved.returncode == 0, approved.stderr
+        assert launches(project) == ["mars"]  # only the decided item ran, its call once
+        *_, a = lines()
+        assert (a["id"], a["status"], a["text"]) == ("a", "ok", "mars: launched mars")
+        assert a["session_id"] == first["a"]["session_id"] and "pending" not in a
+
+        denied = batch("--resume", "--deny", f"7:{call[7]}", "--reason", "not this week")
+        assert denied.returncode == 0, denied.stderr
+        *_, seven = lines()
+        assert (seven["id"], seven["status"]) == (7, "ok") and "not this week" in seven["text"]
+        assert launches(project) == ["mars"] and len(lines()) == 4
+
+        again = batch("--resume", "--approve", f"a:{call['a']}")  # decided already
+        assert again.returncode == 2 and "not awaiting approval" in again.stderr
+        assert launches(project) == ["mars"] and len(lines()) == 4
 
 
 @pytest.mark.parametrize(("typed", "status", "ran"), [("l\n", "interrupted", []), ("\n", "done", [])])

@@ -74,3 +74,33 @@ def test_held_effects_land_as_seen_on_approval_and_are_refused_after_a_conflicti
     assert (ws / "ran.log").read_text() == "ran\n"  # landed as seen: the command did not run again
     (result,) = scripted_server.requests[1].tool_results()
     assert "tidied the work folder" in result[1] and "workspace changed" in result[1]
+
+
+def test_held_effects_landed_on_approval_are_checkpointed_and_undone(
+    project: Path, scripted_server: ScriptedServer
+) -> None:
+    """Landed in another process, the effects are that call's checkpoint (its id, its session):
+    `tooldeck checkpoints` lists it and `tooldeck undo` puts the workspace back."""
+    scripted_server.add(Turn(calls=[("terminal", {"command": "python3 tidy.py"})]), Turn(text="Tidied."))
+    model = ("--model", "m", "--base-url", scripted_server.openai_url)
+    ws = project / "ws"
+    first = json.loads(tooldeck(project, "run", "tidy up", *model, "--json").stdout)
+    assert first["status"] == "interrupted", first
+    sid, call_id = first["session_id"], first["interrupt"]["pending"][0]["call_id"]
+    assert json.loads(tooldeck(project, "checkpoints", "--json").stdout) == []  # nothing landed yet
+
+    approved = tooldeck(project, "run", "--resume", sid, "--approve", call_id, *model)
+    assert approved.returncode == 0, approved.stderr
+    assert not (ws / "work").exists() and (ws / "ran.log").exists()
+    (checkpoint,) = json.loads(tooldeck(project, "checkpoints", "--json").stdout)
+    assert (checkpoint["tool"], checkpoint["call_id"], checkpoint["session_id"]) == ("terminal", call_id, sid)
+    assert checkpoint["finished"] and checkpoint["deleted"] == 13 and checkpoint["created"] == 1
+    assert {"work", "work/m0.py", "notes.md", "ran.log"} <= set(checkpoint["paths"])
+    (result,) = scripted_server.requests[1].tool_results()
+    assert f"tooldeck undo {checkpoint['id']}" in result[1]  # the model is told how to undo it
+
+    undone = tooldeck(project, "undo", "--json")
+    assert undone.returncode == 0, undone.stderr
+    assert sorted(p.name for p in (ws / "work").iterdir()) == sorted(f"m{i}.py" for i in range(12))
+    assert (ws / "work" / "m7.py").read_text() == "value = 7\n"
+    assert (ws / "notes.md").read_text() == "alpha\n" and not (ws / "ran.log").exists()

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tooldeck.agent.interrupts import ApprovalDecision, HeldBatch
-from tooldeck.core import AuditLog, ErrorEnvelope, ToolResult, Workspace
+from tooldeck.core import (
+    AuditLog,
+    Checkpointed,
+    ErrorEnvelope,
+    Recording,
+    ToolResult,
+    Workspace,
+    checkpoint_store,
+)
 from tooldeck.errors import DecisionError, StoreError, ToolError
 
 if TYPE_CHECKING:
@@ -56,7 +64,7 @@ class HeldEffects:
 
     def settle(self, config: CoreConfig, session_id: str) -> list[ToolResult]:
         """Land the approved effects, forget the denied ones; the calls' results, audited."""
-        from tooldeck.tools.effects_held import discard_held, land_held
+        from tooldeck.tools.effects_held import discard_held
 
         out = []
         for call_id, record in self.records.items():
@@ -67,17 +75,41 @@ class HeldEffects:
                 error = ErrorEnvelope("denied", f"{record['reason']}; the user did not approve it{why}", name)
                 result = ToolResult(call_id=call_id, name=name, content=error.to_json(), error=error)
             else:
-                try:
-                    output, summary = land_held(self.home, self.workspace, details)
-                except ToolError as exc:
-                    error = ErrorEnvelope("denied", str(exc), name)
-                    result = ToolResult(call_id=call_id, name=name, content=error.to_json(), error=error)
-                else:
-                    content = f"{output}\n[workspace changed: {summary}; approved later]".lstrip("\n")
-                    result = ToolResult(call_id=call_id, name=name, content=content)
+                result = self._land(config, session_id, record)
             self._audit(config, session_id, record, decision, result)
             out.append(result)
         return out
+
+    def _land(self, config: CoreConfig, session_id: str, record: Mapping[str, Any]) -> ToolResult:
+        """Land one approved call's effects, checkpointed as the call's changes (so `tooldeck
+        undo` reverses them) when the workspace's changes are checkpointed."""
+        from tooldeck.tools.effects_held import discard_held, land_held
+
+        call_id, name = str(record["call_id"]), str(record["tool"])
+        taken = self._checkpointed(config, session_id, call_id, name)
+        try:
+            with taken or contextlib.nullcontext():
+                output, summary = land_held(self.home, self.workspace, record["arguments"])
+        except ToolError as exc:
+            discard_held(self.home, record["arguments"])  # decided: the call is answered by the error
+            error = ErrorEnvelope("denied", str(exc), name)
+            return ToolResult(call_id=call_id, name=name, content=error.to_json(), error=error)
+        made = taken.lazy.made if taken is not None else None
+        undo = f"; undo: tooldeck undo {made.id}" if made is not None and made.id is not None else ""
+        content = f"{output}\n[workspace changed: {summary}; approved later{undo}]".lstrip("\n")
+        return ToolResult(call_id=call_id, name=name, content=content)
+
+    def _checkpointed(
+        self, config: CoreConfig, session_id: str, call_id: str, name: str
+    ) -> Checkpointed | None:
+        if not config.checkpoints.enabled:
+            return None
+        store, workspace = checkpoint_store(config), self.workspace
+
+        def make(_: object) -> Recording:
+            return Recording(store, workspace, tool=name, call_id=call_id, session_id=session_id)
+
+        return Checkpointed(make, None)
 
     def _audit(
         self,

@@ -9,6 +9,7 @@ loses nothing already returned. `search` ranks message snippets with FTS5's bm25
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
 import sqlite3
@@ -197,6 +198,23 @@ class SessionStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def copy_to(self, path: str | Path) -> None:
+        """Copy every session of this store into the database file `path` (made, 0600), as
+        one consistent snapshot: how an in-memory store is kept when one of its sessions must
+        outlive the process (a batch item awaiting approval)."""
+        target = Path(path)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+            copy = sqlite3.connect(target)
+            try:
+                with self._lock:
+                    self._db.backup(copy)
+            finally:
+                copy.close()
+        except (OSError, sqlite3.Error) as exc:
+            raise SessionError(f"cannot copy the sessions to {target}: {exc}") from None
 
     # -- writing ---------------------------------------------------------------------------
 

@@ -14,17 +14,30 @@ import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tooldeck._utils.jsonl import LineProblem, id_key, read_unique
+
+if TYPE_CHECKING:
+    from tooldeck.agent.interrupts import ApprovalDecision
 
 ItemId = str | int
 KNOWN_KEYS = frozenset({"id", "prompt", "system", "metadata", "tools"})
 
 
 @dataclass(frozen=True, slots=True)
+class Resumption:
+    """An item that ended `awaiting_approval`, continued: its stored session and a decision per
+    pending call id (what `tooldeck batch --resume --approve ITEM:CALL_ID` gives)."""
+
+    session_id: str
+    decisions: Mapping[str, ApprovalDecision]
+
+
+@dataclass(frozen=True, slots=True)
 class BatchItem:
-    """One agent run: a prompt under an id, with its optional system prompt, metadata and tools."""
+    """One agent run: a prompt under an id, with its optional system prompt, metadata and tools;
+    `resume` when it continues a turn that stopped at approval instead of starting afresh."""
 
     id: ItemId
     prompt: str
@@ -32,6 +45,7 @@ class BatchItem:
     metadata: Mapping[str, Any] | None = None
     tools: tuple[str, ...] | None = None
     line: int = 0
+    resume: Resumption | None = None
 
     @property
     def key(self) -> str:

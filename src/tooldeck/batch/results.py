@@ -6,8 +6,10 @@
      "wall_s": 1.92, "error": null, "attempts": 1, ...}
 
 `status` is `ok` (the agent answered), `error` (a model error, the iteration budget ran out, a
-question nobody can answer, the worker died twice) or `timeout` (`--timeout` passed, or its grace
-too and the driver ended the item). `retried_after` says why an item ran twice (`{"cause":
+question nobody can answer, the worker died twice), `timeout` (`--timeout` passed, or its grace
+too and the driver ended the item) or `awaiting_approval` (the item waits for decisions on its
+`pending` calls; once given, with `--resume`, its new line is appended and the last line of an
+id is its result). `retried_after` says why an item ran twice (`{"cause":
 "node_lost", "detail": ..., "worker": ...}`, see `LossCause`); null when it ran once. Each line
 is written with one `write` to a file opened for appending, so a crash of the runner loses no
 finished item and leaves at most one torn line at the end: the start of a result line with no
@@ -144,6 +146,20 @@ def finished_ids(path: Path) -> tuple[set[str], int]:
             else:
                 return done, 1  # the last line, cut by a crash
     return done, 0
+
+
+def awaiting_results(path: Path) -> dict[str, dict[str, Any]]:
+    """The result lines of the items whose latest line in `path` says `awaiting_approval`, by
+    id key: a resumed item's new line is appended after the one it continues, so the last wins."""
+    latest: dict[str, dict[str, Any]] = {}
+    if not path.exists():
+        return latest
+    with open(path, "rb") as fh:
+        for raw in fh:
+            key = _result_key(raw)
+            if key is not None:
+                latest[key] = json.loads(raw)
+    return {key: line for key, line in latest.items() if line["status"] == "awaiting_approval"}
 
 
 def _result_key(raw: bytes) -> str | None:

@@ -5,7 +5,8 @@
     summary = run_batch(plan, WorkerSpec(config=..., model=..., workdir=...))
 
 The output is append-only: a run that dies loses no finished item, and `resume=True` runs only
-the ids not yet in the output. Without `resume`, an existing non-empty output is refused rather
+the ids not yet in the output, and continues the items awaiting approval that `decisions` decide
+(their new lines appended: the last line of an id is its result). Without `resume`, an existing non-empty output is refused rather
 than mixed with or overwritten.
 """
 
@@ -13,17 +14,26 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from tooldeck.batch.dispatch import BatchEngine, BatchRunError, Dispatch
-from tooldeck.batch.items import BatchItem, InputProblem, read_items
+from tooldeck.batch.items import BatchItem, InputProblem, Resumption, read_items
 from tooldeck.batch.progress import BatchSummary, Progress
-from tooldeck.batch.results import ItemResult, NotResultsFile, ResultWriter, finished_ids
+from tooldeck.batch.results import (
+    ItemResult,
+    NotResultsFile,
+    ResultWriter,
+    awaiting_results,
+    finished_ids,
+)
 from tooldeck.batch.worker import WorkerSpec
 from tooldeck.errors import BatchInputError as BatchInputError
+
+if TYPE_CHECKING:
+    from tooldeck.agent.interrupts import ApprovalDecision
 
 Engine = Literal["local", "ray"]
 
@@ -40,8 +50,14 @@ class BatchOptions:
     max_rps: float | None = None  # for the whole run; each worker gets its share
     # Ray: how long the run may have no worker placed before it fails (None: the engine's default)
     placement_timeout_s: float | None = None
+    # Decisions on items awaiting approval in `out`: item id (as written) -> call id -> decision
+    decisions: Mapping[str, Mapping[str, ApprovalDecision]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if self.decisions and not self.resume:
+            raise BatchInputError(
+                "--approve, --deny and --edit decide items awaiting approval in --out: add --resume"
+            )
         if self.workers < 1:
             raise BatchInputError("--workers must be >= 1")
         if self.concurrency < 1:
@@ -88,7 +104,43 @@ def plan_batch(options: BatchOptions) -> BatchPlan:
             "items not in it, or choose another file"
         )
     todo = [item for item in items if item.key not in done]
+    if options.decisions:
+        todo += _decided(options, items)
     return BatchPlan(options, todo, len(items), len(items) - len(todo), problems, unreadable)
+
+
+def _decided(options: BatchOptions, items: list[BatchItem]) -> list[BatchItem]:
+    """The items awaiting approval in the output that the options decide, each to continue its
+    stored session; a decision for an item that is not waiting, or a call it does not wait on,
+    is refused before anything runs."""
+    try:
+        waiting = awaiting_results(options.out)
+    except OSError as exc:
+        raise BatchInputError(f"cannot read {options.out}: {exc.strerror or exc}") from None
+    by_key = {item.key: item for item in items}
+    named = {str(line["id"]): key for key, line in waiting.items()}
+    out = []
+    for given, decisions in options.decisions.items():
+        key = named.get(given)
+        if key is None:
+            ids = ", ".join(sorted(named)) or "none"
+            raise BatchInputError(
+                f"item {given!r} is not awaiting approval in {options.out} (awaiting: {ids})"
+            )
+        line, item = waiting[key], by_key.get(key)
+        if item is None:
+            raise BatchInputError(f"item {given!r} awaits approval but is not in {options.input}")
+        pending = [str(p.get("call_id")) for p in line.get("pending", [])]
+        unknown = sorted(set(decisions) - set(pending))
+        if unknown:
+            raise BatchInputError(
+                f"item {given!r} does not wait on call {', '.join(unknown)} (pending: {', '.join(pending)})"
+            )
+        if not isinstance(line.get("session_id"), str):
+            raise BatchInputError(f"the result line of item {given!r} names no session to resume")
+        resume = Resumption(line["session_id"], dict(decisions))
+        out.append(dataclasses.replace(item, resume=resume))
+    return out
 
 
 def _check_out(out: Path, input_path: Path) -> None:

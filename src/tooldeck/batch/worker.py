@@ -6,7 +6,8 @@ folder (`workspace/` for the file tools, `home/` for its memory files and spille
 its config, and a fresh `Agent` over the shared deck and model. Its session lives in an
 in-memory session database of its own: items never see each other's sessions (through
 `session_search`), and no item waits for another's disk writes (SQLite commits are synchronous
-and would stall every item of the worker's event loop). Approvals fail closed: nobody is there to answer, so a tool that
+and would stall every item of the worker's event loop); only an item that ends awaiting approval
+has its session copied to its home (`home/state.db`), where a later run continues it. Approvals fail closed: nobody is there to answer, so a tool that
 needs approval is refused unless the config says `approvals.mode: allow` — or, with
 `approvals.unattended: interrupt`, the item ends `awaiting_approval` with the calls that wait. The concurrent items
 of one worker share a `RateLimiter`: a 429 pauses all of them, and `max_rps` spaces their calls.
@@ -37,12 +38,16 @@ from tooldeck.agent.sessions import SessionStore
 from tooldeck.batch.items import BatchItem, ItemId
 from tooldeck.batch.results import ItemResult, Status, ToolCallRecord
 from tooldeck.batch.view import ItemDeck, UnknownItemTools
-from tooldeck.errors import ModelError
+from tooldeck.errors import DecisionError, ModelError, SessionError
 
 if TYPE_CHECKING:
     from tooldeck import Deck
     from tooldeck.agent.events import EventSink
     from tooldeck.agent.loop import Conversation, TurnResult
+    from tooldeck.agent.runtime import Agent
+
+# An item's stored session (only one that ends awaiting approval is stored), in its home.
+SESSIONS_FILE = "state.db"
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,21 +136,22 @@ class ItemRunner:
         self.model = LimitedModel(spec.model, self.limiter)
 
     async def run(self, item: BatchItem, attempt: int = 1) -> ItemResult:
-        """One item, start to end; never raises for a failure of the item itself."""
+        """One item, start to end (or continued from approval); never raises for a failure of
+        the item itself."""
         from tooldeck.agent.runtime import Agent
 
         started = time.monotonic()
         folder = self.workdir / item_dirname(item.id)
         trace = ItemTrace()
         try:
-            view = self._prepare(item, folder)
-        except (UnknownItemTools, OSError) as exc:
+            view, store = self._prepare(item, folder)
+        except (UnknownItemTools, OSError, SessionError) as exc:
             return ItemResult.failed(item, str(exc), attempts=attempt, worker=self.worker)
         agent = Agent(
             view,
             self.model,
             platform=self.spec.platform,
-            store=SessionStore(":memory:"),
+            store=store,
             approver=None,
             events=trace,
             max_iterations=self.spec.max_iterations,
@@ -155,18 +161,21 @@ class ItemRunner:
         turn: TurnResult | None = None
         error: str | None = None
         try:
-            convo = agent.new_conversation(system=item.system)
-            turn = await asyncio.wait_for(agent.run(convo, item.prompt), self.spec.timeout_s)
+            convo, turn = await self._turn(agent, item)
             status, error = _judge(turn, agent.max_iterations)
         except TimeoutError:
             status, error = "timeout", f"the item did not finish within {self.spec.timeout_s:g} s"
-        except ModelError as exc:
+        except DecisionError as exc:
+            error = f"decision refused, nothing was run: {exc}"
+        except (ModelError, SessionError) as exc:
             error = str(exc)
         except Exception as exc:  # the item's boundary: one broken item must not end the worker
             error = f"internal error: {type(exc).__name__}: {exc}"
         finally:
-            if agent.store is not None:
-                agent.store.close()
+            if status == "awaiting_approval" and item.resume is None:
+                error = _keep_session(store, folder)
+                status = "error" if error else status
+            store.close()
         if convo is not None:
             write_transcript(folder / "transcript.json", convo, turn, status, error)
         usage = turn.usage if turn is not None else trace.usage
@@ -189,22 +198,50 @@ class ItemRunner:
             attempts=attempt,
             worker=self.worker,
             metadata=item.metadata,
-            pending=tuple(turn.pending) if turn is not None else (),
+            pending=tuple(turn.pending) if turn is not None and status == "awaiting_approval" else (),
         )
 
-    def _prepare(self, item: BatchItem, folder: Path) -> ItemDeck:
-        """A fresh folder for the item (a retried item does not see its dead attempt's files)."""
+    async def _turn(self, agent: Agent, item: BatchItem) -> tuple[Conversation, TurnResult]:
+        """The item's turn: its prompt in a new conversation, or its stored turn decided."""
+        if item.resume is None:
+            convo = agent.new_conversation(system=item.system)
+            return convo, await asyncio.wait_for(agent.run(convo, item.prompt), self.spec.timeout_s)
+        convo = agent.resume(item.resume.session_id)
+        turn = agent.resume(convo, item.resume.decisions)
+        return convo, await asyncio.wait_for(turn, self.spec.timeout_s)
+
+    def _prepare(self, item: BatchItem, folder: Path) -> tuple[ItemDeck, SessionStore]:
+        """A fresh folder for the item (a retried item does not see its dead attempt's files) and
+        a session store in memory; a continued item keeps its folder and stored session."""
         view = ItemDeck(self.deck, workspace=folder / "workspace", home=folder / "home", tools=item.tools)
         view.check_tools(self.spec.platform)
+        if item.resume is not None:
+            stored = folder / "home" / SESSIONS_FILE
+            if not stored.is_file():
+                raise OSError(
+                    f"the item's stored session is gone ({stored} does not exist); it cannot be resumed"
+                )
+            return view, SessionStore(stored)
         if folder.exists():
             shutil.rmtree(folder)
         (folder / "workspace").mkdir(parents=True)
         (folder / "home").mkdir()
-        return view
+        return view, SessionStore(":memory:")
 
     async def aclose(self) -> None:
         await self.model.aclose()
         self.deck.close()
+
+
+def _keep_session(store: SessionStore, folder: Path) -> str | None:
+    """Keep the session of an item awaiting approval in its home, where a later `tooldeck batch
+    --resume --approve ITEM:CALL_ID` continues it (with the signing key and the held effects
+    already there); why it could not be kept, or None."""
+    try:
+        store.copy_to(folder / "home" / SESSIONS_FILE)
+    except (SessionError, OSError) as exc:
+        return f"the item awaits approval but its session could not be kept, so it cannot be resumed: {exc}"
+    return None
 
 
 def _judge(turn: TurnResult, budget: int) -> tuple[Status, str | None]:

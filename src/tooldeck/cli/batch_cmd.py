@@ -2,7 +2,9 @@
 
 Exit codes: 0 every item got its result line (whatever its status); 1 the run itself failed
 (workers could not start, Ray could not be reached), finished items are kept and `--resume`
-continues; 2 bad usage or config; 130 interrupted (finished items are kept).
+continues; 2 bad usage or config (a decision for an item or call that is not waiting: nothing
+runs); 130 interrupted (finished items are kept). `--resume --approve ITEM:CALL_ID` (and `--deny`,
+`--edit ... --args JSON`) continues the items awaiting approval in `--out` with those decisions.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tooldeck.cli.common import (
     load_deck,
     print_json,
 )
+from tooldeck.cli.decisions import add_decision_options, given_decisions
 from tooldeck.cli.main import CliError
 from tooldeck.cli.output import emit
 
@@ -30,6 +33,7 @@ HEARTBEAT_S = 30.0  # without a terminal, a progress line this often: a log show
 
 if TYPE_CHECKING:
     from tooldeck import Config
+    from tooldeck.agent.interrupts import ApprovalDecision
     from tooldeck.agent.models.base import ModelSettings
     from tooldeck.batch.run import BatchOptions, BatchPlan
 
@@ -68,6 +72,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_config(parser)
     add_platform(parser)
     add_json(parser)
+    add_decision_options(parser, "ITEM:CALL_ID", "items awaiting approval in --out; with --resume")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,9 +139,22 @@ def _options(args: argparse.Namespace) -> BatchOptions:
             resume=args.resume,
             max_rps=args.max_rps,
             placement_timeout_s=args.placement_timeout,
+            decisions=_by_item(given_decisions(args)),
         )
     except BatchInputError as exc:
         fail(str(exc))
+
+
+def _by_item(decisions: dict[str, ApprovalDecision]) -> dict[str, dict[str, ApprovalDecision]]:
+    """`ITEM:CALL_ID` decisions by item id, then call id (split at the last colon: call ids
+    have none, item ids may)."""
+    out: dict[str, dict[str, ApprovalDecision]] = {}
+    for given, decision in decisions.items():
+        item, colon, call_id = given.rpartition(":")
+        if not colon or not item or not call_id:
+            fail(f"{given!r}: a batch decision names ITEM:CALL_ID (the item's id, a colon, the call id)")
+        out.setdefault(item, {})[call_id] = decision
+    return out
 
 
 def _plan(options: BatchOptions) -> BatchPlan:

@@ -21,19 +21,45 @@ if TYPE_CHECKING:
     from tooldeck.agent.loop import Conversation, TurnResult
 
 
-def decisions_of(args: argparse.Namespace) -> dict[str, ApprovalDecision]:
-    """The decisions the options give, by call id (empty when none is given)."""
-    from tooldeck.agent.interrupts import ApprovalDecision
+def add_decision_options(parser: argparse.ArgumentParser, metavar: str, when: str) -> None:
+    """Decisions on the calls a stored turn waits for, each naming its call as `metavar`."""
+    group = parser.add_argument_group(f"decisions on pending approvals ({when})")
+    group.add_argument("--approve", action="append", default=[], metavar=metavar, help="run this call")
+    group.add_argument(
+        "--scope",
+        choices=("once", "session", "always"),
+        default="once",
+        help="how long an --approve lasts for the same command (default once)",
+    )
+    group.add_argument("--deny", action="append", default=[], metavar=metavar, help="refuse this call")
+    group.add_argument("--reason", default="", help="why (--deny): the model reads it")
+    group.add_argument(
+        "--edit", action="append", default=[], metavar=metavar, help="run this call with --args instead"
+    )
+    group.add_argument(
+        "--args", action="append", default=[], metavar="JSON", help="the arguments of an --edit (in order)"
+    )
 
-    if len(args.edit) != len(args.args):
-        fail(f"each --edit CALL_ID needs one --args JSON ({len(args.edit)} --edit, {len(args.args)} --args)")
-    given = [*args.approve, *args.deny, *args.edit]
-    if not given:
+
+def decisions_of(args: argparse.Namespace) -> dict[str, ApprovalDecision]:
+    """The decisions `tooldeck run`'s options give, by call id (empty when none is given)."""
+    decisions = given_decisions(args)
+    if not decisions:
         return {}
     if args.resume is None:
         fail("--approve, --deny and --edit decide a stored turn's pending calls: give --resume ID")
     if args.prompt is not None:
         fail("a turn waiting for approval takes decisions, not a new message: leave out PROMPT")
+    return decisions
+
+
+def given_decisions(args: argparse.Namespace) -> dict[str, ApprovalDecision]:
+    """The decisions the options give, by the call each names (empty when none is given)."""
+    from tooldeck.agent.interrupts import ApprovalDecision
+
+    if len(args.edit) != len(args.args):
+        fail(f"each --edit needs one --args JSON ({len(args.edit)} --edit, {len(args.args)} --args)")
+    given = [*args.approve, *args.deny, *args.edit]
     twice = sorted({c for c in given if given.count(c) > 1})
     if twice:
         fail(f"call {', '.join(twice)} is decided more than once in this command")

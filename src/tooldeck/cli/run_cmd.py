@@ -31,6 +31,7 @@ from tooldeck.cli.common import (
     load_deck,
     print_json,
 )
+from tooldeck.cli.decisions import add_decision_options
 from tooldeck.cli.main import CliError
 
 if TYPE_CHECKING:
@@ -68,27 +69,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--yes", "-y", action="store_true", help="approve tools that need approval")
     parser.add_argument("--verbose", "-v", action="store_true", help="show each step on stderr")
     add_json(parser)
-    add_decision_options(parser)
-
-
-def add_decision_options(parser: argparse.ArgumentParser) -> None:
-    """Decisions on the calls a stored turn waits for (with --resume)."""
-    group = parser.add_argument_group("decisions on pending approvals (with --resume)")
-    group.add_argument("--approve", action="append", default=[], metavar="CALL_ID", help="run this call")
-    group.add_argument(
-        "--scope",
-        choices=("once", "session", "always"),
-        default="once",
-        help="how long an --approve lasts for the same command (default once)",
-    )
-    group.add_argument("--deny", action="append", default=[], metavar="CALL_ID", help="refuse this call")
-    group.add_argument("--reason", default="", help="why (--deny): the model reads it")
-    group.add_argument(
-        "--edit", action="append", default=[], metavar="CALL_ID", help="run this call with --args instead"
-    )
-    group.add_argument(
-        "--args", action="append", default=[], metavar="JSON", help="the arguments of an --edit (in order)"
-    )
+    add_decision_options(parser, "CALL_ID", "with --resume ID")
 
 
 def build_agent(args: argparse.Namespace, *, events: EventSink | None, approver: Approver | None) -> Agent:

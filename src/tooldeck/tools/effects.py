@@ -176,7 +176,7 @@ def _in_view(
             workspace,
             upper,
             effects,
-            unkept=_too_large(effects, context) | _over_store_budget(effects, context),
+            unkept=_unkept(effects, context),
         )
     recording = current_checkpoint()
     undo = (
@@ -453,6 +453,11 @@ def _over_store_budget(effects: Effects, context: ToolContext, *, kept: bool = F
     return {e.path for e in changed}
 
 
+def _unkept(effects: Effects, context: ToolContext) -> set[str]:
+    """The files whose earlier bytes cannot be kept: approved with the effects, changed unkept."""
+    return _too_large(effects, context) | _over_store_budget(effects, context)
+
+
 def _too_large(effects: Effects, context: ToolContext) -> set[str]:
     limit = service(context, CheckpointsConfig).max_file_bytes
     return {
@@ -490,7 +495,15 @@ def _approved(
     from tooldeck.tools.effects_held import keep
 
     # Kept first: if the run stops here, a later approval lands them as they were seen.
-    bundle = keep(context.home, waits.workspace, waits.upper, effects, output=waits.output, subject=subject)
+    bundle = keep(
+        context.home,
+        waits.workspace,
+        waits.upper,
+        effects,
+        output=waits.output,
+        subject=subject,
+        unkept=_unkept(effects, context),
+    )
     details |= {"held": bundle.id, "digest": bundle.digest}
     try:
         answer = approvals.ask_sync(context, reason=reason, rule=rule, details=details, deferrable=True)
@@ -505,37 +518,28 @@ def _approved(
 
 def land(workspace: Workspace, upper: os.PathLike[str] | str, effects: Effects, *, unkept: set[str]) -> None:
     """Apply `effects` from the layer `upper` to the workspace, all or none (see the module docstring)."""
-    recording = current_checkpoint()
-    if recording is not None:
-        recording.unkept |= unkept
+    from tooldeck.tools.effects_held import all_or_none
+
     fs = workspace.fs
     top = os.open(upper, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
-        for effect in effects.entries:
-            parts = tuple(effect.path.split("/"))
-            if effect.now == "absent":
-                fs.remove_entry(parts)
-                continue
-            st = os.stat(effect.path, dir_fd=top, follow_symlinks=False)
-            if effect.was not in ("absent", effect.now) or effect.was == "symlink":
-                fs.remove_entry(parts)  # a folder (emptied by the effects before) or a link
-            if effect.now == "folder":
-                fs.make_folder(parts, stat.S_IMODE(st.st_mode))
-            elif effect.now == "file":
-                fs.write_atomic(parts, _read(top, effect.path), mode=stat.S_IMODE(st.st_mode))
-            elif effect.now == "symlink":
-                fs.write_symlink(parts, os.readlink(effect.path, dir_fd=top))
-            elif stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode):
-                fs.make_node(parts, st.st_mode)
-    except BaseException as exc:
-        if recording is not None:
-            recording.rollback()
-        if isinstance(exc, OSError):
-            raise ToolError(
-                f"the command's effects could not be applied ({exc.strerror or exc}: {exc.filename or ''}); "
-                "what had been applied was put back, so the workspace is as it was before the call"
-            ) from None
-        raise
+        with all_or_none("the command's effects", unkept=unkept):
+            for effect in effects.entries:
+                parts = tuple(effect.path.split("/"))
+                if effect.now == "absent":
+                    fs.remove_entry(parts)
+                    continue
+                st = os.stat(effect.path, dir_fd=top, follow_symlinks=False)
+                if effect.was not in ("absent", effect.now) or effect.was == "symlink":
+                    fs.remove_entry(parts)  # a folder (emptied by the effects before) or a link
+                if effect.now == "folder":
+                    fs.make_folder(parts, stat.S_IMODE(st.st_mode))
+                elif effect.now == "file":
+                    fs.write_atomic(parts, _read(top, effect.path), mode=stat.S_IMODE(st.st_mode))
+                elif effect.now == "symlink":
+                    fs.write_symlink(parts, os.readlink(effect.path, dir_fd=top))
+                elif stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+                    fs.make_node(parts, st.st_mode)
     finally:
         os.close(top)
 

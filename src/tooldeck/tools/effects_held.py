@@ -6,25 +6,28 @@ When a command's effects are held (see `effects`) and the run can wait for a dec
 home (`held/<id>/`, out of every tool's reach): each changed path with what it became (a file's
 bytes, a link's target, a folder) and what it was in the workspace when the command ran. The
 pending approval names the bundle and the SHA-256 of its manifest, and is signed like a grant.
-Approved later — in any process — the bundle lands as it was seen, all at once; if the workspace
-changed underneath any of its paths meanwhile, nothing lands and the refusal names each path.
+Approved later — in any process — the bundle lands as it was seen, all at once, through the
+workspace's confined file access inside the call's checkpoint (so `tooldeck undo` reverses it);
+if the workspace changed underneath any of its paths meanwhile, nothing lands and the refusal
+names each path.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
 import secrets
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tooldeck.core import Workspace
+from tooldeck.core import Workspace, current_checkpoint
 from tooldeck.errors import ToolError
 
 if TYPE_CHECKING:
@@ -81,9 +84,17 @@ def fingerprint(root: Path, rel: str) -> str:
 
 
 def keep(
-    home: Path, workspace: Workspace, upper: str, effects: Effects, *, output: str, subject: str
+    home: Path,
+    workspace: Workspace,
+    upper: str,
+    effects: Effects,
+    *,
+    output: str,
+    subject: str,
+    unkept: Collection[str] = (),
 ) -> HeldBundle:
-    """Keep `effects` (read from the view's layer `upper`) in the home; returns the bundle."""
+    """Keep `effects` (read from the view's layer `upper`) in the home; returns the bundle.
+    `unkept`: the files whose earlier bytes the checkpoint cannot keep (part of what is approved)."""
     root = workspace.root
     entries: list[dict[str, Any]] = []
     for effect in effects.entries:
@@ -104,6 +115,7 @@ def keep(
         "summary": effects.summary(done=True),
         "output": output,
         "entries": entries,
+        "unkept": sorted(unkept),
     }
     data = json.dumps(manifest, ensure_ascii=True, sort_keys=True).encode("ascii")
     bundle_id = secrets.token_urlsafe(12)
@@ -135,12 +147,35 @@ def check_held(home: Path, workspace: Workspace, details: Mapping[str, Any]) -> 
 
 
 def land_held(home: Path, workspace: Workspace, details: Mapping[str, Any]) -> tuple[str, str]:
-    """Land the bundle a pending call names, as it was seen (see `check_held`); returns the
-    command's output and what changed."""
+    """Land the bundle a pending call names, as it was seen (see `check_held`), all or none;
+    returns the command's output and what changed. Inside a checkpoint (`Checkpointed`), the
+    landing is that checkpoint, as the command's effects are when they land at once."""
     manifest = check_held(home, workspace, details)
-    _apply(workspace, manifest["entries"])
+    with all_or_none("the held effects", unkept=manifest.get("unkept", ())):
+        _apply(workspace, manifest["entries"])
     discard_held(home, details)
     return str(manifest["output"]), str(manifest["summary"])
+
+
+@contextlib.contextmanager
+def all_or_none(what: str, *, unkept: Collection[str] = ()) -> Iterator[None]:
+    """Changes that land all at once: if one fails, those made before it are put back from the
+    call's checkpoint (recorded with it, `unkept` the files approved to change without their
+    bytes kept); a failure of the file system is the tool's error, saying so."""
+    recording = current_checkpoint()
+    if recording is not None:
+        recording.unkept |= set(unkept)
+    try:
+        yield
+    except BaseException as exc:
+        if recording is not None:
+            recording.rollback()
+        if isinstance(exc, OSError):
+            raise ToolError(
+                f"{what} could not be applied ({exc.strerror or exc}: {exc.filename or ''}); "
+                "what had been applied was put back, so the workspace is as it was before the call"
+            ) from None
+        raise
 
 
 def discard_held(home: Path, details: Mapping[str, Any]) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from tooldeck._core.checkpoints.state import PathState, TooLarge, read_state, state_at
 from tooldeck._core.checkpoints.store import CheckpointStore
 from tooldeck._core.fs import Refused
+from tooldeck._core.fs.observe import BEFORE_CHANGE
 from tooldeck._core.workspace import Workspace
 from tooldeck.errors import CheckpointError, ToolError
 
@@ -50,6 +51,33 @@ class Lazy:
     def observe(self, folder: int, name: str) -> None:
         """The file layer's observer (see `Recording.observe`)."""
         self.get().observe(folder, name)
+
+
+class Checkpointed:
+    """While entered, what changes in the workspace through the file layer (in this context: the
+    threads and tasks it starts too) is the checkpoint of one call, its recording made by
+    `make(arg)` on the first change and finished on exit. The `checkpoint` link wraps each
+    call's handler in one; code that changes the workspace for a call outside its handler
+    (held effects approved later, from another process) takes its checkpoint the same way.
+    Nothing is put back when the block raises: that is for the code that knows it must be all
+    or none (`Recording.rollback`)."""
+
+    __slots__ = ("_tokens", "lazy")
+
+    def __init__(self, make: Callable[[Any], Recording], arg: Any) -> None:
+        self.lazy = Lazy(make, arg)
+
+    def __enter__(self) -> Lazy:
+        lazy = self.lazy
+        self._tokens = CURRENT.set(lazy), BEFORE_CHANGE.set(lazy.observe)
+        return lazy
+
+    def __exit__(self, *exc: object) -> None:
+        current, observer = self._tokens
+        BEFORE_CHANGE.reset(observer)
+        CURRENT.reset(current)
+        if self.lazy.made is not None:
+            self.lazy.made.finish()
 
 
 class Recording:

@@ -11,12 +11,11 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from tooldeck._core.checkpoints.recording import CURRENT, Ask, Lazy, Recording
+from tooldeck._core.checkpoints.recording import CURRENT, Ask, Checkpointed, Recording
 from tooldeck._core.checkpoints.store import CheckpointStore
 from tooldeck._core.context import Approvals, ToolContext
 from tooldeck._core.execution.middleware import CallNext, ToolCallRequest
 from tooldeck._core.execution.types import ToolResult
-from tooldeck._core.fs.observe import BEFORE_CHANGE
 from tooldeck._core.workspace import Workspace
 
 
@@ -51,15 +50,8 @@ class Checkpointing:
         async def checkpointed(call: ToolCallRequest) -> ToolResult:
             if call.tool.read_only or CURRENT.get() is not None:
                 return await call_next(call)  # changes nothing, or part of its parent's checkpoint
-            lazy = Lazy(make, call)
-            current, observer = CURRENT.set(lazy), BEFORE_CHANGE.set(lazy.observe)
-            try:
+            with Checkpointed(make, call):
                 return await call_next(call)
-            finally:
-                BEFORE_CHANGE.reset(observer)
-                CURRENT.reset(current)
-                if lazy.made is not None:
-                    lazy.made.finish()
 
         return checkpointed
 
