@@ -55,7 +55,7 @@ def test_hidden_without_a_sandbox_and_shown_with_one(tmp_path: Path) -> None:
     result = bare.call_sync("terminal", {"command": "echo hi"})
     assert result.error is not None and "host_shell" in result.error.message
     [fate] = make_deck(tmp_path).explain("terminal").fates
-    assert fate.status == "exposed"
+    assert fate.status == "exposed", fate.reason
     host = Deck(parse_config({"sandbox": {"allow_host_shell": True}}, base_dir=str(tmp_path)))
     assert host.explain("terminal").fates[0].status == "exposed"
 

@@ -2,7 +2,7 @@
 
 bwrap on PATH is not enough: user namespaces may be disabled, a container may forbid mounts, a
 seccomp profile may refuse `unshare`. `probe_bwrap()` runs `echo` in the same sandbox the runner
-builds and reports whether it worked, with a reason when not. The answer is kept for the
+builds and reports whether it worked, with a reason when not. A working answer is kept for the
 process; `probe_bwrap_cached(folder)` also keeps it on disk for an hour, keyed on everything
 that could change it (the bwrap binary, the kernel and the boot, the user, the namespace
 switches), so a short-lived `tooldeck tools` does not pay a sandbox start-up each time.
@@ -44,13 +44,23 @@ class BwrapProbe:
     path: str | None = None
 
 
-@cache
 def probe_bwrap(bwrap: str | None = None) -> BwrapProbe:
-    """Does bubblewrap run a confined command here? (cached; the reason says why not)."""
+    """Does bubblewrap run a confined command here? (a working answer is cached; a failure is
+    probed again next time, so a passing hiccup — a probe timed out on a loaded machine — does
+    not hide the sandboxed tools for good; the reason says why not)."""
     path = bwrap or shutil.which("bwrap")
     if path is None:
         return BwrapProbe(False, "bwrap is not installed (Debian package: bubblewrap)")
-    return _run_probe(path)
+    if path not in _WORKS:
+        probe = _run_probe(path)
+        if not probe.works:
+            return probe
+        _WORKS[path] = probe
+    return _WORKS[path]
+
+
+# The working answers of this process, by bwrap path.
+_WORKS: dict[str, BwrapProbe] = {}
 
 
 def _run_probe(path: str) -> BwrapProbe:
@@ -82,7 +92,8 @@ def probe_bwrap_cached(folder: Path | None) -> BwrapProbe:
     if found is not None:
         return found
     probe = probe_bwrap(path)
-    _write(file, key, probe)
+    if probe.works:  # a failure is not remembered across processes: it may have been passing
+        _write(file, key, probe)
     return probe
 
 
