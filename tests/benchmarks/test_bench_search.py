@@ -40,7 +40,8 @@ def test_peers_match_the_reference_scorer() -> None:
 def test_all_sections_on_a_sample() -> None:
     require(SHARED / "data" / "retrieval")
     proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--sample", "30",
-                 "--latency-tools", "0", "--cv", "--ceiling", "--json", timeout=900)  # fmt: skip
+                 "--latency-tools", "0", "--cv", "--ceiling", "--cold-starts", "1", "--json",
+                 timeout=900)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     rows = out["quality"]["metatool"]["rankers"]

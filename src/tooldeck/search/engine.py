@@ -188,6 +188,21 @@ class ToolSearch:
             gone = set(names)
             self.update(Catalog(e for e in self._catalog if e.name not in gone))
 
+    def prepare(self, ranker: RankerName = "auto") -> None:
+        """Build now what `ranker` needs, rather than on the first query: the lexical tables and,
+        for the model's rankers, every tool's and catalog word's embedding (read from the
+        on-disk store when it has them, written to it otherwise). `auto` without the semantic
+        extra, like `bm25`, needs no model."""
+        if ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {ranker!r}; one of {', '.join(RANKERS)}")
+        self._lexical.snapshot()
+        if ranker == "bm25" or (ranker == "auto" and not semantic_installed()):
+            return
+        from tooldeck.search.minilm import one_blas_thread
+
+        with one_blas_thread():
+            self._semantic.snapshot()
+
     def search(self, query: str, *, limit: int = 5, ranker: RankerName = "bm25") -> SearchResult:
         """Find tools for `query` in any of the query forms; never raises for odd input."""
         limit = max(0, min(int(limit), MAX_LIMIT))
