@@ -162,6 +162,7 @@ class SemanticIndex:
         self._query_words = _VectorCache(encoder, max_size=50_000, padded=True)
         self._lock = threading.Lock()
         self._recent_queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._queries_lock = threading.Lock()  # not `_lock`, which a build holds for long
         self._catalog = Catalog()
         self._snapshot: SemanticSnapshot | None = None
         self._store = EmbeddingStore(cache_dir) if cache_dir is not None else None
@@ -211,13 +212,13 @@ class SemanticIndex:
         another session over the same catalog), and the model pass is most of a query's cost.
         """
         full = query_text(text, template or self.query_template)
-        with self._lock:
+        with self._queries_lock:
             found = self._recent_queries.get(full)
             if found is not None:
                 self._recent_queries.move_to_end(full)
                 return found
         vector: Vectors = self._encoder().encode([full], max_tokens=self.max_query_tokens)[0]
-        with self._lock:
+        with self._queries_lock:
             self._recent_queries[full] = vector
             while len(self._recent_queries) > RECENT_QUERIES:
                 self._recent_queries.popitem(last=False)
