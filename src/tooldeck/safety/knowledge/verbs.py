@@ -16,6 +16,7 @@ import shlex
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,7 +28,7 @@ from tooldeck.safety.knowledge.table import command_words, programs, value_optio
 
 VERBS_FILE = Path(__file__).with_name("verbs.toml")
 # Effects that are facts for other code rather than a rule's verdict.
-FACTS = frozenset({"prints-secrets"})
+FACTS = frozenset({"prints-secrets", "container-start"})
 _KEYS = frozenset(
     {"effect", "programs", "classes", "commands", "with", "unless", "says", "dangerous", "benign"}
 )
@@ -94,9 +95,18 @@ def _word_matches(pattern: str, word: str) -> bool:
     return word == pattern
 
 
-def _is(want: str, word: str) -> bool:
-    """`word` is `want`: the same word, `--opt=value`, a short option cluster holding `-x`, or
-    any word starting with `want` without its final `*` (`--vacuum*`)."""
+def _is(want: str, word: str, following: str | None = None) -> bool:
+    """`word` is `want`: the same word, `--opt=value`, a short option cluster holding `-x`, any
+    word starting with `want` without its final `*` (`--vacuum*`), a word matching a glob
+    (`*://*[*]*`), or an option whose value matches a glob, given as `--opt=value` or as
+    `--opt value` (`--pid=host`, `--cap-add=SYS_*`: `following` is the word after `word`)."""
+    option, eq, value = want.partition("=")
+    if eq and want.startswith("-"):
+        if word == option:
+            return following is not None and fnmatchcase(following, value)
+        return word.startswith(option + "=") and fnmatchcase(word[len(option) + 1 :], value)
+    if _GLOB.search(want[:-1]):
+        return fnmatchcase(word, want)
     if want.endswith("*"):
         return word.startswith(want[:-1])
     if word == want or (want.startswith("--") and word.startswith(want + "=")):
@@ -105,9 +115,25 @@ def _is(want: str, word: str) -> bool:
     return short and re.fullmatch(rf"-[a-zA-Z]*{want[1]}[a-zA-Z]*", word) is not None
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _pairs(words: list[str]) -> list[tuple[str, str | None]]:
+    """Each word with the word after it (None for the last): an option and its value."""
+    return [(w, words[i + 1] if i + 1 < len(words) else None) for i, w in enumerate(words)]
+
+
+def _shown(word: str, following: str | None, given: str) -> str:
+    """`--pid host` for the option `--pid=host` matched over two words; else the word."""
+    if given.startswith("-") and "=" in given and word == given.partition("=")[0] and following:
+        return f"{word} {following}"
+    return word
+
+
 def _has(words: list[str], wanted: Iterable[str]) -> str | None:
     """The first of `wanted` on the line."""
-    return next((want for want in wanted if any(_is(want, word) for word in words)), None)
+    pairs = _pairs(words)
+    return next((want for want in wanted if any(_is(want, w, after) for w, after in pairs)), None)
 
 
 def verb_command(verb: Verb, inv: Invocation, table: Table | None = None) -> list[str] | None:
@@ -124,7 +150,10 @@ def verb_command(verb: Verb, inv: Invocation, table: Table | None = None) -> lis
     for command in verb.commands:
         head = _command_head(command, operands)
         if head is not None:
-            return list(dict.fromkeys(w for w in words if w in head or (given and _is(given, w))))
+            found = [
+                (w, after) for w, after in _pairs(words) if w in head or (given and _is(given, w, after))
+            ]
+            return list(dict.fromkeys(_shown(w, after, given) for w, after in found))
     return None
 
 
