@@ -1,4 +1,4 @@
-"""Less common engines, cloud and object-store CLIs, wrappers and VM front-ends are judged by the
+"""Less common engines, cloud, object-store and database CLIs, wrappers and VM front-ends are judged by the
 class the tables give them: container engines' host privileges and mounts, object stores'
 recursive and wildcard deletions, commands run inside a VM or a dev shell. A program like a known
 one is a table entry (with its examples), and the engine's option matching reads `--opt=value`
@@ -55,6 +55,10 @@ FLAGGED = [
     ("firejail --quiet -- rm -rf ~", "delete-home"),
     ("busybox sh -c 'rm -rf ~'", "delete-home"),
     ("pkgx rm -rf ~", "delete-home"),
+    ("sudo -u postgres dropdb -h db.internal app", "drop-database-tool"),
+    ("mysqladmin -u root -p drop shop", "drop-database-tool"),
+    ("mongo.exe app --eval 'db.users.drop()'", "mongo-drop"),
+    ("influx bucket delete -n metrics", "drop-database-tool"),
 ]
 
 LOOK_ALIKES = [
@@ -83,6 +87,9 @@ LOOK_ALIKES = [
     "chrt -r 10 make",
     "flock -x /tmp/lock make",
     "busybox sh -c 'ls -la'",
+    "mysqladmin -u drop status",
+    "mongosh --host db app",
+    "dropdb --help",
 ]
 
 

@@ -96,23 +96,19 @@ _MONGO_DROP = re.compile(
 )
 
 
+_DOCUMENT_CLIENTS = programs().in_class("document-db-client")
+
+
 @rules.rule("mongo-drop", "approve", "drops a MongoDB database or collection, or deletes every document")
 def _mongo(inv: Invocation) -> str | None:
-    if inv.name not in ("mongo", "mongosh"):
+    if inv.name not in _DOCUMENT_CLIENTS:
         return None
     code = " ".join(inv.arg_texts()) + " " + (inv.data.text or "")
     match = _MONGO_DROP.search(code)
     return f"{inv.name} runs {match.group(0)}" if match else None
 
 
-@rules.rule("drop-database-tool", "approve", "drops a whole database (dropdb, mysqladmin drop)")
-def _dropdb(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "dropdb" and not {"--help", "-?", "--version"} & set(words):
-        return f"dropdb {' '.join(words)} deletes a database"
-    if inv.name == "mysqladmin" and any(w.lower() == "drop" for w in words):
-        return "mysqladmin drop deletes a database"
-    return None
+rules.declare("drop-database-tool", "approve", "drops a whole database (dropdb, mysqladmin drop)")
 
 
 # Ports and names of the stores an HTTP DELETE drops data from: Elasticsearch/OpenSearch, CouchDB,
