@@ -59,6 +59,14 @@ FLAGGED = [
     ("mysqladmin -u root -p drop shop", "drop-database-tool"),
     ("mongo.exe app --eval 'db.users.drop()'", "mongo-drop"),
     ("influx bucket delete -n metrics", "drop-database-tool"),
+    ("heroku run rails db:drop", "framework-db-reset"),
+    ("yarn prisma migrate reset --force", "framework-db-reset"),
+    ("python -W ignore manage.py migrate shop zero", "framework-db-reset"),
+    ("php bin/console doctrine:database:drop --force", "framework-db-reset"),
+    ("hasura migrate apply --down all", "framework-db-reset"),
+    ("goose -dir db postgres dsn down-to 0", "framework-db-reset"),
+    ("gchmod -R 777 /etc", "chmod-system-tree"),
+    ("sudo gchown -R nobody /usr", "chmod-system-tree"),
 ]
 
 LOOK_ALIKES = [
@@ -90,6 +98,12 @@ LOOK_ALIKES = [
     "mysqladmin -u drop status",
     "mongosh --host db app",
     "dropdb --help",
+    "RAILS_ENV=test rails db:drop",
+    "grep -r 'rails db:drop' .",
+    "python manage.py migrate shop 0042",
+    "hasura migrate apply --down 1",
+    "console doctrine:fixtures:load --append",
+    "gchmod 644 README.md",
 ]
 
 

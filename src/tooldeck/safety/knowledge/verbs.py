@@ -11,6 +11,7 @@ and its `benign` look-alikes must not, checked when the table loads.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import tomllib
@@ -28,7 +29,7 @@ from tooldeck.safety.knowledge.table import command_words, programs, value_optio
 
 VERBS_FILE = Path(__file__).with_name("verbs.toml")
 # Effects that are facts for other code rather than a rule's verdict.
-FACTS = frozenset({"prints-secrets", "container-start"})
+FACTS = frozenset({"prints-secrets", "container-start", "resets-database"})
 _KEYS = frozenset(
     {"effect", "programs", "classes", "commands", "with", "unless", "says", "dangerous", "benign"}
 )
@@ -234,4 +235,27 @@ def verb_match(effect: str, inv: Invocation) -> str | None:
     return None
 
 
-__all__ = ["FACTS", "VERBS_FILE", "Verb", "Verbs", "load_verbs", "verb_command", "verb_match", "verbs"]
+def carried_verb_match(effect: str, inv: Invocation) -> str | None:
+    """`verb_match`, also for a verb's program carried in another's arguments, its words from
+    there on: `python manage.py flush`, `heroku run rails db:drop`, `yarn prisma migrate reset`."""
+    found = verb_match(effect, inv)
+    index = verbs().by_effect.get(effect, {})
+    for i in range(1, len(inv.argv)):
+        if found is not None:
+            break
+        if inv.argv[i].text.rsplit("/", 1)[-1] in index:
+            found = verb_match(effect, dataclasses.replace(inv, argv=inv.argv[i:]))
+    return found
+
+
+__all__ = [
+    "FACTS",
+    "VERBS_FILE",
+    "Verb",
+    "Verbs",
+    "carried_verb_match",
+    "load_verbs",
+    "verb_command",
+    "verb_match",
+    "verbs",
+]

@@ -45,11 +45,8 @@ def _force_push(inv: Invocation) -> str | None:
     words = git_words(inv)
     if words[:1] != ["push"]:
         return None
+    # --mirror and --prune are verbs (verbs.toml); here, what refspecs and force options say.
     args = words[1:]
-    if "--mirror" in args:
-        return "git push --mirror overwrites every ref of the remote"
-    if "--prune" in args:
-        return "git push --prune deletes every remote branch that does not exist here"
     force = any(a in ("--force", "-f") or re.fullmatch(r"-[a-zA-Z]*f[a-zA-Z]*", a) for a in args)
     lease = any(a.startswith("--force-with-lease") for a in args)
     refspecs = _refspecs(args)
