@@ -67,6 +67,15 @@ FLAGGED = [
     ("goose -dir db postgres dsn down-to 0", "framework-db-reset"),
     ("gchmod -R 777 /etc", "chmod-system-tree"),
     ("sudo gchown -R nobody /usr", "chmod-system-tree"),
+    ("minikube kubectl -- delete namespace prod", "kubectl-delete"),
+    ("microk8s.kubectl delete ns prod", "kubectl-delete"),
+    ("helmfile -e prod destroy", "helm-uninstall"),
+    ("argocd app delete prod-app --cascade", "kubectl-delete"),
+    ("sst remove --stage production", "infra-destroy"),
+    ("railway down", "cloud-delete"),
+    ("gcloud alpha storage rm -r gs://b", "delete-cloud-storage"),
+    ("pssh -h hosts.txt 'sudo rm -rf /'", "delete-root"),
+    ("duckdb app.db 'DROP TABLE t'", "sql-destructive"),
 ]
 
 LOOK_ALIKES = [
@@ -104,6 +113,13 @@ LOOK_ALIKES = [
     "hasura migrate apply --down 1",
     "console doctrine:fixtures:load --append",
     "gchmod 644 README.md",
+    "minikube start",
+    "helmfile -e prod diff",
+    "argocd app sync prod-app",
+    "tilt down",
+    "railway up",
+    "pssh -h hosts.txt uptime",
+    "duckdb app.db 'SELECT 1'",
 ]
 
 

@@ -173,16 +173,14 @@ def _command_head(command: tuple[str, ...], operands: list[str]) -> list[str] | 
 @dataclass(frozen=True, slots=True)
 class Verbs:
     by_effect: dict[str, dict[str, tuple[Verb, ...]]]
+    # Every verb in the order of the file (the same in every process, unlike a set's order).
+    in_order: tuple[Verb, ...] = ()
 
     def effects(self) -> frozenset[str]:
         return frozenset(self.by_effect)
 
     def all(self) -> list[Verb]:
-        seen: dict[int, Verb] = {}
-        for index in self.by_effect.values():
-            for verbs in index.values():
-                seen.update((id(v), v) for v in verbs)
-        return list(seen.values())
+        return list(self.in_order)
 
 
 def _label(entry: Any) -> str:
@@ -210,14 +208,18 @@ def load_verbs(path: Path = VERBS_FILE, table: Table | None = None) -> Verbs:
     except tomllib.TOMLDecodeError as exc:
         raise TableError(f"{path.name}: {exc}") from exc
     by_effect: dict[str, dict[str, list[Verb]]] = {}
+    in_order: list[Verb] = []
     for i, entry in enumerate(data.get("verb", [])):
         where = f"{path.name}: verb[{i}]" + _label(entry)
         verb = _verb(entry, where, table)
         _check(verb, where, table)
+        in_order.append(verb)
         index = by_effect.setdefault(verb.effect, {})
         for name in verb.programs:
             index.setdefault(name, []).append(verb)
-    return Verbs({e: {n: tuple(vs) for n, vs in index.items()} for e, index in by_effect.items()})
+    return Verbs(
+        {e: {n: tuple(vs) for n, vs in index.items()} for e, index in by_effect.items()}, tuple(in_order)
+    )
 
 
 @cache
