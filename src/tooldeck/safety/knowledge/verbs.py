@@ -29,7 +29,16 @@ from tooldeck.safety.knowledge.table import command_words, programs, value_optio
 
 VERBS_FILE = Path(__file__).with_name("verbs.toml")
 # Effects that are facts for other code rather than a rule's verdict.
-FACTS = frozenset({"prints-secrets", "container-start", "resets-database"})
+FACTS = frozenset(
+    {
+        "prints-secrets",
+        "container-start",
+        "resets-database",
+        "push-forces",
+        "push-forces-with-lease",
+        "push-deletes",
+    }
+)
 _KEYS = frozenset(
     {"effect", "programs", "classes", "commands", "with", "unless", "says", "dangerous", "benign"}
 )
