@@ -142,8 +142,13 @@ def _shown(word: str, following: str | None, given: str) -> str:
 
 def _has(words: list[str], wanted: Iterable[str]) -> str | None:
     """The first of `wanted` on the line."""
-    pairs = _pairs(words)
-    return next((want for want in wanted if any(_is(want, w, after) for w, after in pairs)), None)
+    for want in wanted:
+        if want.startswith("-") and "=" in want:  # an option and its value: maybe two words
+            if any(_is(want, w, after) for w, after in _pairs(words)):
+                return want
+        elif any(_is(want, w) for w in words):
+            return want
+    return None
 
 
 def verb_command(verb: Verb, inv: Invocation, table: Table | None = None) -> list[str] | None:
