@@ -76,6 +76,10 @@ FLAGGED = [
     ("gcloud alpha storage rm -r gs://b", "delete-cloud-storage"),
     ("pssh -h hosts.txt 'sudo rm -rf /'", "delete-root"),
     ("duckdb app.db 'DROP TABLE t'", "sql-destructive"),
+    ("distrobox enter box -- rm -rf ~", "delete-home"),
+    ("wsl.exe -d Ubuntu -e rm -rf ~", "delete-home"),
+    ("schroot -c jammy -- rm -rf ~", "delete-home"),
+    ("systemd-nspawn -D /mnt rm -rf /", "delete-root"),
 ]
 
 LOOK_ALIKES = [
@@ -120,6 +124,9 @@ LOOK_ALIKES = [
     "railway up",
     "pssh -h hosts.txt uptime",
     "duckdb app.db 'SELECT 1'",
+    "wsl -l -v",
+    "distrobox enter box",
+    "systemd-nspawn -D /mnt ls",
 ]
 
 
