@@ -16,10 +16,11 @@ import pytest
 WARM = Path(__file__).resolve().parent / "warm_client.py"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def client_command() -> Iterator[str]:
     """`python -S -E warm_client.py SOCKET`: client_script.py run by a fork of one warm server per
-    test module (a short folder of its own: a Unix socket's path is limited to 107 bytes)."""
+    pytest worker, so the scenarios stay spread over the workers. The socket lies in a short
+    folder of its own: a Unix socket's path is limited to 107 bytes."""
     folder = tempfile.mkdtemp(prefix="tooldeck-warm-")
     socket_path = os.path.join(folder, "s")
     errors = Path(folder) / "stderr.txt"
