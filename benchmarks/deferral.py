@@ -12,7 +12,9 @@ Messages, counted offline with o200k_base):
     as configured vs with `tool_search.enabled: false`;
   * the cost of one `tool_search` call on the LiveMCP catalog through the execution path: the
     tokens of its result (the full definitions of the matches) and its latency (p50/p99 over the
-    queries, first call with the index build reported apart).
+    queries, first call with the index build reported apart), with the ranker of `--ranker`
+    (default `auto`, tool_search's own default: `hybrid` with the semantic extra, whose first
+    call embeds the catalog; `bm25` measures the call path without the model).
 
 The saving pays for itself when a run needs fewer tools than the catalog holds: a run pays the
 listing on every request and a search result once per search.
@@ -133,8 +135,8 @@ def example_savings() -> list[dict[str, Any]]:
     return rows
 
 
-def search_cost(tools: list[Tool], home: str) -> dict[str, Any]:
-    deck = _deck(tools, home, enabled=True, defer=["mcp"])
+def search_cost(tools: list[Tool], home: str, ranker: str = "auto") -> dict[str, Any]:
+    deck = _deck(tools, home, enabled=True, defer=["mcp"], ranker=ranker)
     started = time.perf_counter()
     first = deck.call_sync("tool_search", {"query": QUERIES[0]})
     first_ms = (time.perf_counter() - started) * 1000
@@ -148,6 +150,7 @@ def search_cost(tools: list[Tool], home: str) -> dict[str, Any]:
             found.append(len(json.loads(result.content)["loaded"]))
     times.sort()
     return {
+        "ranker": ranker,
         "catalog": len(deck.loadout().deferred),
         "queries": len(QUERIES),
         "first_call_ms": round(first_ms, 2),
@@ -159,13 +162,13 @@ def search_cost(tools: list[Tool], home: str) -> dict[str, Any]:
     }
 
 
-def run_deferral_bench(schemas: Path) -> DeferralResult:
+def run_deferral_bench(schemas: Path, *, ranker: str = "auto") -> DeferralResult:
     entries = json.loads(schemas.read_text(encoding="utf-8"))
     tools = mcp_tools(entries)
     with tempfile.TemporaryDirectory(prefix="tooldeck-bench-deferral-") as home:
         result = DeferralResult(len(tools))
         result.savings = livemcp_savings(tools, home) + example_savings()
-        result.search = search_cost(tools, home)
+        result.search = search_cost(tools, home, ranker)
     return result
 
 
@@ -184,8 +187,8 @@ def format_table(result: DeferralResult) -> str:
     s = result.search
     lines += [
         "",
-        f"One tool_search call on {s['catalog']} deferred tools ({s['queries']} queries x 3, bm25, through the "
-        "executor):",
+        f"One tool_search call on {s['catalog']} deferred tools ({s['queries']} queries x 3, ranker "
+        f"{s['ranker']}, through the executor):",
         f"  first call {s['first_call_ms']} ms (index build); then p50 {s['p50_ms']} ms, p99 {s['p99_ms']} ms; "
         f"result {s['result_tokens_mean']} tokens on average ({s['tools_per_result_mean']} definitions)",
     ]
@@ -193,15 +196,21 @@ def format_table(result: DeferralResult) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m benchmarks deferral [--schemas FILE] [--json]`."""
+    """`python -m benchmarks deferral [--schemas FILE] [--ranker R] [--json]`."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks deferral", description=__doc__.split("\n\n")[0])
     ap.add_argument("--schemas", default=None, help="LiveMCP schema file (default: in the shared folder)")
+    ap.add_argument(
+        "--ranker",
+        choices=("auto", "bm25", "semantic", "hybrid"),
+        default="auto",
+        help="tool_search.ranker for the search cost (default auto, as configured out of the box)",
+    )
     ap.add_argument("--json", action="store_true", help="machine-readable output")
     args = ap.parse_args(argv)
     try:
-        result = run_deferral_bench(find_schemas(args.schemas))
+        result = run_deferral_bench(find_schemas(args.schemas), ranker=args.ranker)
     except ConfigError as exc:
         print(f"benchmarks: {exc}", file=sys.stderr)
         return 2

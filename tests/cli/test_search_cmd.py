@@ -89,6 +89,16 @@ def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
     assert off.returncode == 2 and "tool_search.enabled is false" in off.stderr and "--catalog" in off.stderr
 
 
+def test_prepare_embeds_the_configured_deferred_catalog_under_the_home(tmp_path: Path) -> None:
+    config = searching_config(tmp_path, "[web, browser]")
+    out = tooldeck("search", "--config", str(config), "--prepare", "--ranker", "hybrid", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("prepared ") and "for the hybrid ranker" in out.stdout
+    assert list((tmp_path / "home" / "search").glob("*.npz"))  # what tool_search reads in a run
+    both = tooldeck("search", "--config", str(config), "--prepare", "web page", cwd=tmp_path)
+    assert both.returncode == 2 and "--prepare" in both.stderr
+
+
 def test_tool_search_enabled_with_nothing_deferred_is_an_empty_result(tmp_path: Path) -> None:
     config = searching_config(tmp_path, "[]")
     out = tooldeck("search", "--config", str(config), "read a file", "--json", cwd=tmp_path)

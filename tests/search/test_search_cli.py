@@ -88,3 +88,20 @@ def test_misuse_is_a_usage_error(catalog_file: Path, tmp_path: Path) -> None:
     dup.write_text(json.dumps([{"name": "a"}, {"name": "a"}]), encoding="utf-8")
     with pytest.raises(SearchUsageError, match="duplicate"):
         search_cli("x", catalog_file=dup)
+
+
+def test_prepare_builds_the_index_ahead_of_the_first_search(catalog_file: Path, tmp_path: Path) -> None:
+    from tooldeck.search.semantic import embedding_text
+    from tooldeck.search.store import EmbeddingStore, text_key
+
+    cache = tmp_path / "search"
+    out = search_cli(None, catalog_file=catalog_file, ranker="hybrid", cache_dir=cache, prepare=True)
+    assert out.startswith(f"prepared {len(TOOLS)} tools for the hybrid ranker")
+    catalog = Catalog.from_json(TOOLS)
+    stored = EmbeddingStore(cache).load(catalog.content_hash)
+    assert all(text_key(embedding_text(e)) in stored for e in catalog)  # a later run reads them
+    lexical_only = tmp_path / "lexical"
+    search_cli(None, catalog_file=catalog_file, ranker="bm25", cache_dir=lexical_only, prepare=True)
+    assert not lexical_only.exists()  # bm25 needs no model and keeps nothing
+    with pytest.raises(SearchUsageError, match="--prepare"):
+        search_cli("weather", catalog_file=catalog_file, prepare=True)

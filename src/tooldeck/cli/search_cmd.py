@@ -3,6 +3,7 @@
     tooldeck search "create an issue" [--limit K] [--ranker auto|bm25|semantic|hybrid] [--json]
     tooldeck search --catalog tools.json "weather tomorrow"          any JSON list of tools (any dialect)
     tooldeck search --catalog tools.json --queries q.jsonl           one {"id", "results"} line each
+    tooldeck search --prepare                                        build the index ahead of the first search
 
 Without `--catalog` it searches the configured deferred catalog (what `tool_search` searches),
 loading the deck for it; with `--catalog` no deck is loaded. `--queries -` reads the queries
@@ -58,6 +59,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help='a JSONL file of {"id", "query"} (\'-\' reads stdin): one JSON result line per query',
     )
+    parser.add_argument(
+        "--prepare",
+        action="store_true",
+        help="build the catalog's index for the ranker now (embeddings kept under the tooldeck home), "
+        "so the first tool_search of a run does not wait for the model",
+    )
     add_json(parser)
 
 
@@ -66,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     from tooldeck.search import SearchUsageError, SemanticUnavailable
     from tooldeck.search.search_cli import search_cli  # the submodule shadows the package attribute
 
-    if (args.query is None) == (args.queries is None):
+    if not args.prepare and (args.query is None) == (args.queries is None):
         fail("give either a QUERY or --queries FILE (one of them, not both)")
     deck: Deck | None = None
     skipped: list[str] = []
@@ -89,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
             as_json=args.as_json,
             cache_dir=cache,
             on_skipped=skipped.append,
+            prepare=args.prepare,
         )
     except (SearchUsageError, SemanticUnavailable) as exc:
         fail(str(exc))

@@ -84,10 +84,17 @@ class SearchSettings:
     hybrid_min_similarity: float = 0.25
     # The text embedded for a query; `{query}` stands for the query (see `semantic.py`).
     query_template: str = QUERY_TEMPLATE
+    # Tokens of the templated query the model reads (the lexical half reads all of it). The
+    # model's cost grows with the query's length and the longest 1% of the dev queries (over 100
+    # tokens) set the p99 latency; on the dev queries over 48 tokens, cutting at 64 changed no
+    # hit@5 on BFCL and MetaTool (see docs/disclosure.md).
+    max_query_tokens: int = 64
 
     def __post_init__(self) -> None:
         if "{query}" not in self.query_template:
             raise ValueError(f"query_template must contain '{{query}}', got {self.query_template!r}")
+        if self.max_query_tokens < 8:
+            raise ValueError(f"max_query_tokens must be at least 8, got {self.max_query_tokens}")
 
 
 def standardise(scores: Scores) -> Scores:
@@ -151,6 +158,7 @@ class ToolSearch:
             expansion=self.settings.expansion,
             cache_dir=cache_dir,
             query_template=self.settings.query_template,
+            max_query_tokens=self.settings.max_query_tokens,
         )
         self._lock = threading.RLock()  # serialises updates; searches never wait for it
         self._catalog = Catalog()
@@ -179,6 +187,21 @@ class ToolSearch:
         with self._lock:
             gone = set(names)
             self.update(Catalog(e for e in self._catalog if e.name not in gone))
+
+    def prepare(self, ranker: RankerName = "auto") -> None:
+        """Build now what `ranker` needs, rather than on the first query: the lexical tables and,
+        for the model's rankers, every tool's and catalog word's embedding (read from the
+        on-disk store when it has them, written to it otherwise). `auto` without the semantic
+        extra, like `bm25`, needs no model."""
+        if ranker not in RANKERS:
+            raise ValueError(f"unknown ranker {ranker!r}; one of {', '.join(RANKERS)}")
+        self._lexical.snapshot()
+        if ranker == "bm25" or (ranker == "auto" and not semantic_installed()):
+            return
+        from tooldeck.search.minilm import one_blas_thread
+
+        with one_blas_thread():
+            self._semantic.snapshot()
 
     def search(self, query: str, *, limit: int = 5, ranker: RankerName = "bm25") -> SearchResult:
         """Find tools for `query` in any of the query forms; never raises for odd input."""
@@ -219,6 +242,12 @@ class ToolSearch:
             return compiled.names, lexical, lexical > 0
         if ranker not in RANKERS:
             raise ValueError(f"unknown ranker {ranker!r}; one of {', '.join(RANKERS)}")
+        from tooldeck.search.minilm import one_blas_thread
+
+        with one_blas_thread():  # a query's products are small: BLAS threads only wait for each other
+            return self._model_scores(text, ranker)
+
+    def _model_scores(self, text: str, ranker: RankerName) -> tuple[tuple[str, ...], Scores, Mask]:
         if ranker == "semantic":
             names, _, semantic = self.components(text, expand=False)
             return names, semantic, np.ones(len(names), dtype=np.bool_)

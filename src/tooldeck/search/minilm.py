@@ -60,25 +60,37 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
     return tensors
 
 
-def _erf(x: Matrix) -> Matrix:
-    # Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7); numpy has no erf of its own.
-    sign = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    out: Matrix = (sign * (1.0 - poly * np.exp(-a * a))).astype(np.float32)
-    return out
-
-
 def _gelu(x: Matrix) -> Matrix:
-    return (0.5 * x * (1.0 + _erf(x * np.float32(0.7071067811865476)))).astype(np.float32)
+    """GELU with the exact erf, in place on `x` (a fresh intermediate the caller gives up).
+
+    erf by Abramowitz and Stegun 7.1.26 (absolute error below 1.5e-7); numpy has no erf of its
+    own. Written with in-place operations: on a query the elementwise passes cost as much as a
+    dense product when each allocates its own array.
+    """
+    a = np.abs(x) * np.float32(0.7071067811865476)
+    t = 1.0 / (1.0 + np.float32(0.3275911) * a)
+    poly = t * np.float32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(c)
+        poly *= t
+    a *= a
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a  # 1 - erf(|x| / sqrt 2)
+    # gelu(x) = x/2 (1 + erf(x/sqrt 2)) = x/2 (2 - poly) for x >= 0, x/2 poly for x < 0
+    poly = np.where(x >= 0, np.float32(2.0) - poly, poly)
+    x *= np.float32(0.5)
+    x *= poly
+    return x
 
 
 def _layer_norm(x: Matrix, weight: Matrix, bias: Matrix, eps: float) -> Matrix:
-    mean = x.mean(axis=-1, keepdims=True)
-    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
-    out: Matrix = ((x - mean) / np.sqrt(var + eps) * weight + bias).astype(np.float32)
-    return out
+    x = x - x.mean(axis=-1, keepdims=True)
+    var = np.einsum("ij,ij->i", x, x)[:, None] / np.float32(x.shape[-1])
+    x /= np.sqrt(var + np.float32(eps))
+    x *= weight
+    x += bias
+    return x
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,51 +159,83 @@ class MiniLM:
         self.layers = [_load_layer(w, f"encoder.layer.{i}") for i in range(count)]
         self.dim = int(self.word_embeddings.shape[1])
 
-    def _layer(self, x: Matrix, layer: _Layer, batch: int) -> Matrix:
-        """One layer over `x` of shape (batch * seq, hidden): dense products see one 2-D matrix."""
+    def _layer(self, x: Matrix, layer: _Layer, batch: int, mask: Matrix | None) -> Matrix:
+        """One layer over `x` of shape (batch * seq, hidden): dense products see one 2-D matrix.
+
+        `mask`: (batch, seq) additive bias on the attention scores, 0 for real tokens and a
+        large negative number for padding, or None when no text of the batch is padded.
+        """
         rows, hidden = x.shape
         seq, dim = rows // batch, hidden // self.heads
         qkv = (x @ layer.qkv + layer.qkv_bias).reshape(batch, seq, 3, self.heads, dim)
         q, k, v = (qkv[:, :, i].transpose(0, 2, 1, 3) for i in range(3))
-        scores = (q @ k.transpose(0, 1, 3, 2)) * np.float32(1.0 / np.sqrt(dim))
+        scores = q @ k.transpose(0, 1, 3, 2)
+        scores *= np.float32(1.0 / np.sqrt(dim))
+        if mask is not None:
+            scores += mask[:, None, None, :]
         scores -= scores.max(axis=-1, keepdims=True)
-        probs = np.exp(scores)
+        probs = np.exp(scores, out=scores)
         probs /= probs.sum(axis=-1, keepdims=True)
         context = (probs @ v).transpose(0, 2, 1, 3).reshape(rows, hidden)
-        x = _layer_norm(context @ layer.attn_out + layer.attn_out_bias + x, *layer.ln1, self.eps)
-        hidden_states = _gelu(x @ layer.ffn_in + layer.ffn_in_bias)
-        return _layer_norm(hidden_states @ layer.ffn_out + layer.ffn_out_bias + x, *layer.ln2, self.eps)
+        attended = context @ layer.attn_out
+        attended += layer.attn_out_bias
+        attended += x
+        x = _layer_norm(attended, *layer.ln1, self.eps)
+        hidden_states = x @ layer.ffn_in
+        hidden_states += layer.ffn_in_bias
+        out = _gelu(hidden_states) @ layer.ffn_out
+        out += layer.ffn_out_bias
+        out += x
+        return _layer_norm(out, *layer.ln2, self.eps)
 
     def _encode_batch(self, batch_ids: Sequence[Sequence[int]]) -> Matrix:
-        """Vectors of texts of one token length (no padding, so no attention mask)."""
-        ids = np.asarray(batch_ids, dtype=np.int64)
-        batch, seq = ids.shape
+        """Vectors of a batch of texts, padded to the longest; padding is masked out of the
+        attention and the mean, so a text's vector is what it is alone (up to rounding)."""
+        lengths = np.asarray([len(ids) for ids in batch_ids], dtype=np.int64)
+        batch, seq = len(batch_ids), int(lengths.max())
+        ids = np.zeros((batch, seq), dtype=np.int64)  # 0 is [PAD]
+        for row, text_ids in enumerate(batch_ids):
+            ids[row, : len(text_ids)] = text_ids
+        real = np.arange(seq)[None, :] < lengths[:, None]
+        mask = None if real.all() else np.where(real, 0.0, -1e9).astype(np.float32)
         x = self.word_embeddings[ids] + self.positions[:seq] + self.token_type
         x = _layer_norm(x.astype(np.float32).reshape(batch * seq, self.dim), *self.ln0, self.eps)
         for layer in self.layers:
-            x = self._layer(x, layer, batch)
-        pooled = x.reshape(batch, seq, self.dim).mean(axis=1)
+            x = self._layer(x, layer, batch, mask)
+        weights = (real / lengths[:, None]).astype(np.float32)
+        pooled = np.einsum("bs,bsd->bd", weights, x.reshape(batch, seq, self.dim))
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         unit: Matrix = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return unit
 
-    def encode(self, texts: Sequence[str], *, batch_tokens: int = 1024) -> Matrix:
+    def encode(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_tokens: int = 1024,
+        padded: bool = False,
+        max_tokens: int | None = None,
+    ) -> Matrix:
         """Unit-length embeddings of `texts`, in order.
 
         Texts of the same token length are batched together, up to `batch_tokens` tokens a
-        batch. No batch is ever padded, so a text's vector does not depend on which other texts
-        were encoded with it: an index updated incrementally equals one built from scratch.
+        batch. No batch is padded, so a text's vector does not depend on which other texts were
+        encoded with it, bit for bit: an index updated incrementally equals one built from
+        scratch. `padded=True` (for a few short texts of a query, where one pass of the model
+        costs less than one per length) pads them into one batch instead; their vectors then
+        equal the unpadded ones up to float rounding. `max_tokens` truncates each text to that
+        many tokens (`[CLS]` and `[SEP]` included) instead of the model's maximum.
         """
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        by_length: dict[int, list[int]] = {}
-        encoded = [self.tokenizer.encode(t) for t in texts]
+        encoded = [self.tokenizer.encode(t, max_length=max_tokens) for t in texts]
+        groups: dict[int, list[int]] = {}
         for i, ids in enumerate(encoded):
-            by_length.setdefault(len(ids), []).append(i)
-        with _one_blas_thread():
-            for length, rows in sorted(by_length.items()):
-                step = max(1, batch_tokens // length)
+            groups.setdefault(0 if padded else len(ids), []).append(i)
+        with one_blas_thread():
+            for _, rows in sorted(groups.items()):
+                step = max(1, batch_tokens // max(len(encoded[i]) for i in rows))
                 for start in range(0, len(rows), step):
                     chunk = rows[start : start + step]
                     out[chunk] = self._encode_batch([encoded[i] for i in chunk])
@@ -203,8 +247,8 @@ _LOADED: MiniLM | None = None
 _CONTROLLER: Any = None
 
 
-def _one_blas_thread() -> AbstractContextManager[Any]:
-    """Run BLAS on one thread while encoding.
+def one_blas_thread() -> AbstractContextManager[Any]:
+    """Run BLAS on one thread while encoding or scoring a query.
 
     The matrices of a query are too small to gain from threads, and on a machine whose cores
     are busy, BLAS threads that spin waiting for each other made encoding ten times slower in

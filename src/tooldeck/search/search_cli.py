@@ -3,6 +3,7 @@
     tooldeck search QUERY [--limit K] [--ranker auto|bm25|semantic|hybrid] [--json]
     tooldeck search --catalog tools.json QUERY          any JSON list of {name, description, parameters}
     tooldeck search --catalog tools.json --queries q.jsonl   one {"id", "results": [names]} line per query
+    tooldeck search --prepare [--ranker R]             build the index now (embeddings kept on disk)
 
 `search_cli` returns the text to print, or raises `SearchUsageError` (exit status 2) when the
 command itself is misused: neither or both of QUERY and `--queries`, an unreadable or invalid
@@ -83,6 +84,7 @@ def search_cli(
     as_json: bool = False,
     cache_dir: str | Path | None = None,
     on_skipped: Callable[[str], None] | None = None,
+    prepare: bool = False,
 ) -> str:
     """The output of `tooldeck search` (no trailing newline); see the module docstring.
 
@@ -91,8 +93,19 @@ def search_cli(
     and hybrid rankers embed a catalog once. `queries_file` may be `-` (standard input); a bad
     line of it (see `tooldeck.search.queries`) is handed to `on_skipped` as `FILE:LINE: why;
     skipped` and the other lines go on, or without `on_skipped` is a `SearchUsageError`.
+    `prepare` (`--prepare`, with no query) builds the catalog's index for `ranker` now and
+    keeps its embeddings in `cache_dir`, so a later search (`tool_search` in an agent run)
+    reads them instead of running the model over every tool.
     """
     chosen = _check_options(limit, ranker)
+    if prepare:
+        if query is not None or queries_file is not None:
+            raise SearchUsageError("--prepare builds the index only: give no QUERY and no --queries")
+        # its own index, not the process-wide one: that may have been built with another store
+        index = ToolSearch(_open_catalog(catalog, catalog_file, cache_dir).catalog, cache_dir=cache_dir)
+        index.prepare(chosen)
+        where = f"; embeddings kept in {cache_dir}" if cache_dir is not None else ""
+        return f"prepared {len(index.catalog)} tools for the {chosen} ranker{_printable(where)}"
     if (query is None) == (queries_file is None):
         raise SearchUsageError("give either a QUERY or --queries FILE (one of them, not both)")
     index = _open_catalog(catalog, catalog_file, cache_dir)

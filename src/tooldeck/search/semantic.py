@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -52,9 +53,14 @@ class ExpansionSettings:
     neighbours: int = 10
     weight: float = 0.3
     max_query_words: int = 64
+    # Query words neither in the catalog nor met in earlier queries need a pass of the model
+    # each (about as costly as the query's own, for a handful); at most this many per query, in
+    # the order written: the rest expand to nothing.
+    max_new_words: int = 8
 
 
 QUERY_TEMPLATE = "Which tool should I use for this request: {query}"
+RECENT_QUERIES = 512  # query vectors remembered per index
 
 
 def embedding_text(entry: CatalogEntry) -> str:
@@ -86,8 +92,11 @@ def _default_encoder() -> MiniLM:
 class _VectorCache:
     """Text -> unit vector, filled in batches; shared by the tool and word indexes of one ranker."""
 
-    def __init__(self, encoder: Callable[[], MiniLM], *, max_size: int | None = None) -> None:
+    def __init__(
+        self, encoder: Callable[[], MiniLM], *, max_size: int | None = None, padded: bool = False
+    ) -> None:
         self._encoder = encoder
+        self._padded = padded
         self._vectors: dict[str, Vectors] = {}
         self._lock = threading.Lock()
         self._max_size = max_size
@@ -101,7 +110,7 @@ class _VectorCache:
                         self._vectors[text] = row
         missing = sorted({t for t in wanted if t not in self._vectors})
         if missing:
-            encoded = self._encoder().encode(missing)
+            encoded = self._encoder().encode(missing, padded=self._padded)
             with self._lock:
                 if self._max_size is not None and len(self._vectors) + len(missing) > self._max_size:
                     self._vectors.clear()
@@ -139,15 +148,21 @@ class SemanticIndex:
         expansion: ExpansionSettings | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         query_template: str = QUERY_TEMPLATE,
+        max_query_tokens: int | None = None,
     ) -> None:
         self.analyzer = analyzer or Analyzer()
         self.query_template = query_template
+        self.max_query_tokens = max_query_tokens
         self.expansion = expansion or ExpansionSettings()
         self._encoder = encoder
         self._tool_vectors = _VectorCache(encoder)
         self._word_vectors = _VectorCache(encoder)
-        self._query_words = _VectorCache(encoder, max_size=50_000)
+        # A query's words that the catalog lacks are encoded at search time, all in one padded
+        # pass of the model (one pass per word length cost up to twice as much).
+        self._query_words = _VectorCache(encoder, max_size=50_000, padded=True)
         self._lock = threading.Lock()
+        self._recent_queries: OrderedDict[str, Vectors] = OrderedDict()
+        self._queries_lock = threading.Lock()  # not `_lock`, which a build holds for long
         self._catalog = Catalog()
         self._snapshot: SemanticSnapshot | None = None
         self._store = EmbeddingStore(cache_dir) if cache_dir is not None else None
@@ -166,6 +181,7 @@ class SemanticIndex:
 
     def _build(self, catalog: Catalog) -> SemanticSnapshot:
         stored = self._store.load(catalog.content_hash) if self._store else {}
+        own_file = self._store is not None and self._store.exists(catalog.content_hash)
         texts = [embedding_text(e) for e in catalog]
         rows = self._tool_vectors.get_many(texts, stored)
         self._tool_vectors.forget_except(set(texts))
@@ -176,7 +192,8 @@ class SemanticIndex:
         ordered = tuple(sorted(vocab))
         word_rows = self._word_vectors.get_many(ordered, stored)
         self._word_vectors.forget_except(vocab)
-        if self._store is not None and len(stored) < len(texts) + len(ordered):
+        complete = own_file and all(text_key(t) in stored for t in (*texts, *ordered))
+        if self._store is not None and not complete:
             pairs = [(text_key(t), v) for t, v in zip(texts, rows, strict=True)]
             pairs += [(text_key(w), v) for w, v in zip(ordered, word_rows, strict=True)]
             self._store.save(catalog.content_hash, pairs)
@@ -189,8 +206,22 @@ class SemanticIndex:
         )
 
     def encode_query(self, text: str, template: str | None = None) -> Vectors:
-        """The unit vector of `text` in the query template (this index's, or `template`)."""
-        vector: Vectors = self._encoder().encode([query_text(text, template or self.query_template)])[0]
+        """The unit vector of `text` in the query template (this index's, or `template`).
+
+        The last few hundred are remembered: an agent often repeats a search (another turn,
+        another session over the same catalog), and the model pass is most of a query's cost.
+        """
+        full = query_text(text, template or self.query_template)
+        with self._queries_lock:
+            found = self._recent_queries.get(full)
+            if found is not None:
+                self._recent_queries.move_to_end(full)
+                return found
+        vector: Vectors = self._encoder().encode([full], max_tokens=self.max_query_tokens)[0]
+        with self._queries_lock:
+            self._recent_queries[full] = vector
+            while len(self._recent_queries) > RECENT_QUERIES:
+                self._recent_queries.popitem(last=False)
         return vector
 
     def scores(
@@ -201,6 +232,10 @@ class SemanticIndex:
             return np.zeros(0)
         return (snapshot.tools @ self.encode_query(query, template)).astype(np.float64)
 
+    def _known_vector(self, word: str) -> Vectors | None:
+        found = self._word_vectors.peek(word)
+        return found if found is not None else self._query_words.peek(word)
+
     def expand(self, snapshot: SemanticSnapshot, query: str) -> dict[str, float]:
         """Lexical terms of catalog words close to the query's words, with their weights."""
         settings = self.expansion
@@ -208,11 +243,12 @@ class SemanticIndex:
         if not qwords or not snapshot.vocabulary:
             return {}
         own = set(self.analyzer.terms(" ".join(qwords)))
-        known = [self._word_vectors.peek(w) for w in qwords]
-        unknown = iter(
-            self._query_words.get_many([w for w, v in zip(qwords, known, strict=True) if v is None])
-        )
-        rows = [v if v is not None else next(unknown) for v in known]
+        vectors = {w: v for w in qwords if (v := self._known_vector(w)) is not None}
+        new = [w for w in qwords if w not in vectors][: settings.max_new_words]
+        vectors.update(zip(new, self._query_words.get_many(new), strict=True))
+        rows = [vectors[w] for w in qwords if w in vectors]
+        if not rows:
+            return {}
         sims = np.vstack(rows) @ snapshot.word_vectors.T
         out: dict[str, float] = {}
         k = min(settings.neighbours, sims.shape[1])

@@ -134,9 +134,11 @@ class WordPiece:
             start = end
         return tuple(ids)
 
-    def encode(self, text: str) -> list[int]:
-        """The ids of `text` with `[CLS]` and `[SEP]`, truncated to `max_length`."""
-        budget = self.max_length - 2
+    def encode(self, text: str, *, max_length: int | None = None) -> list[int]:
+        """The ids of `text` with `[CLS]` and `[SEP]`, truncated to `max_length` (at most the
+        tokenizer's own)."""
+        limit = self.max_length if max_length is None else max(2, min(max_length, self.max_length))
+        budget = limit - 2
         ids: list[int] = [self.cls_id]
         for word in _split_words(_normalize(text)):
             ids.extend(self._word_ids(word))
