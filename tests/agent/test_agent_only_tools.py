@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from cli.clirun import BIN, tooldeck
+from cli.clirun import BIN, tooldeck_here
 from support.agent_kit import make_agent
 from support.mcp_text import text_of
 from support.scripted_server import ScriptedServer, Turn
@@ -56,22 +56,26 @@ def test_the_api_hides_them_outside_an_agent_run_and_says_why(project: Path) -> 
 
 def test_tooldeck_call_and_explain_say_so(project: Path) -> None:
     cfg = str(project / "tooldeck.yaml")
-    asked = tooldeck("call", "clarify", "--args", '{"question": "Which one?"}', "--json", "--config", cfg)
+    asked = tooldeck_here(
+        "call", "clarify", "--args", '{"question": "Which one?"}', "--json", "--config", cfg
+    )
     assert asked.returncode == 1, asked.stderr
     out = json.loads(asked.stdout)
     assert out["ok"] is False and out["error"]["type"] == "unavailable"
     assert "shown to the user" not in out["content"]
-    rows = json.loads(tooldeck("explain", *sorted(AGENT_ONLY), "--json", "--config", cfg).stdout)
+    rows = json.loads(tooldeck_here("explain", *sorted(AGENT_ONLY), "--json", "--config", cfg).stdout)
     assert {(r["name"], r["status"], r["gate"]) for r in rows} == {
         (n, "hidden", "agent_run") for n in AGENT_ONLY
     }
     agent_rows = json.loads(
-        tooldeck("explain", *sorted(AGENT_ONLY), "--agent", "--json", "--config", cfg).stdout
+        tooldeck_here("explain", *sorted(AGENT_ONLY), "--agent", "--json", "--config", cfg).stdout
     )
     assert {r["status"] for r in agent_rows} == {"exposed"}
-    listed = {t["function"]["name"] for t in json.loads(tooldeck("tools", "--json", "--config", cfg).stdout)}
+    listed = {
+        t["function"]["name"] for t in json.loads(tooldeck_here("tools", "--json", "--config", cfg).stdout)
+    }
     assert not listed & AGENT_ONLY and listed >= EVERYWHERE
-    agent_listed = json.loads(tooldeck("tools", "--agent", "--json", "--config", cfg).stdout)
+    agent_listed = json.loads(tooldeck_here("tools", "--agent", "--json", "--config", cfg).stdout)
     assert {t["function"]["name"] for t in agent_listed} >= AGENT_ONLY
 
 

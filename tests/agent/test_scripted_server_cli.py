@@ -13,18 +13,29 @@ from pathlib import Path
 
 import pytest
 
+from support.cli_in_process import tooldeck_in_process
+
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 SERVER = [sys.executable, "-m", "tooldeck.testing.scripted_server"]
 
 
 def tooldeck(project: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` run in `project`, its home the project's, with no real model's keys."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    env["TOOLDECK_HOME"] = str(project / "home")
     argv = [TOOLDECK, *args]
     return subprocess.run(
-        argv, cwd=project, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        argv, cwd=project, env=env_for(project), capture_output=True, text=True, timeout=timeout, check=False
     )
+
+
+def env_for(project: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
+    return {**env, "TOOLDECK_HOME": str(project / "home")}
+
+
+def tooldeck_here(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`tooldeck ARGS` as `tooldeck` above runs it, in this process (see support.cli_in_process):
+    for the variations once the first test has run the real processes."""
+    return tooldeck_in_process(project, *args, env=env_for(project))
 
 
 @pytest.fixture
@@ -143,7 +154,7 @@ def test_a_reasoning_server_is_answered_by_run_and_batch_for_each_provider(proje
                     "--reasoning",
                     "high",
                 ]
-                ran = tooldeck(project, "run", f"note via {provider}", "-v", *model)
+                ran = tooldeck_here(project, "run", f"note via {provider}", "-v", *model)
                 assert ran.returncode == 0, ran.stderr
                 assert ran.stdout.strip() == f"answer: note via {provider}"
                 assert ran.stderr.count("weighing-it") == 3  # each reply's reasoning, shown once

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .clirun import tooldeck
+from .clirun import tooldeck_here
 
 SECRET = "sk-SECRET-do-not-print"
 CONFIG = """\
@@ -21,7 +21,7 @@ acp_agents:
 
 def test_the_effective_config_hides_every_secret_but_keeps_the_keys(tmp_path: Path) -> None:
     (tmp_path / "tooldeck.yaml").write_text(CONFIG, encoding="utf-8")
-    proc = tooldeck("config", "--json", cwd=tmp_path, env={"FAKE_KEY": SECRET})
+    proc = tooldeck_here("config", "--json", cwd=tmp_path, env={"FAKE_KEY": SECRET})
     assert proc.returncode == 0, proc.stderr
     assert SECRET not in proc.stdout and SECRET not in proc.stderr
     config = json.loads(proc.stdout)["config"]
@@ -35,24 +35,24 @@ def test_the_effective_config_hides_every_secret_but_keeps_the_keys(tmp_path: Pa
 def test_options_every_command_takes_may_come_before_the_command(tmp_path: Path) -> None:
     config = tmp_path / "elsewhere.yaml"
     config.write_text("platform_toolsets: {cli: [file]}\n", encoding="utf-8")
-    before = tooldeck("--config", str(config), "--json", "tools", cwd=tmp_path)
-    after = tooldeck("tools", "--config", str(config), "--json", cwd=tmp_path)
+    before = tooldeck_here("--config", str(config), "--json", "tools", cwd=tmp_path)
+    after = tooldeck_here("tools", "--config", str(config), "--json", cwd=tmp_path)
     assert before.returncode == after.returncode == 0, before.stderr
     assert before.stdout == after.stdout
     assert {t["function"]["name"] for t in json.loads(before.stdout)} >= {"read_file", "write_file"}
-    reference = tooldeck("config", "--reference", "--json", cwd=tmp_path)
+    reference = tooldeck_here("config", "--reference", "--json", cwd=tmp_path)
     assert reference.returncode == 2 and "--schema is its machine-readable form" in reference.stderr
 
 
 def test_an_empty_config_path_says_a_file_name_is_needed(tmp_path: Path) -> None:
-    proc = tooldeck("tools", "--config", "", cwd=tmp_path)
+    proc = tooldeck_here("tools", "--config", "", cwd=tmp_path)
     assert proc.returncode == 2 and "--config/-c: needs a file name" in proc.stderr
 
 
 def test_options_may_come_between_a_command_and_its_action(tmp_path: Path) -> None:
     config = tmp_path / "servers.yaml"
     config.write_text("mcp_servers: {broken: {command: /nonexistent/mcp-server}}\n", encoding="utf-8")
-    proc = tooldeck("mcp", "--config", str(config), "--json", "list", cwd=tmp_path)
+    proc = tooldeck_here("mcp", "--config", str(config), "--json", "list", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     (server,) = json.loads(proc.stdout)
     assert server["name"] == "broken" and server["state"] != "ready"

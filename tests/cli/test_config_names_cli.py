@@ -8,14 +8,14 @@ import json
 import shutil
 from pathlib import Path
 
-from .clirun import tooldeck
+from .clirun import tooldeck_here
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "tooldeck.yaml"
 
 
 def test_tool_groups_are_checked_against_every_platform_not_only_the_selected_one(tmp_path: Path) -> None:
-    proc = tooldeck("tools", "--config", str(EXAMPLE), "--platform", "gateway", "--json")
+    proc = tooldeck_here("tools", "--config", str(EXAMPLE), "--platform", "gateway", "--json")
     assert proc.returncode == 0, proc.stderr
     assert "tool_groups" not in proc.stderr  # `notes`, `web`, ... have tools, just not on gateway
     # A group that no tool of any platform has is still reported, on every platform.
@@ -24,7 +24,7 @@ def test_tool_groups_are_checked_against_every_platform_not_only_the_selected_on
     text = typo.read_text(encoding="utf-8").replace("tool_groups: [text,", "tool_groups: [txet, text,")
     typo.write_text(text, encoding="utf-8")
     for platform in ("cli", "gateway"):
-        proc = tooldeck("tools", "--config", str(typo), "--platform", platform, "--json")
+        proc = tooldeck_here("tools", "--config", str(typo), "--platform", platform, "--json")
         assert proc.returncode == 0, proc.stderr
         assert "tooldeck: warning: tool_groups[0]: tool group 'txet' matches no tool" in proc.stderr
         assert [line for line in proc.stderr.splitlines() if "tool_groups" in line] == [
@@ -45,13 +45,13 @@ TYPO = "tooldeck: warning: approvals.tools.write_fiel: no tool named 'write_fiel
 
 def test_a_misspelt_approvals_tools_name_is_reported_by_tools_explain_and_call(tmp_path: Path) -> None:
     config = _project(tmp_path, "approvals: {tools: {write_fiel: ask}}\n")
-    tools = tooldeck("tools", "--config", str(config), "--json")
+    tools = tooldeck_here("tools", "--config", str(config), "--json")
     assert tools.returncode == 0 and TYPO in tools.stderr.splitlines()
-    explain = tooldeck("explain", "write_file", "--config", str(config))
+    explain = tooldeck_here("explain", "write_file", "--config", str(config))
     assert explain.returncode == 0, explain.stderr
     assert TYPO.removeprefix("tooldeck: warning: ") in explain.stdout
     args = '{"path": "a.txt", "content": "x"}'
-    call = tooldeck("call", "write_file", "--args", args, "--config", str(config))
+    call = tooldeck_here("call", "write_file", "--args", args, "--config", str(config))
     assert TYPO in call.stderr.splitlines()
     # A warning does not stop the call: the file is written, under write_file's own approval mode.
     assert call.returncode == 0 and (tmp_path / "ws" / "a.txt").read_text() == "x"
@@ -61,7 +61,7 @@ def test_strict_makes_a_misspelt_approvals_name_an_error(tmp_path: Path) -> None
     config = _project(tmp_path, "strict: true\napprovals: {tools: {write_fiel: ask, 'wirte_*': deny}}\n")
     args = '{"path": "a.txt", "content": "x"}'
     for command in (("tools",), ("explain",), ("call", "write_file", "--args", args)):
-        proc = tooldeck(*command, "--config", str(config))
+        proc = tooldeck_here(*command, "--config", str(config))
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         assert "approvals.tools.write_fiel: no tool named 'write_fiel'" in proc.stderr
         assert "approvals.tools.wirte_*: pattern 'wirte_*' matches no tool" in proc.stderr
@@ -77,11 +77,11 @@ def test_approvals_names_hidden_here_or_of_a_server_that_is_down_are_no_typos(tm
         "mcp_servers: {gh: {command: /nonexistent/mcp-server, connect_timeout: 2}}\n"
         "approvals: {tools: {terminal: deny, 'web_*': ask, 'mcp__gh__*': deny, mcp__gh__create_issue: ask}}\n",
     )
-    proc = tooldeck("tools", "--config", str(config), "--json")
+    proc = tooldeck_here("tools", "--config", str(config), "--json")
     assert proc.returncode == 0, proc.stderr
     assert "approvals.tools" not in proc.stderr
     # A server nobody configured is a typo, though: its tools can never exist.
     config.write_text(config.read_text().replace("mcp__gh__create_issue", "mcp__hg__create_issue"))
-    proc = tooldeck("tools", "--config", str(config), "--json")
+    proc = tooldeck_here("tools", "--config", str(config), "--json")
     assert proc.returncode == 2
     assert "approvals.tools.mcp__hg__create_issue: no tool named 'mcp__hg__create_issue'" in proc.stderr

@@ -11,7 +11,7 @@ import pytest
 
 from tooldeck import Config, ConfigError, Deck, UnknownPlatformError
 
-from .clirun import tooldeck
+from .clirun import tooldeck_here
 
 WITH = "platform_toolsets: {cli: [file], gateway: [file, web]}\n"
 
@@ -52,7 +52,7 @@ def test_an_unknown_platform_is_an_error_on_every_path(
     path = _config(tmp_path, text)
     extra = () if flag is None else ("--platform", flag)
     for command in (("tools", "--json"), ("explain", "--json"), ("call", "read_file", "--args", "{}")):
-        proc = tooldeck(*command, "--config", str(path), *extra, cwd=tmp_path)
+        proc = tooldeck_here(*command, "--config", str(path), *extra, cwd=tmp_path)
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         assert f"tooldeck: config error: {expected}" in proc.stderr, proc.stderr
         assert proc.stdout == ""
@@ -60,7 +60,7 @@ def test_an_unknown_platform_is_an_error_on_every_path(
 
 def test_the_platform_key_is_checked_wherever_the_config_is_read(tmp_path: Path) -> None:
     path = _config(tmp_path, WITH + "platform: gatewy\n")
-    proc = tooldeck("config", "--config", str(path))  # prints the effective config: not this one
+    proc = tooldeck_here("config", "--config", str(path))  # prints the effective config: not this one
     assert proc.returncode == 2 and "did you mean 'gateway'?" in proc.stderr
     with pytest.raises(ConfigError, match=r"^platform: unknown platform 'mars'; known platforms: cli \("):
         Config(platform="mars")
@@ -74,8 +74,8 @@ def test_the_platform_key_is_checked_wherever_the_config_is_read(tmp_path: Path)
 
 def test_known_platforms_work_by_key_and_by_flag(tmp_path: Path) -> None:
     path = _config(tmp_path, WITH + "platform: gateway\n")
-    by_key = tooldeck("tools", "--json", "--config", str(path), cwd=tmp_path)
-    by_flag = tooldeck("tools", "--json", "--config", str(path), "--platform", "cli", cwd=tmp_path)
+    by_key = tooldeck_here("tools", "--json", "--config", str(path), cwd=tmp_path)
+    by_flag = tooldeck_here("tools", "--json", "--config", str(path), "--platform", "cli", cwd=tmp_path)
     assert by_key.returncode == 0 and by_flag.returncode == 0, by_key.stderr + by_flag.stderr
     names = {t["function"]["name"] for t in json.loads(by_key.stdout)}
     assert "web_extract" in names and "read_file" in names
@@ -88,7 +88,7 @@ def test_known_platforms_work_by_key_and_by_flag(tmp_path: Path) -> None:
 
 def test_an_empty_platform_name_is_a_config_error_with_its_key(tmp_path: Path) -> None:
     path = _config(tmp_path, 'platform_toolsets: {"": [file], cli: [file]}\n')
-    proc = tooldeck("tools", "--config", str(path))
+    proc = tooldeck_here("tools", "--config", str(path))
     assert proc.returncode == 2
     assert (
         "config error: platform_toolsets: a platform name must not be empty or blank, got ''" in proc.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .clirun import tooldeck
+from .clirun import tooldeck_here
 
 
 @pytest.fixture
@@ -22,11 +22,11 @@ def config(tmp_path: Path) -> Path:
 def test_the_output_of_tools_json_is_a_catalog_in_every_dialect(
     config: Path, tmp_path: Path, dialect: str
 ) -> None:
-    listed = tooldeck("tools", "--config", str(config), "--json", "--dialect", dialect, cwd=tmp_path)
+    listed = tooldeck_here("tools", "--config", str(config), "--json", "--dialect", dialect, cwd=tmp_path)
     assert listed.returncode == 0, listed.stderr
     catalog = tmp_path / f"{dialect}.json"
     catalog.write_text(listed.stdout, encoding="utf-8")
-    out = tooldeck(
+    out = tooldeck_here(
         "search", "replace text in a file", "--catalog", str(catalog), "--json", "-k", "3", cwd=tmp_path
     )
     assert out.returncode == 0, out.stderr
@@ -37,7 +37,7 @@ def test_the_output_of_tools_json_is_a_catalog_in_every_dialect(
 def test_a_description_that_is_not_text_is_named(tmp_path: Path) -> None:
     catalog = tmp_path / "tools.json"
     catalog.write_text(json.dumps([{"name": "a"}, {"name": "b", "description": 5}]), encoding="utf-8")
-    out = tooldeck("search", "x", "--catalog", str(catalog), cwd=tmp_path)
+    out = tooldeck_here("search", "x", "--catalog", str(catalog), cwd=tmp_path)
     assert out.returncode == 2 and "tools[1].description ('b') must be a string" in out.stderr
 
 
@@ -45,15 +45,15 @@ def test_names_with_escape_sequences_are_shown_escaped_and_kept_exact_in_json(tm
     evil = "weather\x1b]0;owned\x07\x1b[31m"
     catalog = tmp_path / "tools.json"
     catalog.write_text(json.dumps([{"name": evil, "description": "Weather forecast."}]), encoding="utf-8")
-    text = tooldeck("search", "weather", "--catalog", str(catalog), cwd=tmp_path)
+    text = tooldeck_here("search", "weather", "--catalog", str(catalog), cwd=tmp_path)
     assert text.returncode == 0, text.stderr
     assert "\x1b" not in text.stdout and "\x07" not in text.stdout
     assert "weather\\x1b]0;owned\\x07\\x1b[31m" in text.stdout
-    missing = tooldeck("search", f"select:{evil}x", "--catalog", str(catalog), cwd=tmp_path)
+    missing = tooldeck_here("search", f"select:{evil}x", "--catalog", str(catalog), cwd=tmp_path)
     assert "\x1b" not in missing.stdout and "not in the catalog: weather" in missing.stdout
-    machine = tooldeck("search", "weather", "--catalog", str(catalog), "--json", cwd=tmp_path)
+    machine = tooldeck_here("search", "weather", "--catalog", str(catalog), "--json", cwd=tmp_path)
     assert [hit["name"] for hit in json.loads(machine.stdout)] == [evil]
     queries = tmp_path / "q.jsonl"
     queries.write_text(json.dumps({"id": 1, "query": "weather"}) + "\n", encoding="utf-8")
-    lines = tooldeck("search", "--queries", str(queries), "--catalog", str(catalog), cwd=tmp_path)
+    lines = tooldeck_here("search", "--queries", str(queries), "--catalog", str(catalog), cwd=tmp_path)
     assert json.loads(lines.stdout) == {"id": 1, "results": [evil]}

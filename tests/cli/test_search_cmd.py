@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .clirun import tooldeck
+from .clirun import tooldeck_here
 
 CATALOG = [
     {
@@ -33,14 +33,16 @@ def catalog(tmp_path: Path) -> Path:
 
 
 def test_a_catalog_file_is_searched_and_names_come_back_verbatim(catalog: Path, tmp_path: Path) -> None:
-    out = tooldeck("search", "--catalog", str(catalog), "post to a slack channel", "--json", cwd=tmp_path)
+    out = tooldeck_here(
+        "search", "--catalog", str(catalog), "post to a slack channel", "--json", cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr
     hits = json.loads(out.stdout)
     assert hits[0]["name"] == "Send Slack Message!" and set(hits[0]) == {"name", "score"}
     assert hits[0]["score"] > 0
-    text = tooldeck("search", "--catalog", str(catalog), "github issue", "-k", "1", cwd=tmp_path)
+    text = tooldeck_here("search", "--catalog", str(catalog), "github issue", "-k", "1", cwd=tmp_path)
     assert text.returncode == 0 and text.stdout.split() == [text.stdout.split()[0], "createGithubIssue"]
-    picked = tooldeck(
+    picked = tooldeck_here(
         "search", "--catalog", str(catalog), "select:weather.forecast,nope", "--json", cwd=tmp_path
     )
     assert [h["name"] for h in json.loads(picked.stdout)] == ["weather.forecast"]
@@ -50,7 +52,7 @@ def test_a_queries_file_gives_one_json_line_per_query(catalog: Path, tmp_path: P
     queries = tmp_path / "q.jsonl"
     lines = [{"id": "q1", "query": "forecast in Paris"}, {"id": 2, "query": "+slack message"}]
     queries.write_text("\n".join(json.dumps(q) for q in lines) + "\n\n", encoding="utf-8")
-    out = tooldeck(
+    out = tooldeck_here(
         "search", "--catalog", str(catalog), "--queries", str(queries), "--limit", "2", cwd=tmp_path
     )
     assert out.returncode == 0, out.stderr
@@ -74,18 +76,18 @@ def searching_config(folder: Path, defer: str) -> Path:
 
 def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
     config = searching_config(tmp_path, "[web, browser]")
-    out = tooldeck(
+    out = tooldeck_here(
         "search", "--config", str(config), "extract the text of a web page", "--json", cwd=tmp_path
     )
     assert out.returncode == 0, out.stderr
     names = [h["name"] for h in json.loads(out.stdout)]
     assert names[0] == "web_extract" and all(n.startswith(("web_", "browser_")) for n in names)
     # A tool that is not deferred is not in the catalog.
-    none = tooldeck("search", "--config", str(config), "select:read_file", "--json", cwd=tmp_path)
+    none = tooldeck_here("search", "--config", str(config), "select:read_file", "--json", cwd=tmp_path)
     assert none.returncode == 0 and json.loads(none.stdout) == []
     plain = tmp_path / "plain.yaml"
     plain.write_text(f"home: {tmp_path / 'home'}\n", encoding="utf-8")
-    off = tooldeck("search", "--config", str(plain), "anything", cwd=tmp_path)
+    off = tooldeck_here("search", "--config", str(plain), "anything", cwd=tmp_path)
     assert off.returncode == 2 and "tool_search.enabled is false" in off.stderr and "--catalog" in off.stderr
 
 
@@ -101,15 +103,15 @@ def test_prepare_embeds_the_configured_deferred_catalog_under_the_home(tmp_path:
 
 def test_tool_search_enabled_with_nothing_deferred_is_an_empty_result(tmp_path: Path) -> None:
     config = searching_config(tmp_path, "[]")
-    out = tooldeck("search", "--config", str(config), "read a file", "--json", cwd=tmp_path)
+    out = tooldeck_here("search", "--config", str(config), "read a file", "--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
     assert "nothing is deferred" in out.stderr and "tooldeck explain tool_search" in out.stderr
-    text = tooldeck("search", "--config", str(config), "read a file", cwd=tmp_path)
+    text = tooldeck_here("search", "--config", str(config), "read a file", cwd=tmp_path)
     assert text.returncode == 0 and text.stdout.strip() == "no tools found for 'read a file'"
     queries = tmp_path / "q.jsonl"
     queries.write_text('{"id": 1, "query": "read a file"}\n', encoding="utf-8")
-    batch = tooldeck("search", "--config", str(config), "--queries", str(queries), cwd=tmp_path)
+    batch = tooldeck_here("search", "--config", str(config), "--queries", str(queries), cwd=tmp_path)
     assert batch.returncode == 0 and json.loads(batch.stdout) == {"id": 1, "results": []}
 
 
@@ -117,11 +119,13 @@ def test_tool_search_called_with_a_bad_limit_is_an_argument_error_naming_it(tmp_
     config = searching_config(tmp_path, "[web]")
     for limit in ("0", "-1", "26"):
         args = '{"query": "page", "limit": ' + limit + "}"
-        out = tooldeck("call", "tool_search", "--args", args, "--json", "--config", str(config), cwd=tmp_path)
+        out = tooldeck_here(
+            "call", "tool_search", "--args", args, "--json", "--config", str(config), cwd=tmp_path
+        )
         assert out.returncode == 1, out.stderr
         error = json.loads(out.stdout)["error"]
         assert error["type"] == "invalid_arguments" and "field 'limit'" in error["message"], limit
-    ok = tooldeck(
+    ok = tooldeck_here(
         "call",
         "tool_search",
         "--args",
@@ -152,6 +156,6 @@ def test_misuse_exits_2_with_the_reason(catalog: Path, tmp_path: Path, args: lis
     (tmp_path / "dupes.json").write_text(json.dumps([{"name": "a"}, {"name": "a"}]), encoding="utf-8")
     needs_catalog = "--catalog" not in args and args
     full = ["search", *args, *(["--catalog", str(catalog)] if needs_catalog else [])]
-    out = tooldeck(*full, cwd=tmp_path)
+    out = tooldeck_here(*full, cwd=tmp_path)
     assert out.returncode == 2, (out.stdout, out.stderr)
     assert message in out.stderr and "Traceback" not in out.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .clirun import tooldeck
+from .clirun import tooldeck, tooldeck_here
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "tooldeck.yaml"
@@ -48,7 +48,7 @@ TOOLS_MODULE = """
 
 
 def test_tools_json_is_the_openai_tools_array() -> None:
-    proc = tooldeck("tools", "--config", str(EXAMPLE), "--json", env={"OPENWEATHER_API_KEY": ""})
+    proc = tooldeck_here("tools", "--config", str(EXAMPLE), "--json", env={"OPENWEATHER_API_KEY": ""})
     assert proc.returncode == 0, proc.stderr
     tools = json.loads(proc.stdout)
     names = [t["function"]["name"] for t in tools]
@@ -64,7 +64,7 @@ def test_tools_json_is_the_openai_tools_array() -> None:
 
 
 def test_explain_json_shows_every_gate_of_the_example() -> None:
-    proc = tooldeck("explain", "--config", str(EXAMPLE), "--json", env={"OPENWEATHER_API_KEY": ""})
+    proc = tooldeck_here("explain", "--config", str(EXAMPLE), "--json", env={"OPENWEATHER_API_KEY": ""})
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)
     for row in rows:
@@ -84,7 +84,7 @@ def test_explain_json_shows_every_gate_of_the_example() -> None:
     weather = next(r for r in rows if r["name"] == "weather")
     assert weather["gate"] == "availability" and weather["reason"] == "env OPENWEATHER_API_KEY not set"
     # The same config with the key set exposes it: availability is read per run.
-    proc = tooldeck(
+    proc = tooldeck_here(
         "explain", "weather", "--config", str(EXAMPLE), "--json", env={"OPENWEATHER_API_KEY": "k"}
     )
     assert json.loads(proc.stdout)[0]["status"] == "exposed"
@@ -100,7 +100,7 @@ def test_explain_human_output_names_the_gate_and_warnings(tmp_path: Path) -> Non
     """,
         TOOLS_MODULE,
     )
-    proc = tooldeck("explain", "--config", str(cfg))
+    proc = tooldeck_here("explain", "--config", str(cfg))
     assert proc.returncode == 0, proc.stderr
     assert "echo" in proc.stdout and "exposed" in proc.stdout
     assert "disabled_toolsets[0]: unknown toolset 'extar'" in proc.stdout
@@ -113,7 +113,7 @@ def test_explain_human_output_names_the_gate_and_warnings(tmp_path: Path) -> Non
         disabled_toolsets: [extar]
     """,
     )
-    proc = tooldeck("explain", "--config", str(strict))
+    proc = tooldeck_here("explain", "--config", str(strict))
     assert proc.returncode == 2 and "disabled_toolsets[0]" in proc.stderr and "strict" in proc.stderr
 
 
@@ -163,21 +163,21 @@ def test_config_errors_print_the_key_path_and_exit_2(tmp_path: Path, text: str, 
     path = tmp_path / "bad.yaml"
     path.write_text(text, encoding="utf-8")
     for command in ("tools", "explain"):
-        proc = tooldeck(command, "--config", str(path))
+        proc = tooldeck_here(command, "--config", str(path))
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert expected in proc.stderr
         assert "Traceback" not in proc.stderr
 
 
 def test_unreadable_config_and_bad_dialect_are_usage_errors(tmp_path: Path) -> None:
-    proc = tooldeck("tools", "--config", str(tmp_path / "nope.yaml"))
+    proc = tooldeck_here("tools", "--config", str(tmp_path / "nope.yaml"))
     assert proc.returncode == 2 and "cannot read config file" in proc.stderr
-    proc = tooldeck("tools", "--dialect", "klingon")
+    proc = tooldeck_here("tools", "--dialect", "klingon")
     assert proc.returncode == 2 and "--dialect" in proc.stderr
 
 
 def test_platform_flag_selects_other_toolsets() -> None:
-    proc = tooldeck("tools", "--config", str(EXAMPLE), "--platform", "gateway", "--json")
+    proc = tooldeck_here("tools", "--config", str(EXAMPLE), "--platform", "gateway", "--json")
     assert proc.returncode == 0, proc.stderr
     assert sorted(t["function"]["name"] for t in json.loads(proc.stdout)) == [
         "current_time",
@@ -187,5 +187,5 @@ def test_platform_flag_selects_other_toolsets() -> None:
 
 
 def test_explain_unknown_name_suggests_close_ones() -> None:
-    proc = tooldeck("explain", "wordcount", "--config", str(EXAMPLE))
+    proc = tooldeck_here("explain", "wordcount", "--config", str(EXAMPLE))
     assert proc.returncode == 1 and "did you mean word_count" in proc.stderr

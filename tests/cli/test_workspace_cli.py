@@ -12,7 +12,7 @@ import pytest
 from tooldeck import Config, Deck
 from tooldeck._core.config import SandboxConfig
 
-from .clirun import tooldeck
+from .clirun import tooldeck_here
 
 FILE_TOOLS = "patch, read_file, search_files, write_file"  # present_files: agent runs only
 
@@ -31,22 +31,22 @@ def test_tools_explain_and_call_say_why_the_workspace_cannot_be_used(
     reason = f"sandbox.workspace: the folder {folder} {problem}"
     warning = f"tooldeck: warning: {reason}; unavailable until it can be opened: {FILE_TOOLS}"
 
-    tools = tooldeck("tools", "--config", str(config), "--json")
+    tools = tooldeck_here("tools", "--config", str(config), "--json")
     assert tools.returncode == 0 and warning in tools.stderr.splitlines()
     exposed = {t["function"]["name"] for t in json.loads(tools.stdout)}
     assert "read_file" not in exposed and "todo" in exposed
 
-    explain = tooldeck("explain", "read_file", "write_file", "--config", str(config), "--json")
+    explain = tooldeck_here("explain", "read_file", "write_file", "--config", str(config), "--json")
     assert explain.returncode == 0 and warning in explain.stderr.splitlines()
     rows = json.loads(explain.stdout)
     assert [(r["name"], r["status"], r["gate"], r["reason"]) for r in rows] == [
         ("read_file", "hidden", "availability", reason),
         ("write_file", "hidden", "availability", reason),
     ]
-    human = tooldeck("explain", "read_file", "--config", str(config))
+    human = tooldeck_here("explain", "read_file", "--config", str(config))
     assert f"sandbox.workspace: the folder {folder} {problem}; unavailable" in human.stdout
 
-    call = tooldeck("call", "read_file", "--args", '{"path": "x"}', "--config", str(config), "--json")
+    call = tooldeck_here("call", "read_file", "--args", '{"path": "x"}', "--config", str(config), "--json")
     assert call.returncode == 1
     error = json.loads(call.stdout)["error"]
     assert error["type"] == "unavailable" and reason in error["message"]

@@ -7,7 +7,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from ..cli.clirun import tooldeck
+from ..cli.clirun import tooldeck_here
 
 MODULE = """
     from tooldeck import Tool, tool
@@ -53,16 +53,16 @@ STRICT_CFG = """
 
 def test_tools_strict_flag_and_config(tmp_path: Path) -> None:
     cfg = _config(tmp_path / "flag")
-    loose = json.loads(tooldeck("tools", "--config", str(cfg), "--json").stdout)
+    loose = json.loads(tooldeck_here("tools", "--config", str(cfg), "--json").stdout)
     assert all("strict" not in t["function"] for t in loose)
     for args, config in ((("--strict",), cfg), ((), _config(tmp_path / "config", STRICT_CFG))):
-        proc = tooldeck("tools", "--config", str(config), "--json", *args)
+        proc = tooldeck_here("tools", "--config", str(config), "--json", *args)
         assert proc.returncode == 0, proc.stderr
         by_name = {t["function"]["name"]: t["function"] for t in json.loads(proc.stdout)}
         assert by_name["echo"]["strict"] is True
         assert by_name["echo"]["parameters"]["additionalProperties"] is False
         assert "strict" not in by_name["tag"]  # a free-form map cannot be strict: sent as is
-    proc = tooldeck("tools", "--config", str(cfg), "--json", "--strict", "-d", "responses")
+    proc = tooldeck_here("tools", "--config", str(cfg), "--json", "--strict", "-d", "responses")
     flags = {t["name"]: t["strict"] for t in json.loads(proc.stdout)}
     assert {n: flags[n] for n in ("echo", "plan_trip", "tag")} == {
         "echo": True,
@@ -73,16 +73,16 @@ def test_tools_strict_flag_and_config(tmp_path: Path) -> None:
 
 def test_tools_tokens_per_dialect(tmp_path: Path) -> None:
     cfg = _config(tmp_path)
-    proc = tooldeck("tools", "--config", str(cfg), "--tokens", "--json")
+    proc = tooldeck_here("tools", "--config", str(cfg), "--tokens", "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert set(out["tokens"]) == {"openai", "responses", "anthropic", "gemini"}
     for per_encoding in out["tokens"].values():
         assert set(per_encoding) == {"o200k_base", "cl100k_base"}
         assert all(n > 20 for n in per_encoding.values())
-    loadout = json.loads(tooldeck("tools", "--config", str(cfg), "--json").stdout)
+    loadout = json.loads(tooldeck_here("tools", "--config", str(cfg), "--json").stdout)
     assert out["tools"] == len(loadout) >= 3
-    human = tooldeck("tools", "--config", str(cfg), "--tokens")
+    human = tooldeck_here("tools", "--config", str(cfg), "--tokens")
     assert human.returncode == 0, human.stderr
     for word in ("openai", "responses", "anthropic", "gemini", "o200k", "cl100k"):
         assert word in human.stdout
@@ -90,7 +90,7 @@ def test_tools_tokens_per_dialect(tmp_path: Path) -> None:
 
 def test_explain_shows_token_share_and_strict_reason(tmp_path: Path) -> None:
     cfg = _config(tmp_path)
-    rows = json.loads(tooldeck("explain", "--config", str(cfg), "--json", "--strict").stdout)
+    rows = json.loads(tooldeck_here("explain", "--config", str(cfg), "--json", "--strict").stdout)
     exposed = {r["name"]: r for r in rows if r["status"] == "exposed"}
     assert {"echo", "tag", "plan_trip"} <= set(exposed)
     assert all(r["tokens"] is None for r in rows if r["status"] != "exposed")
@@ -102,7 +102,7 @@ def test_explain_shows_token_share_and_strict_reason(tmp_path: Path) -> None:
         or "additionalProperties" in exposed["tag"]["strict_reason"]
     )
     assert any("'dict'" in n for n in exposed["plan_trip"]["schema_notes"])
-    human = tooldeck("explain", "--config", str(cfg), "--strict")
+    human = tooldeck_here("explain", "--config", str(cfg), "--strict")
     assert human.returncode == 0, human.stderr
     assert "%" in human.stdout
     assert "strict" in human.stdout and "tag" in human.stdout

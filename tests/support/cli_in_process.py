@@ -6,7 +6,8 @@ exit codes through the console script, signals and Ctrl-C stay with real subproc
 The command sees what a subprocess would: the given folder as its working directory, the given
 environment, stdin from the given text (else empty), stdout and stderr as strict UTF-8 streams
 that are not terminals. All of it is put back afterwards, with `sys.path` and the user modules
-the command imported from that folder (the next command imports them again, as a process would).
+the command imported from that folder or from a folder it added to `sys.path` (a config file's):
+the next command imports them again, as a process would.
 """
 
 from __future__ import annotations
@@ -48,12 +49,24 @@ def _as_a_process(cwd: Path, env: Mapping[str, str], stdin: str) -> Iterator[tup
         os.chdir(saved_cwd)
         os.environ.clear()
         os.environ.update(saved_env)
+        added = [p for p in sys.path if p and p not in saved_path]  # a config's folder, say
         sys.path[:] = saved_path
-        folder = str(Path(cwd).resolve())
-        for name in set(sys.modules) - modules:
-            origin = getattr(sys.modules[name], "__file__", None) or ""
-            if str(Path(origin).resolve()).startswith(folder + os.sep):
-                del sys.modules[name]
+        _forget_user_modules(set(sys.modules) - modules, (cwd, *added))
+
+
+def _forget_user_modules(names: set[str], folders: tuple[str | Path, ...]) -> None:
+    """Unload the modules among `names` loaded from `folders`, not the installed packages or
+    tooldeck itself (a checkout holding its venv is such a folder: those stay loaded)."""
+    import tooldeck
+
+    user = tuple(str(Path(f).resolve()) + os.sep for f in folders)
+    kept = tuple(
+        str(Path(f).resolve()) + os.sep for f in (sys.prefix, sys.base_prefix, Path(tooldeck.__file__).parent)
+    )
+    for name in names:
+        origin = str(Path(getattr(sys.modules[name], "__file__", None) or "").resolve())
+        if origin.startswith(user) and not origin.startswith(kept):
+            del sys.modules[name]
 
 
 def tooldeck_in_process(
