@@ -93,11 +93,11 @@ def test_the_configured_deferred_catalog_is_searched(tmp_path: Path) -> None:
 
 def test_prepare_embeds_the_configured_deferred_catalog_under_the_home(tmp_path: Path) -> None:
     config = searching_config(tmp_path, "[web, browser]")
-    out = tooldeck("search", "--config", str(config), "--prepare", "--ranker", "hybrid", cwd=tmp_path)
+    out = tooldeck_here("search", "--config", str(config), "--prepare", "--ranker", "hybrid", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("prepared ") and "for the hybrid ranker" in out.stdout
     assert list((tmp_path / "home" / "search").glob("*.npz"))  # what tool_search reads in a run
-    both = tooldeck("search", "--config", str(config), "--prepare", "web page", cwd=tmp_path)
+    both = tooldeck_here("search", "--config", str(config), "--prepare", "web page", cwd=tmp_path)
     assert both.returncode == 2 and "--prepare" in both.stderr
 
 
