@@ -20,20 +20,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tooldeck._core.availability_types import Availability
-from tooldeck._core.channel import Elicitation, Sample, SamplingMessage
-from tooldeck._core.content import (
-    AudioContent,
-    ContentBlock,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-)
-from tooldeck._core.context import ToolContext
-from tooldeck._core.decorator import function_tool, tool
-from tooldeck._core.output import ToolOutput
-from tooldeck._core.tool import DescriptionContext, Resource, Tool
 from tooldeck._utils.lazy import lazy_exports
 from tooldeck._utils.version import __version__
 from tooldeck.errors import (
@@ -54,19 +40,34 @@ from tooldeck.errors import (
     WorkspaceError,
 )
 
-# Imported on first use, so that a module that only defines tools stays cheap to import.
+# Imported on first use: a process pays for the parts it uses (`tooldeck --help`, a worker that
+# only serves a scripted model, a module that only defines tools).
 if TYPE_CHECKING:
     from tooldeck._config import Config, load_config, parse_config
     from tooldeck._core.assembly.explanation import Explanation
     from tooldeck._core.assembly.loadout import Fate, Loadout
+    from tooldeck._core.availability_types import Availability
+    from tooldeck._core.channel import Elicitation, Sample, SamplingMessage
+    from tooldeck._core.content import (
+        AudioContent,
+        ContentBlock,
+        EmbeddedResource,
+        ImageContent,
+        ResourceLink,
+        TextContent,
+    )
+    from tooldeck._core.context import ToolContext
+    from tooldeck._core.decorator import function_tool, tool
     from tooldeck._core.diagnostics import Diagnostic
     from tooldeck._core.execution.middleware import CallNext, Middleware, ToolCallRequest, TruncateResults
     from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, Approver, CallbackApprover
     from tooldeck._core.execution.types import ErrorEnvelope, ToolCall, ToolResult
+    from tooldeck._core.output import ToolOutput
     from tooldeck._core.prompts import PromptMessage, prompt
     from tooldeck._core.resources import resource
     from tooldeck._core.session import Session
     from tooldeck._core.sources.base import Source, SourceListing, ToolSource
+    from tooldeck._core.tool import DescriptionContext, Resource, Tool
     from tooldeck._deck import Deck
     from tooldeck.agent.models.scripted import ScriptedModel
     from tooldeck.agent.runtime import Agent

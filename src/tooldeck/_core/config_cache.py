@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tooldeck._core.config import ConfigSection, CoreConfig
+from tooldeck._utils.cache import cache_folder, write_entry
 
 C = TypeVar("C", bound=CoreConfig)
 _FORMAT = b"tooldeck-config-cache-3"
@@ -41,13 +42,7 @@ _VALIDATING_CODE = [
 
 
 def cache_dir() -> Path | None:
-    root = os.environ.get("TOOLDECK_CACHE_DIR")
-    if root == "":
-        return None  # an empty value turns the cache off
-    if root is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        root = os.path.join(base, "tooldeck")
-    return Path(root) / "config"
+    return cache_folder("config")
 
 
 def lookup(kind: type[C], raw: bytes, base_dir: str) -> C | None:
@@ -74,16 +69,8 @@ def store(raw: bytes, base_dir: str, env: dict[str, str | None], config: CoreCon
     if folder is None:
         return
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        if folder.is_symlink() or (folder.stat().st_mode & 0o077):
-            return  # not a private folder: never write (or trust) entries there
         blob = pickle.dumps({"env": env, "config": config}, protocol=pickle.HIGHEST_PROTOCOL)
-        import tempfile
-
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".entry-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-        os.replace(tmp, folder / _key(raw, base_dir, type(config)))
+        write_entry(folder, _key(raw, base_dir, type(config)), blob)
     except OSError as exc:
         from tooldeck._utils.logs import get_logger
 

@@ -16,7 +16,6 @@ returns the values itself. At most `MAX_COMPLETIONS` are returned, with how many
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -62,6 +61,8 @@ class Call:
         try:
             if inspect.iscoroutinefunction(self.fn):
                 return await self.fn(**arguments)
+            import asyncio  # only once something runs: loading a loadout needs no event loop
+
             result = await asyncio.to_thread(self.fn, **arguments)
             if inspect.isawaitable(result):  # a sync wrapper of an async function
                 result = await result
@@ -162,6 +163,8 @@ async def completions(source: Completion | None, typed: str, what: str) -> tuple
             if inspect.iscoroutinefunction(source):
                 result = await source(typed)
             else:
+                import asyncio
+
                 result = await asyncio.to_thread(source, typed)
                 if inspect.isawaitable(result):
                     result = await result

@@ -43,6 +43,12 @@ def serve(path: str) -> None:
     import mcp.client.session
     import mcp.client.streamable_http  # noqa: F401
 
+    # `import tooldeck` imports none of the core until a name is used: the commands' modules too.
+    import tooldeck._config
+    import tooldeck._deck
+    import tooldeck.cli.call_cmd
+    import tooldeck.cli.mcp_cmd  # noqa: F401
+
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children reap themselves; they report their code
     with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as server:
         server.bind(path)
