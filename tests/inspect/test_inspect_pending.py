@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
+from support.cli import run_tooldeck
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
-from .inspector import running, tooldeck, write_workspace
+from .inspector import running, write_workspace
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -44,7 +45,7 @@ def config(tmp_path: Path, scripted_server: ScriptedServer) -> Path:
 
 def interrupted(config: Path, prompt: str) -> str:
     """`tooldeck run --json` in a process of its own, stopped at approval; its session id."""
-    proc = tooldeck("run", prompt, "--json", "--config", str(config), cwd=config.parent, timeout=120)
+    proc = run_tooldeck(config.parent, "run", prompt, "--json", "--config", str(config), timeout=120)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["status"] == "interrupted", out
