@@ -46,6 +46,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     test (a browser, an inspector process, a Ray cluster, a built wheel) runs on one worker, so
     that fixture is made once; every other test is handed to whichever worker is free.
 
+    A session-scoped fixture is made once per worker, wherever its tests run (a warm process each
+    worker can afford, data read once): it groups nothing.
+
     Those modules run first: each is one long unit of work (the sum of its tests, and a browser,
     a cluster or a wheel to make), and a long unit handed out last would be the run's tail, its
     worker busy while the others have nothing left."""
@@ -55,7 +58,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if info is None:
             continue
         shared = [
-            d for defs in info.name2fixturedefs.values() for d in defs if d.baseid and d.scope != "function"
+            d
+            for defs in info.name2fixturedefs.values()
+            for d in defs
+            if d.baseid and d.scope in ("module", "class", "package")
         ]
         if shared:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))

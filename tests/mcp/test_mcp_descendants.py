@@ -99,7 +99,7 @@ def test_processes_that_left_the_servers_group_end_when_the_deck_process_is_kill
         started = wait_for(lambda: len(sleepers(seconds)) == 3 and sleepers(seconds), what="three sleepers")
         run.kill()  # SIGKILL: no clean-up of its own at all
         assert run.wait(30) == -signal.SIGKILL
-    wait_for(lambda: not [p for p in started if process_alive(p)], timeout=30, what="the sleepers gone")
+    wait_for(lambda: not [p for p in started if process_alive(p)], timeout=120, what="the sleepers gone")
 
 
 def test_a_relative_command_is_found_beside_the_config_and_a_missing_one_is_named(tmp_path: Path) -> None:

@@ -106,12 +106,12 @@ def test_breaker_opens_after_repeated_transport_failures(tmp_path: Path) -> None
         spec = sup.spec
         sup.spec = spec.__class__(**{**_fields(spec), "args": (*spec.args, "--exit-at-start", "4")})
         deck.call_sync("mcp__srv__crash", {})
-        wait_for(lambda: sup.state == "failed", timeout=20, what="circuit open")
+        wait_for(lambda: sup.state == "failed", timeout=120, what="circuit open")
         assert "circuit open after" in (sup.error or "")
         assert sup.failures >= sup.breaker.threshold
         sup.spec = spec  # the server is fixed: the next attempt closes the circuit
         sup.retry_now()
-        wait_for(lambda: sup.state == "ready", timeout=20, what="recovered")
+        wait_for(lambda: sup.state == "ready", timeout=120, what="recovered")
         assert deck.call_sync("mcp__srv__echo", {"text": "ok"}).ok
 
 

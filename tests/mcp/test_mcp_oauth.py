@@ -74,7 +74,7 @@ def _serve(port: int, log: Path, ttl: int) -> subprocess.Popen[bytes]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    wait_for(lambda: _listening(port), 30, "the OAuth MCP server")
+    wait_for(lambda: _listening(port), 120, "the OAuth MCP server")
     return proc
 
 

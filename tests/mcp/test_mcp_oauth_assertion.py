@@ -89,7 +89,7 @@ def _start(tmp_path: Path, ttl: int) -> Iterator[Enterprise]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(lambda: _listening(port), 30, "the enterprise MCP server")
+        wait_for(lambda: _listening(port), 120, "the enterprise MCP server")
         project = tmp_path / "project"
         project.mkdir()
         enterprise = Enterprise(f"http://127.0.0.1:{port}", log, project)

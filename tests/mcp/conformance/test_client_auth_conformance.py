@@ -2,7 +2,8 @@
 one test per `auth/*` client scenario of each pinned suite version, named as `conformance list
 --client` names them (a scenario the suite adds appears here by itself).
 
-Each test runs `conformance client --scenario NAME --command "python client_script.py"`: the
+Each test runs `conformance client --scenario NAME --command "python client_script.py"` (the
+script run by a fork of a warm interpreter: conftest.py): the
 suite starts its mock MCP server and authorization server, and client_script.py uses tooldeck as
 a person would — a config naming the server (with the scenario's pre-registered client, if it
 hands one out, its secret in an environment variable), `tooldeck mcp login`, `tooldeck mcp list`
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,8 +27,6 @@ from benchmarks import conformance as cf
 
 pytestmark = pytest.mark.timeout(180)
 
-HERE = Path(__file__).resolve().parent
-SCRIPT = HERE / "client_script.py"
 V1, V2 = cf.SUITE_VERSIONS
 
 # "suite/scenario" for each scenario that fails today, with why.
@@ -51,10 +49,10 @@ def _auth_scenarios(suite: str) -> list[str]:
 PARAMS, LISTED, MISSING = scenario_params(cf.SUITE_VERSIONS, _auth_scenarios, EXPECTED_FAILURES, label=str)
 
 
-def run_scenario(suite: str, scenario: str, work: Path) -> tuple[list[dict[str, object]], str]:
-    """The scenario's checks, and the output of the suite and of the script (for a failure)."""
+def run_scenario(suite: str, scenario: str, work: Path, command: str) -> tuple[list[dict[str, object]], str]:
+    """The scenario's checks, and the output of the suite and of the script (for a failure);
+    `command` runs client_script.py (a fork of a warm interpreter: conftest.py)."""
     out = work / "results"
-    command = f"{sys.executable} {SCRIPT}"
     run = subprocess.run(
         cf.suite_command(suite, "client", "--command", command, "--scenario", scenario, "-o", str(out)),
         capture_output=True,
@@ -75,10 +73,10 @@ def run_scenario(suite: str, scenario: str, work: Path) -> tuple[list[dict[str, 
 
 
 @pytest.mark.parametrize(("suite", "scenario"), PARAMS)
-def test_auth_scenario(suite: str, scenario: str, tmp_path: Path) -> None:
+def test_auth_scenario(suite: str, scenario: str, tmp_path: Path, client_command: str) -> None:
     if suite in MISSING:
         pytest.fail(MISSING[suite], pytrace=False)
-    checks, said = run_scenario(suite, scenario, tmp_path)
+    checks, said = run_scenario(suite, scenario, tmp_path, client_command)
     assert checks, f"the suite reported no checks for {scenario}:\n{said}"
     failures = [
         f"{c.get('id')}: {c.get('errorMessage') or c.get('description')}"

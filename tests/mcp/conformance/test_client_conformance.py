@@ -4,7 +4,8 @@ scenario of each pinned suite version (`benchmarks.conformance.LEGS`), named as 
 
 Each test runs `conformance client --scenario NAME` with client_script.py as the client: the
 suite starts its mock server and the script points tooldeck at it (a config with the server's
-URL, then `tooldeck mcp list` and `tooldeck call`), each command a real process. A scenario
+URL, then `tooldeck mcp list` and `tooldeck call`), run by a fork of a warm interpreter
+(warm_client.py, conftest.py) instead of a fresh one, which would import everything again. A scenario
 passes when the suite says it does. The authorization scenarios (`auth/*`) are left out here
 (the OAuth tests run them, through the same script). Scenarios that fail today are in
 EXPECTED_FAILURES with the suite's reason, and must still fail (strict xfail). Node 22 and the
@@ -38,10 +39,10 @@ PARAMS, LISTED, MISSING = scenario_params(
 
 
 @pytest.mark.parametrize(("leg", "scenario"), PARAMS)
-def test_scenario(tmp_path: Path, leg: cf.Leg, scenario: str) -> None:
+def test_scenario(tmp_path: Path, leg: cf.Leg, scenario: str, client_command: str) -> None:
     if leg.name in MISSING:
         pytest.fail(MISSING[leg.name], pytrace=False)
-    outcome, output = cc.run_scenario(leg, scenario, cc.tooldeck_command(), tmp_path)
+    outcome, output = cc.run_scenario(leg, scenario, client_command, tmp_path)
     assert outcome.checks > 0, f"the suite ran no check of {scenario}:\n{output[-3000:]}"
     assert outcome.passed, (
         f"{leg.name} {scenario} failed:\n"

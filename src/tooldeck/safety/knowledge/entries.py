@@ -39,6 +39,11 @@ class Wrapper:
     command_options: frozenset[str] = frozenset()
     subcommands: frozenset[str] = frozenset()
     examples: tuple[Example, ...] = ()
+    # Subcommands that name the program they run (`colima nerdctl -- run x` runs `nerdctl run x`).
+    program_subcommands: frozenset[str] = frozenset()
+    # Options after which the rest of the line is the program run (`nix shell PKG -c CMD`); a
+    # wrapper with these and none of them on the line runs no program (an interactive shell).
+    argv_options: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

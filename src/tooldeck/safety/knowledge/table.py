@@ -59,7 +59,8 @@ def _examples(entry: dict[str, Any], where: str, keys: tuple[str, ...]) -> tuple
 
 _KNOWN_KEYS = {
     "wrapper": {"names", "value_options", "skip_operands", "privileged", "sets_env", "shell_options"}
-    | {"command_options", "subcommands", "examples", "not_examples"},
+    | {"command_options", "subcommands", "program_subcommands", "argv_options"}
+    | {"examples", "not_examples"},
     "runner": {"names", "subcommands", "value_options", "call_options", "bare", "examples", "not_examples"},
     "shell_string": {"names", "options", "value_options", "skip_operands", "examples", "not_examples"},
     "program": {"names", "classes", "global_values", "global_flags", "chdir", "sql_options"}
@@ -90,6 +91,8 @@ def _wrapper(entry: dict[str, Any], where: str) -> Wrapper:
         frozenset(_strings(entry, "command_options", where)),
         frozenset(_strings(entry, "subcommands", where)),
         _examples(entry, where, ("runs",)),
+        frozenset(_strings(entry, "program_subcommands", where)),
+        frozenset(_strings(entry, "argv_options", where)),
     )
 
 

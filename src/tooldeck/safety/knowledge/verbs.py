@@ -11,11 +11,13 @@ and its `benign` look-alikes must not, checked when the table loads.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shlex
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,16 @@ from tooldeck.safety.knowledge.table import command_words, programs, value_optio
 
 VERBS_FILE = Path(__file__).with_name("verbs.toml")
 # Effects that are facts for other code rather than a rule's verdict.
-FACTS = frozenset({"prints-secrets"})
+FACTS = frozenset(
+    {
+        "prints-secrets",
+        "container-start",
+        "resets-database",
+        "push-forces",
+        "push-forces-with-lease",
+        "push-deletes",
+    }
+)
 _KEYS = frozenset(
     {"effect", "programs", "classes", "commands", "with", "unless", "says", "dangerous", "benign"}
 )
@@ -94,9 +105,18 @@ def _word_matches(pattern: str, word: str) -> bool:
     return word == pattern
 
 
-def _is(want: str, word: str) -> bool:
-    """`word` is `want`: the same word, `--opt=value`, a short option cluster holding `-x`, or
-    any word starting with `want` without its final `*` (`--vacuum*`)."""
+def _is(want: str, word: str, following: str | None = None) -> bool:
+    """`word` is `want`: the same word, `--opt=value`, a short option cluster holding `-x`, any
+    word starting with `want` without its final `*` (`--vacuum*`), a word matching a glob
+    (`*://*[*]*`), or an option whose value matches a glob, given as `--opt=value` or as
+    `--opt value` (`--pid=host`, `--cap-add=SYS_*`: `following` is the word after `word`)."""
+    option, eq, value = want.partition("=")
+    if eq and want.startswith("-"):
+        if word == option:
+            return following is not None and fnmatchcase(following, value)
+        return word.startswith(option + "=") and fnmatchcase(word[len(option) + 1 :], value)
+    if _GLOB.search(want[:-1]):
+        return fnmatchcase(word, want)
     if want.endswith("*"):
         return word.startswith(want[:-1])
     if word == want or (want.startswith("--") and word.startswith(want + "=")):
@@ -105,9 +125,30 @@ def _is(want: str, word: str) -> bool:
     return short and re.fullmatch(rf"-[a-zA-Z]*{want[1]}[a-zA-Z]*", word) is not None
 
 
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _pairs(words: list[str]) -> list[tuple[str, str | None]]:
+    """Each word with the word after it (None for the last): an option and its value."""
+    return [(w, words[i + 1] if i + 1 < len(words) else None) for i, w in enumerate(words)]
+
+
+def _shown(word: str, following: str | None, given: str) -> str:
+    """`--pid host` for the option `--pid=host` matched over two words; else the word."""
+    if given.startswith("-") and "=" in given and word == given.partition("=")[0] and following:
+        return f"{word} {following}"
+    return word
+
+
 def _has(words: list[str], wanted: Iterable[str]) -> str | None:
     """The first of `wanted` on the line."""
-    return next((want for want in wanted if any(_is(want, word) for word in words)), None)
+    for want in wanted:
+        if want.startswith("-") and "=" in want:  # an option and its value: maybe two words
+            if any(_is(want, w, after) for w, after in _pairs(words)):
+                return want
+        elif any(_is(want, w) for w in words):
+            return want
+    return None
 
 
 def verb_command(verb: Verb, inv: Invocation, table: Table | None = None) -> list[str] | None:
@@ -124,7 +165,10 @@ def verb_command(verb: Verb, inv: Invocation, table: Table | None = None) -> lis
     for command in verb.commands:
         head = _command_head(command, operands)
         if head is not None:
-            return list(dict.fromkeys(w for w in words if w in head or (given and _is(given, w))))
+            found = [
+                (w, after) for w, after in _pairs(words) if w in head or (given and _is(given, w, after))
+            ]
+            return list(dict.fromkeys(_shown(w, after, given) for w, after in found))
     return None
 
 
@@ -143,16 +187,14 @@ def _command_head(command: tuple[str, ...], operands: list[str]) -> list[str] | 
 @dataclass(frozen=True, slots=True)
 class Verbs:
     by_effect: dict[str, dict[str, tuple[Verb, ...]]]
+    # Every verb in the order of the file (the same in every process, unlike a set's order).
+    in_order: tuple[Verb, ...] = ()
 
     def effects(self) -> frozenset[str]:
         return frozenset(self.by_effect)
 
     def all(self) -> list[Verb]:
-        seen: dict[int, Verb] = {}
-        for index in self.by_effect.values():
-            for verbs in index.values():
-                seen.update((id(v), v) for v in verbs)
-        return list(seen.values())
+        return list(self.in_order)
 
 
 def _label(entry: Any) -> str:
@@ -180,14 +222,18 @@ def load_verbs(path: Path = VERBS_FILE, table: Table | None = None) -> Verbs:
     except tomllib.TOMLDecodeError as exc:
         raise TableError(f"{path.name}: {exc}") from exc
     by_effect: dict[str, dict[str, list[Verb]]] = {}
+    in_order: list[Verb] = []
     for i, entry in enumerate(data.get("verb", [])):
         where = f"{path.name}: verb[{i}]" + _label(entry)
         verb = _verb(entry, where, table)
         _check(verb, where, table)
+        in_order.append(verb)
         index = by_effect.setdefault(verb.effect, {})
         for name in verb.programs:
             index.setdefault(name, []).append(verb)
-    return Verbs({e: {n: tuple(vs) for n, vs in index.items()} for e, index in by_effect.items()})
+    return Verbs(
+        {e: {n: tuple(vs) for n, vs in index.items()} for e, index in by_effect.items()}, tuple(in_order)
+    )
 
 
 @cache
@@ -205,4 +251,27 @@ def verb_match(effect: str, inv: Invocation) -> str | None:
     return None
 
 
-__all__ = ["FACTS", "VERBS_FILE", "Verb", "Verbs", "load_verbs", "verb_command", "verb_match", "verbs"]
+def carried_verb_match(effect: str, inv: Invocation) -> str | None:
+    """`verb_match`, also for a verb's program carried in another's arguments, its words from
+    there on: `python manage.py flush`, `heroku run rails db:drop`, `yarn prisma migrate reset`."""
+    found = verb_match(effect, inv)
+    index = verbs().by_effect.get(effect, {})
+    for i in range(1, len(inv.argv)):
+        if found is not None:
+            break
+        if inv.argv[i].text.rsplit("/", 1)[-1] in index:
+            found = verb_match(effect, dataclasses.replace(inv, argv=inv.argv[i:]))
+    return found
+
+
+__all__ = [
+    "FACTS",
+    "VERBS_FILE",
+    "Verb",
+    "Verbs",
+    "carried_verb_match",
+    "load_verbs",
+    "verb_command",
+    "verb_match",
+    "verbs",
+]

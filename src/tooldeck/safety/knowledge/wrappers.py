@@ -39,6 +39,10 @@ def unwrap(argv: tuple[Field, ...], table: Table) -> Unwrapped:
             break
         if wrapper.subcommands and not (current[1:2] and current[1].text in wrapper.subcommands):
             break
+        if current[1:2] and current[1].text in wrapper.program_subcommands:
+            wrappers.append(name)  # `colima nerdctl -- run x`: the subcommand is the program
+            current = _program_subcommand(current[1:])
+            continue
         string = table.shell_strings.get(name)
         if (
             string is not None
@@ -68,6 +72,11 @@ def _assignments(words: tuple[Field, ...]) -> list[tuple[str, Field]]:
     return out
 
 
+def _program_subcommand(args: tuple[Field, ...]) -> tuple[Field, ...]:
+    """`nerdctl -- run x` as `nerdctl run x`: the `--` ends the wrapper's options, not the program's."""
+    return (args[0], *args[2:]) if args[1:2] and args[1].text == "--" else args
+
+
 def _command_lookup(argv: tuple[Field, ...]) -> bool:
     """`command -v NAME` only looks a program up."""
     return any(a.text in ("-v", "-V") for a in argv[1:2])
@@ -79,6 +88,9 @@ def _peel_one(name: str, wrapper: Wrapper, args: tuple[Field, ...]) -> tuple[tup
         return _peel_env(wrapper, args), False, False
     if wrapper.subcommands and args[:1] and args[0].text in wrapper.subcommands:
         args = args[1:]
+    if wrapper.argv_options:
+        at = next((i for i, a in enumerate(args) if a.text in wrapper.argv_options), len(args))
+        return args[at + 1 :], False, False
     rest = _skip_options(wrapper, args)
     given = args[: len(args) - len(rest)]
     rest = rest[wrapper.skip_operands :]

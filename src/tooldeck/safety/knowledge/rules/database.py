@@ -9,6 +9,7 @@ from tooldeck.safety.analysis.model import Invocation
 from tooldeck.safety.knowledge.rules.base import RuleSet, options
 from tooldeck.safety.knowledge.sql import destructive_statement
 from tooldeck.safety.knowledge.table import operands_of, programs, sql_of
+from tooldeck.safety.knowledge.verbs import carried_verb_match
 
 rules = RuleSet("database_destruction")
 
@@ -96,23 +97,19 @@ _MONGO_DROP = re.compile(
 )
 
 
+_DOCUMENT_CLIENTS = programs().in_class("document-db-client")
+
+
 @rules.rule("mongo-drop", "approve", "drops a MongoDB database or collection, or deletes every document")
 def _mongo(inv: Invocation) -> str | None:
-    if inv.name not in ("mongo", "mongosh"):
+    if inv.name not in _DOCUMENT_CLIENTS:
         return None
     code = " ".join(inv.arg_texts()) + " " + (inv.data.text or "")
     match = _MONGO_DROP.search(code)
     return f"{inv.name} runs {match.group(0)}" if match else None
 
 
-@rules.rule("drop-database-tool", "approve", "drops a whole database (dropdb, mysqladmin drop)")
-def _dropdb(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name == "dropdb" and not {"--help", "-?", "--version"} & set(words):
-        return f"dropdb {' '.join(words)} deletes a database"
-    if inv.name == "mysqladmin" and any(w.lower() == "drop" for w in words):
-        return "mysqladmin drop deletes a database"
-    return None
+rules.declare("drop-database-tool", "approve", "drops a whole database (dropdb, mysqladmin drop)")
 
 
 # Ports and names of the stores an HTTP DELETE drops data from: Elasticsearch/OpenSearch, CouchDB,
@@ -157,23 +154,6 @@ rules.declare(
 )
 
 
-_FRAMEWORK = re.compile(
-    r"(manage\.py|django-admin)\s+(flush|reset_db|sqlflush)"
-    r"|\b(rails|rake)\s+db:(drop|reset|purge|schema:load|truncate_all)"
-    r"|artisan\s+(migrate:fresh|migrate:reset|db:wipe)"
-    r"|sequelize(-cli)?\s+db:drop|knex\s+migrate:rollback\s+.*--all|alembic\s+downgrade\s+base"
-    r"|\bprisma\s+(migrate\s+reset|db\s+push\s+.*--force-reset)|\bsupabase\s+db\s+reset"
-    r"|\bfirebase\s+(firestore:delete|database:remove)|\bdrizzle-kit\s+drop|\btypeorm\s+schema:drop"
-    r"|\bmix\s+ecto\.(drop|reset)|doctrine:(database|schema):drop"
-    # Every migration undone: the schema, and the data in it, gone.
-    r"|\b(alembic|flask\s+db)\s+downgrade\s+(\S+\s+)*base\b|(manage\.py|django-admin)\s+migrate\s+\S+\s+zero\b"
-    r"|\b(rails|rake)\s+db:(migrate:reset|seed:replant|migrate\s+(\S+\s+)*VERSION=0\b)"
-    r"|\bmix\s+ecto\.rollback\s+(\S+\s+)*--all\b|\bsequelize(-cli)?\s+db:migrate:undo:all"
-    r"|\bdbmate\s+(\S+\s+)*drop\b|\bgoose\s+(\S+\s+)*(reset|down-to\s+0)\b|\bflyway\s+(\S+\s+)*clean\b"
-    r"|\bliquibase\s+(\S+\s+)*(drop-all|dropAll)\b|\bdiesel\s+database\s+reset|\bsqlx\s+database\s+(drop|reset)"
-    r"|\bmigrate\s+(\S+\s+)*(drop\b|down\s+(\S+\s+)*-all\b)|\bhasura\s+migrate\s+apply\s+(\S+\s+)*--down\s+all"
-    r"|doctrine:fixtures:load(?!.*--append)"
-)
 # An explicit test environment: the test database is rebuilt for every run.
 _TEST_ENV = re.compile(
     r"(?i)(RAILS_ENV|RACK_ENV|MIX_ENV|APP_ENV|FLASK_ENV|NODE_ENV|DJANGO_ENV|ENV)=(test|testing)"
@@ -190,9 +170,8 @@ def _test_environment(inv: Invocation, command: str) -> bool:
 
 @rules.rule("framework-db-reset", "approve", "a framework command that flushes, drops or resets the database")
 def _framework(inv: Invocation) -> str | None:
-    words = [inv.argv[0].text.rsplit("/", 1)[-1], *inv.arg_texts()]
-    command = " ".join(words)
-    match = _FRAMEWORK.search(command)
-    if match is None or _test_environment(inv, command):
+    # The commands are verbs (verbs.toml, resets-database), also carried by another program.
+    why = carried_verb_match("resets-database", inv)
+    if why is None or _test_environment(inv, " ".join([inv.name, *inv.arg_texts()])):
         return None
-    return f"{match.group(0)} deletes the application's data"
+    return why

@@ -8,7 +8,6 @@ from typing import Literal
 from tooldeck.safety.analysis.model import HOME_MARK, Field, Invocation
 from tooldeck.safety.analysis.paths import PathKind, classify, resolve
 from tooldeck.safety.knowledge.rules.base import RuleSet, options
-from tooldeck.safety.knowledge.table import command_words
 
 rules = RuleSet("recursive_delete")
 
@@ -198,55 +197,9 @@ def _source_tree(inv: Invocation) -> str | None:
     return None
 
 
-# Object-store deletions: the words that start them, and the option that makes them recursive
-# ("" when the command always deletes a whole bucket or tree).
-_BUCKET_DELETES: dict[tuple[str, ...], tuple[str, ...]] = {
-    ("aws", "s3", "rm"): ("--recursive",),
-    ("aws", "s3", "rb"): (),
-    ("gsutil", "rm"): ("-r", "-R", "-a"),
-    ("gsutil", "rb"): (),
-    ("gcloud", "storage", "rm"): ("--recursive", "-r", "-R", "--all-versions"),
-    ("gcloud", "storage", "buckets", "delete"): (),
-    ("s3cmd", "del"): ("--recursive", "-r"),
-    ("s3cmd", "rm"): ("--recursive", "-r"),
-    ("s3cmd", "rb"): (),
-    ("rclone", "purge"): (),
-    ("rclone", "delete"): (),
-    ("rclone", "rmdirs"): (),
-    ("mc", "rm"): ("--recursive", "-r"),
-    ("mc", "rb"): (),
-    ("az", "storage", "container", "delete"): (),
-    ("az", "storage", "blob", "delete-batch"): (),
-    ("az", "storage", "share", "delete"): (),
-    ("az", "storage", "fs", "delete"): (),
-    ("azcopy", "remove"): ("--recursive",),
-    ("azcopy", "rm"): ("--recursive",),
-}
-_STORAGE_CLIS = frozenset(prefix[0] for prefix in _BUCKET_DELETES)
-
-
-def _storage_words(inv: Invocation) -> list[str]:
-    """The program and its subcommand words, past its global options (the table's)."""
-    return [inv.name, *command_words(inv)]
-
-
-@rules.rule(
+rules.declare(
     "delete-cloud-storage",
     "approve",
     "deletes a cloud storage bucket or its objects recursively",
     previewable=True,
 )
-def _bucket(inv: Invocation) -> str | None:
-    if inv.name not in _STORAGE_CLIS:
-        return None
-    words = _storage_words(inv)
-    for prefix, recursive in _BUCKET_DELETES.items():
-        if tuple(w for w in words[: len(prefix)]) != prefix:
-            continue
-        rest = words[len(prefix) :]
-        flags = {w.split("=", 1)[0] for w in rest if w.startswith("-")}
-        flags |= {f"-{c}" for w in rest if re.fullmatch(r"-[a-zA-Z]+", w) for c in w[1:]}
-        wildcard = any(re.search(r"://[^/]+/?(?:.*/)?\*", w) for w in rest)
-        if not recursive or flags & set(recursive) or wildcard:
-            return f"{' '.join(prefix)} deletes cloud storage ({' '.join(rest)[:80]})"
-    return None

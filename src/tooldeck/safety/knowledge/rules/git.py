@@ -10,6 +10,7 @@ from tooldeck.safety.analysis.paths import classify, resolve
 from tooldeck.safety.knowledge.rules.base import RuleSet
 from tooldeck.safety.knowledge.rules.deletion import deletion_targets
 from tooldeck.safety.knowledge.table import command_words
+from tooldeck.safety.knowledge.verbs import verb_match
 
 rules = RuleSet("git_destruction")
 
@@ -45,13 +46,10 @@ def _force_push(inv: Invocation) -> str | None:
     words = git_words(inv)
     if words[:1] != ["push"]:
         return None
+    # --mirror and --prune are verbs (verbs.toml); here, what refspecs and force options say.
     args = words[1:]
-    if "--mirror" in args:
-        return "git push --mirror overwrites every ref of the remote"
-    if "--prune" in args:
-        return "git push --prune deletes every remote branch that does not exist here"
-    force = any(a in ("--force", "-f") or re.fullmatch(r"-[a-zA-Z]*f[a-zA-Z]*", a) for a in args)
-    lease = any(a.startswith("--force-with-lease") for a in args)
+    force = verb_match("push-forces", inv) is not None
+    lease = verb_match("push-forces-with-lease", inv) is not None
     refspecs = _refspecs(args)
     plus = [r for r in refspecs if r.startswith("+")]
     protected = [r for r in refspecs if PROTECTED.fullmatch(_destination(r))]
@@ -89,7 +87,7 @@ def _delete_tag(inv: Invocation) -> str | None:
     if words[:1] != ["push"]:
         return None
     args = words[1:]
-    deleting = "--delete" in args or "-d" in args
+    deleting = verb_match("push-deletes", inv) is not None
     refspecs = _refspecs(args)
     if deleting and "tag" in refspecs:  # `git push --delete origin tag v1`
         return "git push --delete tag removes a published tag"
@@ -111,7 +109,7 @@ def _delete_branch(inv: Invocation) -> str | None:
     computed = any(not a.exact for a in inv.args)
     if words[:1] == ["push"]:
         args = words[1:]
-        deleting = "--delete" in args or "-d" in args
+        deleting = verb_match("push-deletes", inv) is not None
         for ref in _refspecs(args):
             name = ref[1:] if ref.startswith(":") else ref if deleting else None
             if name is not None and _protected_ref(name):

@@ -57,10 +57,9 @@ _MASS = frozenset(
     previewable=True,
 )
 def _kubectl(inv: Invocation) -> str | None:
+    # `microk8s kubectl`, `minikube kubectl --` are wrappers of the table: their kubectl is here.
     words = inv.arg_texts()
-    if inv.name in ("microk8s", "k3s") and words[:1] == ["kubectl"]:
-        words = words[1:]
-    elif inv.name not in _KUBE_CLIS:
+    if inv.name not in _KUBE_CLIS:
         return None
     positional = operands(words, value_options_of("kubectl"))
     verb = positional[0] if positional else ""

@@ -7,6 +7,7 @@ import re
 from tooldeck.safety.analysis.model import HOME_MARK, Invocation
 from tooldeck.safety.analysis.paths import PathKind, classify, is_rc_file, is_secret, resolve
 from tooldeck.safety.knowledge.rules.base import RuleSet, options
+from tooldeck.safety.knowledge.table import programs, value_options_of
 
 rules = RuleSet("permission_wreck")
 
@@ -16,12 +17,14 @@ _WIDE: frozenset[PathKind] = frozenset(
 _SENSITIVE_FILES = re.compile(
     r"/etc/(passwd|shadow|gshadow|group|sudoers(\.d(/.*)?)?)|/(var/)?run/docker\.sock|/etc/ssh/.*"
 )
-_CHANGERS = frozenset({"chmod", "chown", "chgrp", "setfacl", "chattr"})
-
-
-_ACL_VALUE = frozenset(
-    {"-m", "--modify", "-M", "--modify-file", "-x", "--remove", "-X", "--set", "--set-file"}
-)
+# The table's classes: which programs change modes, owners, groups, ACLs or attributes.
+_CHANGERS = programs().in_class("permission-changer")
+_MODES = programs().in_class("mode-changer")
+_OWNERS = programs().in_class("owner-changer")
+_GROUPS = programs().in_class("group-changer")
+_ACLS = programs().in_class("acl-changer")
+_ATTRIBUTES = programs().in_class("attribute-changer")
+_MODES_OR_ACLS = _MODES | _ACLS
 
 
 def acl_gains(inv: Invocation) -> tuple[bool, bool]:
@@ -44,11 +47,11 @@ def acl_gains(inv: Invocation) -> tuple[bool, bool]:
 
 
 def _mode_and_targets(inv: Invocation) -> tuple[str, list[str]]:
-    if inv.name == "setfacl":
-        return "", [o.text for o in options(inv, _ACL_VALUE).operands]
+    if inv.name in _ACLS:
+        return "", [o.text for o in options(inv, value_options_of(inv.name)).operands]
     opts = options(inv, frozenset({"--reference"}))
     operands = [o.text for o in opts.operands]
-    if inv.name == "chmod" and opts.short and inv.args:
+    if inv.name in _MODES and opts.short and inv.args:
         # A symbolic mode such as -x or -w looks like an option: it is the first argument that is
         # not one of chmod's own flags (`chmod -R -x .`).
         words = [a.text for a in inv.args]
@@ -56,7 +59,7 @@ def _mode_and_targets(inv: Invocation) -> tuple[str, list[str]]:
         rest = [w for w in words if w not in flags and not re.fullmatch(r"-[Rfvc]+", w)]
         if rest and re.fullmatch(r"-[rwxXst]+(?:,[ugoa]*[-+=][rwxXst]*)*", rest[0]):
             return rest[0], [w for w in rest[1:] if w != "--"]
-    if inv.name in ("chmod", "chown", "chgrp") and operands:
+    if inv.name in _MODES | _OWNERS | _GROUPS and operands:
         return operands[0], operands[1:]
     return "", operands
 
@@ -108,7 +111,7 @@ def mode_bits(mode: str) -> tuple[bool, bool, bool]:
 
 @rules.rule("setuid", "approve", "sets the setuid or setgid bit (a root shell for whoever runs the file)")
 def _setuid(inv: Invocation) -> str | None:
-    if inv.name != "chmod":
+    if inv.name not in _MODES:
         return None
     mode, targets = _mode_and_targets(inv)
     special, _w, _a = mode_bits(mode)
@@ -123,10 +126,10 @@ def _setuid(inv: Invocation) -> str | None:
     "lets other users write a system file, device or socket, the home directory or a start-up file",
 )
 def _world(inv: Invocation) -> str | None:
-    if inv.name not in ("chmod", "setfacl"):
+    if inv.name not in _MODES_OR_ACLS:
         return None
     mode, targets = _mode_and_targets(inv)
-    gain_write = acl_gains(inv)[0] if inv.name == "setfacl" else mode_bits(mode)[1]
+    gain_write = acl_gains(inv)[0] if inv.name in _ACLS else mode_bits(mode)[1]
     if not gain_write:
         return None
     for target in targets:
@@ -150,10 +153,10 @@ _OWN_TREES: frozenset[PathKind] = frozenset({"workspace_all", "home_item", "home
     "lets every user write a whole tree of the user's files (chmod -R 777 ., setfacl -R -m o::rwx ~/work)",
 )
 def _world_tree(inv: Invocation) -> str | None:
-    if inv.name not in ("chmod", "setfacl") or not _recursive(inv):
+    if inv.name not in _MODES_OR_ACLS or not _recursive(inv):
         return None
     mode, targets = _mode_and_targets(inv)
-    if not (acl_gains(inv)[0] if inv.name == "setfacl" else _others_write(mode)):
+    if not (acl_gains(inv)[0] if inv.name in _ACLS else _others_write(mode)):
         return None
     for target in targets:
         if classify(target.removesuffix("/**"), inv.cwd) in _OWN_TREES:
@@ -192,7 +195,7 @@ def _deep_own_tree(target: str, cwd: str | None) -> bool:
     "gives a whole tree of the user's files to another owner (sudo chown -R root:root ., chown -R nobody ~/projects)",
 )
 def _chown_tree(inv: Invocation) -> str | None:
-    if inv.name != "chown" or not _recursive(inv):
+    if inv.name not in _OWNERS or not _recursive(inv):
         return None
     owner, targets = _mode_and_targets(inv)
     if not _other_owner(owner):
@@ -212,7 +215,7 @@ def _chown_tree(inv: Invocation) -> str | None:
     "makes a whole tree of the user's files immutable or append-only (chattr -R +i .)",
 )
 def _immutable_tree(inv: Invocation) -> str | None:
-    if inv.name != "chattr" or not _recursive(inv):
+    if inv.name not in _ATTRIBUTES or not _recursive(inv):
         return None
     words = inv.arg_texts()
     flags = [w for w in words if re.fullmatch(r"[+=][a-zA-Z]*[ia][a-zA-Z]*", w)]
@@ -240,11 +243,11 @@ def _others_write(mode: str) -> bool:
     "open-credentials", "approve", "lets other users read or write keys and credentials (~/.ssh, ~/.aws)"
 )
 def _credentials(inv: Invocation) -> str | None:
-    if inv.name not in ("chmod", "setfacl"):
+    if inv.name not in _MODES_OR_ACLS:
         return None
     mode, targets = _mode_and_targets(inv)
     _special, gain_write, gain_any = mode_bits(mode)
-    if inv.name == "setfacl":
+    if inv.name in _ACLS:
         gain_write, gain_any = acl_gains(inv)
     for target in targets:
         if not gain_any or classify(target, inv.cwd) != "credentials":
@@ -269,7 +272,7 @@ def _folder_itself(target: str, inv: Invocation) -> bool:
     "chown-sensitive", "approve", "changes the owner of account databases, sudoers or the docker socket"
 )
 def _chown(inv: Invocation) -> str | None:
-    if inv.name not in ("chown", "chgrp"):
+    if inv.name not in _OWNERS | _GROUPS:
         return None
     _owner, targets = _mode_and_targets(inv)
     for target in targets:
@@ -379,7 +382,7 @@ _NOT_TREES: frozenset[PathKind] = frozenset(
     "recursively takes the owner's read or search (x) permission from a tree (chmod -R a-x ., chmod -R 644 ~/work)",
 )
 def _lock_out(inv: Invocation) -> str | None:
-    if inv.name != "chmod" or not options(inv).has("-R", "--recursive"):
+    if inv.name not in _MODES or not options(inv).has("-R", "--recursive"):
         return None
     mode, targets = _mode_and_targets(inv)
     lost = owner_loses_access(mode)

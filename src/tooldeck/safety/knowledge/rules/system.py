@@ -10,7 +10,8 @@ from tooldeck.safety.analysis.paths import classify, resolve
 from tooldeck.safety.analysis.programs import SHELLS
 from tooldeck.safety.knowledge.rules.base import RuleSet, options, written_match
 from tooldeck.safety.knowledge.rules.remote import source_of
-from tooldeck.safety.knowledge.table import operands_of, programs
+from tooldeck.safety.knowledge.table import command_words, operands_of, programs
+from tooldeck.safety.knowledge.verbs import verb_match
 
 rules = RuleSet("privilege_system")
 
@@ -138,28 +139,37 @@ rules.declare("network-down", "approve", "takes network interfaces or routes dow
     "container-host-root", "approve", "starts a container with the host's root filesystem or full privileges"
 )
 def _container(inv: Invocation) -> str | None:
-    words = inv.arg_texts()
-    if inv.name not in ENGINES or not set(words[:2]) & {"run", "create"}:
+    # --privileged, --pid=host, --cap-add, --device are verbs (verbs.toml); here, the host paths
+    # a container started by any engine of the class mounts (`-v /:/host`, `--mount source=/`).
+    if verb_match("container-start", inv) is None:
         return None
-    for i, word in enumerate(words):
-        if word in ("--privileged", "--pid=host", "--userns=host") or (
-            word == "--pid" and words[i + 1 : i + 2] == ["host"]
-        ):
-            return f"{inv.name} {word} gives the container control of the host"
-        volume = word.split("=", 1)[1] if word.startswith(("--volume=", "-v=")) else None
-        if word in ("-v", "--volume") and i + 1 < len(words):
-            volume = words[i + 1]
-        if word.startswith("--mount") or (word == "--mount" and i + 1 < len(words)):
-            mount = word if "=" in word and "source" in word else (words[i + 1] if i + 1 < len(words) else "")
-            match = re.search(r"(?:source|src)=([^,]+)", mount)
-            volume = f"{match.group(1)}:" if match else None
-        if volume and ":" in volume:
-            host = volume.split(":", 1)[0]
-            if classify(host) in ("root", "system", "home", "all_homes", "credentials") or host.endswith(
-                "docker.sock"
-            ):
-                return f"{inv.name} mounts the host's {host} into a container"
+    for host in _mount_sources(command_words(inv)):
+        if classify(host) in _HOST_CLASSES or host.endswith("docker.sock"):
+            return f"{inv.name} mounts the host's {host} into a container"
     return None
+
+
+# Host paths whose mount gives a container the host: its root, system, homes and credentials.
+_HOST_CLASSES = frozenset({"root", "system", "home", "all_homes", "credentials"})
+_MOUNT_SOURCE = re.compile(r"(?:^|,)(?:source|src)=([^,]+)")
+
+
+def _mount_sources(words: list[str]) -> list[str]:
+    """The host side of every bind mount: `-v HOST:CTR`, `--volume=HOST:CTR`, `--mount
+    type=bind,source=HOST,...` (a named volume has no `/` and is no host path)."""
+    out: list[str] = []
+    for i, word in enumerate(words):
+        option, eq, value = word.partition("=")
+        if option in ("-v", "--volume", "--mount") and not eq:
+            value = words[i + 1] if i + 1 < len(words) else ""
+        elif option not in ("-v", "--volume", "--mount"):
+            continue
+        if option == "--mount":
+            match = _MOUNT_SOURCE.search(value)
+            out += [match.group(1)] if match else []
+        elif ":" in value:
+            out.append(value.split(":", 1)[0])
+    return out
 
 
 @rules.rule(
