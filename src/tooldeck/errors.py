@@ -289,8 +289,9 @@ class SessionError(TooldeckError):
 
 class DecisionError(SessionError, ValueError):
     """A decision (approve / deny / edit) that cannot be applied: the call id is not pending in
-    the session (unknown, or decided already), the arguments of an edit are not an object, or the
-    stored pending call is not one tooldeck signed. Nothing was run."""
+    the session (unknown, or decided already), the arguments of an edit are not an object, the
+    stored pending call is not one tooldeck signed, or a request (the inspector's) that makes no
+    decision (the message names the field). Nothing was run."""
 
 
 class AddressDenied(ToolError):

@@ -13,6 +13,7 @@ import pytest
 from support.agent_kit import PROVIDERS, settings_for
 from tooldeck import Deck, parse_config, tool
 from tooldeck.agent.models.anthropic import TOOL_EXAMPLES
+from tooldeck.agent.models.base import Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
@@ -25,10 +26,10 @@ def forecast(city: str, days: int = 1) -> str:
     return f"sunny in {city}"
 
 
-def first_request(server: ScriptedServer, provider: str, home: Path, **settings: Any) -> Recorded:
+def first_request(server: ScriptedServer, provider: Provider, home: Path, **settings: Any) -> Recorded:
     config = {"platform_toolsets": {"cli": ["weather"]}, "home": str(home), "plugins": {"enabled": False}}
     deck = Deck(parse_config(config), tools=[forecast], builtins=False)
-    agent = deck.agent(make_model(settings_for(server, provider, **settings)), store=False)  # type: ignore[arg-type]
+    agent = deck.agent(make_model(settings_for(server, provider, **settings)), store=False)
     server.add(Turn("ok"))
 
     async def main() -> None:
@@ -43,7 +44,7 @@ def first_request(server: ScriptedServer, provider: str, home: Path, **settings:
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_examples_reach_each_provider_as_it_takes_them(
-    scripted_server: ScriptedServer, provider: str, home: Path
+    scripted_server: ScriptedServer, provider: Provider, home: Path
 ) -> None:
     request = first_request(scripted_server, provider, home)
     [sent] = request.body["tools"]

@@ -21,6 +21,7 @@ import pytest
 from support.agent_kit import PROVIDERS, deck_with, settings_for
 from tooldeck.agent.events import EventLog, ModelReplied, TurnFinished
 from tooldeck.agent.messages import Message, Usage
+from tooldeck.agent.models.base import Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.sessions import SessionStore
 from tooldeck.testing.scripted_cache import PromptCache
@@ -47,10 +48,10 @@ def reported(requests: list[Recorded]) -> list[Usage]:
     return out
 
 
-def run_turn(server: ScriptedServer, provider: str, stream: bool, home: Path) -> tuple[Any, EventLog]:
+def run_turn(server: ScriptedServer, provider: Provider, stream: bool, home: Path) -> tuple[Any, EventLog]:
     log = EventLog()
     deck = deck_with(["math"], home=str(home), sandbox={"workspace": str(home)})
-    settings = settings_for(server, provider, stream=stream)  # type: ignore[arg-type]
+    settings = settings_for(server, provider, stream=stream)
     model = make_model(settings)  # Anthropic's requests carry their own cache breakpoints
     agent = deck.agent(model, store=SessionStore(home / "state.db"), events=log)
 
@@ -69,7 +70,7 @@ def inputs(usage: Usage) -> tuple[int, int, int]:
 
 @pytest.mark.parametrize(("provider", "stream"), CASES, ids=IDS)
 def test_cache_reads_and_writes_are_parsed_per_request_and_summed_over_the_turn(
-    provider: str, stream: bool, home: Path
+    provider: Provider, stream: bool, home: Path
 ) -> None:
     with ScriptedServer([Turn(calls=[("add", {"a": 2, "b": 3})]), Turn("5")], cache_min_tokens=1) as server:
         result, log = run_turn(server, provider, stream, home)
@@ -94,21 +95,22 @@ def test_cache_reads_and_writes_are_parsed_per_request_and_summed_over_the_turn(
 def test_anthropic_input_tokens_count_the_cached_part_it_leaves_out() -> None:
     """Anthropic's `input_tokens` is only the uncached rest: tooldeck's is the whole prompt."""
     import anthropic
+    from anthropic.types import MessageParam, TextBlockParam
 
     server = ScriptedServer(cache_min_tokens=1).start()
     try:
         client = anthropic.Anthropic(base_url=server.url, api_key="k")
         server.add(Turn("a"), Turn("b"))
-        system = [
+        system: list[TextBlockParam] = [
             {
                 "type": "text",
                 "text": "a long and stable system prompt " * 20,
                 "cache_control": {"type": "ephemeral"},
             }
         ]
-        messages: Any = [{"role": "user", "content": "hi"}]
-        written = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)  # type: ignore[arg-type]
-        read = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)  # type: ignore[arg-type]
+        messages: list[MessageParam] = [{"role": "user", "content": "hi"}]
+        written = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
+        read = client.messages.create(model="m", max_tokens=10, system=system, messages=messages)
     finally:
         server.stop()
     assert written.usage.cache_creation_input_tokens and not written.usage.cache_read_input_tokens

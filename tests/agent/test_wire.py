@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from support.agent_kit import PROVIDERS, make_agent
 from tooldeck.agent.events import ModelRequested, TextDelta, ToolCallsStarted, ToolResultReady
+from tooldeck.agent.models.base import Provider
+from tooldeck.agent.runtime import Agent
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
 CASES = [(p, s) for p in PROVIDERS for s in (False, True)]
@@ -21,9 +24,9 @@ IDS = [f"{p}-{'stream' if s else 'plain'}" for p, s in CASES]
 
 
 def run_turn(
-    server: ScriptedServer, provider: str, stream: bool, home: Path, prompt: str = "go", **kw: object
+    server: ScriptedServer, provider: Provider, stream: bool, home: Path, prompt: str = "go", **kw: Any
 ):
-    agent, log = make_agent(server, provider, home, stream=stream, **kw)  # type: ignore[arg-type]
+    agent, log = make_agent(server, provider, home, stream=stream, **kw)
 
     async def main():
         convo = agent.new_conversation()
@@ -38,7 +41,7 @@ def run_turn(
 
 @pytest.mark.parametrize(("provider", "stream"), CASES, ids=IDS)
 def test_parallel_calls_answered_in_model_order_with_matching_ids(
-    scripted_server: ScriptedServer, provider: str, stream: bool, home: Path
+    scripted_server: ScriptedServer, provider: Provider, stream: bool, home: Path
 ) -> None:
     scripted_server.add(
         Turn(
@@ -76,7 +79,7 @@ def test_parallel_calls_answered_in_model_order_with_matching_ids(
 
 @pytest.mark.parametrize(("provider", "stream"), CASES, ids=IDS)
 def test_tool_errors_unknown_tools_and_bad_arguments_go_back_to_the_model(
-    scripted_server: ScriptedServer, provider: str, stream: bool, home: Path
+    scripted_server: ScriptedServer, provider: Provider, stream: bool, home: Path
 ) -> None:
     scripted_server.add(
         Turn(
@@ -116,7 +119,7 @@ TEXT_ARGS = [(p, s) for p, s in CASES if p != "anthropic" or s]
 
 @pytest.mark.parametrize(("provider", "stream"), TEXT_ARGS)
 def test_truncated_json_arguments_are_never_executed(
-    scripted_server: ScriptedServer, provider: str, stream: bool, home: Path
+    scripted_server: ScriptedServer, provider: Provider, stream: bool, home: Path
 ) -> None:
     scripted_server.add(Turn(calls=[("add", '{"a": 1, "b": ')]), Turn(text="sorry"))
     run_turn(scripted_server, provider, stream, home)
@@ -126,7 +129,7 @@ def test_truncated_json_arguments_are_never_executed(
 
 @pytest.mark.parametrize(("provider", "stream"), CASES, ids=IDS)
 def test_iteration_budget_ends_with_one_call_without_tools(
-    scripted_server: ScriptedServer, provider: str, stream: bool, home: Path
+    scripted_server: ScriptedServer, provider: Provider, stream: bool, home: Path
 ) -> None:
     scripted_server.add(
         Turn(calls=[("add", {"a": 1, "b": 1})]),
@@ -153,7 +156,7 @@ def test_iteration_budget_ends_with_one_call_without_tools(
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_retries_429_and_5xx_then_succeeds(
-    scripted_server: ScriptedServer, provider: str, home: Path
+    scripted_server: ScriptedServer, provider: Provider, home: Path
 ) -> None:
     scripted_server.add(
         Turn(status=429, error="slow down", headers={"retry-after": "0"}),
@@ -179,7 +182,7 @@ def test_retries_429_and_5xx_then_succeeds(
 )
 def test_provider_errors_are_surfaced_clearly(
     scripted_server: ScriptedServer,
-    provider: str,
+    provider: Provider,
     status: int,
     error: str,
     kind: str,
@@ -199,13 +202,13 @@ def test_provider_errors_are_surfaced_clearly(
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_unreachable_endpoint_is_a_connection_error_naming_the_url(provider: str, home: Path) -> None:
+def test_unreachable_endpoint_is_a_connection_error_naming_the_url(provider: Provider, home: Path) -> None:
     from tooldeck.errors import ModelError
 
     server = ScriptedServer().start()
     url = server.openai_url
     server.stop()  # nothing listens on its port any more
-    agent, _ = make_agent(_Dead(url), provider, home)  # type: ignore[arg-type]
+    agent, _ = make_agent(_Dead(url), provider, home)
     with pytest.raises(ModelError) as info:
         asyncio.run(_one(agent))
     assert info.value.kind == "connection"
@@ -217,7 +220,7 @@ class _Dead:
         self.openai_url = url
 
 
-async def _one(agent):  # type: ignore[no-untyped-def]
+async def _one(agent: Agent) -> object:
     try:
         return await agent.run(agent.new_conversation(), "hi")
     finally:
@@ -226,7 +229,7 @@ async def _one(agent):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_stream_cut_before_any_text_is_retried(
-    scripted_server: ScriptedServer, provider: str, home: Path
+    scripted_server: ScriptedServer, provider: Provider, home: Path
 ) -> None:
     scripted_server.add(Turn(text="whole answer", cut_after=1), Turn(text="whole answer"))
     result, _, log = run_turn(scripted_server, provider, True, home)
@@ -237,7 +240,7 @@ def test_a_stream_cut_before_any_text_is_retried(
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_a_stream_cut_after_text_reached_the_user_is_an_error_not_a_retry(
-    scripted_server: ScriptedServer, provider: str, home: Path
+    scripted_server: ScriptedServer, provider: Provider, home: Path
 ) -> None:
     from tooldeck.errors import ModelError
 

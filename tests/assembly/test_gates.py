@@ -50,9 +50,8 @@ def test_dedup_priority_config_user_builtin_mcp_plugin() -> None:
         ("search", "mcp"),
     }
     assert all(f.gate == "dedup" for f in hidden)
-    assert "shadowed by the builtin tool" in next(
-        f.reason for f in hidden if f.tool.source == "mcp" and f.name == "read_file"
-    )  # type: ignore[operator]
+    reason = next(f.reason for f in hidden if f.tool.source == "mcp" and f.name == "read_file")
+    assert reason is not None and "shadowed by the builtin tool" in reason
 
 
 def test_toolset_gate_selects_platform_toolsets() -> None:

@@ -73,7 +73,7 @@ def test_config_is_frozen_and_paths_resolve_against_its_folder(tmp_path: Path) -
     cfg = load_config(path)
     assert cfg.resolve_path(cfg.sandbox.workspace) == tmp_path / "work"
     with pytest.raises(dataclasses.FrozenInstanceError):
-        cfg.platform = "x"  # type: ignore[misc]
+        cfg.platform = "x"
     assert isinstance(cfg, Config)
 
 

@@ -175,6 +175,17 @@ def test_a_new_component_composes_its_section_with_its_checks_and_place(tmp_path
             parse_config_as(TeamConfig, data)
 
 
+def test_a_composed_classs_schema_follows_its_placed_after_order() -> None:
+    """One mechanism orders the keys: `placed_after` places a satellite's key among the core's in
+    the dataclass, and the JSON Schema (which pydantic would list base keys first) follows it."""
+    keys = [f.name for f in dataclasses.fields(TeamConfig)]
+    schema = tooldeck.core.config_schema_adapter(TeamConfig).json_schema(mode="validation")
+    assert list(schema["properties"]) == keys
+    assert keys.index("reports") == keys.index("tools") + 1 != len(keys) - 1
+    nested = schema["$defs"]["ReportsConfig"]["properties"]
+    assert list(nested) == [f.name for f in dataclasses.fields(ReportsConfig)]
+
+
 def test_the_schema_lists_the_keys_in_the_files_order(tmp_path: Path) -> None:
     import json
     import os

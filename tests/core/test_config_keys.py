@@ -507,7 +507,7 @@ def test_each_agent_key_changes_the_turn_through_the_api_and_the_cli(
             without.write_text(yaml.safe_dump(_agent_config(server, {})), encoding="utf-8")
             with_key.write_text(yaml.safe_dump(_agent_config(server, setting)), encoding="utf-8")
             args = (server,) if path_name == "api" else (server, capsys)
-            before = runner(without, *args)  # type: ignore[operator]
-            after = runner(with_key, *args)  # type: ignore[operator]
+            before = runner(without, *args)
+            after = runner(with_key, *args)
             changed = {k for k in before if before[k] != after[k]}
             assert changed, f"{key} has no effect through the {path_name}: {before!r}"

@@ -8,10 +8,11 @@ import pytest
 
 from tooldeck import Tool, ToolConflictError
 from tooldeck._core.registry import Registry
+from tooldeck._core.tool import SourceKind
 
 
-def make(name: str, *, source: str = "user", owner: str = "", toolset: str = "t") -> Tool:
-    return Tool(name=name, description="d", parameters={}, source=source, owner=owner, toolset=toolset)  # type: ignore[arg-type]
+def make(name: str, *, source: SourceKind = "user", owner: str = "", toolset: str = "t") -> Tool:
+    return Tool(name=name, description="d", parameters={}, source=source, owner=owner, toolset=toolset)
 
 
 def test_conflict_names_both_owners() -> None:
@@ -19,7 +20,8 @@ def test_conflict_names_both_owners() -> None:
     with pytest.raises(ToolConflictError) as info:
         reg.register(make("search", owner="pkg.b:search"))
     assert "pkg.a:search" in str(info.value) and "pkg.b:search" in str(info.value)
-    assert reg.get("search") is not None and reg.get("search").owner == "pkg.a:search"  # type: ignore[union-attr]
+    kept = reg.get("search")
+    assert kept is not None and kept.owner == "pkg.a:search"
 
 
 def test_replace_is_explicit_and_bumps_generation() -> None:
@@ -29,7 +31,8 @@ def test_replace_is_explicit_and_bumps_generation() -> None:
     g1 = reg.generation
     reg.replace(make("x", owner="two"))
     assert reg.generation > g1 > g0
-    assert reg.get("x").owner == "two"  # type: ignore[union-attr]
+    replaced = reg.get("x")
+    assert replaced is not None and replaced.owner == "two"
     assert reg.deregister("x") and "x" not in reg
     assert reg.deregister("x") == []
 
@@ -37,7 +40,8 @@ def test_replace_is_explicit_and_bumps_generation() -> None:
 def test_same_name_from_different_sources_is_kept_for_the_dedup_gate() -> None:
     reg = Registry([make("read_file", source="builtin"), make("read_file", source="mcp")])
     assert len(reg) == 2
-    assert reg.get("read_file").source == "builtin"  # type: ignore[union-attr]
+    first = reg.get("read_file")
+    assert first is not None and first.source == "builtin"
 
 
 def test_sync_replaces_what_one_source_offered_in_one_generation() -> None:

@@ -58,7 +58,8 @@ def test_every_real_schema_renders_and_validates(corpus: list[Tool], dialect: st
     renderer = get_dialect(dialect)
     problems: list[str] = []
     for tool in corpus:
-        rendered = renderer.render(tool.name, tool.description, tool.parameters)  # type: ignore[arg-type]
+        assert isinstance(tool.description, str)
+        rendered = renderer.render(tool.name, tool.description, tool.parameters)
         problems += VALIDATORS[dialect](rendered.payload)
     assert problems[:20] == [], f"{len(problems)} problems"
 
@@ -69,7 +70,8 @@ def test_strict_mode_is_valid_strict_or_says_why(corpus: list[Tool], dialect: st
     problems: list[str] = []
     strict = refused = 0
     for tool in corpus:
-        rendered = renderer.render(tool.name, tool.description, tool.parameters)  # type: ignore[arg-type]
+        assert isinstance(tool.description, str)
+        rendered = renderer.render(tool.name, tool.description, tool.parameters)
         problems += VALIDATORS[dialect](rendered.payload)
         if rendered.strict:
             strict += 1

@@ -7,11 +7,17 @@ from typing import Any
 import pytest
 
 from tooldeck import Tool
-from tooldeck._core.dialects import DIALECTS, DialectError, get_dialect, profile_for_model
+from tooldeck._core.dialects import DIALECTS, DialectError, NormalizedSchema, get_dialect, profile_for_model
 from tooldeck._core.dialects.names import SAFE_NAME, safe_name, safe_names
 from tooldeck.errors import ToolDefinitionError
 
 from .dialect_validators import VALIDATORS
+
+
+def notes_of(t: Tool) -> tuple[str, ...]:
+    """The rewrites normalisation noted in `t`'s parameters."""
+    assert isinstance(t.parameters, NormalizedSchema)
+    return t.parameters.notes
 
 
 def params(dialect: str, schema: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -176,7 +182,7 @@ def test_draft04_exclusive_minimum_is_normalised_by_tool() -> None:
         },
     )
     assert t.parameters["properties"]["p"] == {"type": "integer", "exclusiveMinimum": 0}
-    assert any("exclusiveMinimum" in n for n in t.parameters.notes)  # type: ignore[attr-defined]
+    assert any("exclusiveMinimum" in n for n in notes_of(t))
 
 
 def test_non_standard_types_are_normalised_with_notes() -> None:
@@ -201,7 +207,7 @@ def test_non_standard_types_are_normalised_with_notes() -> None:
     assert props["c"] == {}
     assert props["d"] == {"type": "integer"}
     assert t.parameters["required"] == ["a", "e"]
-    notes = " ".join(t.parameters.notes)  # type: ignore[attr-defined]
+    notes = " ".join(notes_of(t))
     assert "'float'" in notes and "'optional'" in notes and "property-level required" in notes
 
 
@@ -359,7 +365,7 @@ def test_with_options_keeps_the_normalised_schema_and_its_notes() -> None:
     t = Tool(name="t", description="d", parameters={"type": "dict", "properties": {"x": {"type": "float"}}})
     changed = t.with_options(toolset="other")
     assert changed.parameters is t.parameters
-    assert changed.parameters.notes == t.parameters.notes != ()  # type: ignore[attr-defined]
+    assert notes_of(changed) == notes_of(t) != ()
 
 
 def test_gemini_request_tools_wrap_the_declarations() -> None:

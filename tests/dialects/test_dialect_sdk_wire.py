@@ -9,6 +9,7 @@ from typing import Any
 import anthropic
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageFunctionToolCall
 
 from tooldeck import Tool
 from tooldeck._core.assembly.loadout import Loadout
@@ -49,7 +50,8 @@ def test_openai_chat_sdk_sends_the_rendered_tools(server: ScriptedServer, strict
     )
     assert server.requests[0].body["tools"] == tools
     calls = reply.choices[0].message.tool_calls
-    assert calls is not None and calls[0].function.name == "t_no_arguments"  # type: ignore[union-attr]
+    assert calls is not None and isinstance(calls[0], ChatCompletionMessageFunctionToolCall)
+    assert calls[0].function.name == "t_no_arguments"
     if strict:
         assert any(t["function"].get("strict") for t in tools)
 

@@ -82,11 +82,8 @@ def test_tools_that_came_and_went_are_named_and_moving_cache_markers_is_no_break
     assert (
         watch.observe("t", {"system": "x", "messages": [plain, {"role": "user", "content": "more"}]}) is None
     )
-    assert watch.observe(
-        "t", {"system": "x", "messages": [{"role": "user", "content": "edited"}]}
-    ).changed == (  # type: ignore[union-attr]
-        "history rewritten",
-    )
+    rewritten = watch.observe("t", {"system": "x", "messages": [{"role": "user", "content": "edited"}]})
+    assert isinstance(rewritten, CacheBreak) and rewritten.changed == ("history rewritten",)
     assert watch.observe(None, {"system": "y"}) is None  # no session: nothing to compare with
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from tooldeck._core.execution.executor import Executor
 from tooldeck._core.execution.policy import (
     ApprovalAnswer,
     ApprovalRequest,
+    Approver,
     AutoApprover,
     CallbackApprover,
     ChainPolicy,
@@ -25,14 +27,14 @@ from tooldeck._core.execution.types import ValidatedCall
 from .helpers import call, loadout, one, run
 
 
-def counting_tool(name: str, **options: object) -> tuple[Tool, list[dict[str, object]]]:
+def counting_tool(name: str, **options: Any) -> tuple[Tool, list[dict[str, object]]]:
     ran: list[dict[str, object]] = []
     t = Tool(
         name=name,
         description="d",
         parameters={"type": "object", "properties": {"x": {"type": "integer"}}},
         handler=lambda a: ran.append(a) or f"{name} ran",
-        **options,  # type: ignore[arg-type]
+        **options,
     )
     return t, ran
 
@@ -88,9 +90,9 @@ def test_no_skill_list_allows_everything_and_essential_tools_pass_any_list() -> 
         ("ask", AutoApprover(), "ok"),
     ],
 )
-def test_requires_approval_follows_the_mode(mode: str, approver: object, outcome: str) -> None:
+def test_requires_approval_follows_the_mode(mode: str, approver: Approver | None, outcome: str) -> None:
     t, ran = counting_tool("rm_rf", requires_approval=True)
-    ex = Executor(loadout(t, approvals=mode), approver=approver)  # type: ignore[arg-type]
+    ex = Executor(loadout(t, approvals=mode), approver=approver)
     result = one(ex, "rm_rf", {"x": 1})
     assert (result.error.type if result.error else "ok") == outcome
     assert len(ran) == (1 if outcome == "ok" else 0)

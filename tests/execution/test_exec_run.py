@@ -89,7 +89,8 @@ def test_a_handler_that_never_returns_times_out_in_time(hang: Tool) -> None:
     assert said in result.error.message
     # A tool that says a repeat is safe is offered a retry.
     safe = hang.with_options(idempotent=True)
-    assert one(Executor(loadout(safe)), safe.name).error.retryable  # type: ignore[union-attr]
+    error = one(Executor(loadout(safe)), safe.name).error
+    assert error is not None and error.retryable
 
 
 def test_default_timeout_applies_when_the_tool_sets_none() -> None:

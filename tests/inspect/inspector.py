@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import textwrap
 import threading
 import time
@@ -18,7 +16,8 @@ from typing import Any
 
 import httpx
 
-BIN = Path(sys.executable).parent / "tooldeck"
+from support.cli import TOOLDECK, tooldeck_env
+
 TINY = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "tiny_server.py"
 ASKING = Path(__file__).resolve().parents[1] / "mcp" / "servers" / "asking_server.py"
 
@@ -117,19 +116,6 @@ def write_workspace(folder: Path, *, mcp: dict[str, Any] | None = None, extra: s
     return path
 
 
-def tooldeck(*args: str, cwd: Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
-    # No terminal to answer on: a call that needs approval is never asked about here.
-    return subprocess.run(
-        [str(BIN), *args],
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
-
-
 @dataclass
 class Inspector:
     proc: subprocess.Popen[str]
@@ -168,14 +154,13 @@ class Inspector:
 @contextmanager
 def running(config: Path, *args: str) -> Iterator[Inspector]:
     """`tooldeck inspect --no-open --config CONFIG ARGS`, until the block ends (then SIGTERM)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
     proc = subprocess.Popen(
-        [str(BIN), "inspect", "--no-open", "--config", str(config), *args],
+        [TOOLDECK, "inspect", "--no-open", "--config", str(config), *args],
         cwd=config.parent,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env=tooldeck_env(),
     )
     assert proc.stdout is not None and proc.stderr is not None
     stderr: list[str] = []

@@ -14,7 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from .inspector import TINY, Inspector, running, tooldeck, wait_for, write_workspace
+from support.cli import run_tooldeck
+
+from .inspector import TINY, Inspector, running, wait_for, write_workspace
 
 DIALECTS = ("openai", "responses", "anthropic", "gemini")
 
@@ -31,7 +33,7 @@ def inspector(workspace: Path) -> Iterator[Inspector]:
 
 
 def cli_json(config: Path, *args: str) -> Any:
-    proc = tooldeck(*args, "--config", str(config), "--json", cwd=config.parent)
+    proc = run_tooldeck(config.parent, *args, "--config", str(config), "--json")
     assert proc.returncode in (0, 1), proc.stderr
     return json.loads(proc.stdout)
 
@@ -182,12 +184,12 @@ def test_sessions_and_checkpoints_are_those_the_commands_list(inspector: Inspect
 
 
 def test_a_non_loopback_host_needs_a_token_and_a_short_token_is_refused(workspace: Path) -> None:
-    refused = tooldeck(
-        "inspect", "--no-open", "--host", "0.0.0.0", "--config", str(workspace), cwd=workspace.parent
+    refused = run_tooldeck(
+        workspace.parent, "inspect", "--no-open", "--host", "0.0.0.0", "--config", str(workspace)
     )
     assert refused.returncode == 2 and "token" in refused.stderr and refused.stdout == ""
-    short = tooldeck(
-        "inspect", "--no-open", "--token", "abc", "--config", str(workspace), cwd=workspace.parent
+    short = run_tooldeck(
+        workspace.parent, "inspect", "--no-open", "--token", "abc", "--config", str(workspace)
     )
     assert short.returncode == 2 and "at least 16" in short.stderr
 

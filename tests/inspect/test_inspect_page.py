@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from .inspector import Inspector, running, tooldeck, write_workspace
+from support.cli import run_tooldeck
+
+from .inspector import Inspector, running, write_workspace
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -92,7 +94,7 @@ def test_rows_show_each_tool_with_its_fate_gate_and_reason_as_explain_words_them
     page: Page, workspace: Path
 ) -> None:
     explained = json.loads(
-        tooldeck("explain", "--config", str(workspace), "--json", cwd=workspace.parent).stdout
+        run_tooldeck(workspace.parent, "explain", "--config", str(workspace), "--json").stdout
     )
     other = next(r for r in explained if r["name"] == "other")
     hidden = row(page, "other")
@@ -133,13 +135,14 @@ def test_a_dialect_switch_changes_the_schema_text_and_its_token_count(page: Page
         page.get_by_role("button", name=dialect, exact=True).click()
         expect(page.get_by_role("heading", name=f"Schema as {dialect} receives it")).to_be_visible()
         sent = json.loads(
-            tooldeck(
-                "tools", "--config", str(workspace), "--dialect", dialect, "--json", cwd=workspace.parent
+            run_tooldeck(
+                workspace.parent, "tools", "--config", str(workspace), "--dialect", dialect, "--json"
             ).stdout
         )
         assert schema_of(page) in sent
         [explained] = json.loads(
-            tooldeck(
+            run_tooldeck(
+                workspace.parent,
                 "explain",
                 "echo",
                 "--config",
@@ -147,7 +150,6 @@ def test_a_dialect_switch_changes_the_schema_text_and_its_token_count(page: Page
                 "--dialect",
                 dialect,
                 "--json",
-                cwd=workspace.parent,
             ).stdout
         )
         expect(page.get_by_text(f"{explained['tokens']} tokens", exact=True)).to_be_visible()

@@ -1,6 +1,7 @@
 """Calls that wait for approval in stored sessions, decided in the inspector's page in a real
 Chromium: approve, deny and edit resume each run from the page (the model: the official SDK
-against the scripted server); a decision for a call no longer pending is refused."""
+against the scripted server); a decision for a call no longer pending is refused, and a request
+that makes no decision is refused naming the field, before anything runs."""
 
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
+from support.cli import run_tooldeck
+from tooldeck.errors import DecisionError
+from tooldeck.inspect.pending import decision_of
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
-from .inspector import running, tooldeck, write_workspace
+from .inspector import running, write_workspace
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -44,7 +48,7 @@ def config(tmp_path: Path, scripted_server: ScriptedServer) -> Path:
 
 def interrupted(config: Path, prompt: str) -> str:
     """`tooldeck run --json` in a process of its own, stopped at approval; its session id."""
-    proc = tooldeck("run", prompt, "--json", "--config", str(config), cwd=config.parent, timeout=120)
+    proc = run_tooldeck(config.parent, "run", prompt, "--json", "--config", str(config), timeout=120)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["status"] == "interrupted", out
@@ -88,6 +92,12 @@ def test_the_page_lists_pending_calls_and_approve_deny_edit_resume_the_runs(
             (second, "venus"),
             (first, "moon"),
         ]
+        with inspector.client() as client:
+            wrong = client.post(
+                f"/api/sessions/{first}/decide", json={"call_id": listed[2]["call_id"], "decision": "yes"}
+            )
+        assert wrong.status_code == 400 and '"decision" must be' in wrong.json()["error"]
+        assert inspector.get("/api/pending") == listed and launches(config.parent) == []
         page.goto(inspector.url + "#/sessions")
         moon = page.get_by_role("region", name=f"Pending call {listed[2]['call_id']}")
         expect(moon).to_contain_text('"target": "moon"')
@@ -130,3 +140,28 @@ def test_the_page_lists_pending_calls_and_approve_deny_edit_resume_the_runs(
         assert decided == [("approved", "inspector (decided later)")] * 2 + [
             ("refused", "inspector (decided later)")
         ]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        (["approve"], "the body must be a JSON object"),
+        ({"decision": "approve"}, '"call_id"'),
+        ({"call_id": "", "decision": "approve"}, '"call_id"'),
+        ({"call_id": "c1", "decision": "approve", "scope": "forever"}, '"scope"'),
+        ({"call_id": "c1", "decision": "edit", "arguments": "mars"}, '"arguments"'),
+        ({"call_id": "c1"}, '"decision"'),
+    ],
+)
+def test_a_request_that_makes_no_decision_is_a_decision_error_naming_the_field(
+    body: object, field: str
+) -> None:
+    with pytest.raises(DecisionError, match=field):
+        decision_of(body)
+
+
+def test_a_well_formed_request_gives_the_call_and_its_decision() -> None:
+    call_id, decision = decision_of({"call_id": "c1", "decision": "approve", "scope": "session"})
+    assert (call_id, decision.kind, decision.scope) == ("c1", "approve", "session")
+    call_id, decision = decision_of({"call_id": "c2", "decision": "edit", "arguments": {"target": "mars"}})
+    assert (call_id, decision.kind, dict(decision.arguments or {})) == ("c2", "edit", {"target": "mars"})

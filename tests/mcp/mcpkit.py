@@ -6,6 +6,7 @@ npm ones into .node/. A missing one is a failure, not a skip: CI must have them 
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -49,6 +50,24 @@ def venv_command(name: str) -> str:
 def tiny(*args: str, **options: Any) -> dict[str, Any]:
     """A config entry running the tiny fault server with `args`."""
     return {"command": sys.executable, "args": [str(TINY), *args], **options}
+
+
+def _recorded(record: Path) -> list[dict[str, Any]]:
+    """What the tiny server started with `--record PATH` wrote there: its calls and cancellations."""
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
+
+
+def called(record: Path) -> list[str]:
+    """The tools the tiny server was asked to call (`--record PATH`), in order."""
+    return [e["tool"] for e in _recorded(record) if e["event"] == "call"]
+
+
+def cancelled_while_running(record: Path) -> list[str]:
+    """The tools whose calls the tiny server was sent MCP's `notifications/cancelled` for (naming
+    the request id of the call) while they ran, in order."""
+    return [e["tool"] for e in _recorded(record) if e["event"] == "cancelled" and e["running"]]
 
 
 def everything(**options: Any) -> dict[str, Any]:

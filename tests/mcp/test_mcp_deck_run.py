@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
-import time
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import pytest
 from tooldeck import Deck, parse_config, tool
 from tooldeck._core.sources.mcp import McpSource
 
-from .mcpkit import deck_over, tiny
+from .mcpkit import called, cancelled_while_running, deck_over, tiny, wait_for
 
 
 def _source(deck: Deck) -> McpSource:
@@ -67,15 +66,17 @@ def _slow_call(deck: Deck, stopped: list[bool]) -> Coroutine[Any, Any, None]:
 
 
 def test_a_timeout_cancels_the_coroutine_and_waits_for_it_to_stop(tmp_path: Path) -> None:
-    with deck_over(tmp_path, {"srv": tiny()}) as deck:
+    record = tmp_path / "calls.jsonl"
+    with deck_over(tmp_path, {"srv": tiny("--record", str(record))}) as deck:
+        # A first call readies the call path, so the slow request is on the wire well before the timeout.
+        assert deck.call_sync("mcp__srv__echo", {"text": "ready"}).ok
         stopped: list[bool] = []
-        started = time.monotonic()
         with pytest.raises(TimeoutError):
-            deck.run(_slow_call(deck, stopped), timeout=0.5)
-        assert time.monotonic() - started < 20  # the call was cancelled, not waited out (30 s)
+            deck.run(_slow_call(deck, stopped), timeout=2)
         assert stopped == [True]  # cancelled, and its cleanup ran before run() raised
-        # The cancelled request did not cost the session.
+        # The cancelled request did not cost the session, and the server was told to stop it.
         assert deck.call_sync("mcp__srv__echo", {"text": "still up"}).ok
+        assert cancelled_while_running(record) == ["work"]
 
 
 def test_a_coroutine_cancelled_on_the_loop_raises_cancelled_error(tmp_path: Path) -> None:
@@ -95,19 +96,22 @@ def test_ctrl_c_while_waiting_cancels_the_coroutine(tmp_path: Path) -> None:
     # Python delivers SIGINT to the main thread: pytest runs tests there, and if it ever did not,
     # this must fail rather than quietly not test Ctrl-C.
     assert threading.current_thread() is threading.main_thread(), "run this test in the main thread"
-    with deck_over(tmp_path, {"srv": tiny()}) as deck:
+    record = tmp_path / "calls.jsonl"
+    with deck_over(tmp_path, {"srv": tiny("--record", str(record))}) as deck:
         stopped: list[bool] = []
         main = threading.main_thread().ident
         assert main is not None
-        timer = threading.Timer(0.5, signal.pthread_kill, (main, signal.SIGINT))
-        timer.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                deck.run(_slow_call(deck, stopped))
-        finally:
-            timer.cancel()
+
+        def interrupt_once_the_server_works() -> None:
+            wait_for(lambda: "work" in called(record), what="the server's work call")
+            signal.pthread_kill(main, signal.SIGINT)
+
+        threading.Thread(target=interrupt_once_the_server_works, daemon=True).start()
+        with pytest.raises(KeyboardInterrupt):
+            deck.run(_slow_call(deck, stopped))
         assert stopped == [True]
         assert deck.call_sync("mcp__srv__echo", {"text": "still up"}).ok
+        assert cancelled_while_running(record) == ["work"]
 
 
 def test_calling_it_from_the_loop_itself_is_an_error_not_a_deadlock(tmp_path: Path) -> None:

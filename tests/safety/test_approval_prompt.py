@@ -137,13 +137,15 @@ def _tooldeck_in_pty(args: list[str], cwd: Path, typed: str | None, env: dict[st
         env=env,
     )
     os.close(slave)
+    stderr = proc.stderr
+    assert stderr is not None
     if typed is not None:
         deadline = time.monotonic() + 20
         seen = b""
         while time.monotonic() < deadline and proc.poll() is None:
-            ready, _, _ = select.select([proc.stderr], [], [], 0.1)
+            ready, _, _ = select.select([stderr], [], [], 0.1)
             if ready:
-                seen += os.read(proc.stderr.fileno(), 4096)  # type: ignore[union-attr]
+                seen += os.read(stderr.fileno(), 4096)
             if b"Allow?" in seen:
                 os.write(master, typed.encode())
                 break

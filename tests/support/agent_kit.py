@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tooldeck import parse_config, tool
 from tooldeck._core.assembly.loadout import Loadout
@@ -19,9 +19,15 @@ from tooldeck.agent.models.base import ModelSettings, Provider
 from tooldeck.agent.models.factory import make_model
 from tooldeck.agent.runtime import Agent
 from tooldeck.agent.sessions import SessionStore
-from tooldeck.testing.scripted_server import ScriptedServer
 
 PROVIDERS: tuple[Provider, ...] = ("openai", "responses", "anthropic")
+
+
+class Endpoint(Protocol):
+    """Where a model is pointed: a scripted server, or the address of one that has stopped."""
+
+    @property
+    def openai_url(self) -> str: ...
 
 
 @tool(toolset="math")
@@ -99,9 +105,7 @@ def loadout_of(toolsets: Sequence[str], **config: Any) -> Loadout:
     return deck_with(toolsets, **config).loadout(agent=True)
 
 
-def settings_for(
-    server: ScriptedServer, provider: Provider, *, stream: bool = False, **kw: Any
-) -> ModelSettings:
+def settings_for(server: Endpoint, provider: Provider, *, stream: bool = False, **kw: Any) -> ModelSettings:
     # Anthropic takes the host root; pass the /v1 form to prove it is tolerated.
     kw.setdefault("retry_initial_s", 0.01)
     return ModelSettings(
@@ -110,7 +114,7 @@ def settings_for(
 
 
 def make_agent(
-    server: ScriptedServer,
+    server: Endpoint,
     provider: Provider,
     home: Path,
     toolsets: Sequence[str] = ("math",),

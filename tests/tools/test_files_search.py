@@ -13,10 +13,10 @@ from tooldeck._core.execution.executor import Executor
 from tooldeck._core.execution.types import ToolCall, ToolError
 from tooldeck._core.fs import ConfinedRoot
 from tooldeck._core.workspace import Workspace
-from tooldeck.tools.file_search import search, search_files
+from tooldeck.tools.file_search import Backend, search, search_files
 from tooldeck.tools.gitignore import parse, walk
 
-BACKENDS = ["python", "rg"]
+BACKENDS: list[Backend] = ["python", "rg"]
 
 
 @pytest.fixture
@@ -47,8 +47,8 @@ def test_rg_is_installed_here() -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_content_search_skips_ignored_hidden_and_binary_files(ws: Path, backend: str) -> None:
-    hits = search(Workspace(ws), "main", backend=backend)  # type: ignore[arg-type]
+def test_content_search_skips_ignored_hidden_and_binary_files(ws: Path, backend: Backend) -> None:
+    hits = search(Workspace(ws), "main", backend=backend)
     assert hits == [
         "docs/readme.md:1:See main.",
         "logs/keep.log:1:main kept",
@@ -58,25 +58,25 @@ def test_content_search_skips_ignored_hidden_and_binary_files(ws: Path, backend:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_options_glob_case_and_subpath(ws: Path, backend: str) -> None:
+def test_options_glob_case_and_subpath(ws: Path, backend: Backend) -> None:
     w = Workspace(ws)
-    assert search(w, "main", ignore_case=True, file_glob="*.py", backend=backend) == [  # type: ignore[arg-type]
+    assert search(w, "main", ignore_case=True, file_glob="*.py", backend=backend) == [
         "src/app.py:2:def main():",
         "src/util/helpers.py:2:    return 'Main'",
     ]
-    assert search(w, r"return '\w+'", path="src/util", backend=backend) == [  # type: ignore[arg-type]
+    assert search(w, r"return '\w+'", path="src/util", backend=backend) == [
         "src/util/helpers.py:2:    return 'Main'"
     ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_file_name_search(ws: Path, backend: str) -> None:
+def test_file_name_search(ws: Path, backend: Backend) -> None:
     w = Workspace(ws)
-    assert search(w, "*.py", target="files", backend=backend) == [  # type: ignore[arg-type]
+    assert search(w, "*.py", target="files", backend=backend) == [
         "src/app.py",
         "src/util/helpers.py",
     ]
-    assert search(w, "*.log", target="files", backend=backend) == ["logs/keep.log"]  # type: ignore[arg-type]
+    assert search(w, "*.log", target="files", backend=backend) == ["logs/keep.log"]
 
 
 def test_backends_agree_on_a_bigger_tree(ws: Path) -> None:
@@ -190,7 +190,7 @@ def test_context_lines_around_matches(ws: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_search_never_leaves_the_workspace(tmp_path: Path, backend: str) -> None:
+def test_search_never_leaves_the_workspace(tmp_path: Path, backend: Backend) -> None:
     ws, outside = tmp_path / "ws", tmp_path / "outside"
     (ws / "in").mkdir(parents=True)
     outside.mkdir()
@@ -199,10 +199,10 @@ def test_search_never_leaves_the_workspace(tmp_path: Path, backend: str) -> None
     (ws / "out").symlink_to(outside)  # a symlinked folder is not followed by the walk
     (ws / "in" / "s.txt").symlink_to(outside / "secret.txt")  # nor is a symlinked file read
     w = Workspace(ws)
-    assert search(w, "TOKEN", backend=backend) == ["in/a.txt:1:TOKEN inside"]  # type: ignore[arg-type]
-    assert search(w, "*.txt", target="files", backend=backend) == ["in/a.txt"]  # type: ignore[arg-type]
+    assert search(w, "TOKEN", backend=backend) == ["in/a.txt:1:TOKEN inside"]
+    assert search(w, "*.txt", target="files", backend=backend) == ["in/a.txt"]
     with pytest.raises(ToolError, match="symlink that leads outside"):
-        search(w, "TOKEN", path="out", backend=backend)  # type: ignore[arg-type]
+        search(w, "TOKEN", path="out", backend=backend)
 
 
 def test_non_utf8_files_are_searched_in_their_encoding(ws: Path) -> None:

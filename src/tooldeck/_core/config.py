@@ -109,7 +109,7 @@ from tooldeck._core.config_sections import (
 )
 
 _K = TypeVar("_K", bound=ConfigSection)
-_C = TypeVar("_C", bound=type)
+_C = TypeVar("_C", bound=type[ConfigSection])
 
 
 @section
@@ -236,11 +236,12 @@ _SECTION_FIELDS: dict[tuple[type, type], str] = {}
 def composed(cls: _C) -> _C:
     """`cls` (a `CoreConfig` with more sections, made a section by `@section`) with each key
     named in its `placed_after` mapping moved to just after the key it names, so the composed
-    file reads in one order (the reference, `tooldeck config`, the repr) whoever owns a key."""
+    file reads in one order (the reference, the JSON Schema, `tooldeck config`, the repr) whoever
+    owns a key."""
     places: dict[str, str] = vars(cls).get("placed_after", {})
-    fields: dict[str, dataclasses.Field[Any]] = dict(cls.__dataclass_fields__)  # type: ignore[attr-defined]
+    fields = dict(cls.__dataclass_fields__)
     order = [name for name in fields if name not in places]
     for name, after in places.items():
         order.insert(order.index(after) + 1, name)
-    cls.__dataclass_fields__ = {name: fields[name] for name in order}  # type: ignore[attr-defined]
+    cls.__dataclass_fields__ = {name: fields[name] for name in order}
     return cls

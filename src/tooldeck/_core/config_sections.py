@@ -27,6 +27,16 @@ if TYPE_CHECKING:
     from annotated_types import Ge, Gt, Le
 
 
+def _in_field_order(schema: dict[str, Any], cls: type[ConfigSection]) -> None:
+    """The schema's properties in the order of `cls`'s fields, the order of the file (pydantic
+    lists a subclass's own fields after its base's, where `composed` has placed each one)."""
+    properties: dict[str, Any] | None = schema.get("properties")
+    if not properties:
+        return
+    order = [name for name in cls.__dataclass_fields__ if name in properties]
+    schema["properties"] = {**{name: properties[name] for name in order}, **properties}
+
+
 class ConfigSection:
     """Construction, immutability, equality, hashing and repr of the config sections, written
     once here instead of compiled by @dataclass for each of the two dozen section classes (which
@@ -38,8 +48,13 @@ class ConfigSection:
 
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
-    # pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity.
-    __pydantic_config__: ClassVar[Any] = {"extra": "forbid", "allow_inf_nan": False}
+    # pydantic reads this from each section: unknown keys are errors, and so are NaN and infinity;
+    # the JSON Schema lists the keys in the section's own order.
+    __pydantic_config__: ClassVar[Any] = {
+        "extra": "forbid",
+        "allow_inf_nan": False,
+        "json_schema_extra": _in_field_order,
+    }
 
     def check(self, key: str) -> None:
         """What the types cannot say about this section, once pydantic has validated it: a

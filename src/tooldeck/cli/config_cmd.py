@@ -40,9 +40,9 @@ def run(args: argparse.Namespace) -> int:
 
         schema = config_schema_adapter(Config).json_schema(mode="validation")
         schema["title"] = "tooldeck.yaml"
-        # The file's key order (pydantic lists a composed class's own keys after its base's).
-        keys = [f.name for f in dataclasses.fields(Config) if f.name not in ("base_dir", "config_file")]
-        schema["properties"] = {k: schema["properties"][k] for k in keys if k in schema.get("properties", {})}
+        # Where the file was read from is no key of the file.
+        for key in ("base_dir", "config_file"):
+            schema["properties"].pop(key, None)
         print_json(schema)
         return 0
     from tooldeck import load_config

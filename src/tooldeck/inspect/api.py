@@ -281,7 +281,7 @@ class InspectorApi:
 
         try:
             call_id, decision = pending.decision_of(await _json_body(request))
-        except pending._DecisionRequestError as exc:
+        except DecisionError as exc:  # the body makes no decision: the request is wrong
             raise _ApiError(400, str(exc)) from None
         try:
             outcome = await pending.resume_with(self.deck, request.path_params["id"], call_id, decision)

@@ -16,13 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from tooldeck.errors import DecisionError
+
 if TYPE_CHECKING:
     from tooldeck import Deck
     from tooldeck.agent.interrupts import ApprovalDecision
-
-
-class _DecisionRequestError(ValueError):
-    """A decide request the page sent wrongly (the message names the field)."""
 
 
 def pending_calls(deck: Deck) -> list[dict[str, Any]]:
@@ -44,27 +42,28 @@ def pending_calls(deck: Deck) -> list[dict[str, Any]]:
 
 
 def decision_of(body: Any) -> tuple[str, ApprovalDecision]:
-    """The call id and the decision a request body gives."""
+    """The call id and the decision a request body gives; a `DecisionError` naming the field
+    when the body does not make one."""
     from tooldeck.agent.interrupts import ApprovalDecision
 
     if not isinstance(body, Mapping):
-        raise _DecisionRequestError('the body must be a JSON object {"call_id", "decision", ...}')
+        raise DecisionError('the body must be a JSON object {"call_id", "decision", ...}')
     call_id, kind = body.get("call_id"), body.get("decision")
     if not isinstance(call_id, str) or not call_id:
-        raise _DecisionRequestError('"call_id" must be the id of a pending call')
+        raise DecisionError('"call_id" must be the id of a pending call')
     if kind == "approve":
         scope = body.get("scope", "once")
         if scope not in ("once", "session", "always"):
-            raise _DecisionRequestError('"scope" must be once, session or always')
+            raise DecisionError('"scope" must be once, session or always')
         return call_id, ApprovalDecision.approve(scope, by="inspector")
     if kind == "deny":
         return call_id, ApprovalDecision.deny(str(body.get("reason") or ""), by="inspector")
     if kind == "edit":
         arguments = body.get("arguments")
         if not isinstance(arguments, Mapping):
-            raise _DecisionRequestError('"arguments" of an edit must be a JSON object')
+            raise DecisionError('"arguments" of an edit must be a JSON object')
         return call_id, ApprovalDecision.edit(arguments, by="inspector")
-    raise _DecisionRequestError('"decision" must be approve, deny or edit')
+    raise DecisionError('"decision" must be approve, deny or edit')
 
 
 async def resume_with(

@@ -36,18 +36,6 @@ if TYPE_CHECKING:
 _ID_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 
-class _HeldConflict(ToolError):
-    """The workspace changed under held effects since they were seen: they cannot land as seen."""
-
-    def __init__(self, paths: list[str]) -> None:
-        super().__init__(
-            "the workspace changed since the command's effects were held, so they were not applied: "
-            + ", ".join(paths),
-            type="denied",
-        )
-        self.paths = paths
-
-
 @dataclass(frozen=True, slots=True)
 class HeldBundle:
     """Where held effects are kept, and the digest of their manifest (what a decision binds to)."""
@@ -127,8 +115,9 @@ def keep(
 
 def check_held(home: Path, workspace: Workspace, details: Mapping[str, Any]) -> dict[str, Any]:
     """The manifest of the bundle a pending call names (`held`, `digest`), once it is sure to
-    land as it was seen: `_HeldConflict` names each path the workspace changed under meanwhile;
-    `ToolError` when the bundle is gone, altered, or of another workspace."""
+    land as it was seen; else a `ToolError` saying why: the bundle is gone, altered, or of another
+    workspace, or (`denied`) the workspace changed meanwhile under the paths it names (the agent
+    answers the decision with a `DecisionError`, or the call with the error, carrying it)."""
     folder = folder_of(home, str(details.get("held")))
     try:
         data = (folder / "manifest.json").read_bytes()
@@ -142,7 +131,11 @@ def check_held(home: Path, workspace: Workspace, details: Mapping[str, Any]) -> 
     entries = manifest["entries"]
     changed = [e["path"] for e in entries if fingerprint(workspace.root, e["path"]) != e["before"]]
     if changed:
-        raise _HeldConflict(changed)
+        raise ToolError(
+            "the workspace changed since the command's effects were held, so they were not applied: "
+            + ", ".join(changed),
+            type="denied",
+        )
     return manifest
 
 

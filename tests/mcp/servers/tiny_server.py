@@ -9,6 +9,11 @@ It speaks the MCP handshake, paginated `tools/list` and `tools/call`, and misbeh
     --tools N --page K     offer N extra tools `t000`.. over pages of K
     --pid-file PATH        write the process id there at start
     --fail-relist          answer every tools/list after the first listing with an error
+    --record PATH          append a JSON line there for each tools/call and each cancellation
+
+Requests are answered one at a time, except `work`, which runs beside them and honours MCP's
+`notifications/cancelled`: a cancelled `work` stops at once and is never answered, as the spec
+asks of a receiver, so the next request is not kept waiting behind it.
 
 Tools: echo (read-only), delete (destructive), work (sleeps `seconds`), crash (the process dies
 mid-call), fail (an `isError` result), rpc_error (a JSON-RPC error), image (image content),
@@ -23,6 +28,7 @@ import base64
 import json
 import os
 import sys
+import threading
 import time
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 24).decode()
@@ -54,9 +60,47 @@ BASE = [
 ]
 
 
+_WRITING = threading.Lock()  # `work` answers from a thread of its own
+
+
 def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    with _WRITING:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+class Calls:
+    """The `work` calls in flight (request id -> what stops it), and the record of calls."""
+
+    def __init__(self, record: str | None) -> None:
+        self.record = record
+        self.working: dict[object, threading.Event] = {}
+        self.names: dict[object, str] = {}
+
+    def note(self, **entry: object) -> None:
+        if self.record:
+            with open(self.record, "a", encoding="utf-8") as f:
+                f.write(json.dumps(entry) + "\n")
+
+    def work(self, mid: object, seconds: float) -> None:
+        """Sleep `seconds` beside the other requests, then answer, unless cancelled first."""
+        stop = self.working[mid] = threading.Event()
+
+        def run() -> None:
+            cancelled = stop.wait(seconds)
+            self.working.pop(mid, None)
+            if not cancelled:
+                send({"jsonrpc": "2.0", "id": mid, "result": text("worked")})
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def cancel(self, params: dict) -> None:
+        """`notifications/cancelled`: stop that request if it is still running (else ignore it)."""
+        mid = params.get("requestId")
+        stop = self.working.get(mid)
+        self.note(event="cancelled", id=mid, tool=self.names.get(mid), running=stop is not None)
+        if stop is not None:
+            stop.set()
 
 
 def text(value: str, *, error: bool = False) -> dict:
@@ -68,9 +112,6 @@ def call(name: str, args: dict, tools: list[dict]) -> dict | None:
         return text(str(args.get("text", "")))
     if name == "delete":
         return text(f"deleted {args.get('what')}")
-    if name == "work":
-        time.sleep(float(args.get("seconds", 0)))
-        return text("worked")
     if name == "crash":
         sys.stderr.write("crashing on purpose\n")
         sys.stderr.flush()
@@ -107,6 +148,7 @@ def main() -> None:
     parser.add_argument("--page", type=int, default=100)
     parser.add_argument("--pid-file")
     parser.add_argument("--fail-relist", action="store_true")
+    parser.add_argument("--record")
     opts = parser.parse_args()
     if opts.pid_file:
         with open(opts.pid_file, "w") as f:
@@ -117,6 +159,7 @@ def main() -> None:
     if opts.garbage:
         print("Starting tiny server v1 ...", flush=True)
     listed = False
+    calls = Calls(opts.record)
     tools = BASE + [
         tool(f"t{i:03d}", f"Extra tool number {i}.", readOnlyHint=True) for i in range(opts.tools)
     ]
@@ -125,9 +168,11 @@ def main() -> None:
             continue
         message = json.loads(line)
         method, mid = message.get("method"), message.get("id")
+        params = message.get("params") or {}
+        if method == "notifications/cancelled":
+            calls.cancel(params)
         if mid is None:
             continue  # a notification
-        params = message.get("params") or {}
         if method == "initialize":
             result: dict = {
                 "protocolVersion": params.get("protocolVersion"),
@@ -147,6 +192,11 @@ def main() -> None:
             else:
                 listed = True
         elif method == "tools/call":
+            calls.names[mid] = params["name"]
+            calls.note(event="call", id=mid, tool=params["name"])
+            if params["name"] == "work":
+                calls.work(mid, float((params.get("arguments") or {}).get("seconds", 0)))
+                continue
             found = call(params["name"], params.get("arguments") or {}, tools)
             if params["name"] == "rpc_error" or found is None:
                 send(
