@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up, then run every check: ruff (lint + format), mypy --strict, the whole test suite, and the
 # strict build of the documentation site (a broken link or an unresolved API reference fails it).
-# The suite runs on parallel workers (pytest-xdist; TOOLDECK_TEST_WORKERS, default 3), each test
+# The suite runs on parallel workers (pytest-xdist; TOOLDECK_TEST_WORKERS, default twice the cores:
+# many tests wait on the processes and servers they start, and a waiting worker leaves its core
+# to another), each test
 # with its own temp folders, tooldeck home and ports; mypy runs beside it, its cache kept with the
 # package caches (mypy checks every cached module against its file, so a stale entry is rechecked).
 set -euo pipefail
@@ -28,7 +30,7 @@ trap cleanup EXIT
 mypy_pid=$!
 
 # pytest exits 5 when it collected no test: that is a failure here, as any non-zero exit.
-.venv/bin/pytest -q -p no:cacheprovider -n "${TOOLDECK_TEST_WORKERS:-3}" --dist loadgroup \
+.venv/bin/pytest -q -p no:cacheprovider -n "${TOOLDECK_TEST_WORKERS:-$(( $(nproc) * 2 ))}" --dist loadgroup \
   --durations=20 "$@"
 
 status=0
