@@ -55,7 +55,7 @@ def test_the_core_public_face_is_pinned_and_every_name_resolves() -> None:
             "SamplingMessage", "SamplingRequest", "TaskRequest",
             "DeclaredResource", "Prompt", "PromptArgument", "PromptMessage", "prompt", "resource",
             "ToolResult", "ToolSource", "UndoReport", "Workspace", "WriteBudget", "active_skills", "approval_prompt", "catalog_hash", "checked_form_answer", "checkpoint_store", "content_from_mcp", "content_to_mcp",
-            "close_mcp_servers", "config_schema_adapter", "config_section", "current_checkpoint", "current_write_budget", "deferred_catalog", "deferred_listing", "describe_request",
+            "close_mcp_servers", "closing_mcp_sessions", "config_schema_adapter", "config_section", "current_checkpoint", "current_write_budget", "deferred_catalog", "deferred_listing", "describe_request",
             "entry_owner", "load_skills", "loader_name", "mcp_login", "mcp_logout", "mcp_server_specs", "parse_answer", "promote",
             "promoted_names", "render_loadout", "scan_folder", "service", "skill_body", "skill_dirs", "token_table", "toolset_lines",
             "tool", "tool_costs", "undo_checkpoints",

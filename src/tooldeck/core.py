@@ -110,6 +110,7 @@ if TYPE_CHECKING:
     from tooldeck._core.fs import scan as scan_folder
     from tooldeck._core.fs.observe import WriteBudget
     from tooldeck._core.fs.observe import current as current_write_budget
+    from tooldeck._core.mcp_sessions import closing_sessions_opened as closing_mcp_sessions
     from tooldeck._core.output import ToolOutput
 
     # Prompts and resources declared in Python (served by `tooldeck serve`)
@@ -235,6 +236,7 @@ __all__ = [
     "checked_form_answer",
     "checkpoint_store",
     "close_mcp_servers",
+    "closing_mcp_sessions",
     "config_schema_adapter",
     "config_section",
     "content_from_mcp",

@@ -76,3 +76,27 @@ def test_explain_tools_and_call_over_mcp(tmp_path: Path) -> None:
         "call", "mcp__srv__delete", "--args", '{"what": "x"}', "--yes", "--config", str(config)
     )
     assert allowed.returncode == 0 and "deleted x" in allowed.stdout
+
+
+def test_a_command_run_in_process_stops_the_servers_it_started_and_only_those(tmp_path: Path) -> None:
+    """`tooldeck.cli.main.run` (a command line in a process that goes on) leaves no MCP server
+    running behind it, as the console script leaves none; a deck the program opened before the
+    command keeps its server."""
+    import os
+
+    from tooldeck.cli.main import run
+
+    from .mcpkit import children_of, deck_over, process_alive
+
+    config = write_config(tmp_path, {"t": tiny()})
+    own_folder = tmp_path / "own"
+    own_folder.mkdir()
+    with deck_over(own_folder, {"mine": tiny()}) as deck:
+        assert "mcp__mine__echo" in deck.loadout().exposed_names
+        own = children_of(os.getpid())
+        assert own, "the program's own deck started its server"
+        assert run(["mcp", "list", "--json", "--config", str(config)]) == 0
+        assert run(["call", "mcp__t__echo", "--args", '{"text": "hi"}', "--config", str(config)]) == 0
+        left = [p for p in children_of(os.getpid()) if p not in own]
+        assert left == [], "a server the commands started is still running"
+        assert all(process_alive(p) for p in own), "the program's own server was stopped"

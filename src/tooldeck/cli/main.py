@@ -168,12 +168,21 @@ def dispatch(argv: list[str]) -> int:
     return code
 
 
+def _dispatch_closing(argv: list[str]) -> int:
+    """The command, then the MCP servers it started stopped (those open before it stay): the
+    process goes on, and a command leaves nothing running behind it."""
+    from tooldeck.core import closing_mcp_sessions
+
+    with closing_mcp_sessions():
+        return dispatch(argv)
+
+
 def run(argv: list[str]) -> int:
     """One command line, in this process: its exit code, a failure said on stderr in one line
     (as the console script says it). The process goes on; `main` is the one that exits."""
     configure_cli_exporter()  # OTLP/HTTP only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set
     try:
-        code = dispatch(argv)
+        code = _dispatch_closing(argv)
     except CliError as exc:
         print(f"tooldeck: {exc}", file=sys.stderr)
         code = exc.code

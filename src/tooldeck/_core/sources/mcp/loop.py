@@ -18,7 +18,7 @@ import concurrent.futures
 import contextlib
 import threading
 import weakref
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
@@ -135,8 +135,14 @@ class McpLoop:
     def untrack(self, owner: Closable) -> None:
         self._open.discard(owner)
 
-    def close_all(self, budget_s: float = EXIT_BUDGET_S) -> None:
-        owners = list(self._open)
+    def open_owners(self) -> list[Any]:
+        """The session owners open now (to close later only those opened since)."""
+        return list(self._open)
+
+    def close_all(self, budget_s: float = EXIT_BUDGET_S, *, keep: Iterable[Any] = ()) -> None:
+        """Close every open session owner but those in `keep`, within `budget_s`."""
+        kept = {id(o) for o in keep}
+        owners = [o for o in self._open if id(o) not in kept]
         if not owners or self.loop.is_closed() or not self.thread.is_alive():
             return
 
@@ -169,6 +175,11 @@ def _cancel(started: list[asyncio.Task[Any]]) -> None:
 
 _LOOP: McpLoop | None = None
 _LOCK = threading.Lock()
+
+
+def current_mcp_loop() -> McpLoop | None:
+    """The shared MCP loop if something started it, else None (nothing is started)."""
+    return _LOOP
 
 
 def mcp_loop() -> McpLoop:
