@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tooldeck import tool
 from tooldeck._core.execution.executor import Executor
@@ -80,6 +81,40 @@ def test_async_timeout_and_cancellation_kill_the_process_group(tmp_path: Path) -
         assert gone_soon(wait_for_pid(pid2))
 
     asyncio.run(main())
+
+
+class _PipesWiredOnRelease(asyncio.SelectorEventLoop):
+    """A loop that wires a new child's pipes only once `release` is set: the child (and the
+    grandchild it starts) runs while asyncio is still inside `create_subprocess_exec`."""
+
+    release: asyncio.Event
+
+    async def connect_read_pipe(self, *args: Any, **kwargs: Any) -> Any:
+        await self.release.wait()
+        return await super().connect_read_pipe(*args, **kwargs)
+
+
+def test_a_cancellation_while_the_pipes_are_wired_kills_the_process_group(tmp_path: Path) -> None:
+    """Cancelled after the child started but before asyncio finished setting it up (a busy
+    loop's window, widened here): asyncio alone would kill the child and leave its grandchild."""
+    pidfile = tmp_path / "pid"
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        assert isinstance(loop, _PipesWiredOnRelease)
+        loop.release = asyncio.Event()
+        task = asyncio.create_task(run_process(["sh", "-c", SPAWN, "sh", str(pidfile)]))
+        await asyncio.to_thread(wait_for_pid, pidfile)  # the grandchild runs; no pipe is wired yet
+        task.cancel()
+        await asyncio.sleep(0)  # the cancellation reaches the start
+        loop.release.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert task.cancelled()
+
+    with asyncio.Runner(loop_factory=_PipesWiredOnRelease) as runner:
+        runner.run(main())
+    assert gone_soon(wait_for_pid(pidfile))
 
 
 def test_an_executor_timeout_kills_a_sync_tools_subprocess_group(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class _CancelSource(Protocol):
@@ -92,15 +92,16 @@ async def run_process(
     grace_s: float = 0.5,
 ) -> ProcessResult:
     """Run `argv` in its own process group; kill the group on timeout or when cancelled."""
-    proc = await asyncio.create_subprocess_exec(
-        *argv,
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(*argv, **_child_options(cwd, env, input)))
+    try:
+        proc = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled while asyncio was still wiring the pipes: the child may already run (and have
+        # started children of its own). asyncio would kill only the child, so the start is let
+        # finish and the whole group is stopped, as a cancellation later on stops it.
+        with contextlib.suppress(Exception):
+            await _stop_cancelled(await starting)
+        raise
     try:
         async with asyncio.timeout(timeout):
             out, err = await proc.communicate(input)
@@ -109,14 +110,32 @@ async def run_process(
         out, err = await proc.communicate()
         return ProcessResult(proc.returncode, _decode(out), _decode(err), timed_out=True)
     except asyncio.CancelledError:
-        kill_group(proc.pid, grace_s=0)
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        # Reap the child and close its pipes before passing the cancellation on.
-        with contextlib.suppress(OSError):
-            await proc.communicate()
+        await _stop_cancelled(proc)
         raise
     return ProcessResult(proc.returncode, _decode(out), _decode(err))
+
+
+async def _stop_cancelled(proc: asyncio.subprocess.Process) -> None:
+    """Kill the group now, then reap the child and close its pipes (the cancellation goes on)."""
+    kill_group(proc.pid, grace_s=0)
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    with contextlib.suppress(OSError):
+        await proc.communicate()
+
+
+def _child_options(
+    cwd: str | os.PathLike[str] | None, env: Mapping[str, str] | None, input: bytes | None
+) -> dict[str, Any]:
+    """How every tool's child starts: its own session (a group to kill), stdout/err captured."""
+    return {
+        "cwd": cwd,
+        "env": dict(env) if env is not None else None,
+        "stdin": subprocess.PIPE if input is not None else subprocess.DEVNULL,
+        "stdout": subprocess.PIPE,
+        "stderr": subprocess.PIPE,
+        "start_new_session": True,
+    }
 
 
 def run_process_sync(
@@ -131,15 +150,7 @@ def run_process_sync(
 ) -> ProcessResult:
     """Blocking version; stops the group on timeout or when `cancel` (default: the call's) is set."""
     cancel = cancel if cancel is not None else current_cancel_event()
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    proc = subprocess.Popen(list(argv), **_child_options(cwd, env, input))
     deadline = None if timeout is None else time.monotonic() + timeout
     pending_input = input
     while True:
