@@ -91,12 +91,13 @@ def test_a_command_run_in_process_stops_the_servers_it_started_and_only_those(tm
     config = write_config(tmp_path, {"t": tiny()})
     own_folder = tmp_path / "own"
     own_folder.mkdir()
+    before = set(children_of(os.getpid()))  # what other tests of this worker left is not ours
     with deck_over(own_folder, {"mine": tiny()}) as deck:
         assert "mcp__mine__echo" in deck.loadout().exposed_names
-        own = children_of(os.getpid())
+        own = [p for p in children_of(os.getpid()) if p not in before]
         assert own, "the program's own deck started its server"
         assert run(["mcp", "list", "--json", "--config", str(config)]) == 0
         assert run(["call", "mcp__t__echo", "--args", '{"text": "hi"}', "--config", str(config)]) == 0
-        left = [p for p in children_of(os.getpid()) if p not in own]
+        left = [p for p in children_of(os.getpid()) if p not in before and p not in own]
         assert left == [], "a server the commands started is still running"
         assert all(process_alive(p) for p in own), "the program's own server was stopped"
