@@ -3,8 +3,9 @@
 # strict build of the documentation site (a broken link or an unresolved API reference fails it).
 # The suite runs on parallel workers (pytest-xdist; TOOLDECK_TEST_WORKERS, default twice the cores:
 # many tests wait on the processes and servers they start, and a waiting worker leaves its core
-# to another), each test with its own temp folders, tooldeck home and ports; mypy runs beside it, its cache kept with the
-# package caches (mypy checks every cached module against its file, so a stale entry is rechecked).
+# to another), each test with its own temp folders, tooldeck home and ports; mypy runs beside it,
+# its cache kept with the package caches (mypy checks every cached module against its file, so a
+# stale entry is rechecked).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
