@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.shared_data import require
+from tests.support.shared_data import SHARED, require
 
-DATA = Path(os.environ.get("TOOLDECK_SHARED_DATA", Path(__file__).resolve().parents[3] / "shared" / "data"))
+DATA = SHARED / "data"  # the one setting for ../shared: TOOLDECK_SHARED
 LIVEMCP = DATA / "schemas" / "livemcp_tool_schemas.json"
 BFCL = DATA / "retrieval" / "bfcl_tools.json"
 

@@ -91,7 +91,7 @@ def test_a_command_run_in_process_stops_the_servers_it_started_and_only_those(tm
     config = write_config(tmp_path, {"t": tiny()})
     own_folder = tmp_path / "own"
     own_folder.mkdir()
-    before = set(children_of(os.getpid()))  # what other tests of this worker left is not ours
+    before = set(children_of(os.getpid()))  # the worker's own (a session fixture's warm client) stay
     with deck_over(own_folder, {"mine": tiny()}) as deck:
         assert "mcp__mine__echo" in deck.loadout().exposed_names
         own = [p for p in children_of(os.getpid()) if p not in before]

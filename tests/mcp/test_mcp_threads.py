@@ -95,7 +95,7 @@ def test_idle_sessions_are_closed(tmp_path: Path) -> None:
 
 
 def test_close_stops_every_thread_session(tmp_path: Path) -> None:
-    before = set(children_of(os.getpid()))  # what other tests of this worker left is not ours
+    before = set(children_of(os.getpid()))  # the worker's own (a session fixture's warm client) stay
     with deck_over(tmp_path, {"fs": fs_server()}) as deck:
         for thread in ("a", "b", "c"):
             assert call_in(deck, thread, tmp_path / thread, "mcp__fs__list_allowed_directories", {}).ok
