@@ -63,24 +63,33 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def http_server(config: Path, *extra: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    """`tooldeck serve --transport http` on a free port; yields its URL once it listens."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [str(BIN), "serve", "--transport", "http", "--port", str(port), "--config", str(config), *extra],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    try:
+    """`tooldeck serve --transport http` on a free port; yields its URL once it listens. A port
+    another worker took between our probe and the server's bind is given up for a new one."""
+    for _attempt in range(3):
+        port = free_port()
+        proc = subprocess.Popen(
+            [str(BIN), "serve", "--transport", "http", "--port", str(port), "--config", str(config), *extra],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
         assert proc.stderr is not None
+        said, line = "", ""
         deadline = time.monotonic() + 60
-        line = ""
         while time.monotonic() < deadline and "serving MCP at" not in line:
             line = proc.stderr.readline()
+            said += line
             if not line and proc.poll() is not None:
-                raise AssertionError(f"tooldeck serve exited with {proc.returncode}")
+                break
+        if "serving MCP at" in line or "in use" not in said:
+            break
+        proc.stderr.close()
+    try:
+        if "serving MCP at" not in line:
+            proc.poll()
+            raise AssertionError(f"tooldeck serve exited with {proc.returncode}: {said[-2000:]}")
         url = line.strip().rsplit(" ", 1)[-1]
         assert url == f"http://127.0.0.1:{port}/mcp", line
         # Keep reading what the server logs, so a full pipe never blocks it.
