@@ -41,6 +41,7 @@ settings.register_profile("tooldeck", deadline=None)
 settings.load_profile("tooldeck")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the test ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`--dist loadgroup`), a module whose tests share a fixture wider than one
     test (a browser, an inspector process, a Ray cluster, a built wheel) runs on one worker, so
@@ -68,3 +69,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             grouped.append(item)
     first = set(map(id, grouped))
     items[:] = grouped + [item for item in items if id(item) not in first]
+
+
+class _GroupIds:
+    """pytest-xdist (3.8) hands a group's tests to one worker by the `@group` suffix it puts in
+    their ids through `item._nodeid`, which pytest 9 no longer reads (the id is `item._id`): the
+    groups would be spread over the workers, each making the module's fixture again. After
+    xdist's hook, a grouped test whose id lacks the suffix gets it where pytest 9 reads it."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if not config.getvalue("loadgroup"):
+            return
+        for item in items:
+            marks = [m for m in item.iter_markers("xdist_group") if m.args]
+            if marks and "@" not in item.nodeid:
+                from _pytest.nodeid import NodeId  # pytest 9's ids
+
+                names = "_".join(sorted({str(m.args[0]) for m in marks}))
+                item._id = NodeId.parse(f"{item.nodeid}@{names}")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: it collects and reports the ids
+        config.pluginmanager.register(_GroupIds(), "tooldeck-xdist-group-ids")
