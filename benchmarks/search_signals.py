@@ -154,7 +154,7 @@ def signal_rows(ds: Dataset, cache_dir: str | None = None) -> dict[str, dict[str
     """hit@5 per half ([half 0, half 1]) of `semantic` and `hybrid` under each signal."""
     s = _Signals(ds, cache_dir)
     rows = {"none (whole text)": s.row(s.whole)}
-    for weight in (0.25, 0.5, 1.0):
+    for weight in sorted({0.25, 0.5, 1.0, s.settings.semantic_parts_weight}):
         rows[f"parts w{weight}"] = s.row(s.parts(weight))
     rows["centred"] = s.row(s.centred(0))
     rows["all-but-the-top 1"] = s.row(s.centred(1))

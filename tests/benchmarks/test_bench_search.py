@@ -19,6 +19,8 @@ from benchmarks.search_report import render
 from tests.support.benchrun import bench
 from tests.support.shared_data import SHARED, require
 
+from tooldeck.search.engine import SearchSettings
+
 
 @pytest.mark.timeout(900)
 def test_peers_match_the_reference_scorer() -> None:
@@ -96,13 +98,14 @@ def test_signals_score_each_change_per_half_as_the_rankers_rank(tmp_path: Path) 
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     rows = out["signals"]["metatool"]
-    assert {"none (whole text)", "parts w0.5", "centred", "no boilerplate", "lexical prf k3 0.2"} <= set(rows)
+    assert {"none (whole text)", "parts w1.0", "centred", "no boilerplate", "lexical prf k3 0.2"} <= set(rows)
     for row in rows.values():
         assert all(0.0 <= v <= 1.0 for v in (*row["semantic"], *row["hybrid"]))
     # the harness ranks as the shipped rankers do: hybrid over the whole text, semantic with parts
     halves = Counter(fold_of(q.id) for q in load_dataset("metatool", str(SHARED), sample=sample).queries)
     ranked = out["quality"]["metatool"]["rankers"]
-    for ranker, label in (("hybrid", "none (whole text)"), ("semantic", "parts w0.5")):
+    shipped_parts = f"parts w{SearchSettings().semantic_parts_weight}"
+    for ranker, label in (("hybrid", "none (whole text)"), ("semantic", shipped_parts)):
         h0, h1 = rows[label][ranker]
         combined = (h0 * halves[0] + h1 * halves[1]) / sample
         assert abs(combined - ranked[ranker]["hit@5"]) <= 1 / sample + 1e-9, ranker

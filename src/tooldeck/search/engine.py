@@ -87,8 +87,8 @@ class SearchSettings:
     # Tokens of the templated query the model reads (the lexical half reads all of it). The
     # model's cost grows with the query's length and the longest dev queries (over 100 tokens)
     # set the p99 latency. Cutting at 48 (one query in seven is longer) changed no hybrid hit@5
-    # on either half of BFCL or MetaTool and took the hybrid p99 at 2,000 tools from 54-65 to
-    # 49 ms of CPU; at 40 and 32 the semantic half lost 0.01-0.03 (see docs/disclosure.md).
+    # on either half of BFCL or MetaTool and took the hybrid p99 at 2,000 tools from 56 to 48 ms
+    # of CPU; at 40 and 32 the semantic half lost 0.01-0.03 (see docs/disclosure.md).
     max_query_tokens: int = 48
     # The `semantic` ranker scores a tool by its whole text's cosine with the query plus this
     # times the best cosine of one of its parts (name, a description sentence, a parameter's
@@ -96,7 +96,7 @@ class SearchSettings:
     # is found even when the rest of its text is about something else. 0 turns it off. Hybrid
     # reads the whole text's cosine only: the parts moved its hit@5 by less than the noise
     # (docs/disclosure.md).
-    semantic_parts_weight: float = 0.5
+    semantic_parts_weight: float = 0.25
 
     def __post_init__(self) -> None:
         if "{query}" not in self.query_template:

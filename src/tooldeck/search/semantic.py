@@ -16,8 +16,9 @@ For the `semantic` ranker a tool is also cut into parts (`embedding_parts`: its 
 sentence of its description, each described parameter), embedded one by one on first use and
 kept in the same store; the ranker adds the best part's cosine, weighted, to the whole text's.
 A tool whose one sentence or parameter fits the request is then found even when the rest of its
-text is about something else: hit@5 0.785 -> 0.792 (MetaTool), 0.831 -> 0.835 (BFCL), better on
-both halves of each. Hybrid keeps the whole text only (the parts moved it within the noise).
+text is about something else: hit@5 0.785 -> 0.790 (MetaTool), 0.831 -> 0.837 (BFCL), better on
+both halves of each (`python -m benchmarks search --signals`). Hybrid keeps the whole text
+only (the parts moved it within the noise).
 
 The same encoder also gives word vectors, used to expand a lexical query with the catalog's own
 words that mean nearly the same ("psychologist" -> "therapist", "cheapest" -> "price"): every
