@@ -4,16 +4,24 @@ MiniLM model."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
 
 from tooldeck.search.catalog import Catalog, CatalogEntry
 from tooldeck.search.engine import SearchSettings, ToolSearch
-from tooldeck.search.minilm import load_minilm
-from tooldeck.search.semantic import MAX_PARTS, QUERY_TEMPLATE, embedding_parts, embedding_text
+from tooldeck.search.minilm import MiniLM, load_minilm
+from tooldeck.search.semantic import (
+    MAX_PARTS,
+    QUERY_TEMPLATE,
+    SemanticIndex,
+    embedding_parts,
+    embedding_text,
+)
 from tooldeck.search.store import text_key
 
 from .conftest import TOOLS
@@ -140,3 +148,44 @@ def test_parts_follow_catalog_updates() -> None:
 def test_a_parts_weight_out_of_range_is_refused(weight: float) -> None:
     with pytest.raises(ValueError, match="semantic_parts_weight"):
         SearchSettings(semantic_parts_weight=weight)
+
+
+def test_other_queries_do_not_wait_while_the_parts_are_embedded() -> None:
+    model = load_minilm()
+    catalog = Catalog.from_json(TOOLS + BURIED)
+    part_texts = {p for entry in catalog for p in embedding_parts(entry)} - {
+        embedding_text(e) for e in catalog
+    }
+    started, release = threading.Event(), threading.Event()
+
+    class HeldOnParts:
+        """The real model, held back while it embeds the parts (until `release`)."""
+
+        def encode(self, texts: Sequence[str], **options: Any) -> Any:
+            if part_texts & set(texts):
+                started.set()
+                assert release.wait(120), "never released"
+            return model.encode(texts, **options)
+
+    index = SemanticIndex(encoder=lambda: cast(MiniLM, HeldOnParts()), max_query_tokens=48)
+    index.update(catalog)
+    snapshot = index.snapshot()
+    building = threading.Thread(target=index.parts, args=(snapshot,))
+    building.start()
+    answers: list[int] = []
+
+    def ask() -> None:  # what hybrid reads: the snapshot and the whole-text scores
+        answers.append(len(index.scores(index.snapshot(), "rain in Berlin")))
+
+    try:
+        assert started.wait(120), "the parts were never embedded"
+        asking = threading.Thread(target=ask)
+        asking.start()
+        asking.join(120)  # a liveness bound: the parts stay held back all along
+        assert answers == [len(catalog)], "a whole-text query waited for the parts"
+    finally:
+        release.set()
+        building.join(120)
+    assert index.parts(snapshot).vectors.shape[0] == len(
+        [p for entry in catalog for p in embedding_parts(entry)]
+    )

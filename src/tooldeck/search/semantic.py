@@ -207,6 +207,7 @@ class SemanticIndex:
         self._snapshot: SemanticSnapshot | None = None
         self._part_vectors = _VectorCache(encoder)
         self._parts: PartVectors | None = None
+        self._parts_lock = threading.Lock()  # not `_lock`: a hybrid query never waits for the parts
         self._store = EmbeddingStore(cache_dir) if cache_dir is not None else None
 
     def update(self, catalog: Catalog) -> None:
@@ -250,7 +251,7 @@ class SemanticIndex:
 
     def parts(self, snapshot: SemanticSnapshot) -> PartVectors:
         """The part vectors of `snapshot`'s catalog, built (or read from the store) on first use."""
-        with self._lock:
+        with self._parts_lock:
             if self._parts is None or self._parts.snapshot is not snapshot:
                 self._parts = self._build_parts(snapshot)
             return self._parts
@@ -264,7 +265,9 @@ class SemanticIndex:
         self._part_vectors.forget_except(set(texts))
         if self._store is not None and not all(text_key(t) in stored for t in texts):
             added = {text_key(t): v for t, v in zip(texts, rows, strict=True)}
-            self._store.save(catalog.content_hash, {**stored, **added})
+            # the catalog's own file gains the parts; other catalogs' vectors stay in theirs
+            own = stored if self._store.exists(catalog.content_hash) else {}
+            self._store.save(catalog.content_hash, {**own, **added})
         counts = np.asarray([len(parts) for parts in per_tool], dtype=np.intp)
         dim = snapshot.tools.shape[1]
         return PartVectors(
