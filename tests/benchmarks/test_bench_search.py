@@ -22,6 +22,13 @@ from tests.support.shared_data import SHARED, require
 from tooldeck.search.engine import SearchSettings
 
 
+@pytest.fixture(scope="module")
+def embedding_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedding store for the module's runs over MetaTool's catalog, as a user's home keeps
+    one: the first run embeds the tools (and their parts), the later ones read the vectors."""
+    return tmp_path_factory.mktemp("embeddings")
+
+
 @pytest.mark.timeout(900)
 def test_peers_match_the_reference_scorer() -> None:
     data = require(SHARED / "data" / "retrieval")
@@ -43,11 +50,11 @@ def test_peers_match_the_reference_scorer() -> None:
 
 
 @pytest.mark.timeout(900)
-def test_all_sections_on_a_sample() -> None:
+def test_all_sections_on_a_sample(embedding_store: Path) -> None:
     require(SHARED / "data" / "retrieval")
     proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--sample", "30",
                  "--latency-tools", "0", "--cv", "--ceiling", "--cold-starts", "1", "--json",
-                 timeout=900)  # fmt: skip
+                 "--cache-dir", str(embedding_store), timeout=900)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     rows = out["quality"]["metatool"]["rankers"]
@@ -89,12 +96,12 @@ def test_latency_table_and_bad_arguments() -> None:
 
 
 @pytest.mark.timeout(900)
-def test_signals_score_each_change_per_half_as_the_rankers_rank(tmp_path: Path) -> None:
+def test_signals_score_each_change_per_half_as_the_rankers_rank(embedding_store: Path) -> None:
     require(SHARED / "data" / "retrieval")
     sample = 40
     proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--rankers", "semantic,hybrid",
                  "--sample", str(sample), "--latency-tools", "0", "--no-footprint", "--signals",
-                 "--cache-dir", str(tmp_path), "--json", timeout=900)  # fmt: skip
+                 "--cache-dir", str(embedding_store), "--json", timeout=900)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     rows = out["signals"]["metatool"]
