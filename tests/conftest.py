@@ -83,11 +83,16 @@ class _GroupIds:
             return
         for item in items:
             marks = [m for m in item.iter_markers("xdist_group") if m.args]
-            if marks and "@" not in item.nodeid:
+            group = "_".join(sorted({str(m.args[0]) for m in marks}))
+            # (A parameter's id may hold an "@" of its own: only the suffix tells.)
+            if marks and not item.nodeid.endswith(f"@{group}") and item._id.names:
                 from _pytest.nodeid import NodeId  # pytest 9's ids
 
-                names = "_".join(sorted({str(m.args[0]) for m in marks}))
-                item._id = NodeId.parse(f"{item.nodeid}@{names}")
+                # The suffix after the parameters, in the last name: rebuilt from its parts, the
+                # id reads as xdist writes it (`path::test[params]@group`).
+                last, params = item._id.names[-1], item._id.params
+                last += "" if params is None else f"[{params}]"
+                item._id = NodeId(path=item._id.path, names=(*item._id.names[:-1], f"{last}@{group}"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
