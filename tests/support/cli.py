@@ -74,6 +74,27 @@ def stop_warm_server() -> None:
         shutil.rmtree(os.path.dirname(socket_path), ignore_errors=True)
 
 
+def tooldeck_text(
+    args: list[str],
+    cwd: Path | None,
+    env: dict[str, str] | None = None,
+    stdin: str | None = None,
+    timeout: float = 180,
+) -> subprocess.CompletedProcess[str]:
+    """`tooldeck ARGS` (tooldeck_command()) in `cwd` with `env` (None: this process's), `stdin` as
+    its input: its exit code and text output."""
+    return subprocess.run(
+        [*tooldeck_command(), *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def run_tooldeck(
     cwd: Path, *args: str, home: Path | None = None, timeout: float = 180
 ) -> subprocess.CompletedProcess[str]:

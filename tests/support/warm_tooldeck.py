@@ -113,6 +113,30 @@ def _reap(block: bool) -> None:
             return
 
 
+# Imported lazily by the commands the tests run (the modules a warm command still imported).
+_LAZY = (
+    "ctypes",
+    "yaml",
+    "tooldeck._core.config_yaml",
+    "tooldeck._core.mcp_sessions",
+    "tooldeck._utils.jsonl",
+)
+_LAZY_PACKAGES = (
+    "tooldeck._core.execution",
+    "tooldeck._core.schemas",
+    "tooldeck._core.sources",
+    "tooldeck.agent",
+    "tooldeck.agent.builtins",
+    "tooldeck.agent.models",
+    "tooldeck.batch",
+    "tooldeck.cli",
+    "tooldeck.inspect",
+    "tooldeck.tools",
+    "tooldeck.tools.browser",
+    "tooldeck.tools.web",
+)
+
+
 def _import_commands() -> None:
     """What the commands import, lazily or not (`python -X importtime .venv/bin/tooldeck CMD`)."""
     import importlib
@@ -127,12 +151,15 @@ def _import_commands() -> None:
     import openai  # noqa: F401
 
     import tooldeck
-    import tooldeck.cli
 
-    for module in pkgutil.iter_modules(tooldeck.cli.__path__):
-        importlib.import_module(f"tooldeck.cli.{module.name}")
     for name in tooldeck.__all__:  # the lazy public names: the core, loaders, renderers
         getattr(tooldeck, name)
+    for name in _LAZY:
+        importlib.import_module(name)
+    for package in _LAZY_PACKAGES:
+        path = importlib.import_module(package).__path__
+        for module in pkgutil.iter_modules(path):
+            importlib.import_module(f"{package}.{module.name}")
 
 
 def _startup_env(env: dict[str, str] | os._Environ[str]) -> dict[str, str]:
