@@ -8,7 +8,8 @@ measured in the same run. Latency: p50/p99 of one ranking call on a 10,000-tool 
 tools plus renamed copies with a description word dropped), medians over `--passes`, and the
 index build time. The semantic runtime: its install size and cold start. `--cv` adds a two-fold
 cross-validation of the tuned constants (see `search_cv.py`), `--ceiling` upper bounds of any
-fusion of the two signals (see `search_ceiling.py`).
+fusion of the two signals (see `search_ceiling.py`), `--signals` what each change tried on the
+signals themselves does, per half of each dataset (see `search_signals.py`).
 
 Targets (#42): bm25 hit@5 >= 0.75 (MetaTool) and >= 0.90 (BFCL); hybrid >= 0.90 and >= 0.94;
 bm25 p99 under 5 ms and build under 2 s at 10,000 tools; hybrid p99 under 50 ms at 2,000 tools
@@ -249,6 +250,9 @@ def _parse(argv: list[str]) -> argparse.Namespace:
         "--ceiling", action="store_true", help="upper bounds of any fusion of the two signals (oracle weight)"
     )
     ap.add_argument(
+        "--signals", action="store_true", help="hit@5 per half under each signal tried on the rankers (slow)"
+    )
+    ap.add_argument(
         "--cache-dir",
         help="keep the quality runs' embeddings here between runs (semantic_build_s is then a read)",
     )
@@ -286,6 +290,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         from benchmarks.search_ceiling import ceilings
 
         result["ceiling"] = ceilings(data, indexes)
+    if args.signals:
+        from benchmarks.search_signals import signals
+
+        result["signals"] = signals(data, args.cache_dir)
     result["targets"] = targets(result)
     result["load_average_1m_end"] = round(os.getloadavg()[0], 2)
     return result

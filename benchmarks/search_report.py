@@ -140,8 +140,24 @@ def _ceiling(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _signals(result: dict[str, Any]) -> list[str]:
+    block = result.get("signals")
+    if not block:
+        return []
+    if "skipped" in block:
+        return ["", f"signals: skipped: {block['skipped']}"]
+    lines = ["", "signals: hit@5 on half 0 / half 1 of each dataset, semantic and hybrid"]
+    lines.append(f"{'dataset':<9} {'change':<24} {'semantic':>15} {'hybrid':>15}")
+    for ds, rows in block.items():
+        for label, row in rows.items():
+            sem, hyb = (f"{a:.3f} / {b:.3f}" for a, b in (row["semantic"], row["hybrid"]))
+            lines.append(f"{ds:<9} {label:<24} {sem:>15} {hyb:>15}")
+    return lines
+
+
 def render(result: dict[str, Any]) -> str:
     lines = _quality(result) + _latency(result) + _runtime(result) + _cv(result) + _ceiling(result)
+    lines += _signals(result)
     lines.append("")
     lines.append(
         "targets: " + ", ".join(f"{k} {'met' if v else 'NOT met'}" for k, v in result["targets"].items())

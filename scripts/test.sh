@@ -15,9 +15,19 @@ bash scripts/setup.sh
 # write them: the suite starts many Python processes (the `tooldeck` command, MCP servers, test
 # scripts) that import the checkout's src/, and each would compile every module it imports from
 # source again (~0.3 s CPU a `tooldeck` command); pytest likewise keeps its rewritten test modules
-# instead of rewriting them in every worker. Compiled once here, before the workers start.
+# instead of rewriting them in every worker. Compiled once here, before the workers start, on
+# every core: tooldeck's modules; the test modules as pytest rewrites them (warm_test_modules.py);
+# and the installed packages the workers and their commands import (uv installs sources only, and
+# four workers starting at once would each compile the same few thousand modules again).
 unset PYTHONDONTWRITEBYTECODE
-.venv/bin/python -m compileall -q -j 0 src benchmarks >/dev/null
+.venv/bin/python -m compileall -q -j 0 src benchmarks >/dev/null &
+compiling=$!
+.venv/bin/python scripts/warm_test_modules.py tests &
+rewriting=$!
+.venv/bin/python -c "import anthropic, openai, mcp.client.session, mcp.server, httpx, pydantic_ai, agents, \
+langchain_core.tools, hypothesis, ray, jsonschema, numpy, tooldeck.cli.main"
+wait "$compiling"
+wait "$rewriting"
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 

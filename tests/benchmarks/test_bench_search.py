@@ -10,10 +10,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
+from pathlib import Path
 
 import pytest
+from benchmarks.search_eval import fold_of, load_dataset
+from benchmarks.search_report import render
 from tests.support.benchrun import bench
 from tests.support.shared_data import SHARED, require
+
+from tooldeck.search.engine import SearchSettings
+
+
+@pytest.fixture(scope="module")
+def embedding_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedding store for the module's runs over MetaTool's catalog, as a user's home keeps
+    one: the first run embeds the tools (and their parts), the later ones read the vectors."""
+    return tmp_path_factory.mktemp("embeddings")
 
 
 @pytest.mark.timeout(900)
@@ -37,11 +50,11 @@ def test_peers_match_the_reference_scorer() -> None:
 
 
 @pytest.mark.timeout(900)
-def test_all_sections_on_a_sample() -> None:
+def test_all_sections_on_a_sample(embedding_store: Path) -> None:
     require(SHARED / "data" / "retrieval")
     proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--sample", "30",
                  "--latency-tools", "0", "--cv", "--ceiling", "--cold-starts", "1", "--json",
-                 timeout=900)  # fmt: skip
+                 "--cache-dir", str(embedding_store), timeout=900)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     rows = out["quality"]["metatool"]["rankers"]
@@ -80,3 +93,27 @@ def test_latency_table_and_bad_arguments() -> None:
     assert bad.returncode == 2 and "tfidf" in bad.stderr
     missing = bench("search", "--shared", "/nonexistent/shared")
     assert missing.returncode == 2 and "not found" in missing.stderr
+
+
+@pytest.mark.timeout(900)
+def test_signals_score_each_change_per_half_as_the_rankers_rank(embedding_store: Path) -> None:
+    require(SHARED / "data" / "retrieval")
+    sample = 40
+    proc = bench("search", "--shared", str(SHARED), "--datasets", "metatool", "--rankers", "semantic,hybrid",
+                 "--sample", str(sample), "--latency-tools", "0", "--no-footprint", "--signals",
+                 "--cache-dir", str(embedding_store), "--json", timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    rows = out["signals"]["metatool"]
+    assert {"none (whole text)", "parts w1.0", "centred", "no boilerplate", "lexical prf k3 0.2"} <= set(rows)
+    for row in rows.values():
+        assert all(0.0 <= v <= 1.0 for v in (*row["semantic"], *row["hybrid"]))
+    # the harness ranks as the shipped rankers do: hybrid over the whole text, semantic with parts
+    halves = Counter(fold_of(q.id) for q in load_dataset("metatool", str(SHARED), sample=sample).queries)
+    ranked = out["quality"]["metatool"]["rankers"]
+    shipped_parts = f"parts w{SearchSettings().semantic_parts_weight}"
+    for ranker, label in (("hybrid", "none (whole text)"), ("semantic", shipped_parts)):
+        h0, h1 = rows[label][ranker]
+        combined = (h0 * halves[0] + h1 * halves[1]) / sample
+        assert abs(combined - ranked[ranker]["hit@5"]) <= 1 / sample + 1e-9, ranker
+    assert "signals: hit@5 on half 0 / half 1" in render(out)

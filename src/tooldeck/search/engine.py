@@ -85,16 +85,26 @@ class SearchSettings:
     # The text embedded for a query; `{query}` stands for the query (see `semantic.py`).
     query_template: str = QUERY_TEMPLATE
     # Tokens of the templated query the model reads (the lexical half reads all of it). The
-    # model's cost grows with the query's length and the longest 1% of the dev queries (over 100
-    # tokens) set the p99 latency; on the dev queries over 48 tokens, cutting at 64 changed no
-    # hit@5 on BFCL and MetaTool (see docs/disclosure.md).
-    max_query_tokens: int = 64
+    # model's cost grows with the query's length and the longest dev queries (over 100 tokens)
+    # set the p99 latency. Cutting at 48 (one query in seven is longer) changed no hybrid hit@5
+    # on either half of BFCL or MetaTool and took the hybrid p99 at 2,000 tools from 56 to 48 ms
+    # of CPU; at 40 and 32 the semantic half lost 0.01-0.03 (see docs/disclosure.md).
+    max_query_tokens: int = 48
+    # The `semantic` ranker scores a tool by its whole text's cosine with the query plus this
+    # times the best cosine of one of its parts (name, a description sentence, a parameter's
+    # description; see `embedding_parts`), so a tool whose single sentence or parameter matches
+    # is found even when the rest of its text is about something else. 0 turns it off. Hybrid
+    # reads the whole text's cosine only: the parts moved its hit@5 by less than the noise
+    # (docs/disclosure.md).
+    semantic_parts_weight: float = 0.25
 
     def __post_init__(self) -> None:
         if "{query}" not in self.query_template:
             raise ValueError(f"query_template must contain '{{query}}', got {self.query_template!r}")
         if self.max_query_tokens < 8:
             raise ValueError(f"max_query_tokens must be at least 8, got {self.max_query_tokens}")
+        if not 0.0 <= self.semantic_parts_weight <= 10.0:
+            raise ValueError(f"semantic_parts_weight must be within 0..10, got {self.semantic_parts_weight}")
 
 
 def standardise(scores: Scores) -> Scores:
@@ -190,9 +200,10 @@ class ToolSearch:
 
     def prepare(self, ranker: RankerName = "auto") -> None:
         """Build now what `ranker` needs, rather than on the first query: the lexical tables and,
-        for the model's rankers, every tool's and catalog word's embedding (read from the
-        on-disk store when it has them, written to it otherwise). `auto` without the semantic
-        extra, like `bm25`, needs no model."""
+        for the model's rankers, every tool's and catalog word's embedding (and for `semantic`,
+        every tool part's: see `SearchSettings.semantic_parts_weight`), read from the on-disk
+        store when it has them, written to it otherwise. `auto` without the semantic extra, like
+        `bm25`, needs no model."""
         if ranker not in RANKERS:
             raise ValueError(f"unknown ranker {ranker!r}; one of {', '.join(RANKERS)}")
         self._lexical.snapshot()
@@ -201,7 +212,9 @@ class ToolSearch:
         from tooldeck.search.minilm import one_blas_thread
 
         with one_blas_thread():
-            self._semantic.snapshot()
+            snapshot = self._semantic.snapshot()
+            if ranker == "semantic" and self.settings.semantic_parts_weight > 0:
+                self._semantic.parts(snapshot)
 
     def search(self, query: str, *, limit: int = 5, ranker: RankerName = "bm25") -> SearchResult:
         """Find tools for `query` in any of the query forms; never raises for odd input."""
@@ -249,8 +262,10 @@ class ToolSearch:
 
     def _model_scores(self, text: str, ranker: RankerName) -> tuple[tuple[str, ...], Scores, Mask]:
         if ranker == "semantic":
-            names, _, semantic = self.components(text, expand=False)
-            return names, semantic, np.ones(len(names), dtype=np.bool_)
+            snapshot = self._semantic.snapshot()
+            weight = self.settings.semantic_parts_weight
+            semantic = self._semantic.scores(snapshot, text, parts_weight=weight)
+            return snapshot.names, semantic, np.ones(len(snapshot.names), dtype=np.bool_)
         names, lexical, semantic, plain = self._components(text, None)
         fused = self.settings.hybrid_lexical_weight * standardise(lexical) + standardise(semantic)
         return names, fused, (plain > 0) | (semantic >= self.settings.hybrid_min_similarity)
