@@ -126,19 +126,27 @@ def test_a_death_by_signal_is_reported_as_one(project: Path) -> None:
     assert warm.returncode == real.returncode == -signal.SIGKILL
 
 
-def test_a_startup_variable_runs_the_real_script(project: Path) -> None:
-    """PYTHONHASHSEED is read when the interpreter starts: the launcher becomes the real command."""
-    for extra, real in (({}, False), ({"PYTHONHASHSEED": "7"}, True)):
-        proc = subprocess.Popen(
-            [*tooldeck_command(), "call", "probe"],
-            cwd=project,
-            env=_env(project, **extra),
-            stdout=subprocess.PIPE,
-            stdin=subprocess.DEVNULL,
-        )
-        out, _ = proc.communicate(timeout=120)
-        assert proc.returncode == 0
-        assert (int(out.split()[0]) == proc.pid) is real
+@pytest.mark.parametrize(
+    ("extra", "shadow", "real"),
+    [({}, False, False), ({"PYTHONHASHSEED": "7"}, False, True), ({}, True, True)],
+    ids=["warm", "startup-variable", "pythonpath-shadows-an-imported-module"],
+)
+def test_what_cannot_be_emulated_runs_the_real_script(
+    project: Path, extra: dict[str, str], shadow: bool, real: bool
+) -> None:
+    """PYTHONHASHSEED is read when the interpreter starts, and a PYTHONPATH module named like one
+    the server imported (anthropic, which `call` does not use) would win in a fresh process: the launcher becomes the real command."""
+    if shadow:
+        (project / "lib" / "anthropic.py").write_text("", encoding="utf-8")
+    proc = subprocess.Popen(
+        [*tooldeck_command(), "call", "probe"],
+        cwd=project,
+        env=_env(project, **extra),
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    out, _ = proc.communicate(timeout=120)
+    assert (int(out.split()[0]) == proc.pid) is real
 
 
 def _started(project: Path, pid_file: Path) -> tuple[subprocess.Popen[bytes], int]:
