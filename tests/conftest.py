@@ -68,3 +68,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             grouped.append(item)
     first = set(map(id, grouped))
     items[:] = grouped + [item for item in items if id(item) not in first]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """This worker's warm `tooldeck` server (support.cli), if a test started it, ends with the
+    session: waited for here, so the CPU of the commands it ran counts in the run's."""
+    from support.cli import stop_warm_server
+
+    stop_warm_server()
