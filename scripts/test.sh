@@ -5,7 +5,9 @@
 # many tests wait on the processes and servers they start, and a waiting worker leaves its core
 # to another), each test with its own temp folders, tooldeck home and ports; mypy runs beside it,
 # its cache kept with the package caches (mypy checks every cached module against its file, so a
-# stale entry is rechecked).
+# stale entry is rechecked). The tests that run `tooldeck` as a plain subprocess fork it from one
+# warm server per worker (tests/support/warm_tooldeck.py: imported once, not once per command);
+# TOOLDECK_TEST_WARM=0 runs the real console script everywhere instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

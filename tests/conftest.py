@@ -98,3 +98,11 @@ class _GroupIds:
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: it collects and reports the ids
         config.pluginmanager.register(_GroupIds(), "tooldeck-xdist-group-ids")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """This worker's warm `tooldeck` server (support.cli), if a test started it, ends with the
+    session: waited for here, so the CPU of the commands it ran counts in the run's."""
+    from support.cli import stop_warm_server
+
+    stop_warm_server()

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from support.cli import tooldeck_command
 from tooldeck import ConfigError, Deck, parse_config
 from tooldeck._core.execution.executor import Executor
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover, Grants
@@ -191,7 +192,7 @@ def test_tooldeck_call_runs_an_agent(tmp_path: Path) -> None:
         f"acp_agents:\n  echo:\n    command: {sys.executable}\n    args: [{AGENT}]\n"
     )
     run = subprocess.run(
-        [str(BIN), "call", "echo", "--json", "--args", '{"prompt": "echo from the cli"}'],
+        [*tooldeck_command(), "call", "echo", "--json", "--args", '{"prompt": "echo from the cli"}'],
         cwd=tmp_path,
         capture_output=True,
         text=True,

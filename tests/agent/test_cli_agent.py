@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_command
 from support.cli_in_process import tooldeck_in_process
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 
@@ -78,7 +79,7 @@ def tooldeck(project: Path, *args: str, stdin: str | None = None) -> subprocess.
 def console_script(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` as its own process, through the installed console script."""
     return subprocess.run(
-        [TOOLDECK, *args],
+        [*tooldeck_command(), *args],
         cwd=project,
         env=env_for(project),
         stdin=subprocess.DEVNULL,

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_command
 from support.cli_in_process import tooldeck_in_process
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
@@ -21,7 +22,7 @@ SERVER = [sys.executable, "-m", "tooldeck.testing.scripted_server"]
 
 def tooldeck(project: Path, *args: str, timeout: int = 120) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` run in `project`, its home the project's, with no real model's keys."""
-    argv = [TOOLDECK, *args]
+    argv = [*tooldeck_command(), *args]
     return subprocess.run(
         argv, cwd=project, env=env_for(project), capture_output=True, text=True, timeout=timeout, check=False
     )

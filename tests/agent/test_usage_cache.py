@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from support.agent_kit import PROVIDERS, deck_with, settings_for
+from support.cli import tooldeck_command
 from tooldeck.agent.events import EventLog, ModelReplied, TurnFinished
 from tooldeck.agent.messages import Message, Usage
 from tooldeck.agent.models.base import Provider
@@ -166,7 +167,7 @@ def _tooldeck(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
     env["TOOLDECK_HOME"] = str(project / "home")
     return subprocess.run(
-        [TOOLDECK, *args],
+        [*tooldeck_command(), *args],
         cwd=project,
         env=env,
         capture_output=True,

@@ -1,6 +1,6 @@
-"""Run the real `tooldeck` console script in a subprocess, or the same command line in the test's
-own process (`tooldeck_here`, see support.cli_in_process) where what is tested is what the command
-does, not that it is a process."""
+"""Run `tooldeck` as a subprocess (support.cli.tooldeck_command: the warm one unless
+TOOLDECK_TEST_WARM=0), or the same command line in the test's own process (`tooldeck_here`, see
+support.cli_in_process) where what is tested is what the command does, not that it is a process."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.cli import tooldeck_text
 from support.cli_in_process import tooldeck_in_process
 
 BIN = Path(sys.executable).parent / "tooldeck"
@@ -17,10 +18,7 @@ BIN = Path(sys.executable).parent / "tooldeck"
 def tooldeck(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [str(BIN), *args], capture_output=True, text=True, cwd=cwd, env=full_env, timeout=timeout, check=False
-    )
+    return tooldeck_text(list(args), cwd, {**os.environ, **(env or {})}, timeout=timeout)
 
 
 def tooldeck_here(

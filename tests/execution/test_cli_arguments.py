@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_command
 from tooldeck._core.execution.calls import parse_arguments
 from tooldeck.errors import CallRejected
 
@@ -60,7 +61,7 @@ def call(tmp_path: Path, *args: str, stdin: bytes | None = None) -> subprocess.C
     cfg = tmp_path / "tooldeck.yaml"
     cfg.write_text(f'tools: [{{use: "td_args_tools:echo"}}]\nhome: {tmp_path / "home"}\n', encoding="utf-8")
     proc = subprocess.run(
-        [str(BIN), "call", "echo", *args, "--config", str(cfg)],
+        [*tooldeck_command(), "call", "echo", *args, "--config", str(cfg)],
         input=stdin if stdin is not None else b"",
         capture_output=True,
         cwd=tmp_path,

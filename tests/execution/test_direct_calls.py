@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from support.cli import tooldeck_command
 from tooldeck import Deck
 from tooldeck._core.execution.types import ToolCall
 
@@ -54,7 +55,7 @@ def setup(tmp_path: Path) -> Path:
 
 def tooldeck(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(BIN), *args],
+        [*tooldeck_command(), *args],
         capture_output=True,
         text=True,
         cwd=cwd,

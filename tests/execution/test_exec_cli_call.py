@@ -12,6 +12,8 @@ import textwrap
 import time
 from pathlib import Path
 
+from support.cli import tooldeck_text
+
 BIN = Path(sys.executable).parent / "tooldeck"
 
 MODULE = """
@@ -67,9 +69,7 @@ def setup(tmp_path: Path, extra: str = "") -> Path:
 def tooldeck(
     *args: str, cwd: Path, stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN), *args], capture_output=True, text=True, cwd=cwd, timeout=timeout, check=False, input=stdin
-    )
+    return tooldeck_text(list(args), cwd, stdin=stdin, timeout=timeout)
 
 
 def test_a_successful_call_exits_0_with_the_json_shape(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from support.cli import tooldeck_command
 from tooldeck import Deck, parse_config, tool
 from tooldeck._utils.text import json_dumps, json_text
 from tooldeck.batch.results import ItemResult, ResultWriter
@@ -59,7 +60,7 @@ def test_tooldeck_call_json_prints_valid_json(tmp_path: Path) -> None:
     cfg = tmp_path / "tooldeck.yaml"
     cfg.write_text(f'tools: [{{use: "td_nan_tools:stats"}}]\nhome: {tmp_path / "home"}\n', encoding="utf-8")
     proc = subprocess.run(
-        [str(BIN), "call", "stats", "--json", "--config", str(cfg)],
+        [*tooldeck_command(), "call", "stats", "--json", "--config", str(cfg)],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -70,7 +71,7 @@ def test_tooldeck_call_json_prints_valid_json(tmp_path: Path) -> None:
     out = strict(proc.stdout)
     assert out["ok"] is True and strict(out["content"]) == EXPECTED
     plain = subprocess.run(
-        [str(BIN), "call", "stats", "--config", str(cfg)],
+        [*tooldeck_command(), "call", "stats", "--config", str(cfg)],
         capture_output=True,
         text=True,
         cwd=tmp_path,

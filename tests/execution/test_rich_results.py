@@ -16,6 +16,7 @@ from typing import Any, TypedDict
 import pytest
 from pydantic import BaseModel
 
+from support.cli import tooldeck_command
 from tooldeck import (
     AudioContent,
     Deck,
@@ -226,7 +227,7 @@ def test_call_json_shows_the_blocks_and_the_structured_content(tmp_path: Path) -
     )
     done = subprocess.run(
         [
-            str(Path(sys.executable).parent / "tooldeck"),
+            *tooldeck_command(),
             "call",
             "chart",
             "--args",

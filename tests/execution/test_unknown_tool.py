@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.cli import tooldeck_command
 from tooldeck import Tool
 from tooldeck._core.execution.executor import Executor, every_deferred
 from tooldeck._core.execution.lookup import unknown_tool_message
@@ -70,7 +71,7 @@ def test_a_long_list_shows_the_closest_names_first_and_a_count() -> None:
 def call_example(name: str, home: Path) -> str:
     """The error message of `tooldeck call NAME --config examples/tooldeck.yaml --json`."""
     proc = subprocess.run(
-        [str(BIN), "call", name, "--args", "{}", "--json", "--config", str(EXAMPLE)],
+        [*tooldeck_command(), "call", name, "--args", "{}", "--json", "--config", str(EXAMPLE)],
         capture_output=True,
         text=True,
         cwd=home,

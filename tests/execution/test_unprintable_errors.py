@@ -14,6 +14,7 @@ import anyio
 import mcp_types as types
 from mcp import Client, StdioServerParameters
 
+from support.cli import tooldeck_command
 from support.mcp_text import text_of
 from tooldeck import Config, Deck, ToolCall, ToolError, tool
 from tooldeck._core.execution.policy import Decision
@@ -124,7 +125,7 @@ def project(tmp_path: Path) -> Path:
 
 def cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [BIN, *args], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+        [*tooldeck_command(), *args], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
 

@@ -10,6 +10,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from support.cli import tooldeck_text
+
 BIN = Path(sys.executable).parent / "tooldeck"
 
 # What DeerFlow's `deerflow/sandbox/tools.py` looks like: a BaseTool subclass and a @tool function.
@@ -87,9 +89,7 @@ def project(tmp_path: Path, config: str = CONFIG) -> Path:
 
 def tooldeck(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TOOLDECK_HOME": str(root / "home")}
-    return subprocess.run(
-        [str(BIN), *args], cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False
-    )
+    return tooldeck_text(list(args), root, env, timeout=120)
 
 
 def test_a_deerflow_config_lists_and_explains_its_langchain_tools(tmp_path: Path) -> None:

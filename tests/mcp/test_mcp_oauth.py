@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_command
+
 from .mcpkit import _listening, free_port, stop_process, wait_for
 
 pytestmark = pytest.mark.timeout(180)
@@ -59,7 +61,7 @@ class Notes:
         if follow:
             environ["TOOLDECK_OAUTH_FOLLOW_REDIRECT"] = "1"
         return subprocess.run(
-            [TOOLDECK, *args, "--config", str(self.project / "tooldeck.yaml")],
+            [*tooldeck_command(), *args, "--config", str(self.project / "tooldeck.yaml")],
             cwd=self.project,
             capture_output=True,
             text=True,

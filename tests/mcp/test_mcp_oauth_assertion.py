@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from support.cli import tooldeck_command
+
 from .mcpkit import _listening, free_port, stop_process, wait_for
 
 pytestmark = pytest.mark.timeout(180)
@@ -63,7 +65,7 @@ class Enterprise:
         environ = {k: v for k, v in os.environ.items() if k != "TOOLDECK_OAUTH_FOLLOW_REDIRECT"}
         environ.update(NOTES_SECRET=SECRET, NOTES_ID_TOKEN=id_token, NOTES_IDP_SECRET=IDP_SECRET)
         return subprocess.run(
-            [TOOLDECK, *args, "--config", str(self.project / "tooldeck.yaml")],
+            [*tooldeck_command(), *args, "--config", str(self.project / "tooldeck.yaml")],
             cwd=self.project,
             capture_output=True,
             text=True,
@@ -180,7 +182,7 @@ def test_an_id_token_variable_that_is_not_set_names_its_key(enterprise: Enterpri
     environ = {k: v for k, v in os.environ.items() if k != "NOTES_ID_TOKEN"}
     environ["NOTES_SECRET"] = SECRET
     done = subprocess.run(
-        [TOOLDECK, "mcp", "list", "--config", str(enterprise.project / "tooldeck.yaml")],
+        [*tooldeck_command(), "mcp", "list", "--config", str(enterprise.project / "tooldeck.yaml")],
         cwd=enterprise.project,
         capture_output=True,
         text=True,

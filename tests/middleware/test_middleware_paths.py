@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_text
 from tooldeck import Deck, ToolCall
 
 from .conftest import contexts, seen
@@ -23,9 +24,7 @@ TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 
 def run(project: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    return subprocess.run(
-        [TOOLDECK, *args], cwd=project, env=env, input=stdin, capture_output=True, text=True, timeout=300
-    )
+    return tooldeck_text(list(args), project, env, stdin, timeout=300)
 
 
 def shouted(project: Path) -> list[object]:

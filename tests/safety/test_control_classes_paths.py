@@ -14,6 +14,7 @@ import mcp_types as types
 from mcp import Client, StdioServerParameters
 
 from support.batch_kit import by_prompt, run_batch_cli, write_items
+from support.cli import tooldeck_command
 from support.scripted_server import ScriptedServer
 from tooldeck import Deck, load_config
 from tooldeck.agent import ScriptedModel, call, reply
@@ -45,7 +46,7 @@ def test_tooldeck_call_holds_the_classes(tmp_path: Path) -> None:
     root = nested_project(tmp_path / "p")
     for args in (HOOK, PTH):
         done = subprocess.run(
-            [BIN, "call", "write_file", "--args", json.dumps(args), "--json", "--config", str(root / "tooldeck.yaml")],
+            [*tooldeck_command(), "call", "write_file", "--args", json.dumps(args), "--json", "--config", str(root / "tooldeck.yaml")],
             capture_output=True, text=True, cwd=root, timeout=120,
         )  # fmt: skip
         assert done.returncode == 1 and json.loads(done.stdout)["error"]["type"] == "denied", done.stdout
@@ -113,7 +114,7 @@ def test_execute_code_and_its_nested_calls_hold_the_classes(tmp_path: Path) -> N
 def test_explain_names_each_class_and_why(tmp_path: Path) -> None:
     root = nested_project(tmp_path / "p")
     shown = subprocess.run(
-        [BIN, "explain", "--config", str(root / "tooldeck.yaml")],
+        [*tooldeck_command(), "explain", "--config", str(root / "tooldeck.yaml")],
         capture_output=True,
         text=True,
         cwd=root,

@@ -16,6 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from support.batch_kit import by_prompt, run_batch_cli, write_items
+from support.cli import tooldeck_command
 from support.scripted_server import ScriptedServer
 from tooldeck import Deck, load_config
 from tooldeck._core.execution.policy import ApprovalAnswer, ApprovalRequest, CallbackApprover
@@ -38,7 +39,7 @@ def make_project(root: Path, config: str = CONFIG) -> Path:
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [BIN, *args, "--config", str(root / "tooldeck.yaml")],
+        [*tooldeck_command(), *args, "--config", str(root / "tooldeck.yaml")],
         capture_output=True,
         text=True,
         cwd=root,

@@ -4,9 +4,9 @@ the program table (`tooldeck shell-check --rules --markdown`), and is up to date
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
+from support.cli import tooldeck_command
 from tooldeck.safety.knowledge.reference import code, reference
 from tooldeck.safety.knowledge.rules import ALL_RULES
 from tooldeck.safety.knowledge.table import programs
@@ -44,12 +44,10 @@ def test_code_spans_hold_any_command() -> None:
 
 
 def test_the_cli_prints_the_page_and_refuses_markdown_without_rules(tmp_path: Path) -> None:
-    tooldeck = str(Path(sys.executable).with_name("tooldeck"))
-
     def run(*args: str) -> subprocess.CompletedProcess[str]:
         env = {"TOOLDECK_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin"}
         return subprocess.run(
-            [tooldeck, "shell-check", *args],
+            [*tooldeck_command(), "shell-check", *args],
             capture_output=True,
             text=True,
             cwd=tmp_path,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_command
 from tooldeck.safety import commands_from, normalise_command, shell_check_lines
 
 
@@ -71,7 +72,7 @@ def test_importing_tooldeck_safety_does_not_load_the_parser() -> None:
 
 def _shell_check(args: list[str], cwd: Path, stdin: str = "") -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(Path(sys.executable).with_name("tooldeck")), "shell-check", *args],
+        [*tooldeck_command(), "shell-check", *args],
         input=stdin,
         capture_output=True,
         text=True,

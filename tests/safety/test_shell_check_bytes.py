@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support.cli import tooldeck_command
 from tooldeck.safety import analyse_command
 
 BIN = Path(sys.executable).with_name("tooldeck")
@@ -18,7 +19,7 @@ def shell_check(
     args: list[bytes], cwd: Path, stdin: bytes = b"", **env: str
 ) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [os.fsencode(BIN), b"shell-check", *args],
+        [*map(os.fsencode, tooldeck_command()), b"shell-check", *args],
         input=stdin,
         capture_output=True,
         cwd=cwd,

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from mcp import StdioServerParameters
 
+from support.cli import tooldeck_command
+
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent / "tooldeck"
 REPO = HERE.parents[1]
@@ -44,7 +46,10 @@ def make_config(folder: Path, extra: str = "") -> Path:
 def tools_json_names(config: Path) -> list[str]:
     """What `tooldeck tools --json` shows, by name."""
     out = subprocess.run(
-        [str(BIN), "tools", "--json", "--config", str(config)], capture_output=True, text=True, check=True
+        [*tooldeck_command(), "tools", "--json", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return [t["function"]["name"] for t in json.loads(out.stdout)]
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from support.cli import tooldeck_command
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
@@ -111,7 +112,7 @@ def run_batch_cli(
     server: ScriptedServer, project: Path, *args: str, timeout: float = 120, **env: str
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        batch_args(server, project, *args),
+        [*tooldeck_command(), *batch_args(server, project, *args)[1:]],
         capture_output=True,
         text=True,
         cwd=project,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import tooldeck_command
 from support.trees import differences, snapshot
 from tooldeck import Deck, parse_config
 from tooldeck.tools import effects
@@ -63,7 +64,7 @@ def test_without_a_view_a_held_command_is_reverted_and_nothing_stays(
 
 def explain(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(BIN), "explain", *args, "--config", str(tmp_path / "tooldeck.yaml")],
+        [*tooldeck_command(), "explain", *args, "--config", str(tmp_path / "tooldeck.yaml")],
         capture_output=True,
         text=True,
         timeout=120,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import uuid
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from support.cli import tooldeck_command
 from tooldeck import Deck, parse_config
 from tooldeck._core.execution.types import ErrorEnvelope, ToolResult
 from tooldeck.errors import ConfigError
@@ -271,10 +271,9 @@ def test_tooldeck_call_runs_under_the_same_uid_and_limits(tmp_path: Path) -> Non
         "home: home\nplatform_toolsets: {cli: [terminal]}\napprovals: {mode: allow}\n",
         encoding="utf-8",
     )
-    tooldeck = Path(sys.executable).with_name("tooldeck")
 
     def run(command: str) -> subprocess.CompletedProcess[str]:
-        argv = [str(tooldeck), "call", "terminal", "--args", json.dumps({"command": command}), "--json"]
+        argv = [*tooldeck_command(), "call", "terminal", "--args", json.dumps({"command": command}), "--json"]
         return subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False)
 
     status = run("id -u; ulimit -u; ulimit -v")

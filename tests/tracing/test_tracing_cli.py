@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as WireSpan
 
+from support.cli import tooldeck_command
 from tooldeck.testing.scripted_server import ScriptedServer, Turn
 from tracing.otelkit import otlp_receiver
 
@@ -24,7 +25,7 @@ def traced(project: Path, otel: dict[str, str], *args: str) -> subprocess.Comple
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OTEL_", "OPENAI_", "ANTHROPIC_"))}
     env.update({**otel, "TOOLDECK_HOME": str(project / "home")})
     return subprocess.run(
-        [TOOLDECK, *args], cwd=project, env=env, capture_output=True, text=True, timeout=300
+        [*tooldeck_command(), *args], cwd=project, env=env, capture_output=True, text=True, timeout=300
     )
 
 
