@@ -41,6 +41,7 @@ settings.register_profile("tooldeck", deadline=None)
 settings.load_profile("tooldeck")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the test ids
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist (`--dist loadgroup`), a module whose tests share a fixture wider than one
     test (a browser, an inspector process, a Ray cluster, a built wheel) runs on one worker, so
@@ -68,6 +69,35 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             grouped.append(item)
     first = set(map(id, grouped))
     items[:] = grouped + [item for item in items if id(item) not in first]
+
+
+class _GroupIds:
+    """pytest-xdist (3.8) hands a group's tests to one worker by the `@group` suffix it puts in
+    their ids through `item._nodeid`, which pytest 9 no longer reads (the id is `item._id`): the
+    groups would be spread over the workers, each making the module's fixture again. After
+    xdist's hook, a grouped test whose id lacks the suffix gets it where pytest 9 reads it."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        if not config.getvalue("loadgroup"):
+            return
+        for item in items:
+            marks = [m for m in item.iter_markers("xdist_group") if m.args]
+            group = "_".join(sorted({str(m.args[0]) for m in marks}))
+            # (A parameter's id may hold an "@" of its own: only the suffix tells.)
+            if marks and not item.nodeid.endswith(f"@{group}") and item._id.names:
+                from _pytest.nodeid import NodeId  # pytest 9's ids
+
+                # The suffix after the parameters, in the last name: rebuilt from its parts, the
+                # id reads as xdist writes it (`path::test[params]@group`).
+                last, params = item._id.names[-1], item._id.params
+                last += "" if params is None else f"[{params}]"
+                item._id = NodeId(path=item._id.path, names=(*item._id.names[:-1], f"{last}@{group}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: it collects and reports the ids
+        config.pluginmanager.register(_GroupIds(), "tooldeck-xdist-group-ids")
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

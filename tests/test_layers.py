@@ -14,7 +14,10 @@ built on the deck (serve, batch) → the command line.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "tooldeck"
 
@@ -151,6 +154,7 @@ def imports_of(path: Path) -> list[tuple[str, bool]]:
     return found
 
 
+@functools.cache
 def _exists(name: str) -> bool:
     rel = Path(*name.split("."))
     return (SRC.parent / rel).with_suffix(".py").exists() or (SRC.parent / rel / "__init__.py").exists()
@@ -160,12 +164,21 @@ def modules() -> list[Path]:
     return sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def test_no_module_imports_a_layer_above_its_own() -> None:
+Imports = dict[Path, list[tuple[str, bool]]]
+
+
+@pytest.fixture(scope="module")
+def imports() -> Imports:
+    """`imports_of` of every module, parsed once for the tests of this file."""
+    return {path: imports_of(path) for path in modules()}
+
+
+def test_no_module_imports_a_layer_above_its_own(imports: Imports) -> None:
     upward = []
-    for path in modules():
+    for path, found in imports.items():
         me = module_name(path)
         mine = layer_of(me)
-        for target, _ in imports_of(path):
+        for target, _ in found:
             if layer_of(target) > mine and (me, target) not in ALLOWED_UPWARD:
                 upward.append(f"{me} -> {target}")
     assert upward == []
@@ -199,10 +212,10 @@ def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_files_import_each_other_in_a_circle() -> None:
+def test_no_files_import_each_other_in_a_circle(imports: Imports) -> None:
     """Every import counts (in functions and for type checking too), a package's `__init__`
     included: a circle means none of its files can be read, or changed, without the others."""
-    graph = {module_name(p): {t for t, _ in imports_of(p) if t != module_name(p)} for p in modules()}
+    graph = {module_name(p): {t for t, _ in found if t != module_name(p)} for p, found in imports.items()}
     circles = [comp for comp in strongly_connected(graph) if len(comp) > 1]
     assert circles == []
 
@@ -215,15 +228,15 @@ def package_of(module: str) -> str:
     return ".".join(parts[:depth])
 
 
-def test_no_packages_import_each_other_in_a_circle() -> None:
+def test_no_packages_import_each_other_in_a_circle(imports: Imports) -> None:
     """The same for packages (`tooldeck.X` with all it holds): one that straddles floors, such
     as a catalog below the assembly and tools above it in one folder, closes a circle here."""
 
     package = package_of
     graph: dict[str, set[str]] = {}
-    for p in modules():
+    for p, found in imports.items():
         me = package(module_name(p))
-        graph.setdefault(me, set()).update(package(t) for t, _ in imports_of(p) if package(t) != me)
+        graph.setdefault(me, set()).update(package(t) for t, _ in found if package(t) != me)
     for targets in graph.values():
         targets &= set(graph)
     circles = [comp for comp in strongly_connected(graph) if len(comp) > 1]
@@ -235,8 +248,8 @@ def test_the_circle_check_finds_a_circle_of_three_files_and_nothing_else() -> No
     assert [c for c in strongly_connected(graph) if len(c) > 1] == [["a", "b", "c"]]
 
 
-def test_top_level_imports_have_no_cycles() -> None:
-    graph = {module_name(p): {t for t, top in imports_of(p) if top} for p in modules()}
+def test_top_level_imports_have_no_cycles(imports: Imports) -> None:
+    graph = {module_name(p): {t for t, top in found if top} for p, found in imports.items()}
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
 
@@ -267,20 +280,20 @@ def _under(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-def test_satellites_use_only_the_public_api_of_the_core() -> None:
+def test_satellites_use_only_the_public_api_of_the_core(imports: Imports) -> None:
     reached_in = []
-    for path in modules():
+    for path, found in imports.items():
         me = module_name(path)
         if not _under(me, SATELLITES):
             continue
-        for target, _ in imports_of(path):
+        for target, _ in found:
             public = target in PUBLIC[:3] or _under(target, PUBLIC[3:]) or _under(target, SATELLITES)
             if not public:
                 reached_in.append(f"{me} -> {target}")
     assert reached_in == []
 
 
-def test_the_core_is_private_and_imports_no_satellite_built_on_it() -> None:
+def test_the_core_is_private_and_imports_no_satellite_built_on_it(imports: Imports) -> None:
     """Every module of the core is `_`-prefixed (in `tooldeck._core`), and the core uses only the
     libraries below it, never a satellite that is built on its public face."""
     above = (
@@ -301,9 +314,9 @@ def test_the_core_is_private_and_imports_no_satellite_built_on_it() -> None:
     assert public_modules == ["tooldeck", "tooldeck.core", "tooldeck.errors"]
     wrong = [
         f"{module_name(p)} -> {t}"
-        for p in modules()
+        for p, found in imports.items()
         if _under(module_name(p), ("tooldeck._core", "tooldeck.core"))
-        for t, _ in imports_of(p)
+        for t, _ in found
         if _under(t, above)
     ]
     assert wrong == []

@@ -2,16 +2,17 @@
 one test per `auth/*` client scenario of each pinned suite version, named as `conformance list
 --client` names them (a scenario the suite adds appears here by itself).
 
-Each test runs `conformance client --scenario NAME --command "python client_script.py"` (the
-script run by a fork of a warm interpreter: conftest.py): the
-suite starts its mock MCP server and authorization server, and client_script.py uses tooldeck as
+Each suite runs once, every scenario in one `conformance client --suite all` process
+(leg_batch.py): a scenario that passed there beyond doubt passes; any other runs again on its
+own, `conformance client --scenario NAME --command "python client_script.py"` (the script run
+by a fork of a warm interpreter: conftest.py), and that run is its verdict. The suite starts its mock MCP server and authorization server, and client_script.py uses tooldeck as
 a person would — a config naming the server (with the scenario's pre-registered client, if it
 hands one out, its secret in an environment variable), `tooldeck mcp login`, `tooldeck mcp list`
 and `tooldeck call` — with $TOOLDECK_OAUTH_FOLLOW_REDIRECT set, so the login follows the mock
 authorization server's redirect without a browser (as the SDK's own conformance client does).
 A scenario passes when none of its checks is a FAILURE. Those that fail today are listed in
 EXPECTED_FAILURES with the reason, and must still fail (strict xfail). Node 22 and the suites
-come from scripts/setup.sh; without them every test here fails saying so. About 5 s a scenario.
+come from scripts/setup.sh; without them every test here fails saying so.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from pathlib import Path
 
 import pytest
 from tests.conformance_params import scenario_params
+from tests.mcp.conformance.leg_batch import LegBatch
 
 from benchmarks import conformance as cf
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = pytest.mark.timeout(420)  # the first test of a suite runs it whole (leg_batch.py)
 
 V1, V2 = cf.SUITE_VERSIONS
 
@@ -72,10 +74,22 @@ def run_scenario(suite: str, scenario: str, work: Path, command: str) -> tuple[l
     return checks, said
 
 
+@pytest.fixture(scope="module")
+def batch(client_command: str, tmp_path_factory: pytest.TempPathFactory) -> LegBatch:
+    """Each suite's scenarios run by one suite process (leg_batch.py), on first use."""
+    return LegBatch(
+        client_command, tmp_path_factory.mktemp("auth-legs"), lambda leg: _auth_scenarios(leg.suite)
+    )
+
+
 @pytest.mark.parametrize(("suite", "scenario"), PARAMS)
-def test_auth_scenario(suite: str, scenario: str, tmp_path: Path, client_command: str) -> None:
+def test_auth_scenario(
+    suite: str, scenario: str, tmp_path: Path, client_command: str, batch: LegBatch
+) -> None:
     if suite in MISSING:
         pytest.fail(MISSING[suite], pytrace=False)
+    if batch.passed(cf.Leg(suite), scenario):
+        return  # passed in its suite's run, as it would alone
     checks, said = run_scenario(suite, scenario, tmp_path, client_command)
     assert checks, f"the suite reported no checks for {scenario}:\n{said}"
     failures = [

@@ -2,8 +2,10 @@
 scenario of each pinned suite version (`benchmarks.conformance.LEGS`), named as `conformance list
 --client` names them, so a scenario the suite adds appears here by itself.
 
-Each test runs `conformance client --scenario NAME` with client_script.py as the client: the
-suite starts its mock server and the script points tooldeck at it (a config with the server's
+Each leg runs once, every scenario in one `conformance client --suite all` process
+(leg_batch.py): a scenario that passed there beyond doubt passes; any other runs again on its
+own, `conformance client --scenario NAME`, and that run is its verdict. client_script.py is the
+client: the suite starts its mock server and the script points tooldeck at it (a config with the server's
 URL, then `tooldeck mcp list` and `tooldeck call`), run by a fork of a warm interpreter
 (warm_client.py, conftest.py) instead of a fresh one, which would import everything again. A scenario
 passes when the suite says it does. The authorization scenarios (`auth/*`) are left out here
@@ -18,11 +20,12 @@ from pathlib import Path
 
 import pytest
 from tests.conformance_params import scenario_params
+from tests.mcp.conformance.leg_batch import LegBatch
 
 from benchmarks import conformance as cf
 from benchmarks import conformance_client as cc
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(420)  # the first test of a leg runs it whole (leg_batch.py)
 
 # "leg/scenario" for each scenario that fails today, with the suite's reason.
 EXPECTED_FAILURES: frozenset[str] = frozenset()
@@ -38,10 +41,18 @@ PARAMS, LISTED, MISSING = scenario_params(
 )
 
 
+@pytest.fixture(scope="module")
+def batch(client_command: str, tmp_path_factory: pytest.TempPathFactory) -> LegBatch:
+    """Each leg's scenarios run by one suite process (leg_batch.py), on first use."""
+    return LegBatch(client_command, tmp_path_factory.mktemp("client-legs"), _client_scenarios)
+
+
 @pytest.mark.parametrize(("leg", "scenario"), PARAMS)
-def test_scenario(tmp_path: Path, leg: cf.Leg, scenario: str, client_command: str) -> None:
+def test_scenario(tmp_path: Path, leg: cf.Leg, scenario: str, client_command: str, batch: LegBatch) -> None:
     if leg.name in MISSING:
         pytest.fail(MISSING[leg.name], pytrace=False)
+    if batch.passed(leg, scenario):
+        return  # passed in its leg's run, as it would alone
     outcome, output = cc.run_scenario(leg, scenario, client_command, tmp_path)
     assert outcome.checks > 0, f"the suite ran no check of {scenario}:\n{output[-3000:]}"
     assert outcome.passed, (

@@ -8,8 +8,10 @@ command the suite runs: it hands the server its standard input, output and error
 descriptors themselves), its arguments, environment and folder, and waits. The server forks; the
 child — a process of its own, with the scenario's environment, folder and standard streams — runs
 `client_script.main(ARGS)` as the script's `__main__` would, reports its exit code, and exits with
-it; the command exits with that code (1 when the child died without one). The commands the
-scenario runs are the same code as with a fresh interpreter; only the imports were done before.
+it; the command exits with that code (1 when the child died without one), and writes it where
+$TOOLDECK_CONFORMANCE_EXITS says when that is set (a batch of scenarios: leg_batch.py). The
+commands the scenario runs are the same code as with a fresh interpreter; only the imports were
+done before.
 """
 
 from __future__ import annotations
@@ -26,13 +28,24 @@ _MAX_MESSAGE = 1 << 20
 
 
 def connect(path: str, argv: list[str]) -> int:
-    """The suite's client command: forward this process to the warm server and wait for the end."""
+    """The suite's client command: forward this process to the warm server and wait for the end.
+    A batch of scenarios (leg_batch.py) names those it runs in $TOOLDECK_CONFORMANCE_SCENARIOS:
+    the suite's other scenarios end at once, their client exiting with 1."""
+    wanted = os.environ.get("TOOLDECK_CONFORMANCE_SCENARIOS")
+    if wanted is not None and os.environ.get("MCP_CONFORMANCE_SCENARIO") not in wanted.split():
+        return 1
     with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as conn:
         conn.connect(path)
         request = {"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}
         socket.send_fds(conn, [json.dumps(request).encode()], [0, 1, 2])
         answer = conn.recv(64)
-    return int(answer) if answer.strip().lstrip(b"-").isdigit() else 1
+    code = int(answer) if answer.strip().lstrip(b"-").isdigit() else 1
+    exits = os.environ.get("TOOLDECK_CONFORMANCE_EXITS")  # a batch run's record (leg_batch.py)
+    if exits:
+        scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "").replace("/", "%")
+        with open(os.path.join(exits, scenario), "w") as record:
+            record.write(str(code))
+    return code
 
 
 def serve(path: str) -> None:
