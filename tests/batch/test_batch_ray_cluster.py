@@ -32,6 +32,11 @@ from support.batch_kit import (
 )
 from tooldeck.testing.scripted_server import Recorded, ScriptedServer, Turn
 
+# A liveness bound, not a speed check: each test starts Ray nodes and one or two batch runs
+# (the node-lost test took 41–68 s on a two-core machine running the whole suite, and its waits
+# inside allow 120–180 s each); the suite's default of 120 s cut it short at load 10.
+pytestmark = pytest.mark.timeout(480)
+
 LOOPBACK_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray resolves this machine to 127.0.0.1
 NODE_ARGS: dict[str, Any] = {
     "object_store_memory": 80 * 1024 * 1024,
