@@ -107,11 +107,12 @@ class BatchProcess:
         for line in self.proc.stderr:
             self.lines.append(line)
 
-    def wait_for_line(self, needle: str, timeout: float = 120) -> str:
+    def wait_for_line(self, needle: str, timeout: float = 120, also: str = "") -> str:
+        """The first stderr line holding `needle` (and `also`), waiting for it up to `timeout`."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for line in list(self.lines):
-                if needle in line:
+                if needle in line and also in line:
                     return line
             if self.proc.poll() is not None and not self._reader.is_alive():
                 break
@@ -157,16 +158,6 @@ def start(cluster: SimCluster) -> Iterator[Callable[..., BatchProcess]]:
         run.close()
 
 
-def wait_for_results(path: Path, count: int, proc: BatchProcess, timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if path.exists() and len(read_results(path)) >= count:
-            return
-        assert proc.proc.poll() is None, "".join(proc.lines)[-3000:]
-        time.sleep(0.1)
-    raise AssertionError(f"fewer than {count} results after {timeout} s")
-
-
 def label(worker: str) -> str:
     """An actor's label from a result's `worker` ("ray-3/1234" -> "ray-3")."""
     return worker.split("/")[0]
@@ -183,17 +174,20 @@ def test_a_node_lost_mid_batch_costs_only_a_retry_of_its_items_on_the_survivors(
     steps = {f"add {n}": [("add", {"a": n, "b": 1})] for n in range(len(ids))}
     out = project / "out.jsonl"
     answer, flowing = by_prompt(steps), threading.Event()
-    flowing.set()
 
     def gated(recorded: Recorded) -> Turn:
         flowing.wait(timeout=120)
         return answer(recorded)
 
-    # Replies slow enough that the node's workers surely hold items when it goes.
+    # The node's workers hold items when it goes: no reply comes until the run says all six slots
+    # are busy (three workers, two items each), however late the node's workers started on a
+    # loaded machine; the replies flow once the node is gone.
+    flowing.clear()
     with ScriptedServer(responder=gated, latency_s=0.5) as server:
         run = start(server, project, "in.jsonl", "--out", "out.jsonl", "--workers", "3", "--concurrency", "2")
-        wait_for_results(out, 4, run)
+        run.wait_for_line("running 6 ", also="workers 3/3")
         cluster.remove(node)
+        flowing.set()
         code, _stdout, stderr = run.finish()
         assert code == 0, stderr[-3000:]
         results = read_results(out)
