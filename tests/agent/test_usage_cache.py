@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 
 from support.agent_kit import PROVIDERS, deck_with, settings_for
-from support.cli import tooldeck_command
+from support.cli import run_tooldeck
 from tooldeck.agent.events import EventLog, ModelReplied, TurnFinished
 from tooldeck.agent.messages import Message, Usage
 from tooldeck.agent.models.base import Provider
@@ -164,17 +163,7 @@ def test_usage_round_trips_through_a_stored_message() -> None:
 
 
 def _tooldeck(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_"))}
-    env["TOOLDECK_HOME"] = str(project / "home")
-    return subprocess.run(
-        [*tooldeck_command(), *args],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_tooldeck(project, *args, home=project / "home", timeout=120)
 
 
 def test_run_json_and_sessions_show_carry_the_cache_bill(tmp_path: Path) -> None:

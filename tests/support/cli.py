@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 TOOLDECK = str(Path(sys.executable).with_name("tooldeck"))
 WARM = Path(__file__).resolve().with_name("warm_tooldeck.py")
@@ -82,16 +83,17 @@ def tooldeck_text(
     timeout: float = 180,
 ) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` (tooldeck_command()) in `cwd` with `env` (None: this process's), `stdin` as
-    its input: its exit code and text output."""
+    its input (None: no input, not this process's terminal): its exit code and text output."""
+    feed: dict[str, Any] = {"input": stdin} if stdin is not None else {"stdin": subprocess.DEVNULL}
     return subprocess.run(
         [*tooldeck_command(), *args],
         cwd=cwd,
         env=env,
-        input=stdin,
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
+        **feed,
     )
 
 
@@ -99,16 +101,7 @@ def run_tooldeck(
     cwd: Path, *args: str, home: Path | None = None, timeout: float = 180
 ) -> subprocess.CompletedProcess[str]:
     """`tooldeck ARGS` in `cwd`; `home`: its TOOLDECK_HOME (None: the config's `home:`)."""
-    return subprocess.run(
-        [*tooldeck_command(), *args],
-        cwd=cwd,
-        env=tooldeck_env(home),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return tooldeck_text(list(args), cwd, tooldeck_env(home), timeout=timeout)
 
 
 def tooldeck_env(home: Path | None = None) -> dict[str, str]:

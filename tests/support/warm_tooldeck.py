@@ -263,6 +263,7 @@ def _fresh_stdio() -> None:
         assert like is not None
         mode = "r" if fd == 0 else "w"
         raw = io.FileIO(fd, mode, closefd=False)
+        # The names and modes the interpreter gives its standard streams (typeshed has them read-only).
         raw.name = f"<{('stdin', 'stdout', 'stderr')[fd]}>"  # type: ignore[misc]
         buffer: Any = raw
         if buffered or fd == 0:
@@ -311,6 +312,7 @@ def _exit(code: int) -> None:
     import atexit
     import threading
 
+    # What the interpreter does at exit: join the non-daemon threads (no public API does it).
     threading._shutdown()  # type: ignore[attr-defined]
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
